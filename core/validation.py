@@ -1,0 +1,200 @@
+"""The one validation path for parameters.
+
+Every public function of the library checks its privacy and learning parameters
+through these helpers, so that a bad value gives the same clear
+:class:`core.errors.ParameterError` wherever it enters (library, app or command line).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+
+from .errors import DataError, ParameterError, PrivacyWarning
+
+__all__ = [
+    "check_epsilon",
+    "check_delta",
+    "check_beta",
+    "check_gamma",
+    "check_T",
+    "check_m",
+    "check_eta",
+    "check_k",
+    "check_counts",
+    "check_scores",
+    "check_probability",
+]
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+        raise ParameterError(f"{name} must be a number, got {value!r}.")
+    return float(value)
+
+
+def _integer(value, name: str) -> int:
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a whole number, got {value!r}.")
+    if isinstance(value, (Integral, np.integer)):
+        return int(value)
+    if isinstance(value, (Real, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ParameterError(f"{name} must be a whole number, got {value!r}.")
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Check a privacy parameter ε: a finite number > 0."""
+    eps = _real(epsilon, name)
+    if not math.isfinite(eps) or eps <= 0:
+        raise ParameterError(
+            f"{name} must be a finite number greater than 0 (got {epsilon!r}); "
+            "smaller values mean stronger privacy, typical choices are 0.1 to 10."
+        )
+    return eps
+
+
+def check_probability(value, name: str) -> float:
+    """Check a number strictly between 0 and 1."""
+    v = _real(value, name)
+    if not (0.0 < v < 1.0):
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, got {value!r}.")
+    return v
+
+
+def check_delta(delta, n: int | None = None, name: str = "delta") -> float:
+    """Check δ ∈ (0, 1); warn with :class:`PrivacyWarning` when ``δ >= 1/n``.
+
+    A δ of order 1/n allows a mechanism to publish one private row outright, so the
+    guarantee is then weak; the usual choice is δ well below 1/n.
+    """
+    d = _real(delta, name)
+    if not (0.0 < d < 1.0):
+        raise ParameterError(
+            f"{name} must lie strictly between 0 and 1 (got {delta!r}); "
+            "choose it well below 1/n, e.g. 1e-5 or 1e-6."
+        )
+    if n is not None and n > 0 and d >= 1.0 / n:
+        warnings.warn(
+            f"{name} = {d:g} is at least 1/n = {1.0 / n:g} for n = {n} private rows: "
+            "such a delta allows one private row to be published outright; choose a smaller delta.",
+            PrivacyWarning,
+            stacklevel=2,
+        )
+    return d
+
+
+def check_beta(beta, name: str = "beta") -> float:
+    """Check a failure probability β ∈ (0, 1)."""
+    return check_probability(beta, name)
+
+
+def check_gamma(gamma, name: str = "gamma") -> float:
+    """Check PATE's noise parameter γ: a finite number > 0 (noise ``Lap(1/γ)``)."""
+    g = _real(gamma, name)
+    if not math.isfinite(g) or g <= 0:
+        raise ParameterError(
+            f"{name} must be a finite number greater than 0 (got {gamma!r}); "
+            "PATE's noise is Lap(1/gamma), e.g. gamma = 0.05."
+        )
+    return g
+
+
+def check_T(T, name: str = "T") -> int:
+    """Check the cutoff T (maximum number of ⊥ answers): a whole number ≥ 1."""
+    t = _integer(T, name)
+    if t < 1:
+        raise ParameterError(
+            f"{name} (the maximum number of abstentions) must be at least 1, got {T!r}."
+        )
+    return t
+
+
+def check_m(m, name: str = "m") -> int:
+    """Check a number of queries m: a whole number ≥ 1."""
+    v = _integer(m, name)
+    if v < 1:
+        raise ParameterError(f"{name} (the number of public queries) must be at least 1, got {m!r}.")
+    return v
+
+
+def check_eta(eta, name: str = "eta") -> tuple[float, int]:
+    """Check the soft-label precision η: ``0 < η < 1`` with ``1/η`` a whole number.
+
+    Returns
+    -------
+    (eta, n_bins) : (float, int)
+        η and the number of bins ``1/η`` of ``P_η``.
+    """
+    e = _real(eta, name)
+    if not (0.0 < e < 1.0) or not math.isfinite(e):
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, got {eta!r}.")
+    bins = round(1.0 / e)
+    if bins < 2 or abs(bins * e - 1.0) > 1e-9:
+        raise ParameterError(
+            f"{name} = {eta!r}: 1/{name} must be a whole number of bins of at least 2 "
+            "(e.g. 0.5, 0.25, 0.2, 0.1, 0.05)."
+        )
+    return 1.0 / bins, int(bins)
+
+
+def check_k(k, n_rows: int | None = None, name: str = "k") -> int:
+    """Check the number of teachers k against the number of private rows.
+
+    Each teacher is fitted on a chunk of about ``n_rows / k`` rows, so ``k`` must be
+    at least 2 and leave every chunk at least two rows.
+    """
+    v = _integer(k, name)
+    if v < 2:
+        raise ParameterError(f"{name} (the number of teachers) must be at least 2, got {k!r}.")
+    if n_rows is not None:
+        if v > n_rows:
+            raise ParameterError(
+                f"{name} = {v} teachers is more than the {n_rows} private rows; "
+                f"choose k of at most {max(2, n_rows // 2)} so that each teacher sees at least two rows."
+            )
+        if n_rows // v < 2:
+            raise ParameterError(
+                f"{name} = {v} teachers leaves some chunk of the {n_rows} private rows with fewer "
+                f"than two rows; choose k of at most {n_rows // 2}."
+            )
+    return v
+
+
+def check_counts(counts) -> np.ndarray:
+    """Check a vote-count matrix: 2-D, non-negative integers, equal row sums.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m, n_classes)
+    """
+    arr = np.asarray(counts)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise DataError(
+            f"Vote counts must be a 2-D array (queries × classes) with at least one query, got shape {arr.shape}."
+        )
+    if not np.issubdtype(arr.dtype, np.integer):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise DataError("Vote counts must be whole numbers (number of teachers voting for each class).")
+    arr = arr.astype(np.int64, copy=False)
+    if np.any(arr < 0):
+        raise DataError("Vote counts must be non-negative.")
+    totals = arr.sum(axis=1)
+    if np.any(totals != totals[0]):
+        raise DataError("Every query must have the same number of votes (one per teacher).")
+    return arr
+
+
+def check_scores(scores) -> np.ndarray:
+    """Check a teacher-score matrix: 2-D (queries × teachers), finite, in [0, 1]."""
+    arr = np.asarray(scores, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise DataError(
+            f"Teacher scores must be a 2-D array (queries × teachers), got shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
+        raise DataError("Teacher scores must be probabilities in [0, 1].")
+    return arr
