@@ -1,0 +1,94 @@
+"""Vote margins and the distance to instability (DESIGN §2).
+
+Adjacency: neighbouring private datasets differ by *replacing* one row, so at most one
+teacher changes and each query's vote-count vector changes by at most 1 in each of at
+most two coordinates.  One changed row can therefore move the margin
+``M = n_(1) - n_(2)`` (top count minus runner-up count) by up to 2.
+
+The distance to instability is the number of private rows that must change before one
+more change can alter the plurality answer::
+
+    dist = max(0, ceil(M / 2) - 1)          # sensitivity 1
+
+The paper (BTT) prints ``max(0, M - 1)``, which has sensitivity 2 under this adjacency:
+a sparse-vector test calibrated for sensitivity 1 would then leak twice the stated ε.
+The printed form is kept only as :func:`distance_to_instability_printed`, for the privacy
+audit's demonstration of that leak; no mechanism uses it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import check_counts
+
+__all__ = ["plurality", "margins", "distance_to_instability", "distance_to_instability_printed"]
+
+
+def _top_two(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if counts.shape[1] == 1:
+        top = counts[:, 0]
+        return top, np.zeros_like(top)
+    part = np.partition(counts, counts.shape[1] - 2, axis=1)
+    return part[:, -1], part[:, -2]
+
+
+def plurality(counts) -> np.ndarray:
+    """The plurality class of each query; ties go to the smallest class index.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts: ``counts[i, c]`` teachers predict class ``c`` on query ``i``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m,)
+    """
+    counts = check_counts(counts)
+    return np.argmax(counts, axis=1).astype(np.int64)  # argmax returns the first maximum
+
+
+def margins(counts) -> np.ndarray:
+    """Top vote count minus runner-up count, ``M_i = n_(1) - n_(2)`` (0 for a tie).
+
+    With a single class column the runner-up count is 0.  This is a raw, non-private
+    quantity (a diagnostic): never export it.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m,)
+    """
+    counts = check_counts(counts)
+    top, second = _top_two(counts)
+    return (top - second).astype(np.int64)
+
+
+def distance_to_instability(counts) -> np.ndarray:
+    """Distance to instability of the plurality answer, ``max(0, ceil(M/2) - 1)``.
+
+    Guarantee: under replace-one adjacency (one teacher's vote changes on every query
+    at once) each entry changes by at most 1, so adding ``Lap(b)`` noise to one entry
+    is ``1/b``-DP.  Corrects the factor-2 slip of the printed form (see module doc).
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m,)
+    """
+    m = margins(counts)
+    # ceil(M/2) - 1 for M >= 0 equals (M + 1) // 2 - 1.
+    return np.maximum(0, (m + 1) // 2 - 1).astype(np.int64)
+
+
+def distance_to_instability_printed(counts) -> np.ndarray:
+    """The paper's printed distance ``max(0, M - 1)``: sensitivity 2, NOT private as used.
+
+    Kept only so the privacy audit can show the leak it causes.  No mechanism of the
+    library uses it and nothing computed from it is exported.
+    """
+    m = margins(counts)
+    return np.maximum(0, m - 1).astype(np.int64)
