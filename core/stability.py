@@ -18,11 +18,20 @@ audit's demonstration of that leak; no mechanism uses it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .validation import check_counts
 
-__all__ = ["plurality", "margins", "distance_to_instability", "distance_to_instability_printed"]
+__all__ = [
+    "plurality",
+    "margins",
+    "distance_to_instability",
+    "distance_to_instability_printed",
+    "max_distance",
+    "min_teachers_for_threshold",
+]
 
 
 def _top_two(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,3 +101,25 @@ def distance_to_instability_printed(counts) -> np.ndarray:
     """
     m = margins(counts)
     return np.maximum(0, m - 1).astype(np.int64)
+
+
+def max_distance(k: int) -> int:
+    """Largest possible distance to instability with ``k`` teachers (a unanimous vote):
+    ``ceil(k/2) - 1``."""
+    k = int(k)
+    return max(0, (k + 1) // 2 - 1)
+
+
+def min_teachers_for_threshold(threshold: float) -> int:
+    """Smallest k whose unanimous vote passes a noisy threshold test with probability ≥ 1/2.
+
+    The test is ``d + Z_q > w + Z_t`` with ``Z_q, Z_t`` independent, symmetric,
+    integer-valued noise (discrete Laplace) and ``d = ceil(k/2) - 1``.  ``Z_q - Z_t`` is
+    symmetric on the integers, so ``P[Z_q - Z_t > a] >= 1/2`` exactly when the integer
+    ``a = floor(w - d) <= -1``, i.e. when ``d > w``.  The smallest such k is
+    ``2 floor(w) + 3`` (for ``w >= 0``).
+    """
+    w = float(threshold)
+    if w < 0:
+        return 2
+    return int(2 * math.floor(w) + 3)
