@@ -618,7 +618,7 @@ def _moments_alpha(counts: np.ndarray, gamma: float, orders: np.ndarray) -> np.n
     l = orders[None, :].astype(float)
     pure = 2.0 * gamma * l
     data_indep = 2.0 * gamma**2 * l * (l + 1.0)
-    bound = np.minimum(pure, data_indep)
+    bound = np.broadcast_to(np.minimum(pure, data_indep), (counts.shape[0], orders.size)).copy()
     limit = 1.0 / (math.exp(2.0 * gamma) + 1.0)  # (e^{2γ}−1)/(e^{4γ}−1)
     use = q < limit
     if np.any(use):

@@ -54,7 +54,7 @@ def plurality(counts) -> np.ndarray:
     -------
     numpy.ndarray of int64, shape (m,)
     """
-    counts = check_counts(counts)
+    counts = check_counts(counts, equal_totals=False)
     return np.argmax(counts, axis=1).astype(np.int64)  # argmax returns the first maximum
 
 
@@ -68,7 +68,7 @@ def margins(counts) -> np.ndarray:
     -------
     numpy.ndarray of int64, shape (m,)
     """
-    counts = check_counts(counts)
+    counts = check_counts(counts, equal_totals=False)
     top, second = _top_two(counts)
     return (top - second).astype(np.int64)
 

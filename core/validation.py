@@ -164,8 +164,11 @@ def check_k(k, n_rows: int | None = None, name: str = "k") -> int:
     return v
 
 
-def check_counts(counts) -> np.ndarray:
+def check_counts(counts, *, equal_totals: bool = True) -> np.ndarray:
     """Check a vote-count matrix: 2-D, non-negative integers, equal row sums.
+
+    ``equal_totals=False`` skips the row-sum check (histograms over the shifted
+    soft-label bins drop the outer half-bins, so their rows need not sum to k).
 
     Returns
     -------
@@ -183,7 +186,7 @@ def check_counts(counts) -> np.ndarray:
     if np.any(arr < 0):
         raise DataError("Vote counts must be non-negative.")
     totals = arr.sum(axis=1)
-    if np.any(totals != totals[0]):
+    if equal_totals and np.any(totals != totals[0]):
         raise DataError("Every query must have the same number of votes (one per teacher).")
     return arr
 
