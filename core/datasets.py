@@ -1,0 +1,468 @@
+"""Bundled real datasets and synthetic generators for teaching.
+
+Bundled data
+------------
+:func:`bundled_names` lists the CSV files of the repository's ``datasets/`` folder
+(digits, breast cancer, wine, iris: scikit-learn's copies of UCI data; sources and
+licenses in ``datasets/README.md``) and :func:`load_bundled` loads one as a
+:class:`core.data.Table`.
+
+Generators
+----------
+Each generator takes the sizes and ``rng`` and returns ``(X, y)``: float64 features of
+shape (n, d) and int64 labels in {0, 1}.  The VC dimensions quoted are those of the
+hypothesis class a matching learner searches, which the theory calculators need:
+
+- :func:`halfspaces`: realizable halfspaces, labels ``1[w·x > 0]``; with ``noise`` = γ,
+  each label flipped independently with probability γ (the agnostic case).
+- :func:`thresholds`: 1-D thresholds ``1[x > θ]``, VC dimension 1.
+- :func:`two_gaussians`: the soft-label example, two Gaussian classes whose Bayes
+  posterior is near 0 or 1 away from the boundary.
+
+:data:`GENERATORS` describes each generator's parameters (default, min, max) for the app
+to build its controls, and :func:`generate` returns a generated :class:`core.data.Table`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .data import Table, load_table, table_from_arrays
+from .errors import DataError, ParameterError
+from .noise import RNGLike, check_rng
+
+__all__ = [
+    "DATASETS_DIR",
+    "BUNDLED",
+    "bundled_names",
+    "load_bundled",
+    "halfspaces",
+    "thresholds",
+    "two_gaussians",
+    "two_gaussians_posterior",
+    "GENERATORS",
+    "generate",
+    "vc_dimension",
+]
+
+#: The repository's folder of bundled CSV files.
+DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
+
+#: Descriptions of the bundled datasets (the files themselves decide what is available).
+BUNDLED: dict[str, dict[str, str]] = {
+    "digits": {
+        "label": "Handwritten digits (8×8)",
+        "description": "1,797 images of handwritten digits as 64 pixel counts (0–16), 10 classes. "
+        "UCI Optical Recognition of Handwritten Digits (Alpaydin & Kaynak), via scikit-learn.",
+    },
+    "breast_cancer": {
+        "label": "Breast cancer (Wisconsin diagnostic)",
+        "description": "569 fine-needle aspirates described by 30 cell-nucleus measurements, "
+        "benign or malignant. UCI (Wolberg, Street & Mangasarian), via scikit-learn.",
+    },
+    "wine": {
+        "label": "Wine recognition",
+        "description": "178 Italian wines described by 13 chemical measurements, 3 cultivars. "
+        "UCI (Forina et al.), via scikit-learn.",
+    },
+    "iris": {
+        "label": "Iris",
+        "description": "150 iris flowers described by 4 measurements, 3 species. Fisher (1936), "
+        "via scikit-learn.",
+    },
+}
+
+
+# --------------------------------------------------------------------------------------
+# Bundled data
+# --------------------------------------------------------------------------------------
+
+
+def bundled_names() -> list[str]:
+    """Names of the bundled datasets: the ``*.csv`` files in ``datasets/``, sorted.
+
+    Returns
+    -------
+    list of str
+        E.g. ``['breast_cancer', 'digits', 'iris', 'wine']``.
+    """
+    if not DATASETS_DIR.is_dir():
+        return []
+    return sorted(path.stem for path in DATASETS_DIR.glob("*.csv") if path.is_file())
+
+
+def load_bundled(name: str) -> Table:
+    """Load a bundled dataset as a :class:`core.data.Table`.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`bundled_names`.
+
+    Returns
+    -------
+    Table
+        Label column ``label``; class ids in the sorted order of the class names.
+
+    Raises
+    ------
+    DataError
+        Unknown name (the message lists the available ones).
+    """
+    names = bundled_names()
+    if not isinstance(name, str) or name not in names:
+        if not names:
+            raise DataError(
+                f"No bundled datasets found in '{DATASETS_DIR}'. Run the library from a checkout "
+                "of the repository (pip install -e .), or regenerate the files with "
+                "python datasets/make_datasets.py."
+            )
+        raise DataError(
+            f"There is no bundled dataset named {name!r}. Choose one of: {', '.join(names)}."
+        )
+    return load_table(DATASETS_DIR / f"{name}.csv", label_column="label", name=name)
+
+
+# --------------------------------------------------------------------------------------
+# Checks of generator arguments
+# --------------------------------------------------------------------------------------
+
+
+def _whole(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a whole number, got {value!r}.")
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        v = int(value)
+    else:
+        raise ParameterError(f"{name} must be a whole number, got {value!r}.")
+    if v < minimum:
+        raise ParameterError(f"{name} must be at least {minimum}, got {v}.")
+    return v
+
+
+def _real(value, name: str, low: float, high: float, *, high_open: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"{name} must be a number, got {value!r}.")
+    v = float(value)
+    if not math.isfinite(v) or v < low or v > high or (high_open and v >= high):
+        bracket = ")" if high_open else "]"
+        raise ParameterError(f"{name} must lie in [{low:g}, {high:g}{bracket}, got {value!r}.")
+    return v
+
+
+def _flip(y: np.ndarray, noise: float, gen: np.random.Generator) -> np.ndarray:
+    """Flip each label independently with probability ``noise`` (draws n uniforms)."""
+    flips = gen.random(y.shape[0]) < noise
+    return np.where(flips, 1 - y, y).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------
+# Generators
+# --------------------------------------------------------------------------------------
+
+
+def halfspaces(
+    n: int,
+    d: int,
+    *,
+    noise: float = 0.0,
+    rng: RNGLike = None,
+    return_normal: bool = False,
+):
+    """Points labeled by a random halfspace through the origin, with optional label noise.
+
+    The normal ``w`` is drawn uniformly from the unit sphere in ``R^d``; features are
+    standard normal, ``x ~ N(0, I_d)``; the clean label is ``1[w·x > 0]``.  With
+    ``noise = 0`` the data are realizable: ``w`` separates them exactly.  With
+    ``noise = γ > 0`` each label is flipped independently with probability γ (random
+    classification noise), the agnostic case: the best halfspace then errs on a γ
+    fraction in expectation.
+
+    VC dimension: the labels come from a *homogeneous* halfspace (VC dimension ``d``),
+    which also belongs to the class of affine halfspaces ``1[w·x + b > 0]`` that a
+    linear learner with an intercept searches, of VC dimension ``d + 1``.  Use
+    ``V = d + 1`` in the theory calculators.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at least 1.
+    d : int
+        Dimension, at least 1.
+    noise : float
+        Label-flip probability γ in [0, 0.5).
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.  Draws, in order: ``w``, ``X``, the flips.
+    return_normal : bool
+        Also return the unit normal ``w``.
+
+    Returns
+    -------
+    X : numpy.ndarray, float64, shape (n, d)
+    y : numpy.ndarray, int64, shape (n,)
+    w : numpy.ndarray, float64, shape (d,)
+        Only with ``return_normal=True``.
+    """
+    n = _whole(n, "n", 1)
+    d = _whole(d, "d", 1)
+    noise = _real(noise, "noise", 0.0, 0.5, high_open=True)
+    gen = check_rng(rng)
+    w = gen.standard_normal(d)
+    while not np.linalg.norm(w) > 0:  # probability zero; keeps w a unit vector
+        w = gen.standard_normal(d)
+    w = w / np.linalg.norm(w)
+    X = gen.standard_normal((n, d))
+    y = (X @ w > 0).astype(np.int64)
+    if noise > 0:
+        y = _flip(y, noise, gen)
+    return (X, y, w) if return_normal else (X, y)
+
+
+def thresholds(n: int, *, theta: float | None = 0.5, noise: float = 0.0, rng: RNGLike = None):
+    """One-dimensional thresholds: ``x ~ Uniform[0, 1]``, label ``1[x > θ]``.
+
+    The class of thresholds on the line has VC dimension 1.  The threshold is fixed at
+    ``θ = 0.5`` by default; ``theta=None`` draws it uniformly from [0.25, 0.75] (before
+    the points).  With ``noise = γ > 0`` each label is flipped independently with
+    probability γ (agnostic case).
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at least 1.
+    theta : float in (0, 1), or None
+        The threshold, or None for a random one.
+    noise : float
+        Label-flip probability γ in [0, 0.5).
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.
+
+    Returns
+    -------
+    X : numpy.ndarray, float64, shape (n, 1)
+    y : numpy.ndarray, int64, shape (n,)
+    """
+    n = _whole(n, "n", 1)
+    noise = _real(noise, "noise", 0.0, 0.5, high_open=True)
+    gen = check_rng(rng)
+    if theta is None:
+        theta = float(gen.uniform(0.25, 0.75))
+    else:
+        theta = _real(theta, "theta", 0.0, 1.0)
+        if not 0.0 < theta < 1.0:
+            raise ParameterError(f"theta must lie strictly between 0 and 1, got {theta!r}.")
+    x = gen.random(n)
+    y = (x > theta).astype(np.int64)
+    if noise > 0:
+        y = _flip(y, noise, gen)
+    return x[:, None], y
+
+
+def two_gaussians(n: int, *, d: int = 2, separation: float = 4.0, rng: RNGLike = None):
+    """Two Gaussian classes: the soft-label teaching example.
+
+    Each label is 0 or 1 with probability 1/2; given the label, ``x ~ N(±(s/2) e_1, I_d)``
+    (mean ``-s/2`` on the first axis for class 0, ``+s/2`` for class 1), with
+    ``s = separation``.  The Bayes posterior is ``P[y = 1 | x] = 1 / (1 + exp(-s · x_0))``
+    (:func:`two_gaussians_posterior`): near 0 or 1 away from the boundary ``x_0 = 0``,
+    so a good teacher's scores concentrate near 0/1 there and those queries pass the
+    soft-label test for free.  The Bayes classifier ``1[x_0 > 0]`` is a halfspace (VC
+    dimension ``d + 1`` for affine halfspaces); its error is ``Φ(-s/2)`` (2.3% at s = 4).
+    The classes overlap, so the data are never exactly separable: noise is inherent,
+    from the overlap of the two Gaussians, not from flipped labels.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at least 1.
+    d : int
+        Dimension, at least 1.
+    separation : float
+        Distance ``s >= 0`` between the class means.
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.  Draws, in order: the labels, the features.
+
+    Returns
+    -------
+    X : numpy.ndarray, float64, shape (n, d)
+    y : numpy.ndarray, int64, shape (n,)
+    """
+    n = _whole(n, "n", 1)
+    d = _whole(d, "d", 1)
+    separation = _real(separation, "separation", 0.0, math.inf)
+    gen = check_rng(rng)
+    y = gen.integers(0, 2, size=n).astype(np.int64)
+    X = gen.standard_normal((n, d))
+    X[:, 0] += (y - 0.5) * separation
+    return X, y
+
+
+def two_gaussians_posterior(X, separation: float = 4.0) -> np.ndarray:
+    """Bayes posterior ``P[y = 1 | x]`` of :func:`two_gaussians`: ``sigmoid(s · x_0)``.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+    separation : float
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (n,)
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] < 1:
+        raise DataError(f"X must be a 2-D array (points × features), got shape {X.shape}.")
+    separation = _real(separation, "separation", 0.0, math.inf)
+    z = separation * X[:, 0]
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
+
+
+# --------------------------------------------------------------------------------------
+# Specs for the app and generate()
+# --------------------------------------------------------------------------------------
+
+_N_SPEC = {"label": "Rows n", "type": "int", "default": 2000, "min": 10, "max": 1_000_000,
+           "help": "Number of generated rows (private and public together)."}
+_D_SPEC = {"label": "Dimension d", "type": "int", "default": 5, "min": 1, "max": 100,
+           "help": "Number of features."}
+_NOISE_SPEC = {"label": "Label noise γ", "type": "float", "default": 0.1, "min": 0.0, "max": 0.45,
+               "step": 0.01, "help": "Each label is flipped independently with this probability."}
+
+#: name -> spec: ``label``, ``description``, ``vc_dimension`` (formula in words),
+#: ``noise_model``, ``n`` (spec of the row count) and ``params`` (name -> ``label``,
+#: ``type`` ("int" or "float"), ``default``, ``min``, ``max``, optional ``step``, ``help``).
+#: :func:`generate` enforces the ranges.
+GENERATORS: dict[str, dict[str, Any]] = {
+    "halfspaces": {
+        "label": "Halfspaces (realizable)",
+        "description": "Standard normal points in d dimensions labeled by a random halfspace "
+        "through the origin; a halfspace classifies them perfectly.",
+        "vc_dimension": "d + 1 (affine halfspaces in d dimensions)",
+        "noise_model": "none: every label is 1[w·x > 0]",
+        "n": dict(_N_SPEC),
+        "params": {"d": dict(_D_SPEC)},
+    },
+    "noisy_halfspaces": {
+        "label": "Halfspaces with label noise (agnostic)",
+        "description": "The realizable halfspace data with each label flipped independently "
+        "with probability γ; the best halfspace errs on about a γ fraction.",
+        "vc_dimension": "d + 1 (affine halfspaces in d dimensions)",
+        "noise_model": "random classification noise: each label flipped with probability γ",
+        "n": dict(_N_SPEC),
+        "params": {"d": dict(_D_SPEC), "noise": dict(_NOISE_SPEC)},
+    },
+    "thresholds": {
+        "label": "Thresholds on a line",
+        "description": "Points uniform on [0, 1] labeled 1 above the threshold θ.",
+        "vc_dimension": "1",
+        "noise_model": "none by default; optional flip probability γ",
+        "n": dict(_N_SPEC),
+        "params": {
+            "theta": {"label": "Threshold θ", "type": "float", "default": 0.5, "min": 0.05,
+                      "max": 0.95, "step": 0.05, "help": "Points above θ are labeled 1."},
+            "noise": {**_NOISE_SPEC, "default": 0.0},
+        },
+    },
+    "two_gaussians": {
+        "label": "Two Gaussians (soft labels)",
+        "description": "Two overlapping Gaussian classes; the Bayes posterior is near 0 or 1 "
+        "away from the boundary, which makes soft labels cheap there.",
+        "vc_dimension": "d + 1 (affine halfspaces; the Bayes classifier is one)",
+        "noise_model": "class overlap: Bayes error Φ(-separation/2)",
+        "n": dict(_N_SPEC),
+        "params": {
+            "d": {**_D_SPEC, "default": 2},
+            "separation": {"label": "Separation of the means", "type": "float", "default": 4.0,
+                           "min": 0.0, "max": 10.0, "step": 0.5,
+                           "help": "Distance between the two class means (in standard deviations)."},
+        },
+    },
+}
+
+_FUNCTIONS: dict[str, Callable[..., tuple]] = {
+    "halfspaces": lambda n, rng, d: halfspaces(n, d, noise=0.0, rng=rng),
+    "noisy_halfspaces": lambda n, rng, d, noise: halfspaces(n, d, noise=noise, rng=rng),
+    "thresholds": lambda n, rng, theta, noise: thresholds(n, theta=theta, noise=noise, rng=rng),
+    "two_gaussians": lambda n, rng, d, separation: two_gaussians(n, d=d, separation=separation, rng=rng),
+}
+
+
+def _spec(name: str) -> dict[str, Any]:
+    if not isinstance(name, str) or name not in GENERATORS:
+        raise ParameterError(
+            f"There is no generator named {name!r}. Choose one of: {', '.join(GENERATORS)}."
+        )
+    return GENERATORS[name]
+
+
+def _checked(value, key: str, spec: dict[str, Any]):
+    if spec["type"] == "int":
+        v = _whole(value, key, spec["min"])
+        if v > spec["max"]:
+            raise ParameterError(f"{key} must be at most {spec['max']}, got {v}.")
+        return v
+    return _real(value, key, spec["min"], spec["max"])
+
+
+def _resolve(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    spec = _spec(name)
+    unknown = sorted(set(params) - set(spec["params"]))
+    if unknown:
+        allowed = ", ".join(spec["params"]) or "none"
+        raise ParameterError(
+            f"Generator {name!r} has no parameter {', '.join(unknown)}; its parameters are: {allowed}."
+        )
+    return {
+        key: _checked(params.get(key, p["default"]), key, p) for key, p in spec["params"].items()
+    }
+
+
+def vc_dimension(name: str, **params) -> int:
+    """VC dimension of the hypothesis class matching generator ``name`` with ``params``.
+
+    ``d + 1`` for the halfspace and two-Gaussian generators (affine halfspaces), 1 for
+    thresholds.
+    """
+    values = _resolve(name, params)
+    return 1 if name == "thresholds" else int(values["d"]) + 1
+
+
+def generate(name: str, n: int, *, rng: RNGLike = None, **params) -> Table:
+    """Generate a labeled :class:`core.data.Table` from a generator of :data:`GENERATORS`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`GENERATORS`.
+    n : int
+        Number of rows, within the spec's ``n`` range.
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.
+    **params
+        The generator's parameters (defaults from the spec); out-of-range or unknown
+        parameters raise :class:`core.errors.ParameterError`.
+
+    Returns
+    -------
+    Table
+        Feature columns ``x0 .. x{d-1}``, label column ``label``, class names
+        ``("0", "1")``, all columns numeric.
+    """
+    spec = _spec(name)
+    n = _checked(n, "n", spec["n"])
+    values = _resolve(name, params)
+    X, y = _FUNCTIONS[name](n, check_rng(rng), **values)
+    shown = ", ".join(f"{k}={v:g}" for k, v in values.items())
+    return table_from_arrays(
+        X,
+        y,
+        class_names=("0", "1"),
+        name=f"{name} ({shown})" if shown else name,
+        label_column="label",
+    )
