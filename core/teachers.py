@@ -1,0 +1,648 @@
+"""Teachers: one classifier per disjoint chunk of the private data (DESIGN §1).
+
+:func:`train_teachers` splits the ``n`` private rows into ``k`` disjoint chunks and fits
+a clone of the learner on each.  The split is **data-independent**: a uniformly random
+permutation of the row indices (drawn from ``rng``), cut into ``k`` near-equal
+consecutive slices by :func:`numpy.array_split` (sizes ``floor(n/k)`` or ``ceil(n/k)``).
+Which chunk a row lands in depends only on its position and the random permutation,
+never on its values.  This is what the privacy analysis relies on: neighbouring datasets
+differ by *replacing* one row (``n`` is public), the replaced row keeps its position and
+hence its chunk, so exactly one teacher can change and every query's vote-count vector
+moves by at most one vote.  (Under add/remove adjacency slicing a permutation would move
+rows between chunks; the library's guarantees are stated for replace-one.)
+
+The fitted teachers hold parameters derived from the private data: a
+:class:`TeacherEnsemble` keeps them in memory only and the library never writes them to
+disk.  Its per-teacher outputs (:meth:`TeacherEnsemble.predictions`,
+:meth:`TeacherEnsemble.vote_counts`, :meth:`TeacherEnsemble.scores`) are the *input* of
+the private aggregators, not private outputs themselves: they are non-private and must
+never be shown outside a "non-private diagnostics" heading or exported.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+
+from .errors import DataError, ParameterError
+from .noise import RNGLike, check_rng
+from .validation import check_k
+
+__all__ = ["ConstantClassifier", "TeacherEnsemble", "train_teachers", "DEFAULT_BLOCK_SIZE"]
+
+DEFAULT_BLOCK_SIZE = 16_384
+"""Rows of query data predicted at once by :class:`TeacherEnsemble` methods."""
+
+ProgressCallback = Callable[[int, int], Any]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _num_rows(X: Any) -> int:
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)
+
+
+def _check_X(X: Any, what: str = "features") -> Any:
+    """Return X as a DataFrame, a 2-D ndarray or a CSR matrix (row indexable)."""
+    if hasattr(X, "iloc"):
+        if getattr(X, "ndim", 2) != 2:
+            raise DataError(f"The {what} must be a table (rows × columns), not a single column.")
+        return X
+    try:
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            return X.tocsr()
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        pass
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise DataError(
+            f"The {what} must be a 2-D table (rows × columns), got an array of shape {arr.shape}."
+        )
+    return arr
+
+
+def _rows(X: Any, index: Any) -> Any:
+    """Rows of X (DataFrame, ndarray or CSR matrix) by integer array or slice."""
+    if hasattr(X, "iloc"):
+        return X.iloc[index]
+    return X[index]
+
+
+def _check_labels(y: Any, n_rows: int, n_classes: int | None) -> tuple[np.ndarray, int]:
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise DataError(f"The labels must be one column (one class id per row), got shape {arr.shape}.")
+    if arr.shape[0] != n_rows:
+        raise DataError(
+            f"The features have {n_rows} rows but the labels have {arr.shape[0]}; give one label per row."
+        )
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise DataError("The labels must be class ids 0, 1, ..., C-1 (whole numbers, no missing values).")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iu":
+        raise DataError(
+            "The labels must be class ids 0, 1, ..., C-1; encode text labels first "
+            "(core.data.load_table does this and keeps the class names)."
+        )
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and arr.min() < 0:
+        raise DataError("The labels must be class ids 0, 1, ..., C-1; found a negative label.")
+    top = int(arr.max()) + 1 if arr.size else 0
+    if n_classes is None:
+        n_classes = top
+    else:
+        if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
+            raise ParameterError(f"n_classes must be a whole number, got {n_classes!r}.")
+        n_classes = int(n_classes)
+        if n_classes < top:
+            raise ParameterError(
+                f"n_classes = {n_classes} but the labels go up to class {top - 1}; "
+                f"leave n_classes unset or give at least {top}."
+            )
+    if n_classes < 2:
+        raise DataError(
+            "The private labels hold a single class; a classifier needs at least two classes."
+        )
+    return arr, n_classes
+
+
+def _learner_name(learner: Any) -> str:
+    """A short, public name of a learner: its class (the last step of a pipeline)."""
+    steps = getattr(learner, "steps", None)
+    if steps:
+        return f"{type(learner).__name__}({' → '.join(type(s[1]).__name__ for s in steps)})"
+    return type(learner).__name__
+
+
+def _resolve_learner(learner: Any) -> BaseEstimator:
+    if isinstance(learner, str):
+        from .learners import make_learner
+
+        return make_learner(learner)
+    if not (hasattr(learner, "fit") and hasattr(learner, "predict") and hasattr(learner, "get_params")):
+        raise ParameterError(
+            f"The learner must be a scikit-learn classifier or pipeline (with fit, predict and "
+            f"get_params) or a name from core.learners.LEARNERS, got {type(learner).__name__}."
+        )
+    return learner
+
+
+def seed_estimator(estimator: BaseEstimator, seed: int) -> BaseEstimator:
+    """Set every ``random_state`` parameter of ``estimator`` (nested ones included).
+
+    Parameters
+    ----------
+    estimator : sklearn estimator
+        Modified in place (call it on a clone).
+    seed : int
+        A seed in ``[0, 2**32)``; nested ``random_state`` parameters get distinct seeds
+        derived from it.
+
+    Returns
+    -------
+    estimator
+        The same object, for chaining.
+    """
+    keys = sorted(
+        key for key in estimator.get_params(deep=True) if key == "random_state" or key.endswith("__random_state")
+    )
+    if keys:
+        states = np.random.SeedSequence(int(seed)).generate_state(len(keys))
+        estimator.set_params(**{key: int(s) for key, s in zip(keys, states)})
+    return estimator
+
+
+class ConstantClassifier(ClassifierMixin, BaseEstimator):
+    """A classifier that always predicts the one class it was fitted on.
+
+    :func:`train_teachers` uses it for a chunk whose rows all share one class, where most
+    learners refuse to fit.  It follows scikit-learn's estimator conventions (``fit``
+    returns self; ``classes_``, ``predict``, ``predict_proba``).  Fitted on several
+    classes, it predicts the most frequent one.
+    """
+
+    def fit(self, X: Any, y: Any) -> "ConstantClassifier":
+        y = np.asarray(y)
+        if y.shape[0] == 0:
+            raise DataError("ConstantClassifier needs at least one row to fit.")
+        classes, counts = np.unique(y, return_counts=True)
+        self.classes_ = classes
+        self.constant_ = classes[int(np.argmax(counts))]
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2:
+            self.n_features_in_ = int(shape[1])
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.full(_num_rows(X), self.constant_, dtype=np.asarray(self.classes_).dtype)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        proba = np.zeros((_num_rows(X), len(self.classes_)))
+        proba[:, int(np.searchsorted(self.classes_, self.constant_))] = 1.0
+        return proba
+
+
+def _fit_teacher(
+    index: int, model: BaseEstimator, X: Any, y: np.ndarray, seed: int, name: str
+) -> tuple[int, BaseEstimator, np.ndarray, list[tuple[type, str]]]:
+    """Fit one teacher (runs in a joblib worker).  Returns its index for reordering."""
+    present = np.unique(y)
+    caught: list[warnings.WarningMessage] = []
+    if present.size == 1:
+        model = ConstantClassifier().fit(X, y)
+    else:
+        seed_estimator(model, seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                model.fit(X, y)
+            except Exception as exc:  # any learner failure becomes one clear error
+                raise DataError(
+                    f"Teacher {index} ({name}) could not be fitted on its chunk of {len(y)} "
+                    f"private rows: {type(exc).__name__}: {exc}"
+                ) from None
+    classes = getattr(model, "classes_", None)
+    classes = present if classes is None else np.asarray(classes)
+    if classes.dtype.kind not in "iu":
+        try:
+            as_int = classes.astype(np.int64)
+        except (TypeError, ValueError):
+            as_int = None
+        if as_int is None or np.any(as_int != classes):
+            raise DataError(
+                f"Teacher {index} ({name}) reports classes {classes[:5]!r}, not class ids; "
+                "the learner must keep the integer labels it was given."
+            )
+        classes = as_int
+    seen = sorted({(w.category, str(w.message).splitlines()[0] if str(w.message) else "") for w in caught})
+    return index, model, classes.astype(np.int64), seen
+
+
+def _run_parallel(
+    tasks: Callable[[], Iterable[Any]], total: int, n_jobs: int | None, progress: ProgressCallback | None
+) -> list[Any]:
+    """Run delayed tasks with joblib, calling ``progress(done, total)`` as they finish."""
+    results: list[Any] = []
+    try:
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError as exc:  # a backend without result generators: fall back to batches
+        if "return_as" not in str(exc):
+            raise
+        parallel = None
+    if parallel is not None:
+        for result in parallel(tasks()):
+            results.append(result)
+            if progress is not None:
+                progress(len(results), total)
+        return results
+    workers = max(1, effective_n_jobs(n_jobs))
+    batch = max(2 * workers, math.ceil(total / 20))
+    iterator = iter(tasks())
+    with Parallel(n_jobs=n_jobs) as parallel_list:
+        while len(results) < total:
+            chunk = [task for _, task in zip(range(batch), iterator)]
+            if not chunk:
+                break
+            results.extend(parallel_list(chunk))
+            if progress is not None:
+                progress(len(results), total)
+    return results
+
+
+def _check_n_jobs(n_jobs: Any) -> int | None:
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or int(n_jobs) == 0:
+        raise ParameterError(
+            f"n_jobs must be None (the caller's joblib setting), a positive number of workers "
+            f"or -1 for all cores, got {n_jobs!r}."
+        )
+    return int(n_jobs)
+
+
+# --------------------------------------------------------------------------- ensemble
+
+
+class TeacherEnsemble:
+    """``k`` teachers fitted on disjoint chunks of the private data.
+
+    Built by :func:`train_teachers`.  The fitted teachers are private (they are derived
+    from the private rows): they live in memory only.  Every method here returns
+    *non-private* per-teacher quantities meant as input to the private aggregators of
+    :mod:`core.aggregators`; never show them outside a non-private diagnostics heading
+    and never export them.
+
+    Attributes
+    ----------
+    k : int
+        Number of teachers.
+    n_classes : int
+        Number of classes C; teachers vote on class ids ``0..C-1``.
+    chunk_sizes : numpy.ndarray of int64, shape (k,)
+        Rows in each teacher's chunk (all ``floor(n/k)`` or ``ceil(n/k)``).
+    n_rows : int
+        Number of private rows ``n``.
+    learner : sklearn estimator
+        The unfitted template the teachers were cloned from.
+    learner_name : str
+        A short public description of the learner (its class names).
+    n_jobs : int or None
+        Workers for prediction (None: sequential unless a ``joblib.parallel_config`` says
+        otherwise).  Prediction prefers threads, which share the fitted teachers instead of
+        copying them to worker processes.
+    block_size : int
+        Default number of query rows predicted at once.
+    """
+
+    def __init__(
+        self,
+        teachers: Sequence[BaseEstimator],
+        classes: Sequence[np.ndarray],
+        n_classes: int,
+        chunk_sizes: np.ndarray,
+        learner: BaseEstimator,
+        *,
+        n_jobs: int | None = None,
+        block_size: int = DEFAULT_BLOCK_SIZE,
+    ) -> None:
+        if len(teachers) != len(classes) or len(teachers) != len(chunk_sizes):
+            raise ParameterError("teachers, classes and chunk_sizes must have one entry per teacher.")
+        self._teachers = list(teachers)
+        self._classes = [np.asarray(c, dtype=np.int64) for c in classes]
+        self.n_classes = int(n_classes)
+        self.chunk_sizes = np.asarray(chunk_sizes, dtype=np.int64)
+        self.learner = learner
+        self.learner_name = _learner_name(learner)
+        self.n_jobs = _check_n_jobs(n_jobs)
+        self.block_size = self._check_block_size(block_size)
+
+    # -- basic facts -------------------------------------------------------------------
+
+    @property
+    def k(self) -> int:
+        """Number of teachers."""
+        return len(self._teachers)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of private rows the ensemble was trained on."""
+        return int(self.chunk_sizes.sum())
+
+    @property
+    def teachers(self) -> list[BaseEstimator]:
+        """The fitted teachers (private: derived from the private data; memory only)."""
+        return list(self._teachers)
+
+    @property
+    def n_constant(self) -> int:
+        """How many teachers saw a single class and therefore always predict it."""
+        return sum(isinstance(t, ConstantClassifier) for t in self._teachers)
+
+    def __len__(self) -> int:
+        return self.k
+
+    def __repr__(self) -> str:
+        return (
+            f"TeacherEnsemble(k={self.k}, n_classes={self.n_classes}, learner={self.learner_name}, "
+            f"chunk sizes {int(self.chunk_sizes.min())}-{int(self.chunk_sizes.max())})"
+        )
+
+    # -- internals ---------------------------------------------------------------------
+
+    @staticmethod
+    def _check_block_size(block_size: Any) -> int:
+        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+            raise ParameterError(f"block_size must be a whole number of rows of at least 1, got {block_size!r}.")
+        return int(block_size)
+
+    def _blocks(self, X: Any, block_size: int | None) -> Iterable[tuple[int, int, Any]]:
+        size = self.block_size if block_size is None else self._check_block_size(block_size)
+        m = _num_rows(X)
+        for start in range(0, m, size):
+            stop = min(m, start + size)
+            yield start, stop, _rows(X, slice(start, stop))
+
+    def _groups(self) -> list[range]:
+        """Split the teachers into contiguous groups, one per prediction worker."""
+        workers = 1 if self.n_jobs is None else max(1, effective_n_jobs(self.n_jobs))
+        if workers == 1:
+            return [range(self.k)]
+        bounds = np.linspace(0, self.k, min(workers, self.k) + 1).astype(int)
+        return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+    def _map_groups(self, function: Callable[[range, Any], np.ndarray], Xb: Any) -> list[np.ndarray]:
+        groups = self._groups()
+        if len(groups) == 1:
+            return [function(groups[0], Xb)]
+        return Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(function)(g, Xb) for g in groups)
+
+    def _predict_one(self, j: int, Xb: Any) -> np.ndarray:
+        try:
+            pred = np.asarray(self._teachers[j].predict(Xb))
+        except Exception as exc:
+            raise DataError(
+                f"Teacher {j} ({self.learner_name}) could not predict the query rows: "
+                f"{type(exc).__name__}: {exc}. The query rows must have the private table's columns."
+            ) from None
+        if pred.dtype.kind not in "iu":
+            as_int = pred.astype(np.int64)
+            if np.any(as_int != pred):
+                raise DataError(f"Teacher {j} ({self.learner_name}) predicted values that are not class ids.")
+            pred = as_int
+        pred = pred.astype(np.intp, copy=False).ravel()
+        if pred.size and (pred.min() < 0 or pred.max() >= self.n_classes):
+            raise DataError(
+                f"Teacher {j} ({self.learner_name}) predicted a class outside 0..{self.n_classes - 1}."
+            )
+        return pred
+
+    def _check_query(self, X: Any) -> Any:
+        X = _check_X(X, "query rows")
+        if _num_rows(X) == 0:
+            raise DataError("There are no query rows to label; give at least one public row.")
+        return X
+
+    # -- outputs -----------------------------------------------------------------------
+
+    def vote_counts(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+        """Votes per class: ``counts[i, c]`` = number of teachers predicting ``c`` on row ``i``.
+
+        Computed block by block: each teacher predicts a block of rows and its votes are
+        added at once, so memory stays ``O(block_size × (C + features))`` plus the
+        ``(m, C)`` result; the ``m × k`` matrix of predictions is never formed.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (m, n_features)
+            Query rows, with the private table's columns.
+        block_size : int, optional
+            Rows per block (default :attr:`block_size`).
+
+        Returns
+        -------
+        numpy.ndarray of int32, shape (m, n_classes)
+            Every row sums to ``k``.  Non-private: input to an aggregator only.
+        """
+        X = self._check_query(X)
+        counts = np.zeros((_num_rows(X), self.n_classes), dtype=np.int32)
+
+        def group_counts(group: range, Xb: Any) -> np.ndarray:
+            b = _num_rows(Xb)
+            out = np.zeros((b, self.n_classes), dtype=np.int32)
+            rows = np.arange(b)
+            for j in group:
+                # each row appears once per teacher, so the fancy-index increment is exact
+                out[rows, self._predict_one(j, Xb)] += 1
+            return out
+
+        for start, stop, Xb in self._blocks(X, block_size):
+            for part in self._map_groups(group_counts, Xb):
+                counts[start:stop] += part
+        return counts
+
+    def predictions(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+        """Every teacher's predicted class on every row (NON-PRIVATE diagnostic).
+
+        This forms the full ``(m, k)`` matrix (4 bytes per entry); use
+        :meth:`vote_counts` for aggregation.
+
+        Returns
+        -------
+        numpy.ndarray of int32, shape (m, k)
+        """
+        X = self._check_query(X)
+        out = np.empty((_num_rows(X), self.k), dtype=np.int32)
+
+        def group_predictions(group: range, Xb: Any) -> np.ndarray:
+            return np.stack([self._predict_one(j, Xb) for j in group], axis=1)
+
+        for start, stop, Xb in self._blocks(X, block_size):
+            parts = self._map_groups(group_predictions, Xb)
+            out[start:stop] = np.concatenate(parts, axis=1)
+        return out
+
+    def scores(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+        """Every teacher's probability of the positive class (binary tasks; for soft labels).
+
+        A teacher whose chunk held one class only scores 0 (class 0) or 1 (class 1).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (m, n_features)
+            Query rows.
+        block_size : int, optional
+            Rows per block (default :attr:`block_size`).
+
+        Returns
+        -------
+        numpy.ndarray of float32, shape (m, k)
+            Values in [0, 1].  Non-private: input to ``btt_soft_label`` only.
+
+        Raises
+        ------
+        ParameterError
+            When the task has more than two classes, or the learner gives no
+            probabilities (``predict_proba``), e.g. a linear SVM.
+        """
+        if self.n_classes != 2:
+            raise ParameterError(
+                f"Soft labels need a binary task (2 classes); this ensemble has {self.n_classes} "
+                "classes. Use hard labels (vote counts) instead."
+            )
+        for j, teacher in enumerate(self._teachers):
+            if not isinstance(teacher, ConstantClassifier) and not hasattr(teacher, "predict_proba"):
+                raise ParameterError(
+                    f"Soft labels need class probabilities, but {self.learner_name} has no predict_proba. "
+                    "Choose a learner with probabilities (e.g. logistic_regression) or use hard labels."
+                )
+        X = self._check_query(X)
+        out = np.empty((_num_rows(X), self.k), dtype=np.float32)
+
+        def group_scores(group: range, Xb: Any) -> np.ndarray:
+            b = _num_rows(Xb)
+            cols = []
+            for j in group:
+                classes = self._classes[j]
+                if classes.size == 1:
+                    cols.append(np.full(b, float(classes[0] == 1)))
+                    continue
+                try:
+                    proba = np.asarray(self._teachers[j].predict_proba(Xb), dtype=float)
+                except Exception as exc:
+                    raise DataError(
+                        f"Teacher {j} ({self.learner_name}) could not score the query rows: "
+                        f"{type(exc).__name__}: {exc}."
+                    ) from None
+                where = np.flatnonzero(classes == 1)
+                cols.append(proba[:, where[0]] if where.size else np.zeros(b))
+            return np.clip(np.stack(cols, axis=1), 0.0, 1.0)
+
+        for start, stop, Xb in self._blocks(X, block_size):
+            out[start:stop] = np.concatenate(self._map_groups(group_scores, Xb), axis=1)
+        return out
+
+
+# --------------------------------------------------------------------------- training
+
+
+def train_teachers(
+    X: Any,
+    y: Any,
+    learner: Any,
+    k: int,
+    *,
+    n_classes: int | None = None,
+    rng: RNGLike = None,
+    n_jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> TeacherEnsemble:
+    """Fit ``k`` teachers on disjoint, data-independent chunks of the private data.
+
+    The rows are shuffled by a random permutation drawn from ``rng`` and cut into ``k``
+    near-equal consecutive slices (:func:`numpy.array_split`); teacher ``j`` is a clone
+    of ``learner`` fitted on slice ``j``.  The split depends only on ``n`` and ``rng``,
+    never on the data, which is what the replace-one adjacency of DESIGN §1 needs (see
+    the module docstring).
+
+    Chunks may lack some classes: each teacher's ``classes_`` (a subset of the class ids)
+    is mapped onto the global class list ``0..n_classes-1``.  A chunk holding a single
+    class becomes a :class:`ConstantClassifier` predicting it, without calling the
+    learner.  Each clone's ``random_state`` parameters (nested ones included) are set to
+    a per-teacher seed drawn from ``rng``, so a fixed seed gives the same teachers for
+    any ``n_jobs``.
+
+    Warnings raised while fitting (e.g. scikit-learn's ``ConvergenceWarning``) are
+    collected in the workers and re-issued once per distinct message, with the number of
+    teachers that raised it.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or pandas.DataFrame, shape (n, n_features)
+        Private features.
+    y : array-like of int, shape (n,)
+        Private labels as class ids ``0..C-1``.
+    learner : sklearn classifier, Pipeline or str
+        Cloned (:func:`sklearn.base.clone`) for every teacher; a name from
+        :data:`core.learners.LEARNERS` builds that learner with its defaults.
+    k : int
+        Number of teachers; checked by :func:`core.validation.check_k` against ``n``
+        (every chunk needs at least two rows).
+    n_classes : int, optional
+        Number of classes C (default ``max(y) + 1``).
+    rng : numpy.random.Generator, int or None
+        Source of the permutation and the teachers' seeds (see
+        :func:`core.noise.check_rng`).
+    n_jobs : int, optional
+        Workers for :class:`joblib.Parallel`.  The backend is the caller's
+        (``joblib.parallel_config``; e.g. ``"loky"`` processes by default, or a Dask
+        cluster); None defers to that configuration (sequential when there is none).
+    progress : callable, optional
+        ``progress(done, total)``, called in the calling process each time a teacher has
+        finished (``k`` calls, the last one ``(k, k)``).
+
+    Returns
+    -------
+    TeacherEnsemble
+        Holds the fitted teachers in memory only (they are derived from private data).
+
+    Raises
+    ------
+    DataError
+        For unusable data, or when the learner fails on a chunk (the message names the
+        teacher and repeats the learner's error).
+    ParameterError
+        For a bad ``k``, ``n_classes``, ``n_jobs`` or learner.
+    """
+    learner = _resolve_learner(learner)
+    X = _check_X(X, "private features")
+    n = _num_rows(X)
+    y, n_classes = _check_labels(y, n, n_classes)
+    k = check_k(k, n)
+    n_jobs = _check_n_jobs(n_jobs)
+    if progress is not None and not callable(progress):
+        raise ParameterError("progress must be a function progress(done, total) or None.")
+    gen = check_rng(rng)
+    permutation = gen.permutation(n)
+    chunks = [np.sort(chunk) for chunk in np.array_split(permutation, k)]
+    seeds = gen.integers(0, 2**32, size=k, dtype=np.uint64)
+    name = _learner_name(learner)
+
+    def tasks() -> Iterable[Any]:
+        return (
+            delayed(_fit_teacher)(j, clone(learner), _rows(X, idx), y[idx], int(seeds[j]), name)
+            for j, idx in enumerate(chunks)
+        )
+
+    results = _run_parallel(tasks, k, n_jobs, progress)
+    results.sort(key=lambda r: r[0])
+    if len(results) != k:  # pragma: no cover - joblib returns every task or raises
+        raise DataError(f"Only {len(results)} of {k} teachers finished training.")
+
+    tally: Counter[tuple[type, str]] = Counter()
+    for *_, seen in results:
+        tally.update(seen)
+    for (category, message), count in sorted(tally.items(), key=lambda item: -item[1])[:3]:
+        warnings.warn(f"{count} of {k} teachers warned while fitting: {message}", category, stacklevel=2)
+
+    return TeacherEnsemble(
+        teachers=[r[1] for r in results],
+        classes=[r[2] for r in results],
+        n_classes=n_classes,
+        chunk_sizes=np.array([c.size for c in chunks], dtype=np.int64),
+        learner=clone(learner),
+    )
