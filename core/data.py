@@ -295,7 +295,11 @@ def table_from_arrays(
 
 
 def _megabytes(n: int) -> str:
-    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 1024:.1f} KiB"
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB ({n:,} bytes)"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB ({n:,} bytes)"
+    return f"{n:,} bytes"
 
 
 def _check_max_bytes(max_bytes) -> int:
@@ -306,7 +310,7 @@ def _check_max_bytes(max_bytes) -> int:
 
 def _too_big(size: int, max_bytes: int) -> DataError:
     return DataError(
-        f"The file is {_megabytes(size)} ({size:,} bytes), over the size limit of "
+        f"The file is {_megabytes(size)}, over the size limit of "
         f"{_megabytes(max_bytes)}; load a sample of its rows, or raise max_bytes if your "
         "machine has the memory."
     )
@@ -569,7 +573,7 @@ def _check_finite(frame: pd.DataFrame, columns: Sequence[str], what: str) -> Non
         if inf.any():
             bad.append((name, int(inf.sum()), np.flatnonzero(inf)))
     if bad:
-        detail = "; ".join(f"'{n}' ({c} row(s): {_row_list(r)})" for n, c, r in bad)
+        detail = "; ".join(f"'{n}' ({c} row(s), data row(s) {_row_list(r)})" for n, c, r in bad)
         raise DataError(
             f"{what} infinite values (inf or -inf, or numbers too large for floating point) in "
             f"column(s) {detail}. Replace them with finite numbers, or leave the fields empty "
