@@ -1,0 +1,402 @@
+"""Exports: the privately labeled public rows and the privacy report.
+
+Nothing here writes a file: the functions return a :class:`pandas.DataFrame` or a
+``dict``/JSON string, and the app or the command line writes them where the user asks.
+
+What an export may hold (DESIGN §6): the public features, the private outputs (a label,
+a released score or nothing) and a privacy report (mechanism, public parameters, ε, δ,
+counts).  Never a seed, vote counts, margins, teacher accuracy or a data-dependent ε:
+the report's parameters pass through the explicit allow-list
+:data:`PUBLIC_PARAMETERS`, and a name containing any of :data:`FORBIDDEN_WORDS` is
+dropped even if listed.
+
+Schema of :func:`labeled_frame` (columns, in order)
+    the public feature columns, exactly as given (same names, order, dtypes and index);
+    ``label``: object column — for hard labels the class name (text), for soft labels
+    the released score (float); the empty string ``""`` where the query was not answered;
+    ``answered``: bool;
+    ``status``: ``"answered"``, ``"abstained"`` (⊥) or ``"not processed"`` (after the
+    mechanism halted).
+
+Schema of :func:`privacy_report` (keys, in order)
+    ``library`` (``"private-label-lab"``), ``version``, ``mechanism``, ``adjacency``
+    (``"replace one private row"``), ``guarantee`` {``epsilon``, ``delta``,
+    ``accounting``}, ``parameters`` {allow-listed public parameters, sorted by name},
+    ``counts`` {``queries``, ``answered``, ``abstained``, ``not_processed``,
+    ``public_rows``}, ``ensemble`` {``learner``, ``k``, ``n_private``}, ``dataset``
+    (name or null).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .aggregators import BOTTOM, UNPROCESSED, LabelingResult
+from .errors import DataError, ParameterError, SchemaError
+from .validation import check_k
+
+__all__ = [
+    "LABEL_COLUMNS",
+    "STATUS_ANSWERED",
+    "STATUS_ABSTAINED",
+    "STATUS_NOT_PROCESSED",
+    "REPORT_KEYS",
+    "PUBLIC_PARAMETERS",
+    "FORBIDDEN_WORDS",
+    "ADJACENCY",
+    "LIBRARY",
+    "labeled_frame",
+    "privacy_report",
+    "report_json",
+]
+
+LABEL_COLUMNS = ("label", "answered", "status")
+"""The columns :func:`labeled_frame` appends after the public features."""
+
+STATUS_ANSWERED = "answered"
+STATUS_ABSTAINED = "abstained"
+STATUS_NOT_PROCESSED = "not processed"
+
+LIBRARY = "private-label-lab"
+ADJACENCY = "replace one private row"
+
+REPORT_KEYS = (
+    "library",
+    "version",
+    "mechanism",
+    "adjacency",
+    "guarantee",
+    "parameters",
+    "counts",
+    "ensemble",
+    "dataset",
+)
+"""Top-level keys of :func:`privacy_report`, in order."""
+
+_NESTED_KEYS = {
+    "guarantee": ("epsilon", "delta", "accounting"),
+    "counts": ("queries", "answered", "abstained", "not_processed", "public_rows"),
+    "ensemble": ("learner", "k", "n_private"),
+}
+
+PUBLIC_PARAMETERS = frozenset(
+    {
+        # the user's settings
+        "epsilon",
+        "delta",
+        "epsilon_target",
+        "delta_target",
+        "T",
+        "m",
+        "beta",
+        "gamma",
+        "eta",
+        "n_bins",
+        "calibration",
+        "delta_split",
+        "k",
+        # quantities computed from the settings only (data-independent)
+        "noise",
+        "noise_scale",
+        "query_noise_scale",
+        "threshold",
+        "rounds",
+        "tests",
+        "composition",
+        "epsilon_svt",
+        "delta_svt",
+        "delta_release",
+        "k_recommended",
+        "k_min_unanimous",
+        "epsilon_pate_simple",
+        "epsilon_per_query",
+        "delta_per_query",
+        "eps0",
+        "delta0",
+        "delta_prime",
+    }
+)
+"""Names of :attr:`LabelingResult.params` entries that an export may show.
+
+Every one is a setting or a function of the settings (ε, δ, T, m, β, γ, η, k and the
+calibration), never of the private data.  Other entries are left out of exports."""
+
+FORBIDDEN_WORDS = (
+    "seed",
+    "rng",
+    "random_state",
+    "vote",
+    "count",
+    "margin",
+    "accuracy",
+    "data_dependent",
+    "dist",
+    "score",
+)
+"""A parameter whose name contains one of these is never exported, allow-listed or not."""
+
+
+def _status(labels: np.ndarray) -> np.ndarray:
+    status = np.full(labels.shape, STATUS_ANSWERED, dtype=object)
+    status[labels == BOTTOM] = STATUS_ABSTAINED
+    status[labels == UNPROCESSED] = STATUS_NOT_PROCESSED
+    return status
+
+
+def _check_result(result: Any) -> np.ndarray:
+    if not isinstance(result, LabelingResult):
+        raise ParameterError(f"result must be a LabelingResult from core.aggregators, got {type(result).__name__}.")
+    labels = np.asarray(result.labels)
+    if labels.ndim != 1:
+        raise DataError("The labeling's labels must be one value per query.")
+    labels = labels.astype(np.int64)
+    if np.any((labels < 0) & (labels != BOTTOM) & (labels != UNPROCESSED)):
+        raise DataError("The labeling holds label values other than class ids, BOTTOM (-1) and UNPROCESSED (-2).")
+    return labels
+
+
+def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None) -> pd.DataFrame:
+    """The public rows with their private labels, ready to be written as a CSV.
+
+    Parameters
+    ----------
+    public : pandas.DataFrame, shape (m, n_features)
+        The public rows that were labeled, in the order they were labeled.  They must not
+        already have a column named ``label``, ``answered`` or ``status``.
+    result : LabelingResult
+        The private labeling of these rows.
+    class_names : sequence of str or None
+        Class id -> name (e.g. ``Table.class_names``).  Not used for soft labels; for
+        hard labels None writes the class id as text.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``public`` (same columns, order, dtypes and index) followed by:
+
+        - ``label`` (object): the class name for hard labels, the released score (float)
+          for soft labels, ``""`` (empty) where the query was not answered;
+        - ``answered`` (bool);
+        - ``status`` (object): ``"answered"``, ``"abstained"`` or ``"not processed"``.
+
+        Nothing else: no votes, margins or teacher outputs.
+
+    Raises
+    ------
+    DataError
+        When ``public`` is not a DataFrame, its length differs from the labeling, or a
+        label has no class name.
+    SchemaError
+        When ``public`` already has a ``label``, ``answered`` or ``status`` column.
+    """
+    labels = _check_result(result)
+    if not isinstance(public, pd.DataFrame):
+        raise DataError(f"The public rows must be a pandas DataFrame, got {type(public).__name__}.")
+    if len(public) != labels.shape[0]:
+        raise DataError(
+            f"There are {len(public)} public rows but the labeling has {labels.shape[0]} answers; "
+            "pass the rows that were labeled, in the same order."
+        )
+    clash = [c for c in LABEL_COLUMNS if c in public.columns]
+    if clash:
+        raise SchemaError(
+            f"The public table already has a column named {', '.join(map(repr, clash))}; rename it "
+            "before exporting, since the export adds label, answered and status columns."
+        )
+    answered = labels >= 0
+    label = np.full(labels.shape, "", dtype=object)
+    if result.scores is not None:
+        scores = np.asarray(result.scores, dtype=float)
+        if scores.shape != labels.shape:
+            raise DataError("The labeling's scores and labels have different lengths.")
+        if np.any(~np.isfinite(scores[answered])):
+            raise DataError("Every answered soft label must carry a finite score.")
+        label[answered] = [float(s) for s in scores[answered]]
+    else:
+        names = None if class_names is None else [str(c) for c in class_names]
+        ids = labels[answered]
+        if names is not None and ids.size and ids.max() >= len(names):
+            raise DataError(
+                f"The labeling uses class id {int(ids.max())} but only {len(names)} class names were given."
+            )
+        label[answered] = [names[i] for i in ids] if names is not None else [str(i) for i in ids]
+    frame = public.copy()
+    frame["label"] = pd.Series(label, index=public.index, dtype=object)
+    frame["answered"] = pd.Series(answered, index=public.index, dtype=bool)
+    frame["status"] = pd.Series(_status(labels), index=public.index, dtype=object)
+    return frame
+
+
+def _scalar(value: Any) -> Any:
+    """A JSON-ready scalar, or a sentinel when the value is not a plain scalar."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return value
+    return _NOT_SCALAR
+
+
+_NOT_SCALAR = object()
+
+
+def _is_public_name(name: Any) -> bool:
+    if not isinstance(name, str) or name not in PUBLIC_PARAMETERS:
+        return False
+    lower = name.lower()
+    return not any(word in lower for word in FORBIDDEN_WORDS)
+
+
+def _public_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in sorted(params or {}, key=str):
+        if not _is_public_name(name):
+            continue
+        value = _scalar(params[name])
+        if value is not _NOT_SCALAR:
+            out[name] = value
+    return out
+
+
+def _learner_text(learner: Any) -> str:
+    if isinstance(learner, str):
+        text = learner.strip()
+        if not text:
+            raise ParameterError("learner must name the teachers' learner, got an empty text.")
+        return text
+    name = getattr(learner, "learner_name", None)  # a TeacherEnsemble
+    if isinstance(name, str):
+        return name
+    if hasattr(learner, "get_params"):
+        from .teachers import _learner_name
+
+        return _learner_name(learner)
+    raise ParameterError(
+        f"learner must be a learner name or a scikit-learn estimator, got {type(learner).__name__}."
+    )
+
+
+def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
+        raise ParameterError(f"{name} must be a whole number of at least {minimum}, got {value!r}.")
+    return int(value)
+
+
+def privacy_report(
+    result: LabelingResult,
+    *,
+    n_private: int,
+    n_public: int,
+    learner: Any,
+    k: int,
+    dataset: str | None = None,
+) -> dict[str, Any]:
+    """The privacy report of a labeling, safe to publish beside the labeled rows.
+
+    Parameters
+    ----------
+    result : LabelingResult
+        The labeling.
+    n_private : int
+        Number of private rows ``n`` (public under replace-one adjacency).
+    n_public : int
+        Number of rows in the public table (at least the number of queries labeled).
+    learner : str, sklearn estimator or TeacherEnsemble
+        The teachers' learner: a registry name, or an estimator (reported by its class
+        names only).
+    k : int
+        Number of teachers.
+    dataset : str or None
+        The dataset's name (e.g. a bundled set), or None.
+
+    Returns
+    -------
+    dict
+        Keys, in order:
+
+        - ``library``: ``"private-label-lab"``;
+        - ``version``: the library version;
+        - ``mechanism``: ``result.mechanism``;
+        - ``adjacency``: ``"replace one private row"``;
+        - ``guarantee``: {``epsilon``, ``delta``, ``accounting``} — the data-independent
+          guarantee and how it was computed;
+        - ``parameters``: the entries of ``result.params`` named in
+          :data:`PUBLIC_PARAMETERS` whose values are plain scalars, sorted by name;
+        - ``counts``: {``queries``, ``answered``, ``abstained``, ``not_processed``,
+          ``public_rows``};
+        - ``ensemble``: {``learner``, ``k``, ``n_private``};
+        - ``dataset``: the name or None.
+
+        Never a seed, vote counts, margins, teacher accuracy or the data-dependent ε.
+    """
+    from . import __version__
+
+    labels = _check_result(result)
+    n_private = _positive_int(n_private, "n_private")
+    n_public = _positive_int(n_public, "n_public")
+    if n_public < labels.shape[0]:
+        raise ParameterError(
+            f"n_public = {n_public} is smaller than the {labels.shape[0]} labeled queries; "
+            "give the number of rows of the public table."
+        )
+    k = check_k(k, n_private)
+    if dataset is not None and not isinstance(dataset, str):
+        raise ParameterError(f"dataset must be a name (text) or None, got {type(dataset).__name__}.")
+    return {
+        "library": LIBRARY,
+        "version": __version__,
+        "mechanism": str(result.mechanism),
+        "adjacency": ADJACENCY,
+        "guarantee": {
+            "epsilon": _scalar(result.epsilon),
+            "delta": _scalar(result.delta),
+            "accounting": str(result.accounting),
+        },
+        "parameters": _public_parameters(result.params),
+        "counts": {
+            "queries": int(labels.shape[0]),
+            "answered": int((labels >= 0).sum()),
+            "abstained": int((labels == BOTTOM).sum()),
+            "not_processed": int((labels == UNPROCESSED).sum()),
+            "public_rows": n_public,
+        },
+        "ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private},
+        "dataset": dataset,
+    }
+
+
+def _canonical(value: Any, order: Sequence[str] | None = None) -> Any:
+    if isinstance(value, Mapping):
+        known = [key for key in (order or ()) if key in value]
+        rest = sorted((key for key in value if key not in known), key=str)
+        return {
+            str(key): _canonical(value[key], _NESTED_KEYS.get(key) if order is REPORT_KEYS else None)
+            for key in known + rest
+        }
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    scalar = _scalar(value)
+    if scalar is _NOT_SCALAR:
+        raise ParameterError(f"The report holds a value that is not JSON text, a number or a flag: {type(value).__name__}.")
+    return scalar
+
+
+def report_json(report: Mapping[str, Any]) -> str:
+    """The report as JSON text: 2-space indent, keys in a stable order.
+
+    Top-level and nested keys of the documented schema come in the documented order;
+    any other keys (and the parameters) are sorted by name.  Non-finite numbers are
+    written as text ("inf"), so the output is strict JSON.
+    """
+    if not isinstance(report, Mapping):
+        raise ParameterError(f"report must be a dict from privacy_report, got {type(report).__name__}.")
+    return json.dumps(_canonical(report, REPORT_KEYS), indent=2, ensure_ascii=False, allow_nan=False)

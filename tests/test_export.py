@@ -1,0 +1,232 @@
+"""Tests of the exports (core.export): exact schema and privacy hygiene."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+import core
+from core.aggregators import BOTTOM, UNPROCESSED, LabelingResult
+from core.errors import DataError, ParameterError, SchemaError
+from core.export import (
+    FORBIDDEN_WORDS,
+    PUBLIC_PARAMETERS,
+    REPORT_KEYS,
+    labeled_frame,
+    privacy_report,
+    report_json,
+)
+
+
+def make_result(labels, scores=None, mechanism="btt", params=None, epsilon=4.0, delta=1e-5, **extra):
+    labels = np.asarray(labels, dtype=np.int64)
+    return LabelingResult(
+        mechanism=mechanism,
+        labels=labels,
+        scores=None if scores is None else np.asarray(scores, dtype=float),
+        n_answered=int((labels >= 0).sum()),
+        n_bottom=int((labels == BOTTOM).sum()),
+        n_unprocessed=int((labels == UNPROCESSED).sum()),
+        halted_at=None,
+        epsilon=epsilon,
+        delta=delta,
+        params=params or {},
+        accounting="10 sparse-vector rounds composed by pld",
+        **extra,
+    )
+
+
+LABELS = [2, BOTTOM, 0, 1, UNPROCESSED, UNPROCESSED]
+
+
+@pytest.fixture
+def public():
+    return pd.DataFrame(
+        {"height": [1.5, 1.7, 1.6, 1.8, 1.9, 1.4], "city": list("abcabc"), "n": np.arange(6)},
+        index=np.arange(10, 16),
+    )
+
+
+def test_labeled_frame_columns_and_values(public):
+    frame = labeled_frame(public, make_result(LABELS), ("cat", "dog", "bird"))
+    assert list(frame.columns) == ["height", "city", "n", "label", "answered", "status"]
+    pd.testing.assert_frame_equal(frame[public.columns], public)  # features as given
+    assert list(frame["label"]) == ["bird", "", "cat", "dog", "", ""]
+    assert frame["answered"].dtype == bool
+    assert list(frame["answered"]) == [True, False, True, True, False, False]
+    assert list(frame["status"]) == ["answered", "abstained", "answered", "answered", "not processed", "not processed"]
+    assert public.columns.tolist() == ["height", "city", "n"]  # input untouched
+
+
+def test_bottom_rows_are_empty_in_csv(public):
+    frame = labeled_frame(public, make_result(LABELS), ("cat", "dog", "bird"))
+    text = frame.to_csv(index=False)
+    lines = text.strip().splitlines()
+    assert lines[0] == "height,city,n,label,answered,status"
+    assert lines[2] == "1.7,b,1,,False,abstained"
+    assert lines[5] == "1.9,b,4,,False,not processed"
+
+
+def test_soft_labels_write_the_released_score(public):
+    labels = [1, BOTTOM, 1, 1, UNPROCESSED, 1]
+    scores = [0.125, np.nan, 0.875, 0.5, np.nan, 0.375]
+    frame = labeled_frame(public, make_result(labels, scores, mechanism="btt_soft"), None)
+    assert list(frame["label"]) == [0.125, "", 0.875, 0.5, "", 0.375]
+    assert frame.to_csv(index=False).splitlines()[2].split(",")[3] == ""
+
+
+def test_class_ids_as_text_without_names(public):
+    frame = labeled_frame(public, make_result(LABELS), None)
+    assert list(frame["label"]) == ["2", "", "0", "1", "", ""]
+
+
+def test_labeled_frame_errors(public):
+    with pytest.raises(DataError, match="6 public rows"):
+        labeled_frame(public, make_result(LABELS[:5]), ("a", "b", "c"))
+    with pytest.raises(DataError, match="class names"):
+        labeled_frame(public, make_result(LABELS), ("a", "b"))
+    with pytest.raises(SchemaError, match="'label'"):
+        labeled_frame(public.assign(label=1), make_result(LABELS), ("a", "b", "c"))
+    with pytest.raises(DataError, match="DataFrame"):
+        labeled_frame(public.to_numpy(), make_result(LABELS), ("a", "b", "c"))
+    with pytest.raises(ParameterError, match="LabelingResult"):
+        labeled_frame(public, np.array(LABELS), ("a", "b", "c"))
+
+
+PARAMS = {
+    # public settings and quantities computed from them
+    "epsilon_target": 4.0,
+    "delta_target": 1e-5,
+    "T": 10,
+    "m": np.int64(6),
+    "calibration": "tight",
+    "noise_scale": np.float64(2.5),
+    "threshold": 79.0,
+    "composition": "pld",
+    # never exported
+    "seed": 1234,
+    "rng": np.random.default_rng(0),
+    "random_state": 7,
+    "vote_counts": np.ones((6, 3)),
+    "margins": np.arange(6),
+    "teacher_accuracy": 0.93,
+    "epsilon_data_dependent": 0.7,
+    "distances": [1, 2],
+    "something_new": 3,
+}
+
+
+def report(result=None, **kwargs):
+    args = dict(n_private=1000, n_public=6, learner="logistic_regression", k=50, dataset="digits") | kwargs
+    return privacy_report(result or make_result(LABELS, params=PARAMS, epsilon_data_dependent=0.5), **args)
+
+
+def test_report_keys_are_exact():
+    rep = report()
+    assert tuple(rep) == REPORT_KEYS
+    assert rep["library"] == "private-label-lab" and rep["version"] == core.__version__
+    assert rep["mechanism"] == "btt" and rep["adjacency"] == "replace one private row"
+    assert rep["guarantee"] == {"epsilon": 4.0, "delta": 1e-5, "accounting": "10 sparse-vector rounds composed by pld"}
+    assert rep["counts"] == {"queries": 6, "answered": 3, "abstained": 1, "not_processed": 2, "public_rows": 6}
+    assert rep["ensemble"] == {"learner": "logistic_regression", "k": 50, "n_private": 1000}
+    assert rep["dataset"] == "digits"
+    assert rep["parameters"] == {
+        "T": 10,
+        "calibration": "tight",
+        "composition": "pld",
+        "delta_target": 1e-5,
+        "epsilon_target": 4.0,
+        "m": 6,
+        "noise_scale": 2.5,
+        "threshold": 79.0,
+    }
+
+
+def _all_keys(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _all_keys(inner)
+
+
+def test_report_has_no_forbidden_keys_or_values():
+    rep = report()
+    text = report_json(rep)
+    for key in _all_keys(rep):
+        if key in ("counts", "accounting"):  # outcome counts; how (ε, δ) was computed
+            continue
+        assert not any(word in key.lower() for word in FORBIDDEN_WORDS), key
+    for word in ("seed", "1234", "random_state", "vote", "margin", "accuracy", "0.93", "data_dependent", "0.7", "0.5,"):
+        assert word not in text, word
+    assert "something_new" not in text  # not allow-listed: left out
+
+
+def test_allow_list_survives_the_forbidden_words():
+    for name in PUBLIC_PARAMETERS:
+        assert not any(word in name.lower() for word in FORBIDDEN_WORDS), name
+
+
+def test_report_of_real_mechanism_params_is_json_and_drops_nothing_public():
+    from core.aggregators import btt_label, lnmax_label
+
+    counts = np.tile([[45, 5]], (20, 1))
+    for result in (btt_label(counts, 8.0, 1e-5, 5, calibration="tight", rng=0), lnmax_label(counts, 0.05, rng=0)):
+        rep = privacy_report(result, n_private=500, n_public=20, learner=LogisticRegression(), k=50)
+        assert set(rep["parameters"]) == {name for name in result.params if name in PUBLIC_PARAMETERS}
+        assert json.loads(report_json(rep)) == rep
+        assert "epsilon_data_dependent" not in report_json(rep)
+        assert rep["ensemble"]["learner"] == "LogisticRegression"
+
+
+def test_report_json_is_stable_and_strict():
+    rep = report()
+    text = report_json(rep)
+    assert text.startswith('{\n  "library": "private-label-lab",\n  "version"')
+    assert json.loads(text) == rep
+    # the same report built in another key order gives the same text
+    shuffled = {key: rep[key] for key in reversed(list(rep))}
+    shuffled["counts"] = {key: rep["counts"][key] for key in reversed(list(rep["counts"]))}
+    assert report_json(shuffled) == text
+    keys = [line.split('"')[1] for line in text.splitlines() if line.startswith('  "')]
+    assert keys == list(REPORT_KEYS)
+    inf = report(make_result(LABELS, epsilon=float("inf")))
+    assert json.loads(report_json(inf))["guarantee"]["epsilon"] == "inf"
+
+
+def test_report_learner_descriptions():
+    from core.teachers import train_teachers
+
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ens = train_teachers(X, y, "logistic_regression", 4, rng=0)
+    rep = report(learner=ens, k=4, n_private=60)
+    assert rep["ensemble"]["learner"] == "Pipeline(StandardScaler → LogisticRegression)"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_private": 0}, "n_private"),
+        ({"n_public": 5}, "n_public"),
+        ({"k": 1}, "at least 2"),
+        ({"k": 600}, "fewer than two rows"),
+        ({"learner": ""}, "learner"),
+        ({"learner": 3}, "learner"),
+        ({"dataset": 5}, "dataset"),
+    ],
+)
+def test_report_argument_errors(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        report(**kwargs)
+
+
+def test_export_writes_nothing(tmp_path, monkeypatch, public):
+    monkeypatch.chdir(tmp_path)
+    labeled_frame(public, make_result(LABELS), ("a", "b", "c"))
+    report_json(report())
+    assert list(tmp_path.iterdir()) == []
