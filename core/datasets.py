@@ -319,8 +319,9 @@ def two_gaussians_posterior(X, separation: float = 4.0) -> np.ndarray:
     if X.ndim != 2 or X.shape[1] < 1:
         raise DataError(f"X must be a 2-D array (points × features), got shape {X.shape}.")
     separation = _real(separation, "separation", 0.0, math.inf)
-    z = separation * X[:, 0]
-    return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
+    from scipy.special import expit  # the logistic function, accurate in both tails
+
+    return expit(separation * X[:, 0])
 
 
 # --------------------------------------------------------------------------------------
