@@ -1,0 +1,67 @@
+"""Private Label Lab: the Streamlit entry point (navigation and the shared sidebar only).
+
+Run with ``make run`` (or ``streamlit run app.py``).  The pages live in ``pages/``;
+``pages/_state.py`` holds the session state and caches they share.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from core.errors import PrivateLabelLabError
+from pages import _state as state
+
+st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
+
+HERE = Path(__file__).parent
+PAGES = [
+    ("pages/1_Data.py", "Data", "📄"),
+    ("pages/2_Ensemble.py", "Ensemble", "👥"),
+    ("pages/3_Private_labeling.py", "Private labeling", "🔏"),
+    ("pages/4_Bounds.py", "Bounds", "📐"),
+    ("pages/5_Compare.py", "Compare", "⚖️"),
+    ("pages/6_Student_and_export.py", "Student & export", "🎓"),
+    ("pages/8_Privacy_audit.py", "Privacy audit", "🔍"),
+]
+
+state.init()
+page = st.navigation(
+    [
+        st.Page(path, title=title, icon=icon, default=(i == 0))
+        for i, (path, title, icon) in enumerate(PAGES)
+        if (HERE / path).is_file()
+    ]
+)
+
+with st.sidebar:
+    st.toggle(
+        "Reproducible demo seed",
+        key="demo_seed",
+        help="Reproducible, not for production: fixes every random draw (split, teachers, noise) "
+        "to one public seed. Off, all randomness comes from the operating system. "
+        "A seed is never written to an export.",
+    )
+    st.caption("reproducible, not for production" if state.demo_mode() else "noise from the operating system")
+    data_box = st.container()
+    privacy_box = st.container()
+
+page.run()
+
+# Filled after the page ran, so the summary shows the settings the page just applied.
+with data_box:
+    st.subheader("Dataset")
+    try:
+        ds = state.dataset()
+    except PrivateLabelLabError as exc:
+        st.caption(f"No dataset loaded: {exc}")
+    else:
+        st.markdown(
+            f"**{ds.title}**  \n{ds.n_private} private rows · {ds.n_public} public queries · "
+            f"{ds.n_classes} classes"
+        )
+with privacy_box:
+    st.subheader("Privacy settings")
+    p = state.privacy()
+    st.markdown(state.privacy_summary(p))

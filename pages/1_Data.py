@@ -1,0 +1,152 @@
+"""Data: a bundled dataset, a generator, or an uploaded private CSV (+ optional public CSV)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import _state as state
+
+state.init()
+ss = st.session_state
+ss.setdefault("data_ui", {"source": "Bundled dataset", "name": state.DEFAULT_DATASET,
+                          "generator": None, "n": 5000, "public_fraction": state.DEFAULT_DATA["public_fraction"],
+                          "test_fraction": state.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
+
+st.title("Data")
+st.markdown(
+    "Private prediction starts from two sets. The **private** set $D$ has $n$ labeled rows that must "
+    "stay secret; it is cut into $k$ disjoint chunks, and one *teacher* model is trained on each chunk. "
+    "The **public** set $Q$ holds $m$ unlabeled rows (the *queries*): the teachers vote on them and a "
+    "differentially private mechanism turns the votes into labels that are safe to publish."
+)
+st.latex(r"D = D_1 \cup \dots \cup D_k,\quad |D_j| \approx n/k, \qquad Q = \{x_1, \dots, x_m\}")
+
+SOURCES = ["Bundled dataset", "Generator", "Upload CSV"]
+source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=state.widget_key("data_ui", "source"))
+state.remember("data_ui", "source", source)
+
+with st.expander("Split sizes", expanded=False):
+    st.caption(
+        "Bundled and generated data (and an upload without a public file) are split at random: "
+        "a share becomes the public queries (their true labels are kept aside for diagnostics only), "
+        "a share is held out to test the student, the rest is private."
+    )
+    c1, c2 = st.columns(2)
+    pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=state.widget_key("data_ui", "public_fraction"))
+    tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=state.widget_key("data_ui", "test_fraction"))
+    state.remember("data_ui", "public_fraction", pf)
+    state.remember("data_ui", "test_fraction", tf)
+
+active = dict(ss["data_cfg"])
+wanted = None
+
+if source == "Bundled dataset":
+    from core.datasets import bundled_names
+
+    names = bundled_names()
+    if ss["data_ui"]["name"] not in names:
+        ss["data_ui"]["name"] = names[0]
+    name = st.selectbox("Dataset", names, key=state.widget_key("data_ui", "name"))
+    state.remember("data_ui", "name", name)
+    wanted = {"source": "bundled", "name": name, "public_fraction": pf, "test_fraction": tf}
+
+elif source == "Generator":
+    from core.datasets import GENERATORS
+
+    gen_names = list(GENERATORS)
+    if ss["data_ui"]["generator"] not in gen_names:
+        ss["data_ui"]["generator"] = gen_names[0]
+    gen = st.selectbox("Generator", gen_names, key=state.widget_key("data_ui", "generator"))
+    state.remember("data_ui", "generator", gen)
+    spec = GENERATORS[gen]
+    st.caption(state.generator_description(spec))
+    n_spec = spec["n"]
+    ss["data_ui"]["n"] = min(max(int(ss["data_ui"]["n"]), int(n_spec["min"])), 200_000)
+    n = st.number_input(n_spec.get("label", "Rows n"), min_value=int(n_spec["min"]), max_value=200_000, step=500,
+                        key=state.widget_key("data_ui", "n"), help=n_spec.get("help"))
+    state.remember("data_ui", "n", int(n))
+    params = {}
+    pcols = st.columns(3)
+    for i, p in enumerate(state.generator_parameters(spec)):
+        params[p["name"]] = state.parameter_widget(pcols[i % 3], f"gen_{gen}", p)
+    wanted = {"source": "generator", "name": gen, "n": int(n), "params": params,
+              "public_fraction": pf, "test_fraction": tf}
+
+else:
+    st.markdown(
+        "Upload a **private labeled CSV** (a header row; one column holds the label). Optionally upload a "
+        "**public unlabeled CSV** with the same feature columns; without it, a public share is drawn from "
+        "the private file. Files stay in this session's memory and are never written to disk."
+    )
+    up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private")
+    up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public")
+    missing = st.radio(
+        "Missing values", ["refuse", "impute"], horizontal=True, key=state.widget_key("data_ui", "missing"),
+        help="refuse: a missing value is an error; impute: fill with the column's median (numbers) "
+        "or most frequent value (categories) inside each model's pipeline.",
+    )
+    state.remember("data_ui", "missing", missing)
+    if up_private is not None:
+        ph = state.keep_upload(up_private)
+        pubh = state.keep_upload(up_public) if up_public is not None else None
+        label_column = None
+        if active.get("source") == "upload" and active.get("private_hash") == ph:
+            # The file is loaded: offer its columns as the label column.
+            with state.shown_errors():
+                loaded = state.dataset()
+                columns = [loaded.private.label_column, *loaded.private.features.columns]
+                label_column = st.selectbox(
+                    "Label column", columns, index=0, key=f"label_column_{ph[:16]}",
+                    help="The column that holds the class of each private row; the others are features.",
+                )
+                if label_column == loaded.private.label_column:
+                    label_column = active.get("label_column")
+        wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
+                  "label_column": label_column, "missing": missing, "public_fraction": pf, "test_fraction": tf}
+    else:
+        st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
+
+if wanted is not None and wanted != active:
+    ds_new = state.try_dataset(wanted)
+    if ds_new is not None and wanted["source"] == "upload":
+        state.drop_uploads({h for h in (wanted.get("private_hash"), wanted.get("public_hash")) if h})
+
+with state.shown_errors():
+    ds = state.dataset()
+
+    st.subheader(f"Loaded: {ds.title}")
+    c = st.columns(5)
+    c[0].metric("Private rows (n)", ds.n_private)
+    c[1].metric("Public queries (m)", ds.n_public)
+    c[2].metric("Held-out test rows", ds.n_test)
+    c[3].metric("Classes", ds.n_classes)
+    c[4].metric("Features", len(ds.private.features.columns))
+    st.caption(ds.public_note)
+    st.markdown(f"Label column **{ds.private.label_column}**; classes: " + ", ".join(f"`{c}`" for c in ds.class_names))
+    tab_priv, tab_pub = st.tabs(["Private rows (preview)", "Public queries (preview)"])
+    with tab_priv:
+        st.dataframe(state.preview(ds.private), height=240)
+    with tab_pub:
+        st.dataframe(ds.public_X.head(20), height=240)
+
+    st.divider()
+    st.subheader("Result with the current settings")
+    st.caption(
+        "The rest of the lab works on this data right away: a small default ensemble is trained "
+        "(once, then cached) and labels the public queries privately. Change any step on its page."
+    )
+    ens = state.ensemble()
+    result, _ = state.labeling()
+    m = st.columns(4)
+    m[0].metric("Answered", result.n_answered)
+    m[1].metric("Abstained (⊥)", result.n_bottom)
+    m[2].metric("Not processed", result.n_unprocessed)
+    m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
+    st.caption(f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
+               f"({state.learner_label(ss['ensemble_cfg']['learner'])})")
+    links = st.columns(5)
+    links[0].page_link("pages/2_Ensemble.py", label="Ensemble", icon="👥")
+    links[1].page_link("pages/3_Private_labeling.py", label="Private labeling", icon="🔏")
+    links[2].page_link("pages/4_Bounds.py", label="Bounds", icon="📐")
+    links[3].page_link("pages/5_Compare.py", label="Compare", icon="⚖️")
+    links[4].page_link("pages/6_Student_and_export.py", label="Student & export", icon="🎓")

@@ -1,0 +1,111 @@
+"""Ensemble: pick a learner and k, train the teachers on disjoint chunks of the private data."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.errors import PrivateLabelLabError
+from pages import _state as state
+
+state.init()
+ss = st.session_state
+active = ss["ensemble_cfg"]
+ss.setdefault("ens_ui", {"learner": active["learner"], "k": active["k"]})
+
+st.title("Ensemble of teachers")
+st.markdown(
+    "The private rows are shuffled and cut into $k$ disjoint chunks; teacher $j$ is the chosen "
+    "learner fitted on chunk $j$ alone. On a public query $x$ every teacher votes, and the votes are "
+    "counted per class. Changing one private row changes **one chunk**, hence at most one teacher and "
+    "one vote on every query: this is what the private mechanisms rely on."
+)
+st.latex(r"n_c(x) = \#\{\, j : f_j(x) = c \,\}, \qquad \sum_c n_c(x) = k")
+
+with state.shown_errors():
+    ds = state.dataset()
+    names = state.learner_names()
+    if ss["ens_ui"]["learner"] not in names:
+        ss["ens_ui"]["learner"] = names[0]
+    learner = st.selectbox("Learner", names, format_func=state.learner_label, key=state.widget_key("ens_ui", "learner"))
+    state.remember("ens_ui", "learner", learner)
+    spec = state.learner_spec(learner)
+    st.caption(spec.description)
+
+    with st.form("train_form"):
+        st.markdown("**Main hyperparameters** (each teacher gets the same ones)")
+        cols = st.columns(3)
+        params = {}
+        section = f"hp_{learner}"
+        if section not in ss:
+            ss[section] = dict(active["params"]) if active["learner"] == learner else dict(spec.defaults)
+        for i, hp in enumerate(spec.hyperparameters):
+            params[hp.name] = state.hyperparameter_widget(cols[i % 3], section, hp)
+        k_max = max(2, ds.n_private // 2)
+        if ss["ens_ui"]["k"] > k_max:
+            ss["ens_ui"]["k"] = k_max
+            ss.pop("w_ens_ui_k", None)
+        k = st.number_input(
+            "Number of teachers k", min_value=2, max_value=k_max, step=1, key=state.widget_key("ens_ui", "k"),
+            help="More teachers give larger vote margins (a steadier answer) but each sees fewer rows.",
+        )
+        st.latex(rf"\text{{rows per teacher}} \approx n/k = {ds.n_private}/{int(k)}")
+        submitted = st.form_submit_button("Train ensemble", type="primary")
+
+    if submitted:
+        state.remember("ens_ui", "k", int(k))
+        cfg = {"learner": learner, "params": {h.name: params[h.name] for h in spec.hyperparameters}, "k": int(k)}
+        bar = st.progress(0.0, text=f"Training {int(k)} teachers…")
+        try:
+            state.train(ds, cfg, lambda done, total: bar.progress(done / total, text=f"Trained {done} of {total} teachers"))
+        except PrivateLabelLabError as exc:
+            st.error(str(exc))
+            st.caption("The previous ensemble is kept.")
+        else:
+            ss["ensemble_cfg"] = cfg
+            st.success(f"Trained {int(k)} teachers.")
+        finally:
+            bar.empty()
+
+    ens = state.ensemble()
+    cfg = ss["ensemble_cfg"]
+    st.subheader("Current ensemble")
+    c = st.columns(4)
+    c[0].metric("Teachers (k)", ens.teachers.k)
+    c[1].metric("Learner", state.learner_label(cfg["learner"]))
+    c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
+    c[3].metric("Public queries voted on", ens.votes.shape[0])
+    if cfg["params"]:
+        st.caption("Hyperparameters: " + ", ".join(f"{k_} = {v}" for k_, v in cfg["params"].items()))
+
+    st.divider()
+    st.subheader("Non-private diagnostics")
+    st.caption(
+        "These numbers look at the teachers and their raw votes, which depend on the private data "
+        "without any noise. They help you understand the ensemble; they are not private, are never "
+        "exported, and should not be published."
+    )
+    left, right = st.columns(2)
+    accs = state.teacher_accuracies(ens, ds)
+    with left:
+        st.markdown("**Teacher accuracy** on the public queries' held-out true labels")
+        if accs is None:
+            st.info("The public queries came from an unlabeled file, so teacher accuracy cannot be measured.")
+        else:
+            fig = go.Figure(go.Histogram(x=accs, nbinsx=20, marker_color="#6c8ebf"))
+            fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
+                              height=300, margin=dict(l=10, r=10, t=10, b=10))
+            st.plotly_chart(fig, key="teacher_acc")
+            st.caption(f"Median teacher accuracy {state.fmt(float(state.median(accs)))}; "
+                       f"plurality vote accuracy {state.fmt(state.plurality_accuracy(ens, ds))}.")
+    with right:
+        st.markdown("**Vote margins**: top count minus runner-up count on each query")
+        st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x), \qquad \mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
+        fig = go.Figure(go.Histogram(x=state.vote_margins(ens), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
+        fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
+                          margin=dict(l=10, r=10, t=10, b=10))
+        st.plotly_chart(fig, key="margins")
+        st.caption(
+            "A query whose margin is large is *stable*: many private rows would have to change before "
+            "the plurality answer could flip. The private mechanisms answer those and abstain on the rest."
+        )

@@ -1,0 +1,849 @@
+"""Session state and caching shared by the pages of the app.
+
+Everything here either remembers the user's choices (``st.session_state``, one per
+browser session) or calls into :mod:`core` and caches the expensive results:
+
+* a loaded dataset is cached on its identity: the bundled name or generator settings,
+  or the SHA-256 of the uploaded bytes, plus the split sizes and the seed;
+* a trained ensemble and its votes on the public queries are cached on the dataset
+  identity, the learner and its hyperparameters, ``k`` and the seed;
+* a labeling run is remembered per session on all of the above plus every privacy
+  knob, so moving a slider re-runs only the aggregation on the cached votes.
+
+Uploaded files stay in memory (session state and the in-process cache); nothing here
+writes to disk.  Two sessions only ever share a cache entry when they hold the very
+same bytes (the key includes their hash), so neither can see the other's upload.
+
+No algorithm lives here: labels, guarantees, bounds, splits, teachers and students all
+come from :mod:`core` calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import secrets
+import threading
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import core
+from core.errors import PrivateLabelLabError, PrivacyWarning
+
+DEMO_SEED = 2018
+"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
+
+DEFAULT_DATASET = "breast_cancer"
+
+DEFAULT_DATA: dict[str, Any] = {
+    "source": "bundled",
+    "name": DEFAULT_DATASET,
+    "public_fraction": 0.3,
+    "test_fraction": 0.15,
+}
+DEFAULT_ENSEMBLE: dict[str, Any] = {
+    "learner": "logistic_regression",
+    "params": {},
+    "k": 100,
+}
+DEFAULT_PRIVACY: dict[str, Any] = {
+    "mechanism": "btt",
+    "epsilon": 10.0,
+    "delta": 1e-5,
+    "T": 3,
+    "beta": 0.05,
+    "gamma": 0.05,
+    "eta": 0.1,
+    "calibration": "tight",
+}
+
+MECHANISMS: dict[str, str] = {
+    "btt": "BTT, hard labels (stability + sparse vector)",
+    "btt_soft": "BTT, soft labels (binary tasks, precision η)",
+    "lnmax": "PATE, Laplace noisy max (LNMax)",
+    "baseline": "Advanced-composition baseline (A_stab on every query)",
+}
+
+BOTTOM_POLICIES: dict[str, str] = {
+    "drop": "drop the ⊥ rows (default)",
+    "random": "give ⊥ rows a random label (BTT's analysis)",
+    "semi": "keep ⊥ rows unlabeled (semi-supervised student)",
+}
+
+
+# --------------------------------------------------------------------------------------
+# Session state: persistent choices and widget keys
+# --------------------------------------------------------------------------------------
+
+
+def init() -> None:
+    """Put the defaults into this session's state (idempotent)."""
+    ss = st.session_state
+    if "_session_seed" not in ss:
+        # A per-session seed drawn from the operating system: it only names this
+        # session's random split and teacher partition so that they can be cached.
+        ss["_session_seed"] = secrets.randbits(31)
+    ss.setdefault("demo_seed", False)
+    ss.setdefault("data_cfg", dict(DEFAULT_DATA))
+    ss.setdefault("ensemble_cfg", dict(DEFAULT_ENSEMBLE, params=dict(DEFAULT_ENSEMBLE["params"])))
+    ss.setdefault("privacy", dict(DEFAULT_PRIVACY))
+    ss.setdefault("_labelings", OrderedDict())
+
+
+def demo_mode() -> bool:
+    """Whether the "reproducible demo seed" option is on."""
+    return bool(st.session_state.get("demo_seed", False))
+
+
+def seed() -> int:
+    """The seed naming this session's random split and teacher partition."""
+    init()
+    return DEMO_SEED if demo_mode() else int(st.session_state["_session_seed"])
+
+
+def noise_rng() -> int | None:
+    """The ``rng`` argument of the private mechanisms: OS entropy unless in demo mode."""
+    return DEMO_SEED if demo_mode() else None
+
+
+def privacy() -> dict[str, Any]:
+    """The current privacy settings (a dict kept in session state)."""
+    init()
+    return st.session_state["privacy"]
+
+
+def widget_key(section: str, name: str) -> str:
+    """The key of the widget editing ``st.session_state[section][name]``.
+
+    Streamlit forgets a widget's value when its page is not shown; the persistent copy
+    lives in ``st.session_state[section]`` and seeds the widget when it comes back.
+    """
+    init()
+    key = f"w_{section}_{name}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state[section][name]
+    return key
+
+
+def remember(section: str, name: str, value: Any) -> None:
+    """Store a widget's value in the persistent settings."""
+    init()
+    st.session_state[section][name] = value
+
+
+@contextlib.contextmanager
+def shown_errors() -> Iterator[None]:
+    """Show a library error in place with ``st.error`` instead of a traceback."""
+    try:
+        yield
+    except PrivateLabelLabError as exc:
+        st.error(str(exc))
+
+
+# --------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The data of one session: private rows, public queries and held-out test rows."""
+
+    key: str
+    title: str
+    source: str  # "bundled" | "generator" | "upload"
+    private: Any  # core.data.Table
+    public_X: pd.DataFrame
+    public_y: np.ndarray | None  # true labels of the public queries (diagnostics only)
+    test: Any | None  # core.data.Table of held-out labeled rows, or None
+    public_note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return tuple(self.private.class_names)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.private.n_classes)
+
+    @property
+    def n_private(self) -> int:
+        return int(self.private.n_rows)
+
+    @property
+    def n_public(self) -> int:
+        return int(len(self.public_X))
+
+    @property
+    def n_test(self) -> int:
+        return 0 if self.test is None else int(self.test.n_rows)
+
+
+def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:
+    n_public = max(1, int(round(n_rows * public_fraction)))
+    n_test = max(1, int(round(n_rows * test_fraction)))
+    return n_public, n_test
+
+
+def _split(table, public_fraction: float, test_fraction: float, split_seed: int):
+    """Held-out test rows, then public queries, each drawn by ``core.data.split_public``."""
+    from core.data import split_public
+
+    n_public, n_test = _sizes(table.n_rows, public_fraction, test_fraction)
+    rng = np.random.default_rng(split_seed)
+    rest, test = split_public(table, n_test, rng=rng)
+    private, public = split_public(rest, n_public, rng=rng)
+    return private, public, test
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, split_seed: int) -> Dataset:
+    from core.datasets import load_bundled
+
+    table = load_bundled(name)
+    private, public, test = _split(table, public_fraction, test_fraction, split_seed)
+    return Dataset(
+        key=f"bundled:{name}:{public_fraction}:{test_fraction}:{split_seed}",
+        title=name,
+        source="bundled",
+        private=private,
+        public_X=public.features,
+        public_y=public.labels,
+        test=test,
+        public_note="public queries drawn at random from the dataset (their true labels are held out for diagnostics)",
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _generated_dataset(
+    name: str, n: int, params: tuple, public_fraction: float, test_fraction: float, split_seed: int
+) -> Dataset:
+    from core.datasets import generate
+
+    table = generate(name, n, rng=np.random.default_rng(split_seed + 1), **dict(params))
+    private, public, test = _split(table, public_fraction, test_fraction, split_seed)
+    return Dataset(
+        key=f"generator:{name}:{n}:{params!r}:{public_fraction}:{test_fraction}:{split_seed}",
+        title=f"{name} (generated, n = {n})",
+        source="generator",
+        private=private,
+        public_X=public.features,
+        public_y=public.labels,
+        test=test,
+        public_note="public queries drawn at random from the generated rows (true labels held out for diagnostics)",
+    )
+
+
+def digest(data: bytes) -> str:
+    """SHA-256 of uploaded bytes: the identity of an upload in every cache key."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _uploaded_dataset(
+    private_hash: str,
+    _private_bytes: bytes,
+    filename: str,
+    label_column: str | None,
+    missing: str,
+    public_hash: str | None,
+    _public_bytes: bytes | None,
+    public_fraction: float,
+    test_fraction: float,
+    split_seed: int,
+) -> Dataset:
+    # The bytes are keyed by their hash (the underscore arguments are not hashed again).
+    from core.data import load_table, read_public
+
+    table = load_table(_private_bytes, label_column=label_column, missing=missing, name=filename)
+    key = f"upload:{private_hash}:{label_column}:{missing}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
+    if _public_bytes is None:
+        private, public, test = _split(table, public_fraction, test_fraction, split_seed)
+        return Dataset(
+            key=key,
+            title=filename,
+            source="upload",
+            private=private,
+            public_X=public.features,
+            public_y=public.labels,
+            test=test,
+            public_note="no public file uploaded: public queries drawn at random from the uploaded rows",
+        )
+    public_X = read_public(_public_bytes, table)
+    from core.data import split_public
+
+    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
+    return Dataset(
+        key=key,
+        title=filename,
+        source="upload",
+        private=private,
+        public_X=public_X,
+        public_y=None,
+        test=test,
+        public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
+    )
+
+
+def load_dataset(cfg: dict[str, Any]) -> Dataset:
+    """Load (or fetch from the cache) the dataset a data configuration describes.
+
+    Raises the :mod:`core.errors` exception of the library on bad input.
+    """
+    pf = float(cfg.get("public_fraction", DEFAULT_DATA["public_fraction"]))
+    tf = float(cfg.get("test_fraction", DEFAULT_DATA["test_fraction"]))
+    s = seed()
+    if cfg["source"] == "bundled":
+        return _bundled_dataset(cfg["name"], pf, tf, s)
+    if cfg["source"] == "generator":
+        params = tuple(sorted(cfg.get("params", {}).items()))
+        return _generated_dataset(cfg["name"], int(cfg["n"]), params, pf, tf, s)
+    if cfg["source"] == "upload":
+        uploads = st.session_state.get("_uploads", {})
+        private = uploads.get(cfg["private_hash"])
+        if private is None:
+            raise core.errors.DataError("The uploaded file is no longer in memory; upload it again.")
+        public = uploads.get(cfg.get("public_hash")) if cfg.get("public_hash") else None
+        return _uploaded_dataset(
+            cfg["private_hash"],
+            private,
+            cfg.get("filename", "upload.csv"),
+            cfg.get("label_column"),
+            cfg.get("missing", "refuse"),
+            cfg.get("public_hash"),
+            public,
+            pf,
+            tf,
+            s,
+        )
+    raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
+
+
+def keep_upload(uploaded) -> str:
+    """Hold an uploaded file's bytes in this session's memory; return their hash.
+
+    ``uploaded`` is a Streamlit ``UploadedFile`` (or plain bytes).  The bytes live in
+    ``st.session_state`` only, never on disk.
+    """
+    init()
+    ss = st.session_state
+    file_id = getattr(uploaded, "file_id", None)
+    seen = ss.setdefault("_upload_ids", {})
+    if file_id is not None and file_id in seen and seen[file_id] in ss.get("_uploads", {}):
+        return seen[file_id]
+    data = uploaded.getvalue() if hasattr(uploaded, "getvalue") else bytes(uploaded)
+    h = digest(data)
+    ss.setdefault("_uploads", {})[h] = data
+    if file_id is not None:
+        seen[file_id] = h
+    return h
+
+
+def drop_uploads(keep: set[str]) -> None:
+    """Forget uploaded bytes that no configuration refers to any more."""
+    uploads = st.session_state.get("_uploads", {})
+    for h in [h for h in uploads if h not in keep]:
+        del uploads[h]
+    ids = st.session_state.get("_upload_ids", {})
+    for f in [f for f, h in ids.items() if h not in keep]:
+        del ids[f]
+
+
+def dataset() -> Dataset:
+    """The session's current dataset (the default bundled one on first launch)."""
+    init()
+    return load_dataset(st.session_state["data_cfg"])
+
+
+def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
+    """Load ``cfg`` and make it current; on error show it in place and keep the old data."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyWarning)
+            ds = load_dataset(cfg)
+    except PrivateLabelLabError as exc:
+        st.error(str(exc))
+        return None
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            st.warning(str(w.message))
+    st.session_state["data_cfg"] = dict(cfg)
+    return ds
+
+
+# --------------------------------------------------------------------------------------
+# Learners and ensembles
+# --------------------------------------------------------------------------------------
+
+
+def learner_names() -> list[str]:
+    from core.learners import LEARNERS
+
+    return list(LEARNERS)
+
+
+def learner_spec(name: str):
+    from core.learners import LEARNERS
+
+    return LEARNERS[name]
+
+
+def learner_label(name: str) -> str:
+    return learner_spec(name).label
+
+
+def hyperparameter_widget(where, section: str, hp) -> Any:
+    """One control for a :class:`core.learners.Hyperparameter`-like spec.
+
+    The value is kept in ``st.session_state[section][hp.name]``.  Ranges and choices come
+    from the spec; the library checks the value again when the model is built.
+    """
+    ss = st.session_state
+    ss.setdefault(section, {})
+    ss[section].setdefault(hp.name, hp.default)
+    label = hp.name.replace("_", " ")
+    if getattr(hp, "allow_none", False):
+        unlimited = where.checkbox(f"{label}: no limit", key=widget_key_for(section, hp.name + "__none",
+                                   ss[section][hp.name] is None), help=hp.help)
+        ss[section][hp.name + "__none"] = unlimited
+        if unlimited:
+            ss[section][hp.name] = None
+            return None
+        if ss[section][hp.name] is None:
+            ss[section][hp.name] = int(hp.min or 1) if hp.type is int else float(hp.min or 1.0)
+    key = widget_key(section, hp.name)
+    if hp.type is bool:
+        value = where.checkbox(label, key=key, help=hp.help)
+    elif hp.type is str:
+        value = where.selectbox(label, list(hp.choices or [hp.default]), key=key, help=hp.help)
+    elif hp.type is int:
+        value = where.number_input(label, min_value=None if hp.min is None else int(hp.min),
+                                   max_value=None if hp.max is None else int(hp.max), step=1, key=key, help=hp.help)
+        value = int(value)
+    else:
+        value = where.number_input(label, min_value=None if hp.min is None else float(hp.min),
+                                   max_value=None if hp.max is None else float(hp.max),
+                                   format="%g", key=key, help=hp.help)
+        value = float(value)
+    ss[section][hp.name] = value
+    return value
+
+
+def widget_key_for(section: str, name: str, default: Any) -> str:
+    """Like :func:`widget_key` for a value that has no persistent entry yet."""
+    st.session_state.setdefault(section, {}).setdefault(name, default)
+    return widget_key(section, name)
+
+
+def make_pipeline(table, learner: str, params: dict[str, Any]):
+    """The learner behind the table's preprocessing (one-hot encoding, imputation)."""
+    from sklearn.pipeline import make_pipeline as sk_make_pipeline
+
+    from core.learners import make_learner
+
+    return sk_make_pipeline(table.preprocessor(), make_learner(learner, **params))
+
+
+@dataclass
+class Ensemble:
+    """A trained ensemble and what the pages need from it, computed once."""
+
+    key: tuple
+    teachers: Any  # core.teachers.TeacherEnsemble
+    votes: np.ndarray  # (m, n_classes) vote counts on the public queries
+    scores: np.ndarray | None  # (m, k) positive-class scores, binary tasks only
+    predictions: np.ndarray  # (m, k) per-teacher labels: NON-PRIVATE diagnostic
+    scores_error: str | None = None  # why soft labels are unavailable, if they are
+
+
+class _Store:
+    """A small thread-safe LRU map shared by the sessions of this process."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.items: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+            return None
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _ensemble_store() -> _Store:
+    return _Store(size=6)
+
+
+@st.cache_resource(show_spinner=False)
+def _model_store() -> _Store:
+    return _Store(size=6)
+
+
+def ensemble_key(ds: Dataset, cfg: dict[str, Any]) -> tuple:
+    return (ds.key, cfg["learner"], tuple(sorted(cfg["params"].items())), int(cfg["k"]))
+
+
+def cached_ensemble(ds: Dataset | None = None, cfg: dict[str, Any] | None = None) -> Ensemble | None:
+    """The cached ensemble for the current (or given) settings, or None if not trained."""
+    init()
+    ds = ds or dataset()
+    cfg = cfg or st.session_state["ensemble_cfg"]
+    return _ensemble_store().get(ensemble_key(ds, cfg))
+
+
+def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> Ensemble:
+    """Train the teachers for ``cfg`` on ``ds`` (or fetch them) and compute their votes."""
+    from core.data import check_class_sizes
+    from core.teachers import train_teachers
+
+    key = ensemble_key(ds, cfg)
+    hit = _ensemble_store().get(key)
+    if hit is not None:
+        return hit
+    table = ds.private
+    check_class_sizes(table, int(cfg["k"]))
+    teachers = train_teachers(
+        table.features,
+        table.labels,
+        make_pipeline(table, cfg["learner"], cfg["params"]),
+        int(cfg["k"]),
+        n_classes=table.n_classes,
+        rng=np.random.default_rng(seed() + 2),
+        n_jobs=1,
+        progress=progress,
+    )
+    votes = np.asarray(teachers.vote_counts(ds.public_X))
+    predictions = np.asarray(teachers.predictions(ds.public_X))
+    scores, scores_error = None, None
+    try:
+        scores = np.asarray(teachers.scores(ds.public_X))
+    except PrivateLabelLabError as exc:
+        scores_error = str(exc)
+    entry = Ensemble(key=key, teachers=teachers, votes=votes, scores=scores, predictions=predictions,
+                     scores_error=scores_error)
+    _ensemble_store().put(key, entry)
+    return entry
+
+
+def ensemble(container=None) -> Ensemble:
+    """The current ensemble, trained now (with a progress bar) if it is not cached."""
+    init()
+    ds = dataset()
+    cfg = st.session_state["ensemble_cfg"]
+    hit = cached_ensemble(ds, cfg)
+    if hit is not None:
+        return hit
+    where = container if container is not None else st
+    bar = where.progress(0.0, text=f"Training {cfg['k']} teachers ({learner_label(cfg['learner'])})…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"Trained {done} of {total} teachers")
+
+    entry = train(ds, cfg, progress)
+    bar.empty()
+    return entry
+
+
+def nonprivate_model(ds: Dataset, cfg: dict[str, Any]):
+    """The learner fitted on all private rows: the NON-PRIVATE reference model."""
+    key = (ds.key, cfg["learner"], tuple(sorted(cfg["params"].items())))
+    hit = _model_store().get(key)
+    if hit is None:
+        hit = make_pipeline(ds.private, cfg["learner"], cfg["params"]).fit(ds.private.features, ds.private.labels)
+        _model_store().put(key, hit)
+    return hit
+
+
+# --------------------------------------------------------------------------------------
+# Private labeling
+# --------------------------------------------------------------------------------------
+
+
+def label(mechanism: str, ens: Ensemble, settings: dict[str, Any], rng=None):
+    """Run one mechanism of :mod:`core.aggregators` on the cached votes."""
+    from core import aggregators as agg
+
+    if mechanism == "btt":
+        return agg.btt_label(
+            ens.votes,
+            settings["epsilon"],
+            settings["delta"],
+            int(settings["T"]),
+            calibration=settings["calibration"],
+            beta=settings["beta"],
+            rng=rng,
+        )
+    if mechanism == "btt_soft":
+        if ens.scores is None:
+            raise core.errors.ParameterError(
+                ens.scores_error or "Soft labels need a binary task and a learner with probabilities."
+            )
+        return agg.btt_soft_label(
+            ens.scores,
+            settings["epsilon"],
+            settings["delta"],
+            int(settings["T"]),
+            settings["eta"],
+            calibration=settings["calibration"],
+            beta=settings["beta"],
+            rng=rng,
+        )
+    if mechanism == "lnmax":
+        return agg.lnmax_label(ens.votes, settings["gamma"], delta=settings["delta"], rng=rng)
+    if mechanism == "baseline":
+        return agg.composition_baseline_label(ens.votes, settings["epsilon"], settings["delta"], rng=rng)
+    raise core.errors.ParameterError(f"Unknown mechanism {mechanism!r}.")
+
+
+_RELEVANT = {
+    "btt": ("epsilon", "delta", "T", "beta", "calibration"),
+    "btt_soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
+    "lnmax": ("gamma", "delta"),
+    "baseline": ("epsilon", "delta"),
+}
+
+
+def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):
+    """The labeling result for the current (or given) settings, computed once per session.
+
+    Returns ``(result, warnings)``: the :class:`core.aggregators.LabelingResult` and the
+    texts of any :class:`core.errors.PrivacyWarning` raised on the way.
+    """
+    init()
+    settings = dict(privacy(), **(settings or {}))
+    mechanism = mechanism or settings["mechanism"]
+    ens = ens or ensemble()
+    key = (ens.key, mechanism, tuple((n, settings[n]) for n in _RELEVANT[mechanism]), demo_mode())
+    memo: OrderedDict = st.session_state["_labelings"]
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyWarning)
+        result = label(mechanism, ens, settings, rng=noise_rng())
+    found = [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
+    memo[key] = (result, found)
+    while len(memo) > 200:
+        memo.popitem(last=False)
+    return result, found
+
+
+# --------------------------------------------------------------------------------------
+# Diagnostics (NON-PRIVATE: they read true labels or teacher internals)
+# --------------------------------------------------------------------------------------
+
+
+def answered_accuracy(result, ds: Dataset) -> float | None:
+    """Accuracy of the released hard labels on answered queries (needs true public labels)."""
+    from sklearn.metrics import accuracy_score
+
+    if ds.public_y is None or result.scores is not None:
+        return None
+    mask = result.answered
+    if not mask.any():
+        return None
+    return float(accuracy_score(ds.public_y[mask], result.labels[mask]))
+
+
+def teacher_accuracies(ens: Ensemble, ds: Dataset) -> np.ndarray | None:
+    """Each teacher's accuracy on the public queries' true labels."""
+    from sklearn.metrics import accuracy_score
+
+    if ds.public_y is None:
+        return None
+    return np.array([accuracy_score(ds.public_y, ens.predictions[:, j]) for j in range(ens.predictions.shape[1])])
+
+
+def model_accuracy(model, table) -> float:
+    """Accuracy of a fitted model on a labeled table."""
+    from sklearn.metrics import accuracy_score
+
+    return float(accuracy_score(table.labels, model.predict(table.features)))
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    """Format a number for display (— when absent)."""
+    if x is None or (isinstance(x, float) and not np.isfinite(x)):
+        return "—"
+    return f"{x:.{digits}g}"
+
+
+def privacy_summary(p: dict[str, Any]) -> str:
+    """The privacy settings in one short markdown block (for the sidebar)."""
+    mech = p["mechanism"]
+    lines = [f"**{MECHANISMS[mech].split(' (')[0]}**"]
+    if mech in ("btt", "btt_soft", "baseline"):
+        lines.append(f"ε = {p['epsilon']:g} · δ = {p['delta']:g}")
+    else:
+        lines.append(f"γ = {p['gamma']:g} · δ = {p['delta']:g}")
+    if mech in ("btt", "btt_soft"):
+        extra = f"T = {p['T']} · {p['calibration']} calibration"
+        if mech == "btt_soft":
+            extra += f" · η = {p['eta']:g}"
+        lines.append(extra)
+    return "  \n".join(lines)
+
+
+def vote_margins(ens: Ensemble) -> np.ndarray:
+    """Raw vote margins of the public queries (NON-PRIVATE diagnostic)."""
+    from core.stability import margins
+
+    return margins(ens.votes)
+
+
+def distances(ens: Ensemble) -> np.ndarray:
+    """Raw distances to instability of the public queries (NON-PRIVATE diagnostic)."""
+    from core.stability import distance_to_instability
+
+    return distance_to_instability(ens.votes)
+
+
+def plurality_accuracy(ens: Ensemble, ds: Dataset) -> float | None:
+    """Accuracy of the un-noised plurality vote (NON-PRIVATE diagnostic)."""
+    from sklearn.metrics import accuracy_score
+
+    from core.stability import plurality
+
+    if ds.public_y is None:
+        return None
+    return float(accuracy_score(ds.public_y, plurality(ens.votes)))
+
+
+def median(values) -> float:
+    """Median, for a caption."""
+    return float(np.median(np.asarray(values)))
+
+
+def preview(table, rows: int = 20) -> pd.DataFrame:
+    """The first rows of a table with its label column (class names), for display."""
+    frame = table.features.head(rows).copy()
+    names = np.asarray(table.class_names, dtype=object)
+    frame[table.label_column] = names[table.labels[:rows]]
+    return frame
+
+
+# --------------------------------------------------------------------------------------
+# Generators (specs from core.datasets.GENERATORS)
+# --------------------------------------------------------------------------------------
+
+
+def generator_description(spec: dict[str, Any]) -> str:
+    """One caption describing a generator: what it draws, its VC dimension, its noise."""
+    return (
+        f"{spec.get('description', '')} VC dimension: {spec.get('vc_dimension', '?')}. "
+        f"Noise: {spec.get('noise_model', 'none')}."
+    )
+
+
+def generator_parameters(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The generator's parameters as a list of dicts (each with its ``name``)."""
+    return [dict(p, name=name) for name, p in spec.get("params", {}).items()]
+
+
+def parameter_widget(where, section: str, p: dict[str, Any]) -> Any:
+    """A number input for one generator parameter spec (kept in ``session_state[section]``)."""
+    ss = st.session_state
+    ss.setdefault(section, {})
+    is_int = p.get("type") == "int"
+    default = int(p["default"]) if is_int else float(p["default"])
+    ss[section].setdefault(p["name"], default)
+    key = widget_key(section, p["name"])
+    if is_int:
+        value = int(where.number_input(p.get("label", p["name"]), min_value=int(p["min"]), max_value=int(p["max"]),
+                                       step=1, key=key, help=p.get("help")))
+    else:
+        value = float(where.number_input(p.get("label", p["name"]), min_value=float(p["min"]),
+                                         max_value=float(p["max"]), step=float(p.get("step", 0.1)),
+                                         format="%g", key=key, help=p.get("help")))
+    ss[section][p["name"]] = value
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# Helpers for the labeling pages
+# --------------------------------------------------------------------------------------
+
+STATUS_COLORS = {"answered": "#2e7d32", "⊥": "#c62828", "not processed": "#9e9e9e"}
+
+
+def timeline(result) -> list[tuple[str, np.ndarray, str]]:
+    """Query indices of each outcome, for the timeline plot."""
+    from core.aggregators import BOTTOM, UNPROCESSED
+
+    return [
+        ("answered", np.flatnonzero(result.labels >= 0), STATUS_COLORS["answered"]),
+        ("⊥", np.flatnonzero(result.labels == BOTTOM), STATUS_COLORS["⊥"]),
+        ("not processed", np.flatnonzero(result.labels == UNPROCESSED), STATUS_COLORS["not processed"]),
+    ]
+
+
+def public_params(result) -> dict[str, Any]:
+    """The run's parameters as plain Python values (for ``st.json``)."""
+    out = {}
+    for k, v in result.params.items():
+        if isinstance(v, np.generic):
+            v = v.item()
+        out[k] = v
+    return out
+
+
+def min_teachers(result) -> int | None:
+    """BTT's fewest teachers for which a unanimous vote passes half the time (core.bounds)."""
+    from core.bounds import btt_min_teachers
+
+    if result.mechanism not in ("btt", "btt_soft"):
+        return None
+    p = result.params
+    return int(btt_min_teachers(p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
+                                calibration=p["calibration"], soft=result.mechanism == "btt_soft"))
+
+
+def mean_teacher_error(ens: Ensemble, ds: Dataset) -> float | None:
+    """Average teacher error on the public queries' true labels (NON-PRIVATE diagnostic)."""
+    accs = teacher_accuracies(ens, ds)
+    return None if accs is None else float(1.0 - np.mean(accs))
+
+
+def theorem_32(result, ens: Ensemble, ds: Dataset) -> dict[str, float] | None:
+    """Theorem 3.2's cutoff and T/m bound with the teachers' measured error as γ + α."""
+    from core.bounds import cutoff_T, misclassification_bound
+
+    err = mean_teacher_error(ens, ds)
+    if err is None:
+        return None
+    beta = float(privacy()["beta"])
+    return {
+        "error": err,
+        "T": float(cutoff_T(err, 0.0, result.m, beta)),
+        "bound": float(misclassification_bound(err, 0.0, result.m, beta)),
+    }
+
+
+def soft_error(result, ds: Dataset, ens: Ensemble | None = None) -> float | None:
+    """Mean absolute error of released scores against the true 0/1 labels (diagnostic)."""
+    from sklearn.metrics import mean_absolute_error
+
+    if ds.public_y is None or result.scores is None:
+        return None
+    mask = result.answered
+    if not mask.any():
+        return None
+    return float(mean_absolute_error(ds.public_y[mask], result.scores[mask]))
