@@ -500,13 +500,33 @@ def _parse_csv(text: str) -> pd.DataFrame:
 
 def _clean_text(column: pd.Series) -> pd.Series:
     """Text values stripped of surrounding spaces, as object dtype; empty -> NaN."""
-    values = column.astype(object)
-    present = values.notna()
-    stripped = values[present].map(lambda v: str(v).strip())
-    out = pd.Series(np.full(len(values), np.nan, dtype=object), index=values.index, dtype=object)
-    out[present] = stripped
-    out[out == ""] = np.nan
-    return out
+    present = column.notna().to_numpy()
+    out = np.full(len(column), np.nan, dtype=object)
+    if present.any():
+        stripped = column[present].astype(str).str.strip().to_numpy(dtype=object)
+        stripped[stripped == ""] = np.nan
+        out[present] = stripped
+    return pd.Series(out, index=column.index, dtype=object)
+
+
+def _to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
+    """Read a column as numbers.
+
+    Returns the float64 numbers (NaN where missing or not a number), a mask of the values
+    that are present but not numbers (blank text counts as missing, not as a failure), and
+    those values' text.
+    """
+    try:
+        numbers = pd.to_numeric(column, errors="coerce")
+    except (TypeError, ValueError):  # objects that are not even text (lists, dicts...)
+        numbers = pd.to_numeric(_clean_text(column), errors="coerce")
+    failed = np.array(column.notna().to_numpy() & numbers.isna().to_numpy(), dtype=bool)
+    text = _clean_text(column[failed])
+    blank = text.isna().to_numpy()
+    if blank.any():
+        failed[np.flatnonzero(failed)[blank]] = False
+        text = text[~blank]
+    return numbers.astype(np.float64), failed, text
 
 
 def _row_list(rows: np.ndarray, limit: int = 5) -> str:
@@ -546,21 +566,18 @@ def _choose_label_column(columns: list[str], label_column) -> str:
 
 def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
     """Convert a text column to float64 if every present value is a number."""
-    present = column.notna()
-    numbers = pd.to_numeric(column, errors="coerce")
-    failed = present & numbers.isna()
+    numbers, failed, text = _to_numbers(column)
     if not failed.any():
-        return numbers.astype(np.float64), True
-    n_present = int(present.sum())
+        return numbers, True
+    n_present = int(column.notna().sum())
     n_failed = int(failed.sum())
-    if n_present and n_failed <= 0.1 * n_present:
-        rows = np.flatnonzero(failed.to_numpy())
-        examples = ", ".join(f"'{v}'" for v in pd.unique(column[failed])[:3])
+    if n_failed <= 0.1 * n_present:
+        examples = ", ".join(f"'{v}'" for v in pd.unique(text)[:3])
         raise DataError(
             f"Column '{name}' holds numbers except for {n_failed} value(s) that are not numbers "
-            f"({examples}; data row(s) {_row_list(rows)}). If these mark missing values, leave "
-            "those fields empty; otherwise correct them (numbers use '.' as decimal point and "
-            "no thousands separator), then load the file again."
+            f"({examples}; data row(s) {_row_list(np.flatnonzero(failed))}). If these mark "
+            "missing values, leave those fields empty; otherwise correct them (numbers use '.' "
+            "as decimal point and no thousands separator), then load the file again."
         )
     return _clean_text(column), False
 
@@ -750,7 +767,7 @@ def load_table(
 
 
 def _category_text(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and math.isnan(value)):
         return np.nan
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))
@@ -848,12 +865,10 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
         if isinstance(values.dtype, pd.CategoricalDtype):
             values = values.astype(object)
         if not pd.api.types.is_numeric_dtype(values):
-            text = _clean_text(values)
-            numbers = pd.to_numeric(text, errors="coerce")
-            failed = (text.notna() & numbers.isna()).to_numpy()
+            numbers, failed, text = _to_numbers(values)
             if failed.any():
                 rows = np.flatnonzero(failed)
-                examples = ", ".join(f"'{v}'" for v in pd.unique(text[failed])[:3])
+                examples = ", ".join(f"'{v}'" for v in pd.unique(text)[:3])
                 raise SchemaError(
                     f"Column '{column}' of the public table holds text ({examples}; row(s) "
                     f"{_row_list(rows)}) but it is numeric in the private table. Use numbers "

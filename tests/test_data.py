@@ -132,6 +132,31 @@ def test_spaces_around_values_are_stripped():
     assert t.features["x"].tolist() == [1.0, 2.0]
 
 
+def test_blank_fields_are_missing_not_text():
+    t = load('x,c,label\n1,u,a\n  ,v,b\n3 ,"  ",a\n"  ",w,b\n', missing="impute")
+    assert t.numeric_columns == ("x",)
+    assert t.features["x"].isna().tolist() == [False, True, False, True]
+    assert t.features["c"].isna().tolist() == [False, False, True, False]
+
+
+def test_public_blank_text_is_missing():
+    t = load("x,c,label\n1,u,a\n2,v,b\n", missing="impute")
+    out = check_public(t, pd.DataFrame({"x": [" 4 ", "  ", None, 5], "c": ["u", " ", np.nan, pd.NA]}))
+    assert out["x"].tolist()[0] == 4.0 and out["x"].tolist()[3] == 5.0
+    assert out["x"].isna().tolist() == [False, True, True, False]
+    assert out["c"].isna().tolist() == [False, True, True, True]
+    nullable = pd.DataFrame({"x": pd.array([1, None], dtype="Int64"), "c": pd.array([7, None], dtype="Int64")})
+    out = check_public(t, nullable)
+    assert out["x"].isna().tolist() == [False, True]
+    assert out["c"].tolist()[0] == "7" and out["c"].isna().tolist() == [False, True]
+
+
+def test_public_objects_that_are_not_numbers():
+    t = load("x,c,label\n1,u,a\n2,v,b\n")
+    with pytest.raises(SchemaError, match="'x'"):
+        check_public(t, pd.DataFrame({"x": [{"a": 1}], "c": ["u"]}))
+
+
 def test_text_module_file_with_bom():
     t = load_table(io.StringIO("\ufeffx,label\n1,a\n2,b\n"))
     assert t.feature_names == ("x",)
