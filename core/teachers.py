@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from threadpoolctl import threadpool_limits
 
 from .errors import DataError, ParameterError
 from .noise import RNGLike, check_rng
@@ -450,9 +451,10 @@ class TeacherEnsemble:
                 out[rows, self._predict_one(j, Xb)] += 1
             return out
 
-        for start, stop, Xb in self._blocks(X, block_size):
-            for part in self._map_groups(group_counts, Xb):
-                counts[start:stop] += part
+        with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
+            for start, stop, Xb in self._blocks(X, block_size):
+                for part in self._map_groups(group_counts, Xb):
+                    counts[start:stop] += part
         return counts
 
     def predictions(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
@@ -471,9 +473,9 @@ class TeacherEnsemble:
         def group_predictions(group: range, Xb: Any) -> np.ndarray:
             return np.stack([self._predict_one(j, Xb) for j in group], axis=1)
 
-        for start, stop, Xb in self._blocks(X, block_size):
-            parts = self._map_groups(group_predictions, Xb)
-            out[start:stop] = np.concatenate(parts, axis=1)
+        with threadpool_limits(limits=1):
+            for start, stop, Xb in self._blocks(X, block_size):
+                out[start:stop] = np.concatenate(self._map_groups(group_predictions, Xb), axis=1)
         return out
 
     def scores(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
@@ -532,8 +534,9 @@ class TeacherEnsemble:
                 cols.append(proba[:, where[0]] if where.size else np.zeros(b))
             return np.clip(np.stack(cols, axis=1), 0.0, 1.0)
 
-        for start, stop, Xb in self._blocks(X, block_size):
-            out[start:stop] = np.concatenate(self._map_groups(group_scores, Xb), axis=1)
+        with threadpool_limits(limits=1):
+            for start, stop, Xb in self._blocks(X, block_size):
+                out[start:stop] = np.concatenate(self._map_groups(group_scores, Xb), axis=1)
         return out
 
 
@@ -565,6 +568,10 @@ def train_teachers(
     learner.  Each clone's ``random_state`` parameters (nested ones included) are set to
     a per-teacher seed drawn from ``rng``, so a fixed seed gives the same teachers for
     any ``n_jobs``.
+
+    Each fit runs with one BLAS/OpenMP thread (:func:`threadpoolctl.threadpool_limits`):
+    chunks are small, so the parallelism is across teachers (``n_jobs``), and nested
+    threads would oversubscribe the cores (a tenfold slow-down on a loaded machine).
 
     Warnings raised while fitting (e.g. scikit-learn's ``ConvergenceWarning``) are
     collected in the workers and re-issued once per distinct message, with the number of
@@ -628,7 +635,10 @@ def train_teachers(
             for j, idx in enumerate(chunks)
         )
 
-    results = _run_parallel(tasks, k, n_jobs, progress)
+    # One BLAS/OpenMP thread per fit: teachers are small, parallelism is across teachers
+    # (n_jobs); nested threads oversubscribe the cores (loky workers limit themselves).
+    with threadpool_limits(limits=1):
+        results = _run_parallel(tasks, k, n_jobs, progress)
     results.sort(key=lambda r: r[0])
     if len(results) != k:  # pragma: no cover - joblib returns every task or raises
         raise DataError(f"Only {len(results)} of {k} teachers finished training.")
