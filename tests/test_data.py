@@ -734,3 +734,17 @@ def test_ceil_half_rule_matches_the_voting_argument():
             else:
                 with pytest.raises(DataError):
                     check_class_sizes(t, k)
+
+
+def test_table_pickles_for_caching():
+    import pickle
+
+    t = load(GOOD, missing="impute")
+    copy = pickle.loads(pickle.dumps(t))
+    pd.testing.assert_frame_equal(copy.features, t.features)
+    np.testing.assert_array_equal(copy.labels, t.labels)
+    assert (copy.class_names, copy.categorical_columns, copy.missing) == (
+        t.class_names,
+        t.categorical_columns,
+        t.missing,
+    )
