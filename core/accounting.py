@@ -67,6 +67,8 @@ __all__ = [
 ]
 
 COMPOSITION_METHODS = ("basic", "advanced", "pld", "best")
+PLD_MAX_BASIC_EPSILON = 100.0
+"""``method="best"`` runs the PLD accountant only when the basic total ε is at most this."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,8 @@ def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "
     delta : float
         The δ allowed for composition (ignored by ``basic``, which has δ = 0).
     method : {"basic", "advanced", "pld", "best"}
-        ``best`` returns the smallest ε of the three.
+        ``best`` returns the smallest ε of the three (PLD only while the basic
+        total ``eps_round·rounds`` is at most :data:`PLD_MAX_BASIC_EPSILON`).
 
     Returns
     -------
@@ -204,7 +207,9 @@ def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "
         candidates["basic"] = (float(basic_composition_epsilon(eps_round, rounds)), 0.0)
     if method in ("advanced", "best"):
         candidates["advanced"] = (float(advanced_composition_epsilon(eps_round, rounds, delta)), delta)
-    if method in ("pld", "best"):
+    # PLD's grid grows with the basic total ε (about basic_ε / 1e-4 points); past
+    # PLD_MAX_BASIC_EPSILON any guarantee is meaningless anyway, so "best" skips it there.
+    if method == "pld" or (method == "best" and eps_round * rounds <= PLD_MAX_BASIC_EPSILON):
         candidates["pld"] = (optimal_composition_epsilon(eps_round, rounds, delta), delta)
     name = min(candidates, key=lambda k: candidates[k][0])
     eps, d = candidates[name]
