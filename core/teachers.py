@@ -35,10 +35,23 @@ from .errors import DataError, ParameterError
 from .noise import RNGLike, check_rng
 from .validation import check_k
 
-__all__ = ["ConstantClassifier", "TeacherEnsemble", "train_teachers", "DEFAULT_BLOCK_SIZE"]
+__all__ = ["ConstantClassifier", "TeacherEnsemble", "train_teachers", "BLOCK_BYTES", "default_block_size"]
 
-DEFAULT_BLOCK_SIZE = 16_384
-"""Rows of query data predicted at once by :class:`TeacherEnsemble` methods."""
+BLOCK_BYTES = 32 * 2**20
+"""Target size of one block of query features (float64) predicted at once."""
+_MIN_BLOCK, _MAX_BLOCK = 1_024, 65_536
+
+
+def default_block_size(n_features: int) -> int:
+    """Rows per prediction block: about :data:`BLOCK_BYTES` of features, 1,024 to 65,536 rows.
+
+    Every teacher's ``predict`` is called once per block, and each call has a fixed cost
+    (input validation), so blocks should be large; the block's features and the
+    learners' per-row intermediates (probabilities, hidden units, copies made by a
+    pipeline's preprocessing) bound the memory, so they should not be huge.
+    """
+    rows = BLOCK_BYTES // (8 * max(1, int(n_features)))
+    return int(min(_MAX_BLOCK, max(_MIN_BLOCK, rows)))
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -306,8 +319,9 @@ class TeacherEnsemble:
         Workers for prediction (None: sequential unless a ``joblib.parallel_config`` says
         otherwise).  Prediction prefers threads, which share the fitted teachers instead of
         copying them to worker processes.
-    block_size : int
-        Default number of query rows predicted at once.
+    block_size : int or None
+        Default number of query rows predicted at once; None (default) picks
+        :func:`default_block_size` from the number of feature columns.
     """
 
     def __init__(
@@ -319,7 +333,7 @@ class TeacherEnsemble:
         learner: BaseEstimator,
         *,
         n_jobs: int | None = None,
-        block_size: int = DEFAULT_BLOCK_SIZE,
+        block_size: int | None = None,
     ) -> None:
         if len(teachers) != len(classes) or len(teachers) != len(chunk_sizes):
             raise ParameterError("teachers, classes and chunk_sizes must have one entry per teacher.")
@@ -330,7 +344,7 @@ class TeacherEnsemble:
         self.learner = learner
         self.learner_name = _learner_name(learner)
         self.n_jobs = _check_n_jobs(n_jobs)
-        self.block_size = self._check_block_size(block_size)
+        self.block_size = None if block_size is None else self._check_block_size(block_size)
 
     # -- basic facts -------------------------------------------------------------------
 
@@ -372,7 +386,13 @@ class TeacherEnsemble:
         return int(block_size)
 
     def _blocks(self, X: Any, block_size: int | None) -> Iterable[tuple[int, int, Any]]:
-        size = self.block_size if block_size is None else self._check_block_size(block_size)
+        if block_size is not None:
+            size = self._check_block_size(block_size)
+        elif self.block_size is not None:
+            size = self.block_size
+        else:
+            shape = getattr(X, "shape", None)
+            size = default_block_size(shape[1] if shape is not None and len(shape) == 2 else 1)
         m = _num_rows(X)
         for start in range(0, m, size):
             stop = min(m, start + size)
@@ -432,7 +452,7 @@ class TeacherEnsemble:
         X : array-like or DataFrame, shape (m, n_features)
             Query rows, with the private table's columns.
         block_size : int, optional
-            Rows per block (default :attr:`block_size`).
+            Rows per block (default :attr:`block_size`, else :func:`default_block_size`).
 
         Returns
         -------
@@ -488,7 +508,7 @@ class TeacherEnsemble:
         X : array-like or DataFrame, shape (m, n_features)
             Query rows.
         block_size : int, optional
-            Rows per block (default :attr:`block_size`).
+            Rows per block (default :attr:`block_size`, else :func:`default_block_size`).
 
         Returns
         -------

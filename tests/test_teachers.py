@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from core.errors import DataError, ParameterError
 from core.learners import make_learner
-from core.teachers import ConstantClassifier, TeacherEnsemble, seed_estimator, train_teachers
+from core.teachers import ConstantClassifier, TeacherEnsemble, default_block_size, seed_estimator, train_teachers
 
 
 class RowRecorder(ClassifierMixin, BaseEstimator):
@@ -169,6 +169,23 @@ def test_threaded_prediction_equals_sequential(tree_ensemble):
         assert np.array_equal(ens.vote_counts(Q, block_size=50), expected)
     finally:
         ens.n_jobs = None
+
+
+def test_default_block_size_bounds_the_block_bytes():
+    assert default_block_size(10) == 65_536  # capped
+    assert default_block_size(784) == 32 * 2**20 // (8 * 784)
+    assert default_block_size(10**6) == 1_024  # floor
+    assert default_block_size(0) == 65_536
+
+
+def test_ensemble_block_size_attribute(tree_ensemble):
+    ens, Q = tree_ensemble
+    expected = ens.vote_counts(Q)
+    ens.block_size = 10
+    try:
+        assert np.array_equal(ens.vote_counts(Q), expected)
+    finally:
+        ens.block_size = None
 
 
 def test_bad_block_size(tree_ensemble):
