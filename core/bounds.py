@@ -52,6 +52,7 @@ from .accounting import (
     pate_simple_epsilon,
 )
 from .errors import ParameterError
+from .stability import distance_to_instability, min_teachers_for_threshold
 from .validation import (
     check_beta,
     check_delta,
@@ -993,7 +994,8 @@ def btt_min_teachers(
       ``k_min = 2·ceil(w) + 1``
 
     (the smallest k with ``ceil(k/2) >= c`` is ``2c - 1``).  The two agree unless w is a
-    whole number.  w comes from ``core.accounting.calibrate_btt`` for the given
+    whole number.  The discrete rule is :func:`core.stability.min_teachers_for_threshold`,
+    the one the aggregators report as ``k_min_unanimous``.  w comes from ``core.accounting.calibrate_btt`` for the given
     calibration (``soft=True``: ``2T`` rounds and ``2m`` tests).  With fewer teachers even
     a unanimous query is more likely to be ⊥ than answered, so the run answers little.
 
@@ -1010,8 +1012,8 @@ def btt_min_teachers(
     cal = calibrate_btt(epsilon, delta, T, m, calibration=calibration, soft=soft)
     w = float(cal.threshold)
     if discrete:
-        return int(2 * math.floor(w) + 3)
-    return int(2 * math.ceil(w) + 1)
+        return min_teachers_for_threshold(w)  # 2·floor(w) + 3, the mechanism's rule
+    return int(2 * math.ceil(w) + 1) if w >= 0 else 1
 
 
 def _distance_pmf(k: int, alpha: float):
@@ -1019,8 +1021,7 @@ def _distance_pmf(k: int, alpha: float):
     independently with probability α (binary task): correct votes ~ Binomial(k, 1 - α)."""
     v = np.arange(k + 1)
     pmf = stats.binom.pmf(v, k, 1.0 - alpha)
-    margin = np.abs(2 * v - k)
-    dist = np.maximum(0, -(-margin // 2) - 1)  # ceil(M/2) - 1
+    dist = distance_to_instability(np.stack([v, k - v], axis=1))  # ceil(M/2) - 1, DESIGN §2
     return dist, pmf
 
 

@@ -633,3 +633,24 @@ def test_scalar_in_scalar_out():
 def test_bad_parameters_raise_parameter_error(call):
     with pytest.raises(ParameterError):
         call()
+
+
+def test_pass_probability_and_min_teachers_match_the_mechanism():
+    # One unanimous query (m = 1) labeled by core.aggregators.btt_label: answered exactly
+    # when d + DLap(2λ) > w + DLap(λ).  Small λ makes the 1/2 boundary sharp:
+    # ε = 20, δ = 1e-3, T = 1: λ = sqrt(32·log(2000))/20 = sqrt(243.23)/20 = 0.7798,
+    # w = 2λ·log(2000) = 1.5596·7.6009 = 11.854, so k_min = 2·11 + 3 = 25.
+    from core.aggregators import btt_label
+
+    eps, delta, T = 20.0, 1e-3, 1
+    cal = accounting.calibrate_btt(eps, delta, T, 1)
+    assert cal.threshold == pytest.approx(11.854, abs=1e-3)
+    k_min = bounds.btt_min_teachers(eps, delta, T, 1)
+    assert k_min == 25
+    rng = np.random.default_rng(99)
+    runs = 1500
+    for k in (k_min - 1, k_min):
+        p = float(bounds.btt_pass_probability(math.ceil(k / 2) - 1, cal.noise_scale, cal.threshold))
+        answered = sum(btt_label([[k, 0]], eps, delta, T, rng=rng).n_answered for _ in range(runs))
+        assert abs(answered / runs - p) < 5 * math.sqrt(p * (1 - p) / runs)
+        assert (p >= 0.5) == (k == k_min)
