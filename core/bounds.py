@@ -36,9 +36,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
 from . import noise as _noise
@@ -57,10 +58,14 @@ from .validation import (
     check_beta,
     check_delta,
     check_epsilon,
+    check_k,
     check_m,
     check_probability,
     check_T,
 )
+
+FloatOrArray = Union[np.floating, np.ndarray]
+"""Return annotation of the vectorized functions: a numpy scalar for scalar input, else an array."""
 
 __all__ = [
     # re-exported from core.accounting (one implementation)
@@ -183,7 +188,7 @@ def _out(x):
 # ---------------------------------------------------------------------------------------
 
 
-def btt_num_teachers(noise_scale, m, T, delta, beta):
+def btt_num_teachers(noise_scale: ArrayLike, m: ArrayLike, T: ArrayLike, delta: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """BTT's recommended number of teachers (Algorithm 2, line 1).
 
     ``k = 34·sqrt(2)·λ·log(4 m T / min(δ, β/2))``.
@@ -226,7 +231,7 @@ def btt_num_teachers(noise_scale, m, T, delta, beta):
     return _out(34.0 * math.sqrt(2.0) * lam * np.log(4.0 * m * T / np.minimum(delta, beta / 2.0)))
 
 
-def btt_soft_noise_scale(T, epsilon, delta):
+def btt_soft_noise_scale(T: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """λ for soft labels (full version Section 5; DESIGN §3.3): the hard-label λ at ``2T`` rounds.
 
     Every failed test of Algorithms 6–8 is one sparse-vector round and a query can fail
@@ -237,7 +242,7 @@ def btt_soft_noise_scale(T, epsilon, delta):
     return _out(btt_noise_scale(2 * np.asarray(T, dtype=float), epsilon, delta))
 
 
-def btt_soft_threshold(noise_scale, m, delta):
+def btt_soft_threshold(noise_scale: ArrayLike, m: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """w for soft labels (DESIGN §3.3): the hard-label threshold at ``2m`` tests.
 
     ``w = 2 λ log(2 · 2m / δ)``: up to two tests per query, so the union bound over
@@ -246,7 +251,9 @@ def btt_soft_threshold(noise_scale, m, delta):
     return _out(btt_threshold(noise_scale, 2 * np.asarray(m, dtype=float), delta))
 
 
-def btt_soft_num_teachers(noise_scale, m, T, delta, beta):
+def btt_soft_num_teachers(
+    noise_scale: ArrayLike, m: ArrayLike, T: ArrayLike, delta: ArrayLike, beta: ArrayLike
+) -> FloatOrArray:
     """k for soft labels: :func:`btt_num_teachers` with ``2m`` tests and ``2T`` rounds.
 
     ``k = 34·sqrt(2)·λ·log(4 · 2m · 2T / min(δ, β/2))`` with λ from
@@ -262,7 +269,7 @@ def btt_soft_num_teachers(noise_scale, m, T, delta, beta):
 # ---------------------------------------------------------------------------------------
 
 
-def cutoff_T(gamma, alpha, m, beta):
+def cutoff_T(gamma: ArrayLike, alpha: ArrayLike, m: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """The cutoff T of BTT Theorem 3.2.
 
     ``T = 3((γ+α) m + sqrt((γ+α) m log(m/β) / 2))``.
@@ -303,7 +310,7 @@ def cutoff_T(gamma, alpha, m, beta):
     return _out(3.0 * (ga_m + np.sqrt(np.maximum(ga_m * np.log(m / beta) / 2.0, 0.0))))
 
 
-def misclassification_bound(gamma, alpha, m, beta):
+def misclassification_bound(gamma: ArrayLike, alpha: ArrayLike, m: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """The misclassification-rate bound of BTT Theorem 3.2: ``T/m = O(γ + α)``.
 
     Same assumptions as :func:`cutoff_T`; holds with probability ``>= 1 - 2β``.  A value
@@ -317,7 +324,7 @@ def misclassification_bound(gamma, alpha, m, beta):
 # ---------------------------------------------------------------------------------------
 
 
-def realizable_sample_size(V, alpha, beta):
+def realizable_sample_size(V: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """Samples sufficient for a realizable (α, β)-PAC learner (Blumer et al. 1989).
 
     ``N = max((4/α) log2(2/β), (8V/α) log2(13/α))``: any consistent learner (ERM) for a
@@ -347,7 +354,7 @@ def realizable_sample_size(V, alpha, beta):
     V = _positive(V, "V", "the VC dimension")
     alpha = _each(check_probability, alpha, "alpha")
     beta = _each(check_beta, beta, "beta")
-    return _out(np.maximum(4.0 / alpha * np.log2(2.0 / beta), 8.0 * V / alpha * np.log2(13.0 / alpha)))
+    return _out(_realizable_size_raw(V, alpha, beta))
 
 
 def _realizable_size_raw(V, alpha, beta):
@@ -370,7 +377,7 @@ def _realizable_error_raw(V, N, beta, iterations: int = 200):
     return np.where(vacuous, 1.0, np.exp(hi))
 
 
-def realizable_error(V, N, beta):
+def realizable_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """The smallest α that Blumer et al.'s bound guarantees from N realizable samples.
 
     The inverse of :func:`realizable_sample_size` in α (solved numerically by bisection;
@@ -402,7 +409,7 @@ def _agnostic_error_raw(V, N, beta):
     return np.where((N < V) | (a >= 1.0), 1.0, a)
 
 
-def agnostic_error(V, N, beta):
+def agnostic_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """Excess error of ERM from N samples in the agnostic setting (Vapnik's bound).
 
     ``α = sqrt((8V log(2eN/V) + 8 log(4/β)) / N)``, the form DESIGN §4 uses: Vapnik's
@@ -432,7 +439,7 @@ def agnostic_error(V, N, beta):
     return _out(_agnostic_error_raw(V, N, beta))
 
 
-def teacher_error(V, N, beta, setting: str = "realizable"):
+def teacher_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike, setting: str = "realizable") -> FloatOrArray:
     """α of a teacher trained on N samples: :func:`realizable_error` or :func:`agnostic_error`."""
     _setting(setting)
     return realizable_error(V, N, beta) if setting == "realizable" else agnostic_error(V, N, beta)
@@ -477,9 +484,6 @@ class BTTParameters:
     n_needed: float | None = None
 
 
-_K_CONST = 34.0 * math.sqrt(2.0)
-
-
 class _Loop:
     """The three relations of the loop ``T → α → k → T`` as functions of k."""
 
@@ -487,28 +491,22 @@ class _Loop:
         self.n, self.V, self.epsilon, self.delta = n, V, epsilon, delta
         self.beta, self.m, self.gamma = beta, m, gamma
         self.setting, self.calibration = setting, calibration
-        self.log_term = min(delta, beta / 2.0)
 
     # relation 1: alpha at n/k samples, failure probability beta/k
     def alpha(self, k):
         k = np.asarray(k, float)
-        N, bp = self.n / k, self.beta / k
-        if self.setting == "realizable":
-            return _realizable_error_raw(self.V, N, bp)
-        return _agnostic_error_raw(self.V, N, bp)
+        return np.asarray(teacher_error(self.V, self.n / k, self.beta / k, self.setting), float)
 
     # relation 2: T = max(1, cutoff_T(gamma, alpha, m, beta))
     def cutoff(self, alpha):
-        ga_m = (self.gamma + np.asarray(alpha, float)) * self.m
-        T = 3.0 * (ga_m + np.sqrt(np.maximum(ga_m * math.log(self.m / self.beta) / 2.0, 0.0)))
-        return np.maximum(T, 1.0)
+        return np.maximum(np.asarray(cutoff_T(self.gamma, alpha, self.m, self.beta), float), 1.0)
 
     def T_of_k(self, k):
         return self.cutoff(self.alpha(k))
 
-    # relation 3: k = 34·√2·λ·log(4mT/min(δ, β/2))
+    # relation 3: k = btt_num_teachers(λ, m, T, δ, β)
     def k_required(self, T, lam):
-        return _K_CONST * np.asarray(lam, float) * np.log(4.0 * self.m * np.asarray(T, float) / self.log_term)
+        return np.asarray(btt_num_teachers(lam, self.m, T, self.delta, self.beta), float)
 
     def tight_lambda(self, t: int) -> float:
         return float(calibrate_btt(self.epsilon, self.delta, int(t), self.m, calibration="tight").noise_scale)
@@ -615,12 +613,12 @@ class _Loop:
 
 
 def solve_btt_parameters(
-    n,
-    V,
-    epsilon,
-    delta,
-    beta,
-    m,
+    n: float,
+    V: float,
+    epsilon: float,
+    delta: float,
+    beta: float,
+    m: int,
     gamma: float = 0.0,
     *,
     setting: str = "realizable",
@@ -781,7 +779,9 @@ def _rate_args(m, V, epsilon, n, gamma):
     return m, V, epsilon, n, gamma
 
 
-def misclassification_rate_btt(m, V, epsilon, n, setting: str = "realizable", gamma=0.0):
+def misclassification_rate_btt(
+    m: ArrayLike, V: ArrayLike, epsilon: ArrayLike, n: ArrayLike, setting: str = "realizable", gamma: ArrayLike = 0.0
+) -> FloatOrArray:
     """BTT's misclassification rate vs the number of queries m, up to constants and logs.
 
     With ``x = V/(ε n)``:
@@ -818,7 +818,9 @@ def misclassification_rate_btt(m, V, epsilon, n, setting: str = "realizable", ga
     return _out(gamma + np.maximum(np.sqrt(x), np.cbrt(m) * x ** (2.0 / 3.0)))
 
 
-def misclassification_rate_composition(m, V, epsilon, n, setting: str = "realizable", gamma=0.0):
+def misclassification_rate_composition(
+    m: ArrayLike, V: ArrayLike, epsilon: ArrayLike, n: ArrayLike, setting: str = "realizable", gamma: ArrayLike = 0.0
+) -> FloatOrArray:
     """Misclassification rate of the advanced-composition baseline (DESIGN §3.5, §4), up to
     constants and logs.
 
@@ -842,7 +844,9 @@ def misclassification_rate_composition(m, V, epsilon, n, setting: str = "realiza
     return _out(gamma + np.sqrt(y))
 
 
-def crossover_m(V, epsilon, n, setting: str = "realizable", gamma=0.0):
+def crossover_m(
+    V: ArrayLike, epsilon: ArrayLike, n: ArrayLike, setting: str = "realizable", gamma: ArrayLike = 0.0
+) -> FloatOrArray:
     """The number of queries M up to which BTT answers at the non-private rate.
 
     - realizable (Theorem 3.4): ``M ≈ ε n / V``;
@@ -865,7 +869,7 @@ def crossover_m(V, epsilon, n, setting: str = "realizable", gamma=0.0):
     return _out(np.minimum(inv_g, np.sqrt(r)))
 
 
-def sample_complexity_private(alpha, V, epsilon, setting: str = "realizable"):
+def sample_complexity_private(alpha: ArrayLike, V: ArrayLike, epsilon: ArrayLike, setting: str = "realizable") -> FloatOrArray:
     """Private sample complexity n of BTT's private learner (Algorithm 3) vs target error α,
     up to constants and log factors.
 
@@ -892,7 +896,7 @@ def sample_complexity_private(alpha, V, epsilon, setting: str = "realizable"):
     return _out(V**2 / (epsilon * alpha))
 
 
-def sample_complexity_nonprivate(alpha, V, setting: str = "realizable"):
+def sample_complexity_nonprivate(alpha: ArrayLike, V: ArrayLike, setting: str = "realizable") -> FloatOrArray:
     """Non-private sample complexity up to constants and logs: ``V/α`` (realizable PAC),
     ``V/α²`` (agnostic PAC)."""
     _setting(setting)
@@ -942,7 +946,9 @@ def _lap_diff_tail(b1: float, b2: float, a) -> np.ndarray:
     return np.where(a >= 0, t, 1.0 - t)
 
 
-def btt_pass_probability(distance, noise_scale, threshold, *, discrete: bool = True):
+def btt_pass_probability(
+    distance: ArrayLike, noise_scale: float, threshold: ArrayLike, *, discrete: bool = True
+) -> FloatOrArray:
     """Probability that a query with distance to instability d passes BTT's sparse-vector test.
 
     ``P[d + Z1 > w + Z2]`` with ``Z1 ~ Lap(2λ)`` (query noise) and ``Z2 ~ Lap(λ)``
@@ -972,10 +978,10 @@ def btt_pass_probability(distance, noise_scale, threshold, *, discrete: bool = T
 
 
 def btt_min_teachers(
-    epsilon,
-    delta,
-    T,
-    m,
+    epsilon: float,
+    delta: float,
+    T: int,
+    m: int,
     calibration: str = "paper",
     soft: bool = False,
     *,
@@ -1027,27 +1033,22 @@ def _distance_pmf(k: int, alpha: float):
 
 def _model_args(k, alpha):
     k = np.asarray(k)
-    _each(lambda v, name: _check_teachers(v, name), k, "k")
+    _each(check_k, k, "k")
     a = _unit(alpha, "alpha", "the teachers' error rate")
     return np.broadcast_arrays(np.asarray(k, dtype=np.int64), a)
 
 
-def _check_teachers(v, name):
-    if not float(v).is_integer() or v < 1:
-        raise ParameterError(f"{name} (the number of teachers) must be a whole number of at least 1, got {v!r}.")
-
-
 def expected_answers_btt(
-    k,
-    alpha,
-    epsilon,
-    delta,
-    T,
-    m,
+    k: ArrayLike,
+    alpha: ArrayLike,
+    epsilon: float,
+    delta: float,
+    T: int,
+    m: int,
     calibration: str = "paper",
     *,
     discrete: bool = True,
-):
+) -> FloatOrArray:
     """MODEL: expected number of queries BTT answers (labels) before halting.
 
     The model (binary task, a simplification, not a bound):
@@ -1096,14 +1097,14 @@ def expected_answers_btt(
 
 
 def expected_answers_composition(
-    k,
-    alpha,
-    epsilon,
-    delta,
-    m,
+    k: ArrayLike,
+    alpha: ArrayLike,
+    epsilon: float,
+    delta: float,
+    m: int,
     *,
     discrete: bool = True,
-):
+) -> FloatOrArray:
     """MODEL: expected number of queries the advanced-composition baseline answers (DESIGN §3.5).
 
     The baseline answers every one of the m queries with ``A_stab`` at per-query
@@ -1141,7 +1142,9 @@ def expected_answers_composition(
 # ---------------------------------------------------------------------------------------
 
 
-def private_error_estimate(n_errors, n_holdout, epsilon, rng=None):
+def private_error_estimate(
+    n_errors: ArrayLike, n_holdout: int, epsilon: float, rng: _noise.RNGLike = None
+) -> FloatOrArray:
     """A private estimate of the error rate γ + α from a held-out split (BTT Remark 1).
 
     ``clip((n_errors + Lap(1/ε)) / n_holdout, 0, 1)``.  The error count over held-out
@@ -1181,7 +1184,7 @@ class BudgetSplit(NamedTuple):
     epsilon_labeling: float
 
 
-def error_estimate_budget_split(epsilon_total, fraction) -> BudgetSplit:
+def error_estimate_budget_split(epsilon_total: float, fraction: float) -> BudgetSplit:
     """Split a total ε between the Remark-1 error estimate and the labeling (basic composition).
 
     ``ε_estimate = fraction · ε_total`` and ``ε_labeling = (1 - fraction) · ε_total``;
