@@ -239,7 +239,10 @@ def btt_soft_noise_scale(T: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> 
     calibrated as :func:`btt_noise_scale` with ``2T``:
     ``λ = sqrt(32 · 2T · log(2/δ)) / ε``.
     """
-    return _out(btt_noise_scale(2 * np.asarray(T, dtype=float), epsilon, delta))
+    T = _positive(T, "T", "the cutoff")
+    epsilon = _each(check_epsilon, epsilon, "epsilon")
+    delta = _each(check_delta, delta, "delta")
+    return _out(btt_noise_scale(2.0 * T, epsilon, delta))
 
 
 def btt_soft_threshold(noise_scale: ArrayLike, m: ArrayLike, delta: ArrayLike) -> FloatOrArray:
@@ -248,7 +251,10 @@ def btt_soft_threshold(noise_scale: ArrayLike, m: ArrayLike, delta: ArrayLike) -
     ``w = 2 λ log(2 · 2m / δ)``: up to two tests per query, so the union bound over
     tests runs over ``2m``.
     """
-    return _out(btt_threshold(noise_scale, 2 * np.asarray(m, dtype=float), delta))
+    lam = _positive(noise_scale, "noise_scale", "the threshold noise scale λ")
+    m = _positive(m, "m", "the number of queries")
+    delta = _each(check_delta, delta, "delta")
+    return _out(btt_threshold(lam, 2.0 * m, delta))
 
 
 def btt_soft_num_teachers(
@@ -261,7 +267,9 @@ def btt_soft_num_teachers(
     seed text; this keeps Algorithm 2's form with the soft calibration's counts, as
     DESIGN §3.3 does.)
     """
-    return btt_num_teachers(noise_scale, 2 * np.asarray(m, dtype=float), 2 * np.asarray(T, dtype=float), delta, beta)
+    m = _positive(m, "m", "the number of queries")
+    T = _positive(T, "T", "the cutoff")
+    return btt_num_teachers(noise_scale, 2.0 * m, 2.0 * T, delta, beta)
 
 
 # ---------------------------------------------------------------------------------------
@@ -330,7 +338,8 @@ def realizable_sample_size(V: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> F
     ``N = max((4/α) log2(2/β), (8V/α) log2(13/α))``: any consistent learner (ERM) for a
     class of VC dimension V reaches error ≤ α with probability ≥ 1 - β from N i.i.d.
     samples labeled by a hypothesis of the class.  Constants 4, 2, 8, 13 as in Blumer,
-    Ehrenfeucht, Haussler and Warmuth (1989), Theorem 2.1.
+    Ehrenfeucht, Haussler and Warmuth, "Learnability and the Vapnik–Chervonenkis
+    dimension" (J. ACM, 1989).
 
     Parameters
     ----------

@@ -4,6 +4,7 @@ solver, monotonicity properties, feasibility boundary and vectorization."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -654,3 +655,17 @@ def test_pass_probability_and_min_teachers_match_the_mechanism():
         answered = sum(btt_label([[k, 0]], eps, delta, T, rng=rng).n_answered for _ in range(runs))
         assert abs(answered / runs - p) < 5 * math.sqrt(p * (1 - p) / runs)
         assert (p >= 0.5) == (k == k_min)
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: bounds.btt_soft_noise_scale(10, 0.0, 1e-5), "epsilon"),
+        (lambda: bounds.btt_soft_noise_scale(10, 1.0, 2.0), "delta"),
+        (lambda: bounds.btt_soft_threshold(62.5, 0, 1e-5), "m (the number of queries)"),
+        (lambda: bounds.btt_soft_num_teachers(62.5, 100, -1, 1e-5, 0.05), "T (the cutoff)"),
+    ],
+)
+def test_soft_parameter_errors_name_the_parameter(call, words):
+    with pytest.raises(ParameterError, match=re.escape(words)):
+        call()
