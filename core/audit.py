@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 _MAX_CANDIDATES = 4096
+_MAX_EXAMPLES = 4096  # distinct vector outputs remembered for describing the event
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -153,17 +154,18 @@ def hash_rows(outputs) -> np.ndarray:
     return h.view(np.int64)
 
 
-def _prepare(outputs, statistic: Callable | None) -> np.ndarray:
+def _prepare(outputs, statistic: Callable | None) -> tuple[np.ndarray, bool]:
+    """Outputs as a 1-D array, and whether their order means something (scalar outputs)."""
     if statistic is not None:
         outputs = statistic(outputs)
     arr = np.asarray(outputs)
+    if arr.ndim == 1 and arr.dtype == bool:
+        return arr.astype(np.int64), True
     if arr.ndim == 1 and (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         if np.issubdtype(arr.dtype, np.floating):
-            return np.where(np.isnan(arr), np.inf, arr).astype(np.float64)
-        return arr.astype(np.int64)
-    if arr.ndim == 1 and arr.dtype == bool:
-        return arr.astype(np.int64)
-    return hash_rows(arr)
+            return np.where(np.isnan(arr), np.inf, arr).astype(np.float64), True
+        return arr.astype(np.int64), True
+    return hash_rows(arr), False
 
 
 # ----------------------------------------------------------------------------- events
@@ -182,13 +184,20 @@ class _Event:
             return x >= self.threshold
         return x <= self.threshold
 
-    def describe(self) -> str:
+    def outputs(self, examples: dict) -> list:
+        """The event's outputs (vector outputs decoded from their hashes when known)."""
+        if self.kind != "set":
+            return []
+        return [examples.get(int(v), v.item()) for v in self.values]
+
+    def describe(self, examples: dict | None = None) -> str:
         if self.kind == "ge":
             return f"output >= {self.threshold:g}"
         if self.kind == "le":
             return f"output <= {self.threshold:g}"
-        n = len(self.values)
-        shown = ", ".join(str(v) for v in self.values[:5])
+        outs = self.outputs(examples or {})
+        n = len(outs)
+        shown = ", ".join(str(v) for v in outs[:5])
         more = f", ... ({n} outputs)" if n > 5 else ""
         return f"output in {{{shown}{more}}}"
 
@@ -201,7 +210,7 @@ def _candidate_cuts(n_items: int) -> np.ndarray:
     return np.unique(np.concatenate([np.arange(1, 257), grid, [n_items]]))
 
 
-def _best_event(x_in: np.ndarray, x_out: np.ndarray, alpha: float, delta: float) -> tuple[_Event, float]:
+def _best_event(x_in: np.ndarray, x_out: np.ndarray, alpha: float, delta: float, ordered: bool) -> tuple[_Event, float]:
     """The candidate event with the largest selection-half lower bound, direction in→out."""
     n_in, n_out = x_in.size, x_out.size
     values, inv = np.unique(np.concatenate([x_in, x_out]), return_inverse=True)
@@ -209,18 +218,30 @@ def _best_event(x_in: np.ndarray, x_out: np.ndarray, alpha: float, delta: float)
     c_out = np.bincount(inv[n_in:], minlength=values.size).astype(float)
     best_event, best_score = None, -np.inf
 
-    # (1) sets ranked by empirical likelihood ratio (smoothed), prefixes of that order;
-    #     singletons are the first prefix and the separately ranked single outputs.
+    # (1) sets of outputs ranked by empirical likelihood ratio: the prefixes of that
+    #     order.  Ranking and scoring on the same trials would overfit (with many distinct
+    #     outputs, "the outputs seen only under x_in" looks perfect and has probability ~0
+    #     elsewhere), so the selection half is cross-fitted: the order comes from one part
+    #     and the prefixes are scored on the other, both ways round.
+    h_in, h_out = n_in // 2, n_out // 2
+    parts = (
+        (np.bincount(inv[:h_in], minlength=values.size), np.bincount(inv[n_in : n_in + h_out], minlength=values.size), h_in, h_out),
+        (np.bincount(inv[h_in:n_in], minlength=values.size), np.bincount(inv[n_in + h_out :], minlength=values.size), n_in - h_in, n_out - h_out),
+    )
+    cuts = _candidate_cuts(values.size)
+    for (r_in, r_out, rn_in, rn_out), (s_in, s_out, sn_in, sn_out) in ((parts[0], parts[1]), (parts[1], parts[0])):
+        ratio = ((r_in + 0.5) / rn_in) / ((r_out + 0.5) / rn_out)
+        order = np.lexsort((-r_in, -ratio))
+        cum_in = np.cumsum(s_in[order])[cuts - 1]
+        cum_out = np.cumsum(s_out[order])[cuts - 1]
+        scores = epsilon_lower_bound(cum_in, sn_in, cum_out, sn_out, alpha, delta)
+        i = int(np.argmax(scores))
+        if scores[i] > best_score:
+            best_score = float(scores[i])
+            best_event = _Event("set", values=np.sort(values[order[: cuts[i]]]))
+    # single outputs, scored on the whole selection half
     ratio = (c_in + 0.5) / n_in / ((c_out + 0.5) / n_out)
     order = np.lexsort((-c_in, -ratio))
-    cuts = _candidate_cuts(values.size)
-    cum_in = np.cumsum(c_in[order])[cuts - 1]
-    cum_out = np.cumsum(c_out[order])[cuts - 1]
-    scores = epsilon_lower_bound(cum_in, n_in, cum_out, n_out, alpha, delta)
-    i = int(np.argmax(scores))
-    if scores[i] > best_score:
-        best_score = float(scores[i])
-        best_event = _Event("set", values=np.sort(values[order[: cuts[i]]]))
     single_idx = order[: min(values.size, _MAX_CANDIDATES)]
     scores = epsilon_lower_bound(c_in[single_idx], n_in, c_out[single_idx], n_out, alpha, delta)
     i = int(np.argmax(scores))
@@ -229,7 +250,7 @@ def _best_event(x_in: np.ndarray, x_out: np.ndarray, alpha: float, delta: float)
         best_event = _Event("set", values=values[single_idx[i : i + 1]])
 
     # (2) scalar numeric outputs: threshold sets {x >= t} and {x <= t}.
-    if values.size > 2:
+    if ordered and values.size > 2:
         cuts = _candidate_cuts(values.size)  # indices into sorted values
         ge_in = np.cumsum(c_in[::-1])[::-1]  # count of x >= values[j]
         ge_out = np.cumsum(c_out[::-1])[::-1]
@@ -278,6 +299,10 @@ class AuditResult:
     confidence : float
     mechanism : str
         A name for the audited mechanism.
+    event_outputs : tuple
+        Up to 50 outputs of the event (rows as tuples; empty for threshold events).
+    details : dict
+        Trial split and per-bound error level.
     """
 
     epsilon_lower_bound: float
@@ -293,6 +318,7 @@ class AuditResult:
     n_trials: int
     confidence: float
     mechanism: str = ""
+    event_outputs: tuple = ()
     details: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -305,13 +331,19 @@ class AuditResult:
         )
 
 
-def _sample(mechanism, inp, n: int, gen, statistic, chunk_size: int, progress, done: int, total: int):
+def _sample(mechanism, inp, n: int, gen, statistic, chunk_size: int, progress, done: int, total: int, examples: dict):
     parts = []
+    ordered = True
     left = n
     while left > 0:
         size = min(chunk_size, left)
-        out = mechanism(inp, size, gen)
-        out = _prepare(out, statistic)
+        raw = mechanism(inp, size, gen)
+        out, ordered = _prepare(raw, statistic)
+        if not ordered and len(examples) < _MAX_EXAMPLES:
+            raw2 = np.asarray(statistic(raw) if statistic is not None else raw).reshape(size, -1)
+            keys, first = np.unique(out, return_index=True)
+            for key, i in zip(keys[:_MAX_EXAMPLES], first[:_MAX_EXAMPLES]):
+                examples.setdefault(int(key), tuple(raw2[i].tolist()))
         if out.shape[0] != size:
             raise ParameterError(
                 f"The mechanism returned {out.shape[0]} outputs for {size} trials; "
@@ -322,7 +354,7 @@ def _sample(mechanism, inp, n: int, gen, statistic, chunk_size: int, progress, d
         done += size
         if progress is not None:
             progress(done, total)
-    return np.concatenate(parts), done
+    return np.concatenate(parts), ordered, done
 
 
 def audit(
@@ -387,8 +419,10 @@ def audit(
     gen = check_rng(rng)
 
     total = 2 * n_trials
-    out_a, done = _sample(mechanism, input_a, n_trials, gen, statistic, chunk_size, progress, 0, total)
-    out_b, done = _sample(mechanism, input_b, n_trials, gen, statistic, chunk_size, progress, done, total)
+    examples: dict[int, tuple] = {}
+    out_a, ordered_a, done = _sample(mechanism, input_a, n_trials, gen, statistic, chunk_size, progress, 0, total, examples)
+    out_b, ordered_b, done = _sample(mechanism, input_b, n_trials, gen, statistic, chunk_size, progress, done, total, examples)
+    ordered = ordered_a and ordered_b
     if out_a.dtype != out_b.dtype:
         out_a, out_b = out_a.astype(np.float64), out_b.astype(np.float64)
 
@@ -402,7 +436,7 @@ def audit(
         ("a>b", sel_a, sel_b, est_a, est_b),
         ("b>a", sel_b, sel_a, est_b, est_a),
     ):
-        event, _ = _best_event(s_in, s_out, alpha, delta)
+        event, _ = _best_event(s_in, s_out, alpha, delta, ordered)
         x_in = int(np.count_nonzero(event.contains(e_in)))
         x_out = int(np.count_nonzero(event.contains(e_out)))
         lb = float(epsilon_lower_bound(x_in, e_in.size, x_out, e_out.size, alpha, delta))
@@ -416,7 +450,7 @@ def audit(
         claimed_epsilon=eps,
         claimed_delta=delta,
         passed=lb <= eps,
-        event=event.describe(),
+        event=event.describe(examples),
         direction=direction,
         p_first=x_in / n_in,
         p_second=x_out / n_out,
@@ -425,6 +459,7 @@ def audit(
         n_trials=n_trials,
         confidence=conf,
         mechanism=name,
+        event_outputs=tuple(event.outputs(examples)[:50]),
         details={"n_selection": half, "n_estimation": n_trials - half, "alpha_per_bound": alpha},
     )
 
