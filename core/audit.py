@@ -62,6 +62,16 @@ __all__ = [
     "counts_with_distance",
     "compare_samplers",
     "SamplerComparison",
+    "BTTSampler",
+    "BTTSoftSampler",
+    "LNMaxSampler",
+    "AStabSampler",
+    "RealAggregator",
+    "AUDIT_MECHANISMS",
+    "AuditScenario",
+    "scenario",
+    "run_scenario",
+    "pair_choices",
 ]
 
 _MAX_CANDIDATES = 4096
@@ -1149,7 +1159,6 @@ def scenario(
             thr = composition_baseline_parameters(epsilon, delta, n_q)["threshold"]
             d = int(math.floor(thr))
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=d - 1, n_queries=n_q)
-            default = "all_queries_move"
             sampler = AStabSampler(epsilon, delta, baseline=True)
         else:
             thr = a_stab_threshold(epsilon, delta)
@@ -1162,7 +1171,6 @@ def scenario(
                 d = max(0, int(math.floor((thr - 1) / 2)))
                 sampler = teaching_printed_distance_a_stab(epsilon, delta)
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=max(0, d - 1))
-            default = "top_loses_vote"
     elif mechanism in ("btt", "printed_distance_btt"):
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "calibration": calibration}
@@ -1170,7 +1178,6 @@ def scenario(
         w = calibrate_btt(epsilon, delta, T, n_q, calibration).threshold
         d = int(round(w)) if mechanism == "btt" else max(0, int(round((w - 2) / 2)))
         pairs = neighbouring_pairs(_even_k(2 * d + 6), distance=d, n_queries=n_q)
-        default = "answered_then_bottom"
         sampler = (BTTSampler(epsilon, delta, T, calibration=calibration) if mechanism == "btt"
                    else teaching_printed_distance_btt(epsilon, delta, T, calibration))
     elif mechanism == "btt_soft":
@@ -1179,15 +1186,13 @@ def scenario(
         w = calibrate_btt(epsilon, delta, T, 1, calibration, soft=True).threshold
         d = int(round(w))
         pairs = soft_neighbouring_pairs(_even_k(2 * d + 6), eta, distance=d)
-        default = "adjacent_bins"
         sampler = BTTSoftSampler(epsilon, delta, T, eta, calibration=calibration)
     else:  # lnmax
         gamma = check_gamma(gamma)
         settings = {"gamma": gamma}
         pairs = neighbouring_pairs(40, distance=0)
-        default = "top_loses_vote"
         sampler = LNMaxSampler(gamma)
-    chosen = _pair(pairs, pair or default)
+    chosen = _pair(pairs, pair or _DEFAULT_PAIRS[mechanism])
     # the claim is what the correct mechanism reports (for teaching variants too)
     if mechanism == "printed_distance_a_stab":
         claim = AStabSampler(epsilon, delta).claim(chosen.a)
@@ -1196,6 +1201,34 @@ def scenario(
     else:
         claim = sampler.claim(chosen.a)
     return AuditScenario(mechanism, label, sampler, chosen, float(claim[0]), float(claim[1]), settings, teaching)
+
+
+_DEFAULT_PAIRS = {
+    "a_stab": "top_loses_vote",
+    "printed_distance_a_stab": "top_loses_vote",
+    "baseline": "all_queries_move",
+    "btt": "answered_then_bottom",
+    "printed_distance_btt": "answered_then_bottom",
+    "btt_soft": "adjacent_bins",
+    "lnmax": "top_loses_vote",
+}
+_COUNT_PAIRS = ["tie", "top_loses_vote", "all_queries_move", "mixed_directions", "answered_then_bottom"]
+_SOFT_PAIRS = ["adjacent_bins", "bin_edge", "tie", "outer_half_bin"]
+
+
+def pair_choices(mechanism: str) -> tuple[list[str], str]:
+    """The neighbouring pairs :func:`scenario` offers for a mechanism, and its default.
+
+    Returns
+    -------
+    (names, default) : (list of str, str)
+    """
+    if mechanism not in _DEFAULT_PAIRS:
+        raise ParameterError(
+            f"Unknown mechanism {mechanism!r}; choose one of {sorted(AUDIT_MECHANISMS) + sorted(TEACHING_MECHANISMS)}."
+        )
+    names = _SOFT_PAIRS if mechanism == "btt_soft" else _COUNT_PAIRS
+    return list(names), _DEFAULT_PAIRS[mechanism]
 
 
 def run_scenario(

@@ -1,0 +1,152 @@
+"""Privacy audit: test a mechanism's claimed ε empirically on worst-case neighbouring inputs."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from core import audit as A
+from pages import _state as state
+
+state.init()
+ss = st.session_state
+
+st.title("Privacy audit")
+st.markdown(
+    "A privacy proof is only as good as the code that implements it. This page **tests** a "
+    "mechanism's claim empirically, in the style of StatDP and DP-Sniper: it runs the mechanism many "
+    "times on two *neighbouring* inputs (teacher votes that differ by one teacher, i.e. one private "
+    "row), picks on half of the runs the output event whose probability differs most between the two, "
+    "and measures that event on the other half. The result is a **lower bound** on the true ε that holds "
+    "with the chosen confidence:"
+)
+st.latex(r"\varepsilon \;\ge\; \varepsilon_{\mathrm{lb}} = \log\frac{\underline{p}_a - \delta}{\overline{p}_b}"
+         r"\qquad (\text{Clopper–Pearson bounds } \underline{p}_a,\ \overline{p}_b)")
+st.markdown(
+    "If the audited lower bound exceeds the claimed ε, the implementation leaks more than it claims. "
+    "Below the claim, no violation was found (an audit can never *prove* privacy). The inputs here are "
+    "synthetic vote counts placed where each mechanism's threshold makes it leak most; no data of "
+    "this session is used."
+)
+
+DELTAS = [1e-1, 5e-2, 1e-2, 1e-3, 1e-4, 1e-5]
+ETAS = [0.5, 0.25, 0.2, 0.1]
+TRIALS = [20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]
+CONFIDENCES = [0.95, 0.99, 0.999]
+CHOICES = list(A.AUDIT_MECHANISMS) + list(A.TEACHING_MECHANISMS)
+
+
+def _label(key: str) -> str:
+    spec = A.AUDIT_MECHANISMS.get(key) or A.TEACHING_MECHANISMS[key]
+    return spec["label"]
+
+
+controls, results = st.columns([2, 3], gap="large")
+
+with controls:
+    mechanism = st.selectbox("Mechanism to audit", CHOICES, index=CHOICES.index("btt"), format_func=_label,
+                             key="audit_mechanism")
+    teaching = mechanism in A.TEACHING_MECHANISMS
+    if teaching:
+        st.warning(
+            "**Teaching example of a leak.** BTT's paper prints the distance to instability as "
+            "max(0, M − 1), M being the top vote count minus the runner-up. One changed private row moves "
+            "one vote and M by up to 2, so that distance moves by 2, while the noise is calibrated for a "
+            "move of 1: the true ε is up to **twice** the claim. The library uses the corrected "
+            "max(0, ⌈M/2⌉ − 1); this deliberately broken variant exists only here and never labels data."
+        )
+    params = (A.AUDIT_MECHANISMS.get(mechanism) or A.TEACHING_MECHANISMS[mechanism])["params"]
+    settings: dict = {}
+    if "epsilon" in params:
+        settings["epsilon"] = st.slider("ε claimed", 0.25, 4.0, 1.0, step=0.25, key="audit_epsilon",
+                                        help="The target ε; small values make a violation easier to see.")
+    if "delta" in params:
+        settings["delta"] = st.select_slider("δ", DELTAS, value=1e-2, format_func=lambda d: f"{d:.0e}",
+                                             key="audit_delta")
+    if "T" in params:
+        settings["T"] = int(st.number_input("T (maximum number of ⊥)", 1, 5, 1, key="audit_T"))
+    if "calibration" in params:
+        settings["calibration"] = st.radio("Calibration", ["tight", "paper"], horizontal=True,
+                                           key="audit_calibration",
+                                           help="paper: the paper's λ and w, whose exact ε is far below the "
+                                           "target; tight: the smallest noise meeting the target.")
+    if "eta" in params:
+        settings["eta"] = st.select_slider("η (soft-label precision)", ETAS, value=0.25, key="audit_eta")
+    if "gamma" in params:
+        settings["gamma"] = st.slider("γ (LNMax noise Lap(1/γ))", 0.1, 2.0, 1.0, step=0.1, key="audit_gamma")
+
+    names, default_pair = A.pair_choices(mechanism)
+    pair = st.selectbox("Neighbouring inputs", names, index=names.index(default_pair), key=f"audit_pair_{mechanism}",
+                        help="Worst cases: ties, margins at the threshold, the top class losing a vote to the "
+                        "runner-up; the default is the strongest for this mechanism.")
+    n_trials = st.select_slider("Trials per input", TRIALS, value=200_000, format_func=lambda n: f"{n:,}",
+                                key="audit_trials")
+    confidence = st.select_slider("Confidence", CONFIDENCES, value=0.99, format_func=lambda c: f"{c:.1%}",
+                                  key="audit_confidence")
+    run = st.button("Run the audit", type="primary", key="audit_run")
+
+with results:
+    with state.shown_errors():
+        scn = A.scenario(mechanism, pair=pair, **settings)
+        run_key = (mechanism, pair, tuple(sorted(settings.items())), n_trials, confidence, state.demo_mode())
+        if run:
+            bar = st.progress(0.0, text="Sampling the mechanism…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(done / total, text=f"{done:,} of {total:,} runs")
+
+            ss["audit_result"] = (run_key, A.run_scenario(
+                scn, n_trials=n_trials, confidence=confidence, rng=state.noise_rng(),
+                chunk_size=max(1_000, n_trials // 10), progress=progress,
+            ))
+            bar.empty()
+
+        stored = ss.get("audit_result")
+        if stored is None:
+            st.info("Choose a mechanism and press **Run the audit**.")
+        else:
+            shown_key, res = stored
+            if shown_key != run_key:
+                st.caption("Settings changed since this audit ran: press **Run the audit** to update it.")
+            st.subheader(_label(shown_key[0]))
+            c = st.columns(3)
+            c[0].metric("Claimed ε", f"{res.claimed_epsilon:.3f}", help=f"with δ = {res.claimed_delta:.3g}")
+            c[1].metric(f"Audited ε ≥ ({res.confidence:.1%} confidence)", f"{res.epsilon_lower_bound:.3f}",
+                        delta=f"{res.epsilon_lower_bound - res.claimed_epsilon:+.3f} vs claim",
+                        delta_color="inverse")
+            c[2].metric("Trials per input", f"{res.n_trials:,}")
+            if res.passed:
+                st.success("No violation found: the audited lower bound does not exceed the claimed ε.")
+            else:
+                st.error("Violation: the mechanism leaks more than it claims (the lower bound exceeds the "
+                         "claimed ε).")
+            fig = go.Figure(go.Bar(
+                x=[res.claimed_epsilon, res.epsilon_lower_bound],
+                y=["claimed ε", "audited lower bound"],
+                orientation="h",
+                marker_color=["#6c8ebf", "#82b366" if res.passed else "#b85450"],
+                text=[f"{res.claimed_epsilon:.3f}", f"{res.epsilon_lower_bound:.3f}"],
+                textposition="auto",
+            ))
+            fig.add_vline(x=res.claimed_epsilon, line_dash="dash", line_color="#6c8ebf")
+            fig.update_layout(height=180, margin=dict(l=10, r=10, t=10, b=10), xaxis_title="ε")
+            st.plotly_chart(fig, key="audit_chart")
+            st.markdown(
+                f"**Event:** {res.event} (likelier under input {'a' if res.direction == 'a>b' else 'b'}).  \n"
+                f"Probability on the favoured input ≈ {res.p_first:.4g} (lower bound {res.p_first_lower:.4g}); "
+                f"on the other ≈ {res.p_second:.4g} (upper bound {res.p_second_upper:.4g})."
+            )
+            st.caption(
+                "Outputs are the released label vectors: a class id per query, −1 for ⊥ (abstain), −2 for "
+                "not processed (after the cutoff); soft labels are encoded as 2·score/η. "
+                f"Half of the runs chose the event, the other half estimated it."
+            )
+        with st.expander("The two neighbouring inputs"):
+            st.markdown(f"**{scn.pair.name}**: {scn.pair.description}")
+            left, right = st.columns(2)
+            left.markdown("input a")
+            left.dataframe(scn.pair.a, key="audit_input_a")
+            right.markdown("input b")
+            right.dataframe(scn.pair.b, key="audit_input_b")
+            st.caption(f"Claimed (ε, δ) = ({scn.claimed_epsilon:.4g}, {scn.claimed_delta:.3g}), as the "
+                       "library's mechanism reports it for these settings.")
