@@ -125,7 +125,8 @@ def advanced_composition_epsilon(eps0, k, delta_prime):
     dp = np.asarray(delta_prime, dtype=float)
     if np.any(eps0 <= 0) or np.any(k < 1) or np.any((dp <= 0) | (dp >= 1)):
         raise ParameterError("advanced composition needs eps0 > 0, k >= 1 and 0 < delta' < 1.")
-    return np.sqrt(2.0 * k * np.log(1.0 / dp)) * eps0 + k * eps0 * np.expm1(eps0)
+    with np.errstate(over="ignore"):  # huge eps0 (root search) gives inf, which is right
+        return np.sqrt(2.0 * k * np.log(1.0 / dp)) * eps0 + k * eps0 * np.expm1(eps0)
 
 
 def _adv_eps0_scalar(epsilon: float, k: float, delta_prime: float) -> float:
