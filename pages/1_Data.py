@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages import _state as state
@@ -144,9 +146,14 @@ with state.shown_errors():
     m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
     st.caption(f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
                f"({state.learner_label(ss['ensemble_cfg']['learner'])})")
-    links = st.columns(5)
-    links[0].page_link("pages/2_Ensemble.py", label="Ensemble", icon="👥")
-    links[1].page_link("pages/3_Private_labeling.py", label="Private labeling", icon="🔏")
-    links[2].page_link("pages/4_Bounds.py", label="Bounds", icon="📐")
-    links[3].page_link("pages/5_Compare.py", label="Compare", icon="⚖️")
-    links[4].page_link("pages/6_Student_and_export.py", label="Student & export", icon="🎓")
+    targets = [
+        ("pages/2_Ensemble.py", "Ensemble", "👥"),
+        ("pages/3_Private_labeling.py", "Private labeling", "🔏"),
+        ("pages/4_Bounds.py", "Bounds", "📐"),
+        ("pages/5_Compare.py", "Compare", "⚖️"),
+        ("pages/6_Student_and_export.py", "Student & export", "🎓"),
+    ]
+    here = Path(__file__).resolve().parent.parent
+    targets = [t for t in targets if (here / t[0]).is_file()]  # only pages registered by app.py
+    for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
+        col.page_link(path, label=label, icon=icon)
