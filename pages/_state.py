@@ -796,9 +796,13 @@ def timeline(result) -> list[tuple[str, np.ndarray, str]]:
 
 
 def public_params(result) -> dict[str, Any]:
-    """The run's parameters as plain Python values (for ``st.json``)."""
+    """The run's data-independent parameters (``core.export.PUBLIC_PARAMETERS``) for ``st.json``."""
+    from core.export import PUBLIC_PARAMETERS
+
     out = {}
     for k, v in result.params.items():
+        if k not in PUBLIC_PARAMETERS:
+            continue
         if isinstance(v, np.generic):
             v = v.item()
         out[k] = v
@@ -847,3 +851,112 @@ def soft_error(result, ds: Dataset, ens: Ensemble | None = None) -> float | None
     if not mask.any():
         return None
     return float(mean_absolute_error(ds.public_y[mask], result.scores[mask]))
+
+
+# --------------------------------------------------------------------------------------
+# Student and export
+# --------------------------------------------------------------------------------------
+
+
+def student(result, ds: Dataset, learner: str, bottom: str):
+    """A student trained on the private labels (``core.transfer.train_student``), once per session."""
+    from core.transfer import train_student
+
+    memo = st.session_state.setdefault("_students", {})
+    key = (id(result), ds.key, learner, bottom, demo_mode())
+    hit = memo.get(key)
+    if hit is not None and hit[0] is result:
+        return hit[1]
+    model = make_pipeline(ds.private, learner, {})
+    fitted = train_student(ds.public_X, result, model, bottom=bottom, n_classes=ds.n_classes, rng=noise_rng())
+    if len(memo) > 20:
+        memo.clear()
+    memo[key] = (result, fitted)
+    return fitted
+
+
+def labeled_csv(result, ds: Dataset) -> bytes:
+    """The labeled CSV (``core.export.labeled_frame``) as bytes, built in memory."""
+    from core.export import labeled_frame
+
+    return labeled_frame(ds.public_X, result, ds.class_names).to_csv(index=False).encode("utf-8")
+
+
+def report(result, ds: Dataset, cfg: dict[str, Any]) -> str:
+    """The JSON privacy report (``core.export.privacy_report`` + ``report_json``)."""
+    from core.export import privacy_report, report_json
+
+    name = None if ds.source == "upload" else ds.title
+    return report_json(privacy_report(result, n_private=ds.n_private, n_public=ds.n_public,
+                                      learner=cfg["learner"], k=int(cfg["k"]), dataset=name))
+
+
+def model_bytes(model) -> bytes:
+    """A fitted model serialized with joblib, in memory."""
+    import io
+
+    import joblib
+
+    buf = io.BytesIO()
+    joblib.dump(model, buf)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------
+# Comparison at equal (ε, δ)
+# --------------------------------------------------------------------------------------
+
+
+def lnmax_gamma_for(epsilon: float, delta: float, m: int) -> float:
+    """γ at which LNMax's data-independent bound on m answers equals ε.
+
+    MINIMAL CALL SITE, pending a core function (requested: an inverse of
+    ``core.accounting.pate_simple_epsilon`` in ``core.accounting``): a root search over
+    the library's own ``pate_simple_epsilon``, which increases with γ.  The reported
+    guarantee of ``lnmax_label`` at this γ is at most ε (it takes the smaller of this bound
+    and optimal composition).
+    """
+    from scipy.optimize import brentq
+
+    from core.accounting import pate_simple_epsilon
+
+    return float(brentq(lambda g: float(pate_simple_epsilon(g, m, delta)) - epsilon, 1e-9, 1e3, xtol=1e-12))
+
+
+COMPARED = ("btt_tight", "btt_paper", "btt_soft", "lnmax", "baseline")
+COMPARED_LABELS = {
+    "btt_tight": "BTT hard labels (tight)",
+    "btt_paper": "BTT hard labels (paper)",
+    "btt_soft": "BTT soft labels (tight)",
+    "lnmax": "PATE LNMax",
+    "baseline": "Advanced-composition baseline",
+}
+
+
+def compare_run(variant: str, epsilon: float, ens: Ensemble | None = None):
+    """One mechanism of the comparison at budget ε (δ, T, β, η from the current settings)."""
+    ens = ens or ensemble()
+    p = privacy()
+    if variant == "btt_tight":
+        return labeling("btt", {"epsilon": epsilon, "calibration": "tight"}, ens)
+    if variant == "btt_paper":
+        return labeling("btt", {"epsilon": epsilon, "calibration": "paper"}, ens)
+    if variant == "btt_soft":
+        return labeling("btt_soft", {"epsilon": epsilon, "calibration": "tight"}, ens)
+    if variant == "lnmax":
+        gamma = lnmax_gamma_for(epsilon, float(p["delta"]), int(ens.votes.shape[0]))
+        return labeling("lnmax", {"gamma": gamma}, ens)
+    return labeling("baseline", {"epsilon": epsilon}, ens)
+
+
+def available_variants(ens: Ensemble) -> list[str]:
+    """The compared mechanisms that apply to this ensemble (soft labels need scores)."""
+    return [v for v in COMPARED if v != "btt_soft" or ens.scores is not None]
+
+
+def correct_count(result, ds: Dataset) -> int | None:
+    """Answered hard labels that match the true label (NON-PRIVATE diagnostic)."""
+    if ds.public_y is None or result.scores is not None:
+        return None
+    mask = result.answered
+    return int(np.count_nonzero(result.labels[mask] == ds.public_y[mask]))
