@@ -960,3 +960,80 @@ def correct_count(result, ds: Dataset) -> int | None:
         return None
     mask = result.answered
     return int(np.count_nonzero(result.labels[mask] == ds.public_y[mask]))
+
+
+# --------------------------------------------------------------------------------------
+# Bounds page (every number comes from core.bounds)
+# --------------------------------------------------------------------------------------
+
+
+def bounds_defaults(ds: Dataset) -> dict[str, Any]:
+    """Starting values of the Bounds page for a dataset: its n, m and a VC dimension."""
+    cfg = st.session_state["data_cfg"]
+    if cfg.get("source") == "generator":
+        from core.datasets import vc_dimension
+
+        V = int(vc_dimension(cfg["name"], **cfg.get("params", {})))
+        note = f"The VC dimension of the generator's hypothesis class ({cfg['name']})."
+    else:
+        V = len(ds.private.features.columns) + 1
+        note = "Suggested: d + 1 for linear classifiers on the d feature columns; change it for other learners."
+    return {"V": V, "V_note": note, "n": ds.n_private, "m": ds.n_public, "setting": "realizable", "gamma": 0.1}
+
+
+def rate_curves(V: int, epsilon: float, n: int, setting: str, gamma: float, m: int) -> dict[str, Any]:
+    """Misclassification-rate shapes vs m for BTT and the composition baseline (core.bounds)."""
+    from core.bounds import crossover_m, misclassification_rate_btt, misclassification_rate_composition
+
+    M = float(crossover_m(V, epsilon, n, setting, gamma))
+    top = max(10.0 * m, 100.0 * (M if np.isfinite(M) else m), 10.0)
+    grid = np.geomspace(1.0, top, 200)
+    return {
+        "m": grid,
+        "btt": misclassification_rate_btt(grid, V, epsilon, n, setting, gamma),
+        "composition": misclassification_rate_composition(grid, V, epsilon, n, setting, gamma),
+        "crossover": M,
+    }
+
+
+def sample_complexity_curves(V: int, epsilon: float) -> dict[str, Any]:
+    """Private and non-private sample-complexity shapes vs α (core.bounds)."""
+    from core.bounds import sample_complexity_nonprivate, sample_complexity_private
+
+    alpha = np.geomspace(0.005, 0.5, 120)
+    return {
+        "alpha": alpha,
+        "curves": {
+            "private, realizable (Thm 4.2)": sample_complexity_private(alpha, V, epsilon, "realizable"),
+            "private, agnostic (Thm 4.3)": sample_complexity_private(alpha, V, epsilon, "agnostic"),
+            "private, realizable ERM (Remark 2)": sample_complexity_private(alpha, V, epsilon, "realizable_erm"),
+            "private, efficient learner (Remark 3)": sample_complexity_private(alpha, V, epsilon, "realizable_efficient"),
+            "non-private, realizable V/α": sample_complexity_nonprivate(alpha, V, "realizable"),
+            "non-private, agnostic V/α²": sample_complexity_nonprivate(alpha, V, "agnostic"),
+        },
+    }
+
+
+@st.cache_data(max_entries=64, show_spinner="Solving the loop T → α → k → T…")
+def solve_loop(n: float, V: float, epsilon: float, delta: float, beta: float, m: int, gamma: float, setting: str):
+    """``core.bounds.solve_btt_parameters`` with the paper calibration (cached on its inputs).
+
+    The tight calibration is not offered here: its solver calls the exact accountant for
+    every candidate T and takes minutes.
+    """
+    from core.bounds import solve_btt_parameters
+
+    return solve_btt_parameters(n, V, epsilon, delta, beta, m, gamma, setting=setting, calibration="paper")
+
+
+def answers_model(alpha: float, ens: Ensemble, result) -> dict[str, Any]:
+    """Expected answered count vs k (``core.bounds.expected_answers_btt``) at the run's settings."""
+    from core.bounds import btt_min_teachers, expected_answers_btt
+
+    p = result.params
+    ks = np.unique(np.geomspace(2, max(2000, 4 * ens.teachers.k), 40).astype(int))
+    answered = expected_answers_btt(ks, alpha, p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
+                                    calibration=p["calibration"])
+    k_min = btt_min_teachers(p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
+                             calibration=p["calibration"])
+    return {"k": ks, "answered": answered, "k_min": int(k_min)}

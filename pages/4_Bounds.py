@@ -1,0 +1,171 @@
+"""Bounds: BTT's theory calculators (core.bounds) as curves, with the user's run overlaid."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages import _state as state
+
+state.init()
+ss = st.session_state
+
+st.title("Bounds: what the theory predicts")
+st.markdown(
+    "BTT's theorems say how many queries can be labeled, how often the labels are wrong and how much "
+    "private data is needed, for a class of hypotheses of VC dimension $V$ (a measure of how flexible "
+    "the learner is: $V = d + 1$ for linear classifiers in $d$ dimensions). The rate curves are "
+    "**shapes up to constants and logarithmic factors**; the loop solver and the model of answered "
+    "queries use the explicit constants."
+)
+
+DELTAS = [1e-3, 5e-4, 1e-4, 5e-5, 1e-5, 1e-6, 1e-7, 1e-8]
+
+with state.shown_errors():
+    ds = state.dataset()
+    ss.setdefault("bounds_ui", {})
+    ui = ss["bounds_ui"]
+    defaults = state.bounds_defaults(ds)
+    if ui.get("_for") != ds.key:  # new data: start from its sizes
+        ui.update(defaults, _for=ds.key)
+        for name in defaults:
+            ss.pop(f"w_bounds_ui_{name}", None)
+
+    st.subheader("Settings")
+    c = st.columns(4)
+    setting = c[0].radio("Setting", ["realizable", "agnostic"], key=state.widget_key("bounds_ui", "setting"),
+                         help="realizable: some hypothesis of the class is always right; agnostic: the best one "
+                         "errs on a fraction γ of the points.")
+    V = c[1].number_input("VC dimension V", min_value=1, max_value=100_000, step=1,
+                          key=state.widget_key("bounds_ui", "V"), help=defaults["V_note"])
+    n = c[2].number_input("Private rows n", min_value=2, max_value=10**12, step=100,
+                          key=state.widget_key("bounds_ui", "n"))
+    m = c[3].number_input("Queries m", min_value=1, max_value=10**9, step=100, key=state.widget_key("bounds_ui", "m"))
+    c = st.columns(4)
+    eps = c[0].slider("ε", 0.1, 20.0, step=0.1, key=state.widget_key("privacy", "epsilon"))
+    delta = c[1].select_slider("δ", DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
+    beta = c[2].slider("β", 0.01, 0.5, step=0.01, key=state.widget_key("privacy", "beta"))
+    gamma = c[3].slider("γ (best error of the class, agnostic)", 0.0, 0.4, step=0.01,
+                        key=state.widget_key("bounds_ui", "gamma"), disabled=setting == "realizable")
+    for section, name, value in (("bounds_ui", "setting", setting), ("bounds_ui", "V", int(V)),
+                                 ("bounds_ui", "n", int(n)), ("bounds_ui", "m", int(m)),
+                                 ("privacy", "epsilon", float(eps)), ("privacy", "delta", float(delta)),
+                                 ("privacy", "beta", float(beta)), ("bounds_ui", "gamma", float(gamma))):
+        state.remember(section, name, value)
+    g = 0.0 if setting == "realizable" else float(gamma)
+
+    # ------------------------------------------------------------------ misclassification vs m
+    st.subheader("Misclassification vs number of queries")
+    st.markdown(
+        "Answering each query separately (advanced composition) costs $\\sqrt{m}$ in the budget, so its "
+        "error grows like $\\sqrt{m}$. BTT pays only for ⊥ and keeps the *non-private* rate "
+        "$V/(\\varepsilon n)$ up to about $m \\approx \\varepsilon n / V$ queries."
+    )
+    st.latex(r"\text{BTT: } \frac{V}{\varepsilon n}\ \text{ for } m \lesssim \frac{\varepsilon n}{V},\ "
+             r"\text{ then } \frac{m V^2}{\varepsilon^2 n^2};\qquad \text{composition: } \frac{\sqrt{m}\,V}{\varepsilon n}")
+    curves = state.rate_curves(int(V), float(eps), int(n), setting, g, int(m))
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT", mode="lines"))
+    fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="advanced composition", mode="lines"))
+    fig.add_vline(x=curves["crossover"], line_dash="dash",
+                  annotation_text=f"crossover M ≈ {curves['crossover']:.3g}")
+    fig.add_vline(x=int(m), line_dash="dot", line_color="#888", annotation_text="your m", annotation_position="bottom right")
+    fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
+                      yaxis_title="misclassification rate (shape)", height=360, margin=dict(l=10, r=10, t=10, b=10))
+    st.plotly_chart(fig, key="rates")
+
+    # ------------------------------------------------------------------ sample complexity vs alpha
+    st.subheader("Private rows needed for a target error α")
+    st.latex(r"n_{\text{private}} \approx \frac{V^{3/2}}{\varepsilon\,\alpha^{3/2}}\ \text{(Thm 4.2)},\quad "
+             r"\frac{V^{3/2}}{\varepsilon\,\alpha^{5/2}}\ \text{(Thm 4.3)},\quad "
+             r"\frac{V^{3/2}}{\varepsilon\,\alpha}\ \text{(Remark 2)},\quad \frac{V^{2}}{\varepsilon\,\alpha}\ "
+             r"\text{(Remark 3)};\qquad n_{\text{non-private}} \approx \frac{V}{\alpha},\ \frac{V}{\alpha^2}")
+    sc = state.sample_complexity_curves(int(V), float(eps))
+    fig = go.Figure()
+    for name, values in sc["curves"].items():
+        fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines",
+                                 line=dict(dash="dot") if "non-private" in name else None))
+    fig.add_hline(y=int(n), line_dash="dash", line_color="#888", annotation_text="your n")
+    fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="target error α",
+                      yaxis_title="private rows n (shape)", height=380, margin=dict(l=10, r=10, t=10, b=10),
+                      legend=dict(orientation="h", y=-0.3))
+    st.plotly_chart(fig, key="sample_complexity")
+
+    # ------------------------------------------------------------------ loop solver
+    st.subheader("Teachers k and cutoff T from the loop T → α → k → T")
+    st.markdown(
+        "Theorem 3.2 needs teachers of error α at $n/k$ rows; α fixes the cutoff $T$; $T$ fixes the noise λ; "
+        "λ fixes how many teachers BTT asks for; and $k$ in turn changes α. The solver finds the smallest "
+        "consistent $k$ with explicit VC bounds (Blumer et al. 1989 for realizable, Vapnik for agnostic), "
+        "with the paper's calibration."
+    )
+    st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)m\log(m/\beta)/2}\Big),\quad "
+             r"k = 34\sqrt{2}\,\lambda\log\frac{4mT}{\min(\delta,\beta/2)},\quad \lambda = \frac{\sqrt{32T\log(2/\delta)}}{\varepsilon}")
+    sol = state.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting)
+    if sol.feasible:
+        s = st.columns(4)
+        s[0].metric("Teachers k", f"{sol.k:,.0f}")
+        s[1].metric("Cutoff T", f"{sol.T:,.1f}")
+        s[2].metric("Teacher error α", state.fmt(sol.alpha))
+        s[3].metric("Misclassification bound T/m", state.fmt(sol.misclassification))
+    else:
+        st.warning(sol.reason)
+    ens = state.cached_ensemble()
+    if ens is not None:
+        st.caption(f"Your run: k = {ens.teachers.k} teachers, T = {ss['privacy']['T']}, m = {ens.votes.shape[0]}.")
+
+    # ------------------------------------------------------------------ expected answers vs k
+    st.subheader("How many queries BTT answers, by number of teachers")
+    st.markdown(
+        "A simple model: every teacher errs independently with probability α, so a query's votes are "
+        "binomial; it passes the noisy test with a probability set by λ and w, and the run stops at the "
+        "T-th ⊥. The model uses your ε, δ, T, m and calibration; your measured count is overlaid."
+    )
+    alpha_model = st.slider("Teacher error α for the model", 0.0, 0.5, step=0.01,
+                            key=state.widget_key_for("bounds_ui", "alpha_model", 0.1))
+    state.remember("bounds_ui", "alpha_model", float(alpha_model))
+    if ens is not None:
+        result, _ = state.labeling("btt")
+        model = state.answers_model(float(alpha_model), ens, result)
+        fig = go.Figure()
+        fig.add_trace(go.Scatter(x=model["k"], y=model["answered"], mode="lines", name="model: expected answered"))
+        fig.add_trace(go.Scatter(x=[ens.teachers.k], y=[result.n_answered], mode="markers", name="your run (BTT)",
+                                 marker=dict(size=12, symbol="x", color="#c62828")))
+        fig.update_layout(xaxis_type="log", xaxis_title="teachers k", yaxis_title="answered queries", height=340,
+                          margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.3))
+        st.plotly_chart(fig, key="answers_model")
+        st.caption(f"BTT's fewest teachers for which a unanimous vote passes half the time at these settings: "
+                   f"k ≥ {model['k_min']:,}.")
+    else:
+        st.info("Train an ensemble (Ensemble page) to overlay your run.")
+
+    # ------------------------------------------------------------------ measured points
+    st.divider()
+    st.subheader("Non-private diagnostics")
+    st.caption("Your measured misclassification (against the public queries' held-out true labels) next to "
+               "Theorem 3.2's bound. Not private; never exported.")
+    if ens is None:
+        st.info("Train an ensemble to measure your run.")
+    elif ds.public_y is None:
+        st.info("The public queries came from an unlabeled file: misclassification cannot be measured.")
+    else:
+        result, _ = state.labeling("btt")
+        acc = state.answered_accuracy(result, ds)
+        bound = state.theorem_32(result, ens, ds)
+        fig = go.Figure()
+        fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
+        fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
+        if acc is not None:
+            fig.add_trace(go.Scatter(x=[result.m], y=[max(1.0 - acc, 1e-4)], mode="markers", name="your run: measured",
+                                     marker=dict(size=12, symbol="x", color="#c62828")))
+        if bound is not None:
+            fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound T/m",
+                                     marker=dict(size=11, symbol="triangle-down", color="#6a1b9a")))
+        fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
+                          yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
+                          legend=dict(orientation="h", y=-0.3))
+        st.plotly_chart(fig, key="measured")
+        st.caption(
+            f"Measured on {result.n_answered} answered queries: {state.fmt(None if acc is None else 1.0 - acc)} "
+            "(a measured 0 is drawn at 1e-4 on the log axis)."
+        )
