@@ -555,44 +555,44 @@ def a_stab_threshold(epsilon: float, delta: float) -> float:
 def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> dict:
     """Per-query (ε0, δ0) for answering ``m`` queries with A_stab (DESIGN §3.5).
 
-    δ is split as ``δ' = δ/2`` for the composition and ``δ0 = δ/(2m)`` per query, and
-    ``ε0`` solves ``sqrt(2m log(1/δ')) ε0 + m ε0 (e^ε0 - 1) = ε``.
+    Two ways to spend (ε, δ) on m answers are compared and the one giving the lower
+    A_stab threshold ``Γ = log(1/δ0)/ε0`` (so more answers) is used:
+
+    * advanced composition: ``δ' = δ/2``, ``δ0 = δ/(2m)`` and ``ε0`` solves
+      ``sqrt(2m log(1/δ')) ε0 + m ε0 (e^ε0 − 1) = ε``;
+    * basic composition (better for small m): ``ε0 = ε/m``, ``δ0 = δ/m``.
 
     Returns
     -------
-    dict with ``eps0``, ``delta0``, ``delta_prime``, ``threshold`` (Γ) and ``guarantee``
-    (a :class:`PrivacyGuarantee`).
+    dict with ``eps0``, ``delta0``, ``delta_prime``, ``threshold`` (Γ), ``composition``
+    and ``guarantee`` (a :class:`PrivacyGuarantee`).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     m = check_m(m)
-    delta_prime = delta / 2.0
-    delta0 = delta / (2.0 * m)
-    eps0 = float(advanced_composition_eps0(epsilon, m, delta_prime))
-    # basic composition may be smaller for tiny m: report the better of the two
-    eps_adv = float(advanced_composition_epsilon(eps0, m, delta_prime))
-    eps_basic = eps0 * m
-    if eps_basic <= eps_adv:
-        total_eps, total_delta, how = eps_basic, m * delta0, "basic"
+    adv = {"eps0": float(advanced_composition_eps0(epsilon, m, delta / 2.0)), "delta0": delta / (2.0 * m),
+           "delta_prime": delta / 2.0, "composition": "advanced"}
+    basic = {"eps0": epsilon / m, "delta0": delta / m, "delta_prime": 0.0, "composition": "basic"}
+    for option in (adv, basic):
+        option["threshold"] = a_stab_threshold(option["eps0"], option["delta0"])
+    par = min((adv, basic), key=lambda o: o["threshold"])
+    eps0, delta0, how = par["eps0"], par["delta0"], par["composition"]
+    if how == "advanced":
+        total_eps = float(advanced_composition_epsilon(eps0, m, par["delta_prime"]))
+        total_delta = m * delta0 + par["delta_prime"]
     else:
-        total_eps, total_delta, how = eps_adv, m * delta0 + delta_prime, "advanced"
-    g = PrivacyGuarantee(
+        total_eps, total_delta = eps0 * m, m * delta0
+    par["guarantee"] = PrivacyGuarantee(
         epsilon=total_eps,
         delta=total_delta,
         method=f"composition/{how}",
         detail=(
             f"{m} independent A_stab answers, each ({eps0:.4g}, {delta0:.3g})-DP, composed by "
-            f"{how} composition" + (f" with δ' = {delta_prime:.3g}." if how == "advanced" else ".")
+            f"{how} composition" + (f" with δ' = {par['delta_prime']:.3g}." if how == "advanced" else ".")
         ),
-        parts={"eps0": eps0, "delta0": delta0, "delta_prime": delta_prime},
+        parts={"eps0": eps0, "delta0": delta0, "delta_prime": par["delta_prime"]},
     )
-    return {
-        "eps0": eps0,
-        "delta0": delta0,
-        "delta_prime": delta_prime,
-        "threshold": a_stab_threshold(eps0, delta0),
-        "guarantee": g,
-    }
+    return par
 
 
 # ---------------------------------------------------------------------------

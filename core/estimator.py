@@ -153,8 +153,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             return (min(g.epsilon, cal.epsilon), min(g.delta, cal.delta))
         if self.mechanism == "baseline":
             b = self._baseline
-            eps_adv = float(accounting.advanced_composition_epsilon(b["eps0"], n, b["delta_prime"]))
             eps_basic = b["eps0"] * n
+            if b["composition"] == "basic":
+                return (eps_basic, n * b["delta0"])
+            eps_adv = float(accounting.advanced_composition_epsilon(b["eps0"], n, b["delta_prime"]))
             if eps_basic <= eps_adv:
                 return (eps_basic, n * b["delta0"])
             return (eps_adv, n * b["delta0"] + b["delta_prime"])

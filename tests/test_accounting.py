@@ -143,6 +143,10 @@ def test_composition_baseline_parameters():
     assert float(A.advanced_composition_epsilon(par["eps0"], 100, par["delta_prime"])) == pytest.approx(2.0, rel=1e-9)
     assert par["threshold"] == pytest.approx(math.log(1 / par["delta0"]) / par["eps0"])
     assert par["guarantee"].epsilon <= 2.0 + 1e-9 and par["guarantee"].delta <= 1e-5 * (1 + 1e-12)
+    # few queries: basic composition spends the whole budget and gives the lower threshold
+    small = A.composition_baseline_parameters(1.0, 0.01, 2)
+    assert small["composition"] == "basic" and small["eps0"] == pytest.approx(0.5)
+    assert small["guarantee"].epsilon == pytest.approx(1.0) and small["guarantee"].delta == pytest.approx(0.01)
 
 
 def test_moments_accountant_ties_use_data_independent_bound():
