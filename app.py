@@ -17,13 +17,13 @@ st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wid
 
 HERE = Path(__file__).parent
 PAGES = [
-    ("pages/1_Data.py", "Data", "📄"),
-    ("pages/2_Ensemble.py", "Ensemble", "👥"),
-    ("pages/3_Private_labeling.py", "Private labeling", "🔏"),
-    ("pages/4_Bounds.py", "Bounds", "📐"),
-    ("pages/5_Compare.py", "Compare", "⚖️"),
-    ("pages/6_Student_and_export.py", "Student & export", "🎓"),
-    ("pages/8_Privacy_audit.py", "Privacy audit", "🔍"),
+    ("pages/1_Data.py", "Data", ":material/table_view:"),
+    ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
+    ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+    ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+    ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
+    ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
 ]
 
 state.init()
@@ -37,16 +37,18 @@ page = st.navigation(
 
 with st.sidebar:
     st.toggle(
-        "Reproducible demo seed",
+        "Reproducible demo seed (reproducible, not for production)",
         key="demo_seed",
         help="Reproducible, not for production: fixes every random draw (split, teachers, noise) "
         "to one public seed. Off, all randomness comes from the operating system. "
         "A seed is never written to an export.",
     )
-    st.caption("reproducible, not for production" if state.demo_mode() else "noise from the operating system")
+    st.caption("Demo seed on: runs repeat exactly. Not for production." if state.demo_mode()
+               else "All randomness comes from the operating system.")
     data_box = st.container()
     privacy_box = st.container()
 
+state.enter_page(page.url_path)
 page.run()
 
 # Filled after the page ran, so the summary shows the settings the page just applied.

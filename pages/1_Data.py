@@ -147,11 +147,11 @@ with state.shown_errors():
     st.caption(f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
                f"({state.learner_label(ss['ensemble_cfg']['learner'])})")
     targets = [
-        ("pages/2_Ensemble.py", "Ensemble", "👥"),
-        ("pages/3_Private_labeling.py", "Private labeling", "🔏"),
-        ("pages/4_Bounds.py", "Bounds", "📐"),
-        ("pages/5_Compare.py", "Compare", "⚖️"),
-        ("pages/6_Student_and_export.py", "Student & export", "🎓"),
+        ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
+        ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+        ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+        ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
+        ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
     ]
     here = Path(__file__).resolve().parent.parent
     targets = [t for t in targets if (here / t[0]).is_file()]  # only pages registered by app.py

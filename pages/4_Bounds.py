@@ -67,9 +67,12 @@ with state.shown_errors():
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT", mode="lines"))
     fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="advanced composition", mode="lines"))
-    fig.add_vline(x=curves["crossover"], line_dash="dash",
-                  annotation_text=f"crossover M ≈ {curves['crossover']:.3g}")
-    fig.add_vline(x=int(m), line_dash="dot", line_color="#888", annotation_text="your m", annotation_position="bottom right")
+    # Vertical markers as line traces: plotly's add_vline takes log10 units on a log axis.
+    lo, hi = state.value_range(curves["btt"], curves["composition"])
+    fig.add_trace(go.Scatter(x=[curves["crossover"]] * 2, y=[lo, hi], mode="lines", line=dict(dash="dash", color="#444"),
+                             name=f"crossover M ≈ {curves['crossover']:.3g}"))
+    fig.add_trace(go.Scatter(x=[int(m)] * 2, y=[lo, hi], mode="lines", line=dict(dash="dot", color="#999"),
+                             name=f"your m = {int(m)}"))
     fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
                       yaxis_title="misclassification rate (shape)", height=360, margin=dict(l=10, r=10, t=10, b=10))
     st.plotly_chart(fig, key="rates")
@@ -85,7 +88,8 @@ with state.shown_errors():
     for name, values in sc["curves"].items():
         fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines",
                                  line=dict(dash="dot") if "non-private" in name else None))
-    fig.add_hline(y=int(n), line_dash="dash", line_color="#888", annotation_text="your n")
+    fig.add_trace(go.Scatter(x=[sc["alpha"][0], sc["alpha"][-1]], y=[int(n)] * 2, mode="lines",
+                             line=dict(dash="dash", color="#888"), name=f"your n = {int(n):,}"))
     fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="target error α",
                       yaxis_title="private rows n (shape)", height=380, margin=dict(l=10, r=10, t=10, b=10),
                       legend=dict(orientation="h", y=-0.3))

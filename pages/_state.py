@@ -131,6 +131,21 @@ def widget_key(section: str, name: str) -> str:
     return key
 
 
+def enter_page(name: str) -> None:
+    """Called by ``app.py`` before a page runs: on a page change, forget widget mirrors.
+
+    Pages share settings (ε is set on three pages), and their widgets use the same keys.
+    When the page changes, every ``w_*`` widget key is dropped so that the new page's
+    widgets start from the persistent settings, never from another page's widget state.
+    """
+    init()
+    ss = st.session_state
+    if ss.get("_page") != name:
+        for key in [k for k in ss if isinstance(k, str) and k.startswith("w_")]:
+            del ss[key]
+        ss["_page"] = name
+
+
 def remember(section: str, name: str, value: Any) -> None:
     """Store a widget's value in the persistent settings."""
     init()
@@ -1037,3 +1052,12 @@ def answers_model(alpha: float, ens: Ensemble, result) -> dict[str, Any]:
     k_min = btt_min_teachers(p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
                              calibration=p["calibration"])
     return {"k": ks, "answered": answered, "k_min": int(k_min)}
+
+
+def value_range(*arrays) -> tuple[float, float]:
+    """Smallest positive and largest finite value of some curves (to draw marker lines on log axes)."""
+    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size == 0:
+        return 1e-3, 1.0
+    return float(values.min()), float(values.max())
