@@ -1,0 +1,211 @@
+"""Where teacher training and vote computation run: a joblib backend or a Dask cluster.
+
+:func:`train_teachers <core.teachers.train_teachers>` and the vote computations of
+:class:`TeacherEnsemble <core.teachers.TeacherEnsemble>` run their work through
+:class:`joblib.Parallel`, so they follow the caller's :func:`joblib.parallel_config`.
+:func:`joblib_backend` is the one place that turns a backend name (and, for Dask, a
+scheduler address) into such a configuration; the command line's ``--backend`` and
+``--scheduler`` options and the ``backend=``/``scheduler=`` arguments of the library
+both go through it.
+
+What is sent where
+------------------
+With a process backend (``"loky"``, ``"multiprocessing"``) or a Dask cluster, the
+private rows of each teacher's chunk are pickled and sent to a worker, which fits the
+teacher and sends the fitted teacher back; for vote computation the fitted teachers and
+the public query rows are sent to the workers, which send back the votes.  Workers hold
+these objects in memory only, for as long as the task needs them; Private Label Lab
+writes nothing to disk, on the workers or in the calling process.
+
+Dask's own memory management may, however, *spill* data held by a worker to its local
+directory when the worker nears its memory limit (by default from 60 % of the limit,
+``distributed.worker.memory.target``, and 70 %, ``distributed.worker.memory.spill``).
+On a cluster that handles private data, start the workers with spilling disabled,
+either by setting both keys to false (e.g. ``DASK_DISTRIBUTED__WORKER__MEMORY__TARGET=False
+DASK_DISTRIBUTED__WORKER__MEMORY__SPILL=False`` in the workers' environment, or in their
+Dask configuration file) or with no memory limit (``dask worker --memory-limit 0``).
+Connections between the client, scheduler and workers are plain TCP unless the cluster
+is configured with TLS (``tls://`` addresses); use TLS or a private network when the
+machines do not share one.
+
+The results do not depend on where the work runs: every teacher's seed is drawn from the
+generator before any work is sent out, so the same generator gives the same teachers and
+identical votes on a laptop, with any ``n_jobs``, and on a cluster whose workers run the
+same package versions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+from .errors import ParameterError
+
+__all__ = ["joblib_backend", "DEFAULT_CONNECT_TIMEOUT", "DASK_EXTRA"]
+
+DEFAULT_CONNECT_TIMEOUT = 10.0
+"""Seconds :func:`joblib_backend` waits for a Dask scheduler to answer."""
+
+DASK_EXTRA = "pip install 'private-label-lab[dask]'"
+"""The command that installs the optional Dask support."""
+
+
+def _joblib_backend_names() -> list[str]:
+    from joblib.parallel import BACKENDS, EXTERNAL_BACKENDS
+
+    return sorted(set(BACKENDS) | set(EXTERNAL_BACKENDS))
+
+
+def _import_distributed() -> Any:
+    try:
+        import dask  # noqa: F401
+        import distributed
+    except ImportError:
+        raise ParameterError(
+            f"The Dask backend needs the optional Dask packages; install them with {DASK_EXTRA}."
+        ) from None
+    return distributed
+
+
+def _check_timeout(timeout: Any) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ParameterError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+    return float(timeout)
+
+
+def joblib_backend(
+    backend: str | None = None,
+    scheduler: Any = None,
+    *,
+    timeout: float = DEFAULT_CONNECT_TIMEOUT,
+) -> contextlib.AbstractContextManager:
+    """A context in which teacher training and vote computation use the given backend.
+
+    Parameters
+    ----------
+    backend : str, optional
+        None (default) changes nothing: joblib's default, or whatever
+        :func:`joblib.parallel_config` the caller has entered.  A joblib backend name
+        (``"loky"``, ``"threading"``, ``"multiprocessing"``, ``"sequential"``, or one
+        registered with :func:`joblib.register_parallel_backend`) enters
+        ``joblib.parallel_config(backend=backend)``.  ``"dask"`` sends the work to the
+        Dask cluster given by ``scheduler``.
+    scheduler : str, distributed.Client or cluster, optional
+        Only with ``backend="dask"``, and required there: the scheduler's address (e.g.
+        ``"tcp://10.0.0.5:8786"``), a connected :class:`distributed.Client`, or a
+        cluster object such as :class:`distributed.LocalCluster`.  For an address or a
+        cluster the context opens a client and closes it on exit; a client given by the
+        caller is used as it is and left open.
+    timeout : float
+        Seconds to wait for the scheduler to answer (default
+        :data:`DEFAULT_CONNECT_TIMEOUT`).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Use it in a ``with`` statement.  Inside, ``n_jobs=None`` means every core the
+        backend offers (for Dask: every worker thread of the cluster).  Entering it
+        connects to the scheduler (for Dask); the arguments are checked at once.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown backend name; ``"dask"`` without a scheduler, or a scheduler with
+        another backend; when the Dask packages are not installed; and, on entering,
+        when the scheduler cannot be reached within ``timeout`` seconds.
+
+    Notes
+    -----
+    With a process backend or Dask, each teacher's chunk of private rows is sent to a
+    worker and the fitted teacher comes back; vote computation sends the fitted teachers
+    and the public query rows.  The workers keep them in memory only and Private Label
+    Lab writes nothing to disk, but Dask workers spill data to their local directory
+    under memory pressure unless ``distributed.worker.memory.target`` and
+    ``distributed.worker.memory.spill`` are both false or the workers have no memory
+    limit (``dask worker --memory-limit 0``); see the module docstring.
+
+    Examples
+    --------
+    >>> from core.distributed import joblib_backend
+    >>> from core.teachers import train_teachers
+    >>> with joblib_backend("dask", "tcp://10.0.0.5:8786"):  # doctest: +SKIP
+    ...     ensemble = train_teachers(X, y, "logistic_regression", k=200, rng=0)
+    ...     votes = ensemble.vote_counts(X_public)
+    """
+    timeout = _check_timeout(timeout)
+    if backend is None:
+        if scheduler is not None:
+            raise ParameterError(
+                "A Dask scheduler was given without a backend; choose the Dask backend "
+                "(backend='dask', or --backend dask on the command line) to use it."
+            )
+        return contextlib.nullcontext()
+    if not isinstance(backend, str):
+        raise ParameterError(f"backend must be a name such as 'loky' or 'dask', got {type(backend).__name__}.")
+    name = backend.strip().lower()
+    names = _joblib_backend_names()
+    if name not in names:
+        raise ParameterError(
+            f"Unknown parallel backend {backend!r}; choose one of {', '.join(names)}."
+        )
+    if name != "dask":
+        if scheduler is not None:
+            raise ParameterError(
+                f"A scheduler is only used by the Dask backend, not by {name!r}; "
+                "choose backend='dask' (--backend dask) or leave the scheduler out."
+            )
+        from joblib import parallel_config
+
+        return parallel_config(backend=name)
+    if scheduler is None:
+        raise ParameterError(
+            "The Dask backend needs the address of a running Dask scheduler, e.g. "
+            "scheduler='tcp://10.0.0.5:8786' (--scheduler tcp://10.0.0.5:8786); start one "
+            "with `dask scheduler` and workers with `dask worker ADDRESS`."
+        )
+    distributed = _import_distributed()
+    if isinstance(scheduler, str):
+        if not scheduler.strip():
+            raise ParameterError("The Dask scheduler address is empty; give e.g. tcp://10.0.0.5:8786.")
+        scheduler = scheduler.strip()
+    elif not isinstance(scheduler, distributed.Client) and not hasattr(scheduler, "scheduler_address"):
+        raise ParameterError(
+            "scheduler must be an address such as 'tcp://10.0.0.5:8786', a distributed.Client "
+            f"or a Dask cluster object, got {type(scheduler).__name__}."
+        )
+    return _dask_context(distributed, scheduler, timeout)
+
+
+def _describe(scheduler: Any) -> str:
+    if isinstance(scheduler, str):
+        return scheduler
+    return str(getattr(scheduler, "scheduler_address", None) or type(scheduler).__name__)
+
+
+@contextlib.contextmanager
+def _dask_context(distributed: Any, scheduler: Any, timeout: float) -> Iterator[Any]:
+    from joblib import parallel_config
+
+    if isinstance(scheduler, distributed.Client):
+        client, owned = scheduler, False
+    else:
+        try:
+            client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ParameterError(
+                f"Could not reach the Dask scheduler at {_describe(scheduler)} within {timeout:g} s "
+                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no answer'}). "
+                "Check the address and that `dask scheduler` is running and reachable."
+            ) from None
+        except ValueError as exc:
+            raise ParameterError(
+                f"{_describe(scheduler)!r} is not a Dask scheduler address ({exc}); give one like "
+                "tcp://10.0.0.5:8786."
+            ) from None
+        owned = True
+    try:
+        with parallel_config(backend="dask", client=client, wait_for_workers_timeout=timeout):
+            yield client
+    finally:
+        if owned:
+            client.close()
