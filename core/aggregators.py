@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from . import accounting, noise
-from .stability import distance_to_instability, max_distance, min_teachers_for_threshold, plurality
+from .stability import distance_to_instability, max_distance, min_teachers_for_threshold, plurality, plurality_and_distance
 from .validation import (
     check_beta,
     check_counts,
@@ -166,11 +166,17 @@ def _infeasible_reason(k: int, threshold: float, what: str) -> str | None:
 # ---------------------------------------------------------------------------
 
 def sparse_vector_scan(values: np.ndarray, thresholds: np.ndarray, max_failures: int) -> tuple[np.ndarray, int | None]:
-    """Sequential sparse-vector logic over noisy query values, done in blocks.
+    """Sequential sparse-vector logic over noisy query values.
 
     Query ``i`` passes when ``values[i] > thresholds[r]``, ``r`` being the number of
     failures so far; a failure moves to the next threshold; after ``max_failures``
     failures the scan halts.
+
+    Only a query whose value is at most the largest threshold in use can fail, whatever
+    round it falls in; every other query passes.  Those candidates are found in one
+    vectorized pass and only they are walked in order (a plain loop over Python scalars,
+    which is exact: integers and floats compare exactly).  The result is identical to the
+    per-query loop of the tests.
 
     Parameters
     ----------
@@ -188,26 +194,26 @@ def sparse_vector_scan(values: np.ndarray, thresholds: np.ndarray, max_failures:
     halted_at : int or None
         Index of the query with the last allowed failure, or None.
     """
+    values = np.asarray(values)
     m = values.shape[0]
-    status = np.full(m, -1, dtype=np.int8)
-    start, failures, block = 0, 0, 64
-    while start < m and failures < max_failures:
-        stop = min(m, start + block)
-        fail = values[start:stop] <= thresholds[failures]
-        j = int(np.argmax(fail))
-        if fail[j]:
-            status[start : start + j] = 1
-            status[start + j] = 0
+    if max_failures < 1:
+        return np.full(m, -1, dtype=np.int8), None
+    thresholds = np.asarray(thresholds)[:max_failures]
+    status = np.ones(m, dtype=np.int8)
+    candidates = np.flatnonzero(values <= thresholds.max())
+    thr = thresholds.tolist()
+    failed: list[int] = []
+    failures, halted_at = 0, None
+    for i, v in zip(candidates.tolist(), values[candidates].tolist()):
+        if v <= thr[failures]:
+            failed.append(i)
             failures += 1
-            start += j + 1
-            block = 64
-        else:
-            status[start:stop] = 1
-            start = stop
-            block = min(block * 4, 1 << 20)
-    halted_at = None
-    if failures >= max_failures:
-        halted_at = int(start - 1)
+            if failures == max_failures:
+                halted_at = i
+                break
+    status[failed] = 0
+    if halted_at is not None:
+        status[halted_at + 1 :] = -1
     return status, halted_at
 
 
@@ -284,8 +290,7 @@ def btt_label(counts, epsilon: float, delta: float, T: int, *, calibration: str 
     m = counts.shape[0]
     cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
     gen = noise.check_rng(rng)
-    dist = distance_to_instability(counts)
-    top = plurality(counts)
+    top, dist = plurality_and_distance(counts)
     zt = noise.discrete_laplace(cal.noise_scale, T, gen)
     zq = noise.discrete_laplace(2.0 * cal.noise_scale, m, gen)
     status, halted_at = sparse_vector_scan(dist + zq, cal.threshold + zt, T)
@@ -394,37 +399,30 @@ def btt_soft_label(scores, epsilon: float, delta: float, T: int, eta: float, *, 
     thr = cal.threshold + zt
     v1 = d1 + zq[:, 0]
     v2 = d2 + zq[:, 1]
-    out = np.full(m, np.nan)
-    labels = np.full(m, UNPROCESSED, dtype=np.int64)
-    passed_test = np.zeros(m, dtype=np.int8)  # 1: test 1, 2: test 2 (non-private detail, not exported)
-    start, failures, halted_at = 0, 0, None
-    while start < m and failures < max_fail:
-        status, _ = sparse_vector_scan(v1[start:], thr[failures:], 1)
-        fail_rel = np.flatnonzero(status == 0)
-        stop = start + (int(fail_rel[0]) if fail_rel.size else m - start)
-        out[start:stop] = mid1[start:stop]
-        labels[start:stop] = 1
-        passed_test[start:stop] = 1
-        if not fail_rel.size:
-            start = m
-            break
-        j = stop  # test 1 failed at query j
-        failures += 1
+    # Every query passes test 1 unless its value is at most the largest threshold; only
+    # those candidates are walked in order (exact, as in sparse_vector_scan).
+    out = mid1.astype(float)
+    labels = np.ones(m, dtype=np.int64)
+    thr_list = thr.tolist()
+    candidates = np.flatnonzero(v1 <= thr.max())
+    failures, halted_at = 0, None
+    for j, a, b in zip(candidates.tolist(), v1[candidates].tolist(), v2[candidates].tolist()):
+        if a > thr_list[failures]:
+            continue  # test 1 passes
+        failures += 1  # test 1 failed at query j
+        if failures < max_fail and b > thr_list[failures]:
+            out[j] = mid2[j]  # test 2 passes
+            continue
+        labels[j] = BOTTOM
+        out[j] = np.nan
+        if failures < max_fail:
+            failures += 1  # test 2 failed too
         if failures >= max_fail:
-            labels[j] = BOTTOM
             halted_at = j
-            start = j + 1
             break
-        if v2[j] > thr[failures]:
-            out[j] = mid2[j]
-            labels[j] = 1
-            passed_test[j] = 2
-        else:
-            labels[j] = BOTTOM
-            failures += 1
-            if failures >= max_fail:
-                halted_at = j
-        start = j + 1
+    if halted_at is not None:
+        labels[halted_at + 1 :] = UNPROCESSED
+        out[halted_at + 1 :] = np.nan
     reason = _infeasible_reason(k, cal.threshold, f"the {calibration} soft-label calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})")
     params = _btt_params(cal, epsilon, delta, T, m, beta, calibration, k, extra={"eta": eta, "n_bins": n_bins})
     return _result("btt_soft", labels, out, halted_at, cal.guarantee, params, feasible=reason is None, reason=reason)

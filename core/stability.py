@@ -29,6 +29,7 @@ __all__ = [
     "margins",
     "distance_to_instability",
     "distance_to_instability_printed",
+    "plurality_and_distance",
     "max_distance",
     "min_teachers_for_threshold",
 ]
@@ -91,6 +92,25 @@ def distance_to_instability(counts) -> np.ndarray:
     m = margins(counts)
     # ceil(M/2) - 1 for M >= 0 equals (M + 1) // 2 - 1.
     return np.maximum(0, (m + 1) // 2 - 1).astype(np.int64)
+
+
+def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`plurality` and :func:`distance_to_instability` in one validated pass.
+
+    The aggregators need both for every query; computing them together checks the
+    counts once and partitions them once.
+
+    Returns
+    -------
+    top : numpy.ndarray of int64, shape (m,)
+        The plurality class (ties go to the smallest class index).
+    distance : numpy.ndarray of int64, shape (m,)
+        ``max(0, ceil(M/2) - 1)``, as :func:`distance_to_instability`.
+    """
+    counts = check_counts(counts, equal_totals=False)
+    first, second = _top_two(counts)
+    distance = np.maximum(0, (first - second + 1) // 2 - 1).astype(np.int64)
+    return np.argmax(counts, axis=1).astype(np.int64), distance
 
 
 def distance_to_instability_printed(counts) -> np.ndarray:

@@ -299,3 +299,41 @@ def test_parameter_errors():
         lnmax_label(counts, -1.0)
     with pytest.raises(DataError):
         btt_label(np.array([[3, 1], [2, 1]]), 1.0, 1e-5, 3)  # unequal vote totals
+
+
+# ---------------------------------------------------------------------------
+# The sparse-vector scan itself against the plain loop, on arbitrary inputs
+# ---------------------------------------------------------------------------
+
+def _scan_loop(values, thresholds, max_failures):
+    status = np.full(len(values), -1, dtype=np.int8)
+    failures, halted_at = 0, None
+    for i, v in enumerate(values):
+        if failures >= max_failures:
+            break
+        if v > thresholds[failures]:
+            status[i] = 1
+        else:
+            status[i] = 0
+            failures += 1
+            if failures == max_failures:
+                halted_at = i
+    return status, halted_at
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sparse_vector_scan_matches_loop(seed):
+    from core.aggregators import sparse_vector_scan
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 400))
+    T = int(rng.integers(1, 12))
+    # integer values and float thresholds with ties possible (value == threshold fails)
+    values = rng.integers(-5, 15, size=m)
+    thresholds = rng.integers(-3, 12, size=T + int(rng.integers(0, 3))).astype(float)
+    if seed % 3 == 0:
+        thresholds += 0.5
+    status, halted = sparse_vector_scan(values, thresholds, T)
+    ref_status, ref_halted = _scan_loop(values, thresholds, T)
+    np.testing.assert_array_equal(status, ref_status)
+    assert halted == ref_halted
