@@ -61,6 +61,7 @@ from .validation import (
     check_k,
     check_m,
     check_probability,
+    check_real_array,
     check_T,
 )
 
@@ -139,36 +140,17 @@ def _each(check, values, name: str) -> np.ndarray:
 
 
 def _positive(values, name: str, what: str) -> np.ndarray:
-    """Check that every element is a finite number > 0 (counts, sizes, dimensions).
-
-    ``core.validation`` has no generic "positive real" check (its helpers are for
-    privacy parameters and whole numbers), so this one lives here.
-    """
-    arr = np.asarray(values)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.size == 0:
-        raise ParameterError(f"{name} ({what}) must be a number or a non-empty array of numbers, got {values!r}.")
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ParameterError(f"{name} ({what}) must be finite and greater than 0, got {values!r}.")
-    return arr
+    """Every element a finite number > 0 (counts, sizes, dimensions)."""
+    return check_real_array(values, name, 0.0, low_open=True, what=what)
 
 
 def _nonnegative(values, name: str, what: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.size == 0:
-        raise ParameterError(f"{name} ({what}) must be a number or a non-empty array of numbers, got {values!r}.")
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ParameterError(f"{name} ({what}) must be finite and at least 0, got {values!r}.")
-    return arr
+    return check_real_array(values, name, 0.0, what=what)
 
 
 def _unit(values, name: str, what: str) -> np.ndarray:
     """Elementwise ``0 <= x <= 1`` (error rates)."""
-    arr = _nonnegative(values, name, what)
-    if np.any(arr > 1):
-        raise ParameterError(f"{name} ({what}) must lie between 0 and 1, got {values!r}.")
-    return arr
+    return check_real_array(values, name, 0.0, 1.0, what=what)
 
 
 def _setting(setting: str, allowed=SETTINGS) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 from .data import Table, load_table, table_from_arrays
 from .errors import DataError, ParameterError
 from .noise import RNGLike, check_rng
+from .validation import check_integer, check_real
 
 __all__ = [
     "DATASETS_DIR",
@@ -132,30 +133,6 @@ def load_bundled(name: str) -> Table:
 # --------------------------------------------------------------------------------------
 
 
-def _whole(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool):
-        raise ParameterError(f"{name} must be a whole number, got {value!r}.")
-    if isinstance(value, (int, np.integer)):
-        v = int(value)
-    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
-        v = int(value)
-    else:
-        raise ParameterError(f"{name} must be a whole number, got {value!r}.")
-    if v < minimum:
-        raise ParameterError(f"{name} must be at least {minimum}, got {v}.")
-    return v
-
-
-def _real(value, name: str, low: float, high: float, *, high_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"{name} must be a number, got {value!r}.")
-    v = float(value)
-    if not math.isfinite(v) or v < low or v > high or (high_open and v >= high):
-        bracket = ")" if high_open else "]"
-        raise ParameterError(f"{name} must lie in [{low:g}, {high:g}{bracket}, got {value!r}.")
-    return v
-
-
 def _flip(y: np.ndarray, noise: float, gen: np.random.Generator) -> np.ndarray:
     """Flip each label independently with probability ``noise`` (draws n uniforms)."""
     flips = gen.random(y.shape[0]) < noise
@@ -209,9 +186,9 @@ def halfspaces(
     w : numpy.ndarray, float64, shape (d,)
         Only with ``return_normal=True``.
     """
-    n = _whole(n, "n", 1)
-    d = _whole(d, "d", 1)
-    noise = _real(noise, "noise", 0.0, 0.5, high_open=True)
+    n = check_integer(n, "n", 1)
+    d = check_integer(d, "d", 1)
+    noise = check_real(noise, "noise", 0.0, 0.5, high_open=True)
     gen = check_rng(rng)
     w = gen.standard_normal(d)
     while not np.linalg.norm(w) > 0:  # probability zero; keeps w a unit vector
@@ -248,13 +225,13 @@ def thresholds(n: int, *, theta: float | None = 0.5, noise: float = 0.0, rng: RN
     X : numpy.ndarray, float64, shape (n, 1)
     y : numpy.ndarray, int64, shape (n,)
     """
-    n = _whole(n, "n", 1)
-    noise = _real(noise, "noise", 0.0, 0.5, high_open=True)
+    n = check_integer(n, "n", 1)
+    noise = check_real(noise, "noise", 0.0, 0.5, high_open=True)
     gen = check_rng(rng)
     if theta is None:
         theta = float(gen.uniform(0.25, 0.75))
     else:
-        theta = _real(theta, "theta", 0.0, 1.0)
+        theta = check_real(theta, "theta", 0.0, 1.0)
         if not 0.0 < theta < 1.0:
             raise ParameterError(f"theta must lie strictly between 0 and 1, got {theta!r}.")
     x = gen.random(n)
@@ -293,9 +270,9 @@ def two_gaussians(n: int, *, d: int = 2, separation: float = 4.0, rng: RNGLike =
     X : numpy.ndarray, float64, shape (n, d)
     y : numpy.ndarray, int64, shape (n,)
     """
-    n = _whole(n, "n", 1)
-    d = _whole(d, "d", 1)
-    separation = _real(separation, "separation", 0.0, math.inf)
+    n = check_integer(n, "n", 1)
+    d = check_integer(d, "d", 1)
+    separation = check_real(separation, "separation", 0.0, math.inf)
     gen = check_rng(rng)
     y = gen.integers(0, 2, size=n).astype(np.int64)
     X = gen.standard_normal((n, d))
@@ -318,7 +295,7 @@ def two_gaussians_posterior(X, separation: float = 4.0) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] < 1:
         raise DataError(f"X must be a 2-D array (points × features), got shape {X.shape}.")
-    separation = _real(separation, "separation", 0.0, math.inf)
+    separation = check_real(separation, "separation", 0.0, math.inf)
     from scipy.special import expit  # the logistic function, accurate in both tails
 
     return expit(separation * X[:, 0])
@@ -404,11 +381,11 @@ def _spec(name: str) -> dict[str, Any]:
 
 def _checked(value, key: str, spec: dict[str, Any]):
     if spec["type"] == "int":
-        v = _whole(value, key, spec["min"])
+        v = check_integer(value, key, spec["min"])
         if v > spec["max"]:
             raise ParameterError(f"{key} must be at most {spec['max']}, got {v}.")
         return v
-    return _real(value, key, spec["min"], spec["max"])
+    return check_real(value, key, spec["min"], spec["max"])
 
 
 def _resolve(name: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ import pandas as pd
 
 from .aggregators import BOTTOM, UNPROCESSED, LabelingResult
 from .errors import DataError, ParameterError, SchemaError
-from .validation import check_k
+from .validation import check_integer, check_k
 
 __all__ = [
     "LABEL_COLUMNS",
@@ -285,12 +285,6 @@ def _learner_text(learner: Any) -> str:
     )
 
 
-def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
-        raise ParameterError(f"{name} must be a whole number of at least {minimum}, got {value!r}.")
-    return int(value)
-
-
 def privacy_report(
     result: LabelingResult,
     *,
@@ -341,8 +335,8 @@ def privacy_report(
     from . import __version__
 
     labels = _check_result(result)
-    n_private = _positive_int(n_private, "n_private")
-    n_public = _positive_int(n_public, "n_public")
+    n_private = check_integer(n_private, "n_private", minimum=1)
+    n_public = check_integer(n_public, "n_public", minimum=1)
     if n_public < labels.shape[0]:
         raise ParameterError(
             f"n_public = {n_public} is smaller than the {labels.shape[0]} labeled queries; "

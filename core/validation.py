@@ -27,6 +27,9 @@ __all__ = [
     "check_counts",
     "check_scores",
     "check_probability",
+    "check_integer",
+    "check_real",
+    "check_real_array",
 ]
 
 
@@ -44,6 +47,81 @@ def _integer(value, name: str) -> int:
     if isinstance(value, (Real, np.floating)) and float(value).is_integer():
         return int(value)
     raise ParameterError(f"{name} must be a whole number, got {value!r}.")
+
+
+def check_integer(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Check a whole number (an int, or a float with no fractional part) within bounds.
+
+    Used for sizes and counts that are not privacy parameters (rows, dimensions, trials).
+    """
+    v = _integer(value, name)
+    if minimum is not None and v < minimum:
+        raise ParameterError(f"{name} must be at least {minimum}, got {value!r}.")
+    if maximum is not None and v > maximum:
+        raise ParameterError(f"{name} must be at most {maximum}, got {value!r}.")
+    return v
+
+
+def _interval(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def check_real(
+    value,
+    name: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Check a finite real number in the interval from ``low`` to ``high``.
+
+    ``low_open`` / ``high_open`` exclude the end points.
+    """
+    v = _real(value, name)
+    if (
+        not math.isfinite(v)
+        or v < low
+        or v > high
+        or (low_open and v <= low)
+        or (high_open and v >= high)
+    ):
+        raise ParameterError(
+            f"{name} must be a finite number in {_interval(low, high, low_open, high_open)}, got {value!r}."
+        )
+    return v
+
+
+def check_real_array(
+    values,
+    name: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    what: str | None = None,
+) -> np.ndarray:
+    """Check a number or non-empty array of finite numbers, all in ``[low, high]``.
+
+    ``low_open`` excludes ``low``.  ``what`` names the quantity in the message (e.g.
+    "number of queries").  Returns a float array of the same shape.
+    """
+    label = f"{name} ({what})" if what else name
+    arr = np.asarray(values)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.size == 0:
+        raise ParameterError(f"{label} must be a number or a non-empty array of numbers, got {values!r}.")
+    arr = arr.astype(float)
+    bad = ~np.isfinite(arr) | (arr < low) | (arr > high)
+    if low_open:
+        bad |= arr <= low
+    if np.any(bad):
+        if math.isinf(high) and not math.isinf(low):
+            rule = f"greater than {low:g}" if low_open else f"at least {low:g}"
+        else:
+            rule = f"in {_interval(low, high, low_open, False)}"
+        raise ParameterError(f"{label} must be finite and {rule}, got {values!r}.")
+    return arr
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:

@@ -285,3 +285,58 @@ def test_train_teachers_rejects_bad_k(k, n, match):
     X, y = _xy(n)
     with pytest.raises(ParameterError, match=match):
         train_teachers(X, y, "gaussian_nb", k, rng=0)
+
+
+# ---------------------------------------------------------------------------
+# General checks: whole numbers, reals in an interval, arrays of reals
+# ---------------------------------------------------------------------------
+
+def test_check_integer_accepts_whole_numbers_within_bounds():
+    from core.validation import check_integer
+
+    assert check_integer(5, "n", minimum=1) == 5
+    assert check_integer(5.0, "n", minimum=1, maximum=5) == 5
+    assert check_integer(np.int32(-3), "n") == -3
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, words",
+    [
+        (0, {"minimum": 1}, "n must be at least 1"),
+        (9, {"maximum": 8}, "n must be at most 8"),
+        (2.5, {}, "whole number"),
+        (True, {}, "whole number"),
+        ("3", {}, "whole number"),
+    ],
+)
+def test_check_integer_refuses(value, kwargs, words):
+    from core.validation import check_integer
+
+    with pytest.raises(ParameterError, match=words):
+        check_integer(value, "n", **kwargs)
+
+
+def test_check_real_interval_ends():
+    from core.validation import check_real
+
+    assert check_real(0.0, "x", 0.0, 1.0) == 0.0
+    assert check_real(1, "x", 0.0, 1.0) == 1.0
+    for value, kwargs in [(0.0, {"low_open": True}), (1.0, {"high_open": True}), (1.5, {}),
+                          (float("nan"), {}), (float("inf"), {"high": math.inf}), ("a", {})]:
+        with pytest.raises(ParameterError, match="x must be"):
+            check_real(value, "x", 0.0, kwargs.pop("high", 1.0), **kwargs)
+
+
+def test_check_real_array():
+    from core.validation import check_real_array
+
+    out = check_real_array([1, 2, 3], "m", 0.0, low_open=True, what="number of queries")
+    assert out.dtype == float and out.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ParameterError, match=r"m \(number of queries\) must be finite and greater than 0"):
+        check_real_array([1, 0], "m", 0.0, low_open=True, what="number of queries")
+    with pytest.raises(ParameterError, match=r"alpha must be finite and in \[0, 1\]"):
+        check_real_array(np.array([0.5, 1.5]), "alpha", 0.0, 1.0)
+    with pytest.raises(ParameterError, match="non-empty"):
+        check_real_array([], "alpha")
+    with pytest.raises(ParameterError, match="number"):
+        check_real_array(["a"], "alpha")
