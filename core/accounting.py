@@ -42,6 +42,7 @@ from .validation import (
     check_gamma,
     check_m,
     check_probability,
+    check_real_array,
     check_T,
 )
 
@@ -232,17 +233,23 @@ def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "
 # BTT sparse-vector labeling
 # ---------------------------------------------------------------------------
 
+def _unit_open(values, name: str) -> np.ndarray:
+    """Elementwise ``0 < x < 1`` (δ of the vectorized calculators)."""
+    arr = check_real_array(values, name)
+    if np.any((arr <= 0) | (arr >= 1)):
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, got {values!r}.")
+    return arr
+
+
 def btt_noise_scale(T, epsilon, delta):
     """The paper's threshold noise scale ``λ = sqrt(32 T log(2/δ)) / ε`` (BTT Alg. 2).
 
     Queries get ``Lap(2λ)`` and the threshold ``Lap(λ)``.  Vectorized.
     For soft labels (DESIGN §3.3) call it with ``2T``.
     """
-    T = np.asarray(T, dtype=float)
-    epsilon = np.asarray(epsilon, dtype=float)
-    delta = np.asarray(delta, dtype=float)
-    if np.any(T < 1) or np.any(epsilon <= 0) or np.any((delta <= 0) | (delta >= 1)):
-        raise ParameterError("need T >= 1, epsilon > 0 and 0 < delta < 1.")
+    T = check_real_array(T, "T", 1.0, what="the cutoff")
+    epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
+    delta = _unit_open(delta, "delta")
     return np.sqrt(32.0 * T * np.log(2.0 / delta)) / epsilon
 
 
@@ -251,11 +258,9 @@ def btt_threshold(noise_scale, m, delta):
 
     For soft labels (DESIGN §3.3) call it with ``2m``.
     """
-    lam = np.asarray(noise_scale, dtype=float)
-    m = np.asarray(m, dtype=float)
-    delta = np.asarray(delta, dtype=float)
-    if np.any(lam <= 0) or np.any(m < 1) or np.any((delta <= 0) | (delta >= 1)):
-        raise ParameterError("need noise_scale > 0, m >= 1 and 0 < delta < 1.")
+    lam = check_real_array(noise_scale, "noise_scale", 0.0, low_open=True)
+    m = check_real_array(m, "m", 1.0, what="the number of queries")
+    delta = _unit_open(delta, "delta")
     return 2.0 * lam * np.log(2.0 * m / delta)
 
 
@@ -604,11 +609,9 @@ def pate_simple_epsilon(gamma, T, delta):
 
     Each answer is ``2γ``-DP; ``ε = 4Tγ² + 2γ sqrt(2T log(1/δ))``.  Vectorized.
     """
-    gamma = np.asarray(gamma, dtype=float)
-    T = np.asarray(T, dtype=float)
-    delta = np.asarray(delta, dtype=float)
-    if np.any(gamma <= 0) or np.any(T < 1) or np.any((delta <= 0) | (delta >= 1)):
-        raise ParameterError("need gamma > 0, T >= 1 and 0 < delta < 1.")
+    gamma = check_real_array(gamma, "gamma", 0.0, low_open=True)
+    T = check_real_array(T, "T", 1.0, what="the number of answers")
+    delta = _unit_open(delta, "delta")
     out = 4.0 * T * gamma**2 + 2.0 * gamma * np.sqrt(2.0 * T * np.log(1.0 / delta))
     return out if out.ndim else float(out)
 
