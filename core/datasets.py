@@ -50,8 +50,20 @@ __all__ = [
     "vc_dimension",
 ]
 
-#: The repository's folder of bundled CSV files.
-DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
+def _datasets_dir() -> Path:
+    """The bundled CSV files: the copy a regular install carries as ``core/bundled``, else
+    ``datasets/`` of the source tree (a checkout or an editable install).
+
+    The installed copy is looked for first: beside an installed ``core`` another package's
+    ``datasets`` folder may stand."""
+    installed = Path(__file__).resolve().parent / "bundled"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parent.parent / "datasets"
+
+
+#: The folder of bundled CSV files.
+DATASETS_DIR = _datasets_dir()
 
 #: Descriptions of the bundled datasets (the files themselves decide what is available).
 BUNDLED: dict[str, dict[str, str]] = {
