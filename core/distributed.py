@@ -4,9 +4,12 @@
 :class:`TeacherEnsemble <core.teachers.TeacherEnsemble>` run their work through
 :class:`joblib.Parallel`, so they follow the caller's :func:`joblib.parallel_config`.
 :func:`joblib_backend` is the one place that turns a backend name (and, for Dask, a
-scheduler address) into such a configuration; the command line's ``--backend`` and
-``--scheduler`` options and the ``backend=``/``scheduler=`` arguments of the library
-both go through it.
+scheduler address) into such a configuration.  It is the library's way of choosing
+where the work runs (the functions themselves take no backend argument), and the
+command line's ``--backend`` and ``--scheduler`` options go through it: one context
+around training and voting serves both, with one connection to the cluster, including
+the vote computations made inside the aggregators and
+:class:`core.estimator.PrivateEnsembleClassifier`.
 
 What is sent where
 ------------------
@@ -37,17 +40,22 @@ same package versions.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
+import warnings
 from typing import Any, Iterator
 
-from .errors import ParameterError
+from .errors import ParameterError, PrivacyWarning
 
-__all__ = ["joblib_backend", "DEFAULT_CONNECT_TIMEOUT", "DASK_EXTRA"]
+__all__ = ["joblib_backend", "DEFAULT_CONNECT_TIMEOUT", "DASK_EXTRA", "DISTRIBUTION"]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
 """Seconds :func:`joblib_backend` waits for a Dask scheduler to answer."""
 
 DASK_EXTRA = "pip install 'private-label-lab[dask]'"
 """The command that installs the optional Dask support."""
+
+DISTRIBUTION = "private-label-lab"
+"""The installed distribution's name; every Dask worker needs the same version."""
 
 
 def _joblib_backend_names() -> list[str]:
@@ -77,6 +85,7 @@ def joblib_backend(
     backend: str | None = None,
     scheduler: Any = None,
     *,
+    n_jobs: int | None = None,
     timeout: float = DEFAULT_CONNECT_TIMEOUT,
 ) -> contextlib.AbstractContextManager:
     """A context in which teacher training and vote computation use the given backend.
@@ -96,33 +105,54 @@ def joblib_backend(
         cluster object such as :class:`distributed.LocalCluster`.  For an address or a
         cluster the context opens a client and closes it on exit; a client given by the
         caller is used as it is and left open.
+    n_jobs : int, optional
+        Workers used inside the context when a function is called with ``n_jobs=None``
+        (an explicit ``n_jobs`` argument wins).  None (default) means every core the
+        backend offers: all local cores for ``"loky"``, ``"threading"`` and
+        ``"multiprocessing"``, every worker thread of the cluster for ``"dask"`` (joblib's
+        Dask backend always uses them all).  Ignored when ``backend`` is None.
     timeout : float
-        Seconds to wait for the scheduler to answer (default
-        :data:`DEFAULT_CONNECT_TIMEOUT`).
+        Seconds to wait for the Dask scheduler to answer, and for it to have a worker
+        (default :data:`DEFAULT_CONNECT_TIMEOUT`).
 
     Returns
     -------
     contextlib.AbstractContextManager
-        Use it in a ``with`` statement.  Inside, ``n_jobs=None`` means every core the
-        backend offers (for Dask: every worker thread of the cluster).  Entering it
-        connects to the scheduler (for Dask); the arguments are checked at once.
+        Use it in a ``with`` statement; for Dask it yields the connected
+        :class:`distributed.Client`.  The arguments are checked at once; entering
+        connects to the scheduler and checks its workers.
 
     Raises
     ------
     ParameterError
-        For an unknown backend name; ``"dask"`` without a scheduler, or a scheduler with
-        another backend; when the Dask packages are not installed; and, on entering,
-        when the scheduler cannot be reached within ``timeout`` seconds.
+        At once: an unknown backend name; ``"dask"`` without a scheduler, or a scheduler
+        with another backend; the Dask packages not installed; a bad ``n_jobs`` or
+        ``timeout``.  On entering (Dask): a malformed address; the scheduler not reached
+        within ``timeout`` seconds; no worker within ``timeout`` seconds; a worker that
+        lacks this version of Private Label Lab (it would fit the teachers with other
+        code, or fail to unpickle the tasks).
+
+    Warns
+    -----
+    PrivacyWarning
+        On entering (Dask), when a worker may spill the data it holds to disk (it has a
+        memory limit and ``distributed.worker.memory.target`` or ``.spill`` is not
+        false).
 
     Notes
     -----
     With a process backend or Dask, each teacher's chunk of private rows is sent to a
-    worker and the fitted teacher comes back; vote computation sends the fitted teachers
-    and the public query rows.  The workers keep them in memory only and Private Label
-    Lab writes nothing to disk, but Dask workers spill data to their local directory
-    under memory pressure unless ``distributed.worker.memory.target`` and
-    ``distributed.worker.memory.spill`` are both false or the workers have no memory
-    limit (``dask worker --memory-limit 0``); see the module docstring.
+    worker and the fitted teacher comes back; vote computation sends blocks of public
+    query rows with a group of fitted teachers and gets votes (or scores) back.  The
+    workers keep these in memory only and Private Label Lab writes nothing to disk (it
+    also turns off joblib's memory-mapping of large arguments to a temporary folder),
+    but Dask workers spill data to their local directory under memory pressure unless
+    ``distributed.worker.memory.target`` and ``distributed.worker.memory.spill`` are
+    both false or the workers have no memory limit (``dask worker --memory-limit 0``);
+    see the module docstring.
+
+    Every worker must have the same version of Private Label Lab (and of scikit-learn
+    and numpy) as the calling process: the tasks call the project's functions by name.
 
     Examples
     --------
@@ -133,6 +163,14 @@ def joblib_backend(
     ...     votes = ensemble.vote_counts(X_public)
     """
     timeout = _check_timeout(timeout)
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1
+    ):
+        raise ParameterError(
+            f"n_jobs must be None (every core the backend offers), a positive number of workers "
+            f"or -1, got {n_jobs!r}."
+        )
+    jobs = -1 if n_jobs is None else n_jobs
     if backend is None:
         if scheduler is not None:
             raise ParameterError(
@@ -141,7 +179,9 @@ def joblib_backend(
             )
         return contextlib.nullcontext()
     if not isinstance(backend, str):
-        raise ParameterError(f"backend must be a name such as 'loky' or 'dask', got {type(backend).__name__}.")
+        raise ParameterError(
+            f"backend must be a name such as 'loky' or 'dask', got {type(backend).__name__}."
+        )
     name = backend.strip().lower()
     names = _joblib_backend_names()
     if name not in names:
@@ -156,7 +196,7 @@ def joblib_backend(
             )
         from joblib import parallel_config
 
-        return parallel_config(backend=name)
+        return parallel_config(backend=name, n_jobs=jobs)
     if scheduler is None:
         raise ParameterError(
             "The Dask backend needs the address of a running Dask scheduler, e.g. "
@@ -173,7 +213,7 @@ def joblib_backend(
             "scheduler must be an address such as 'tcp://10.0.0.5:8786', a distributed.Client "
             f"or a Dask cluster object, got {type(scheduler).__name__}."
         )
-    return _dask_context(distributed, scheduler, timeout)
+    return _dask_context(distributed, scheduler, timeout, jobs)
 
 
 def _describe(scheduler: Any) -> str:
@@ -183,7 +223,7 @@ def _describe(scheduler: Any) -> str:
 
 
 @contextlib.contextmanager
-def _dask_context(distributed: Any, scheduler: Any, timeout: float) -> Iterator[Any]:
+def _dask_context(distributed: Any, scheduler: Any, timeout: float, n_jobs: int) -> Iterator[Any]:
     from joblib import parallel_config
 
     if isinstance(scheduler, distributed.Client):
@@ -204,8 +244,70 @@ def _dask_context(distributed: Any, scheduler: Any, timeout: float) -> Iterator[
             ) from None
         owned = True
     try:
-        with parallel_config(backend="dask", client=client, wait_for_workers_timeout=timeout):
+        _check_workers(client, _describe(scheduler), timeout)
+        config = {"n_jobs": n_jobs, "client": client, "wait_for_workers_timeout": timeout}
+        with parallel_config(backend="dask", **config):
             yield client
     finally:
         if owned:
             client.close()
+
+
+def _local_version() -> str | None:
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree
+        return None
+
+
+def _check_workers(client: Any, where: str, timeout: float) -> None:
+    """Fail early when the cluster cannot run the work; warn when it may spill to disk.
+
+    Only standard functions are sent to the workers here (no project code), so the
+    check works even where the project is missing.
+    """
+    import dask
+
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (TimeoutError, OSError):
+        raise ParameterError(
+            f"The Dask scheduler at {where} has no workers (waited {timeout:g} s); start them "
+            f"with `dask worker {where}` on the machines that should do the work."
+        ) from None
+    version = _local_version()
+    if version is not None:
+        found = client.run(importlib.metadata.version, DISTRIBUTION, on_error="return")
+        wrong = {w: v for w, v in found.items() if v != version}
+        if wrong:
+            worker, got = sorted(wrong.items())[0]
+            seen = "does not have it" if isinstance(got, BaseException) else f"has version {got}"
+            raise ParameterError(
+                f"{len(wrong)} of {len(found)} Dask workers cannot run the teachers as this process "
+                f"does: worker {worker} {seen}. Install {DISTRIBUTION} {version} (with the same "
+                "scikit-learn and numpy versions) on every worker, so the votes are the same as on "
+                "this machine."
+            )
+    limits = {w: info.get("memory_limit") for w, info in client.scheduler_info()["workers"].items()}
+    memory = client.run(dask.config.get, "distributed.worker.memory", on_error="return")
+    spilling = sorted(
+        w
+        for w, settings in memory.items()
+        if limits.get(w)
+        and (
+            not isinstance(settings, dict)
+            or settings.get("target") is not False
+            or settings.get("spill") is not False
+        )
+    )
+    if spilling:
+        warnings.warn(
+            f"{len(spilling)} of {len(memory)} Dask workers may spill the private chunks and fitted "
+            "teachers they hold to their local disk when short of memory (Dask's "
+            "distributed.worker.memory.target and .spill settings). Start the workers with "
+            "DASK_DISTRIBUTED__WORKER__MEMORY__TARGET=False and "
+            "DASK_DISTRIBUTED__WORKER__MEMORY__SPILL=False, or with --memory-limit 0, to keep "
+            "private data in memory only.",
+            PrivacyWarning,
+            stacklevel=4,
+        )

@@ -17,6 +17,12 @@ disk.  Its per-teacher outputs (:meth:`TeacherEnsemble.predictions`,
 :meth:`TeacherEnsemble.vote_counts`, :meth:`TeacherEnsemble.scores`) are the *input* of
 the private aggregators, not private outputs themselves: they are non-private and must
 never be shown outside a "non-private diagnostics" heading or exported.
+
+Training and vote computation run through :class:`joblib.Parallel` and follow the
+caller's ``joblib.parallel_config``; :func:`core.distributed.joblib_backend` chooses a
+backend by name, or a Dask cluster by its scheduler address, for both at once.  Process
+and Dask workers receive private chunks and fitted teachers in memory only (see
+:mod:`core.distributed` for Dask's own spilling to disk).
 """
 
 from __future__ import annotations
@@ -247,13 +253,87 @@ def _fit_teacher(
     return index, model, classes.astype(np.int64), seen
 
 
+def _predict_teacher(teacher: Any, j: int, Xb: Any, n_classes: int, name: str) -> np.ndarray:
+    """Teacher ``j``'s predicted class ids on a block, checked to lie in ``0..n_classes-1``."""
+    try:
+        pred = np.asarray(teacher.predict(Xb))
+    except Exception as exc:
+        raise DataError(
+            f"Teacher {j} ({name}) could not predict the query rows: "
+            f"{type(exc).__name__}: {exc}. The query rows must have the private table's columns."
+        ) from None
+    if pred.dtype.kind not in "iu":
+        as_int = pred.astype(np.int64)
+        if np.any(as_int != pred):
+            raise DataError(f"Teacher {j} ({name}) predicted values that are not class ids.")
+        pred = as_int
+    pred = pred.astype(np.intp, copy=False).ravel()
+    if pred.size and (pred.min() < 0 or pred.max() >= n_classes):
+        raise DataError(f"Teacher {j} ({name}) predicted a class outside 0..{n_classes - 1}.")
+    return pred
+
+
+def _score_teacher(teacher: Any, classes: np.ndarray, j: int, Xb: Any, name: str) -> np.ndarray:
+    """Teacher ``j``'s probability of class 1 on a block (0 or 1 for a one-class teacher)."""
+    b = _num_rows(Xb)
+    if classes.size == 1:
+        return np.full(b, float(classes[0] == 1))
+    try:
+        proba = np.asarray(teacher.predict_proba(Xb), dtype=float)
+    except Exception as exc:
+        raise DataError(
+            f"Teacher {j} ({name}) could not score the query rows: {type(exc).__name__}: {exc}."
+        ) from None
+    where = np.flatnonzero(classes == 1)
+    return proba[:, where[0]] if where.size else np.zeros(b)
+
+
+def _group_output(
+    kind: str,
+    first: int,
+    teachers: Sequence[Any],
+    classes: Sequence[np.ndarray],
+    n_classes: int,
+    name: str,
+    Xb: Any,
+) -> np.ndarray:
+    """One group of teachers on one block of query rows (runs in a joblib worker).
+
+    ``kind`` is ``"counts"`` (votes per class, int32 ``(b, C)``), ``"predictions"``
+    (int32 ``(b, len(teachers))``) or ``"scores"`` (float ``(b, len(teachers))``);
+    ``first`` is the index of the group's first teacher, for error messages.  A
+    module-level function of its arguments only, so a process or Dask worker receives
+    just this group's teachers and this block.
+    """
+    b = _num_rows(Xb)
+    if kind == "counts":
+        out = np.zeros((b, n_classes), dtype=np.int32)
+        rows = np.arange(b)
+        for offset, teacher in enumerate(teachers):
+            # each row appears once per teacher, so the fancy-index increment is exact
+            out[rows, _predict_teacher(teacher, first + offset, Xb, n_classes, name)] += 1
+        return out
+    if kind == "predictions":
+        cols = [_predict_teacher(t, first + i, Xb, n_classes, name) for i, t in enumerate(teachers)]
+        return np.stack(cols, axis=1).astype(np.int32, copy=False)
+    if kind == "scores":
+        cols = [_score_teacher(t, c, first + i, Xb, name) for i, (t, c) in enumerate(zip(teachers, classes))]
+        return np.clip(np.stack(cols, axis=1), 0.0, 1.0)
+    raise ValueError(f"unknown output kind {kind!r}")  # pragma: no cover - internal
+
+
 def _run_parallel(
     tasks: Callable[[], Iterable[Any]], total: int, n_jobs: int | None, progress: ProgressCallback | None
 ) -> list[Any]:
-    """Run delayed tasks with joblib, calling ``progress(done, total)`` as they finish."""
+    """Run delayed tasks with joblib, calling ``progress(done, total)`` as they finish.
+
+    ``max_nbytes=None``: joblib's process backends would otherwise dump arguments over
+    1 MB (private chunks) to a memory-mapped file in a temporary folder, which may be on
+    disk; here they are pickled to the workers' memory instead.
+    """
     results: list[Any] = []
     try:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)
     except ValueError as exc:  # a backend without result generators: fall back to batches
         if "return_as" not in str(exc):
             raise
@@ -267,7 +347,7 @@ def _run_parallel(
     workers = max(1, effective_n_jobs(n_jobs))
     batch = max(2 * workers, math.ceil(total / 20))
     iterator = iter(tasks())
-    with Parallel(n_jobs=n_jobs) as parallel_list:
+    with Parallel(n_jobs=n_jobs, max_nbytes=None) as parallel_list:
         while len(results) < total:
             chunk = [task for _, task in zip(range(batch), iterator)]
             if not chunk:
@@ -316,9 +396,13 @@ class TeacherEnsemble:
     learner_name : str
         A short public description of the learner (its class names).
     n_jobs : int or None
-        Workers for prediction (None: sequential unless a ``joblib.parallel_config`` says
-        otherwise).  Prediction prefers threads, which share the fitted teachers instead of
-        copying them to worker processes.
+        Workers for vote computation (:func:`train_teachers` sets its own ``n_jobs``);
+        None follows the caller's ``joblib.parallel_config`` (sequential when there is
+        none).  The teachers are split into one contiguous group per worker; prediction
+        prefers threads, which share the fitted teachers, unless the configuration names
+        a backend: under processes or a Dask cluster
+        (:func:`core.distributed.joblib_backend`) each block of query rows is sent with
+        one group of teachers to each worker.  The results are identical either way.
     block_size : int or None
         Default number of query rows predicted at once; None (default) picks
         :func:`default_block_size` from the number of feature columns.
@@ -399,38 +483,35 @@ class TeacherEnsemble:
             yield start, stop, _rows(X, slice(start, stop))
 
     def _groups(self) -> list[range]:
-        """Split the teachers into contiguous groups, one per prediction worker."""
-        workers = 1 if self.n_jobs is None else max(1, effective_n_jobs(self.n_jobs))
+        """Split the teachers into contiguous groups, one per prediction worker.
+
+        The number of workers is ``joblib.effective_n_jobs(self.n_jobs)``: with
+        ``n_jobs=None`` that follows the caller's ``joblib.parallel_config`` (one group
+        when there is none; every worker thread of the cluster under Dask).
+        """
+        workers = max(1, effective_n_jobs(self.n_jobs))
         if workers == 1:
             return [range(self.k)]
         bounds = np.linspace(0, self.k, min(workers, self.k) + 1).astype(int)
         return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
-    def _map_groups(self, function: Callable[[range, Any], np.ndarray], Xb: Any) -> list[np.ndarray]:
-        groups = self._groups()
-        if len(groups) == 1:
-            return [function(groups[0], Xb)]
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(function)(g, Xb) for g in groups)
+    def _map_groups(self, kind: str, Xb: Any, groups: list[range]) -> list[np.ndarray]:
+        """``kind`` output of every group on block ``Xb``, in group order.
 
-    def _predict_one(self, j: int, Xb: Any) -> np.ndarray:
-        try:
-            pred = np.asarray(self._teachers[j].predict(Xb))
-        except Exception as exc:
-            raise DataError(
-                f"Teacher {j} ({self.learner_name}) could not predict the query rows: "
-                f"{type(exc).__name__}: {exc}. The query rows must have the private table's columns."
-            ) from None
-        if pred.dtype.kind not in "iu":
-            as_int = pred.astype(np.int64)
-            if np.any(as_int != pred):
-                raise DataError(f"Teacher {j} ({self.learner_name}) predicted values that are not class ids.")
-            pred = as_int
-        pred = pred.astype(np.intp, copy=False).ravel()
-        if pred.size and (pred.min() < 0 or pred.max() >= self.n_classes):
-            raise DataError(
-                f"Teacher {j} ({self.learner_name}) predicted a class outside 0..{self.n_classes - 1}."
-            )
-        return pred
+        One group runs here; several run through :class:`joblib.Parallel`, preferring
+        threads (which share the fitted teachers) unless the caller's
+        ``joblib.parallel_config`` names a backend, e.g. processes or a Dask cluster
+        (each task then receives its group's teachers and the block).
+        """
+        args = [
+            (kind, g.start, self._teachers[g.start : g.stop], self._classes[g.start : g.stop],
+             self.n_classes, self.learner_name)
+            for g in groups
+        ]
+        if len(groups) == 1:
+            return [_group_output(*args[0], Xb)]
+        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads", max_nbytes=None)
+        return parallel(delayed(_group_output)(*a, Xb) for a in args)
 
     def _check_query(self, X: Any) -> Any:
         X = _check_X(X, "query rows")
@@ -461,19 +542,10 @@ class TeacherEnsemble:
         """
         X = self._check_query(X)
         counts = np.zeros((_num_rows(X), self.n_classes), dtype=np.int32)
-
-        def group_counts(group: range, Xb: Any) -> np.ndarray:
-            b = _num_rows(Xb)
-            out = np.zeros((b, self.n_classes), dtype=np.int32)
-            rows = np.arange(b)
-            for j in group:
-                # each row appears once per teacher, so the fancy-index increment is exact
-                out[rows, self._predict_one(j, Xb)] += 1
-            return out
-
+        groups = self._groups()
         with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
             for start, stop, Xb in self._blocks(X, block_size):
-                for part in self._map_groups(group_counts, Xb):
+                for part in self._map_groups("counts", Xb, groups):
                     counts[start:stop] += part
         return counts
 
@@ -489,13 +561,10 @@ class TeacherEnsemble:
         """
         X = self._check_query(X)
         out = np.empty((_num_rows(X), self.k), dtype=np.int32)
-
-        def group_predictions(group: range, Xb: Any) -> np.ndarray:
-            return np.stack([self._predict_one(j, Xb) for j in group], axis=1)
-
+        groups = self._groups()
         with threadpool_limits(limits=1):
             for start, stop, Xb in self._blocks(X, block_size):
-                out[start:stop] = np.concatenate(self._map_groups(group_predictions, Xb), axis=1)
+                out[start:stop] = np.concatenate(self._map_groups("predictions", Xb, groups), axis=1)
         return out
 
     def scores(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
@@ -534,29 +603,10 @@ class TeacherEnsemble:
                 )
         X = self._check_query(X)
         out = np.empty((_num_rows(X), self.k), dtype=np.float32)
-
-        def group_scores(group: range, Xb: Any) -> np.ndarray:
-            b = _num_rows(Xb)
-            cols = []
-            for j in group:
-                classes = self._classes[j]
-                if classes.size == 1:
-                    cols.append(np.full(b, float(classes[0] == 1)))
-                    continue
-                try:
-                    proba = np.asarray(self._teachers[j].predict_proba(Xb), dtype=float)
-                except Exception as exc:
-                    raise DataError(
-                        f"Teacher {j} ({self.learner_name}) could not score the query rows: "
-                        f"{type(exc).__name__}: {exc}."
-                    ) from None
-                where = np.flatnonzero(classes == 1)
-                cols.append(proba[:, where[0]] if where.size else np.zeros(b))
-            return np.clip(np.stack(cols, axis=1), 0.0, 1.0)
-
+        groups = self._groups()
         with threadpool_limits(limits=1):
             for start, stop, Xb in self._blocks(X, block_size):
-                out[start:stop] = np.concatenate(self._map_groups(group_scores, Xb), axis=1)
+                out[start:stop] = np.concatenate(self._map_groups("scores", Xb, groups), axis=1)
         return out
 
 
@@ -587,7 +637,8 @@ def train_teachers(
     class becomes a :class:`ConstantClassifier` predicting it, without calling the
     learner.  Each clone's ``random_state`` parameters (nested ones included) are set to
     a per-teacher seed drawn from ``rng``, so a fixed seed gives the same teachers for
-    any ``n_jobs``.
+    any ``n_jobs`` and any backend (a Dask cluster included, when its workers run the
+    same package versions).
 
     Each fit runs with one BLAS/OpenMP thread (:func:`threadpoolctl.threadpool_limits`):
     chunks are small, so the parallelism is across teachers (``n_jobs``), and nested
@@ -615,9 +666,23 @@ def train_teachers(
         Source of the permutation and the teachers' seeds (see
         :func:`core.noise.check_rng`).
     n_jobs : int, optional
-        Workers for :class:`joblib.Parallel`.  The backend is the caller's
-        (``joblib.parallel_config``; e.g. ``"loky"`` processes by default, or a Dask
-        cluster); None defers to that configuration (sequential when there is none).
+        Workers for :class:`joblib.Parallel`, in training and in the returned ensemble's
+        vote computation.  The backend is the caller's (``joblib.parallel_config``;
+        ``"loky"`` processes by default); None defers to that configuration (sequential
+        when there is none, every worker thread under Dask).  To choose the backend, or
+        to send the work to a Dask cluster, enter
+        :func:`core.distributed.joblib_backend` around training and voting::
+
+            with joblib_backend("dask", "tcp://10.0.0.5:8786"):
+                ensemble = train_teachers(X, y, learner, k, rng=0)
+                votes = ensemble.vote_counts(X_public)
+
+        That context is the library's one way to choose where the work runs (the
+        command line's ``--backend``/``--scheduler`` use it too): one connection serves
+        training and every vote computation, including those made inside the
+        aggregators and :class:`core.estimator.PrivateEnsembleClassifier`.  Private
+        chunks go to the workers' memory only (joblib's memory-mapping of large
+        arguments to a temporary folder is turned off).
     progress : callable, optional
         ``progress(done, total)``, called in the calling process each time a teacher has
         finished (``k`` calls, the last one ``(k, k)``).
@@ -625,7 +690,8 @@ def train_teachers(
     Returns
     -------
     TeacherEnsemble
-        Holds the fitted teachers in memory only (they are derived from private data).
+        Holds the fitted teachers in memory only (they are derived from private data),
+        and ``n_jobs`` for its vote computation.
 
     Raises
     ------
@@ -675,4 +741,5 @@ def train_teachers(
         n_classes=n_classes,
         chunk_sizes=np.array([c.size for c in chunks], dtype=np.int64),
         learner=clone(learner),
+        n_jobs=n_jobs,
     )
