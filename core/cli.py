@@ -272,10 +272,21 @@ def _add_progress(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _seed(text: str) -> int:
+    """A seed: a whole number of at least 0 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the seed must be 0 or more, got {value}")
+    return value
+
+
 def _add_seed(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_seed,
         default=None,
         metavar="N",
         help="reproducible demo seed: runs repeat exactly. Not for production (the noise "

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -204,6 +203,27 @@ def test_label_halts_with_exit_3_and_still_writes(files, tmp_path, capsys):
     assert report["counts"]["not_processed"] == N_PUBLIC - 1
     assert list(labeled["status"]) == ["abstained"] + ["not processed"] * (N_PUBLIC - 1)
     assert (labeled["label"] == "").all()
+
+
+def test_student_that_cannot_be_trained_is_an_error_after_the_labels(files, tmp_path, capsys):
+    # The halting run answers nothing (see halting_settings), and a student needs two classes.
+    s = halting_settings()
+    argv = label_args(files, tmp_path, "--student", str(tmp_path / "student.joblib"), k=s["k"],
+                      mechanism=("btt", "--epsilon", str(s["epsilon"]), "--T", "1"))
+    argv[argv.index("--delta") + 1] = str(s["delta"])
+    assert main(argv) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "budget exhausted" in err
+    assert err.splitlines()[-1].startswith("private-label-lab: error: The labels were written but the student was not")
+    assert (tmp_path / "labeled.csv").exists() and (tmp_path / "report.json").exists()
+    assert not (tmp_path / "student.joblib").exists()
+
+
+def test_delta_of_order_one_over_n_warns_in_one_line(files, tmp_path, capsys):
+    argv = _replace(label_args(files, tmp_path, k=20, mechanism=("lnmax", "--gamma", "0.1")), "--delta", "1e-3")
+    assert main(argv) == EXIT_OK
+    err = capsys.readouterr().err
+    assert err.startswith("private-label-lab: warning: delta = 0.001 is at least 1/n = 0.000625") and err.count("\n") == 1
 
 
 def test_installed_script_exits_3_when_halted(files, tmp_path):
