@@ -698,7 +698,6 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
             n_jobs=args.n_jobs,
             progress=bar.task(f"Training {k} teachers"),
         )
-        ensemble.n_jobs = args.n_jobs
         if mechanism == "btt_soft":
             inputs = _blockwise(ensemble.scores, public, bar.task("Scoring the public rows"))
         else:
