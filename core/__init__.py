@@ -24,6 +24,8 @@ _EXPORTS = {
     # teachers
     "train_teachers": "teachers",
     "TeacherEnsemble": "teachers",
+    # where the work runs (joblib backends, Dask clusters)
+    "joblib_backend": "distributed",
     # stability
     "distance_to_instability": "stability",
     # aggregators
