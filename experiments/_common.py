@@ -1,0 +1,309 @@
+"""Shared plumbing of the experiment scripts: arguments, data, tables, plots.
+
+Every script in ``experiments/`` reproduces one claim of the source papers with the
+library's own functions (``core``), writes ``<name>.md`` (a markdown table with the
+parameters and the exact command) and ``<name>.png`` (a plot) into ``--out``, and prints
+the table.  Experiments are reproducible by design: every random draw comes from
+generators derived from ``--seed``.  This is research code: fixed seeds make the noise
+predictable, which is right for an experiment and wrong for a real release (the library
+never writes a seed to an export).
+
+Nothing here computes a privacy or learning quantity the library already computes; the
+one helper that is not a plain wrapper, :func:`lnmax_gamma_for_epsilon`, inverts the
+guarantee that :func:`core.aggregators.lnmax_label` reports, because ``core`` offers no
+inverse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a fresh clone without installing the package
+    sys.path.insert(0, str(ROOT))
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts)
+
+from core.aggregators import lnmax_label  # noqa: E402
+from core.datasets import halfspaces  # noqa: E402
+from core.errors import ParameterError  # noqa: E402
+from core.learners import make_learner  # noqa: E402
+from core.teachers import TeacherEnsemble, train_teachers  # noqa: E402
+
+DEFAULT_OUT = ROOT / "experiments" / "results"
+"""Where the scripts write their table and plot unless ``--out`` says otherwise."""
+
+SEED_NOTE = (
+    "Reproducible by design: every random draw (data, teachers, mechanism noise) comes from "
+    "`--seed`. A fixed seed makes the noise predictable, so this is research code, not a release."
+)
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def parser(name: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser with the options every experiment takes.
+
+    ``--out DIR`` (default ``experiments/results/``), ``--seed`` (default 0) and
+    ``--quick`` (tiny sizes for the smoke test; the numbers are then not meaningful).
+    Scripts add their own size and privacy options.
+    """
+    p = argparse.ArgumentParser(
+        prog=f"experiments/{name}.py",
+        description=description,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the table (.md) and plot (.png)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (reproducible research runs)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes for a smoke test; numbers not meaningful")
+    p.add_argument("--n-jobs", type=int, default=2, help="workers for training the teachers")
+    return p
+
+
+def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None, quick: dict[str, Any]) -> argparse.Namespace:
+    """Parse ``argv``; with ``--quick``, options left at their default take ``quick``'s values.
+
+    An option given explicitly on the command line always wins over the quick value.
+    """
+    args = p.parse_args(argv)
+    if args.quick:
+        for key, value in quick.items():
+            if getattr(args, key) == p.get_default(key):
+                setattr(args, key, value)
+    if args.seed < 0:
+        p.error("--seed must be a non-negative whole number.")
+    return args
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text}")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number greater than 0."""
+    value = float(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number greater than 0, got {text}")
+    return value
+
+
+def command_line(name: str, argv: Sequence[str] | None) -> str:
+    """The command that reproduces this run, as it would be typed from the repository root."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    # the output folder does not change the numbers; leave it out of the quoted command
+    cleaned: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a == "--out":
+            skip = True
+            continue
+        if a.startswith("--out="):
+            continue
+        cleaned.append(a)
+    return " ".join(["python", f"experiments/{name}.py", *map(shlex.quote, cleaned)])
+
+
+def rng_for(seed: int, *stream: int) -> np.random.Generator:
+    """An independent generator for one named stream of an experiment (``seed``, then ids)."""
+    return np.random.default_rng([seed, *stream])
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class HalfspaceTask:
+    """Private and public rows of one halfspace task with label noise (``core.datasets.halfspaces``).
+
+    Attributes
+    ----------
+    X_private, y_private : the teachers' training rows (labels carry the noise).
+    X_public, y_public : the public queries and their (noisy) labels, used only to measure.
+    y_public_clean : the public queries' noise-free labels ``1[w·x > 0]``.
+    noise : the label-flip probability γ.
+    """
+
+    X_private: np.ndarray
+    y_private: np.ndarray
+    X_public: np.ndarray
+    y_public: np.ndarray
+    y_public_clean: np.ndarray
+    noise: float
+
+
+def halfspace_task(n_private: int, n_public: int, d: int, noise: float, seed: int) -> HalfspaceTask:
+    """Draw ``n_private + n_public`` rows of one noisy halfspace and split them in order.
+
+    The rows are i.i.d., so the first ``n_private`` are the private set and the rest the
+    public queries; both come from the same halfspace ``w``.
+    """
+    X, y, w = halfspaces(n_private + n_public, d, noise=noise, rng=rng_for(seed, 1), return_normal=True)
+    clean = (X[n_private:] @ w > 0).astype(np.int64)
+    return HalfspaceTask(X[:n_private], y[:n_private], X[n_private:], y[n_private:], clean, noise)
+
+
+def logistic_teachers(task: HalfspaceTask, k: int, seed: int, n_jobs: int) -> TeacherEnsemble:
+    """``k`` logistic-regression teachers (the registry's defaults) on disjoint chunks."""
+    return train_teachers(
+        task.X_private, task.y_private, make_learner("logistic_regression"), k,
+        rng=rng_for(seed, 2), n_jobs=n_jobs,
+    )
+
+
+# --------------------------------------------------------------------------- mechanisms
+
+
+def lnmax_gamma_for_epsilon(epsilon: float, delta: float, m: int, *, rel_tol: float = 1e-4) -> float:
+    """The largest γ at which :func:`core.aggregators.lnmax_label` reports ε at most ``epsilon``.
+
+    ``lnmax_label`` reports the smaller of PATE's data-independent bound and the
+    optimal composition of m pure 2γ-DP answers; that guarantee depends on γ, m and δ
+    only (never on the votes) and grows with γ.  ``core`` has no inverse, so this
+    bisects on ``log γ``, asking ``lnmax_label`` itself for the guarantee on placeholder
+    votes (one teacher voting class 0 on m rows; nothing private is involved).  The
+    returned γ meets the target: ``lnmax_label(..., gamma).epsilon <= epsilon``.
+    """
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ParameterError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
+    placeholder = np.zeros((int(m), 2), dtype=np.int64)
+    placeholder[:, 0] = 1
+
+    def eps_of(gamma: float) -> float:
+        return lnmax_label(placeholder, gamma, delta=delta, rng=0).epsilon
+
+    lo, hi = 1e-9, 1.0
+    while eps_of(hi) <= epsilon:
+        lo, hi = hi, hi * 2.0
+        if hi > 1e6:
+            raise ParameterError(f"No finite gamma reaches epsilon = {epsilon:g}.")
+    if eps_of(lo) > epsilon:
+        raise ParameterError(f"epsilon = {epsilon:g} is too small for LNMax on m = {m} queries.")
+    while hi / lo - 1.0 > rel_tol:
+        mid = math.sqrt(lo * hi)
+        if eps_of(mid) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def accuracy(labels: np.ndarray, truth: np.ndarray) -> float:
+    """Share of answered entries (``labels >= 0``) equal to ``truth``; NaN when none is answered."""
+    answered = labels >= 0
+    if not answered.any():
+        return float("nan")
+    return float(np.mean(labels[answered] == truth[answered]))
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def mean_sd(values: Iterable[float], digits: int = 1) -> str:
+    """``mean ± sd`` of finite values (sample sd; ``—`` when there is none)."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    if v.size == 0:
+        return "—"
+    if v.size == 1:
+        return f"{v[0]:.{digits}f}"
+    return f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}"
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A table cell: floats with ``digits`` significant digits, NaN as ``—``."""
+    if value is None:
+        return "—"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(float(value)):
+            return "—"
+        return f"{float(value):.{digits}g}"
+    return str(value)
+
+
+def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub markdown table; cells are formatted with :func:`fmt` unless already text."""
+    if any(len(r) != len(columns) for r in rows):
+        raise ValueError("every row needs one cell per column")
+    head = "| " + " | ".join(columns) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    body = ["| " + " | ".join(c if isinstance(c, str) else fmt(c) for c in r) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def write_outputs(
+    out: Path,
+    name: str,
+    title: str,
+    command: str,
+    sections: Sequence[str],
+    figure: Any,
+    elapsed_s: float,
+) -> tuple[Path, Path]:
+    """Write ``<name>.md`` (title, command, sections) and ``<name>.png``; print the markdown.
+
+    Returns the two paths.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    md_path, png_path = out / f"{name}.md", out / f"{name}.png"
+    text = "\n\n".join(
+        [f"# {title}", f"Command: `{command}` ({elapsed_s:.0f} s on this machine)", *sections, SEED_NOTE]
+    ) + "\n"
+    md_path.write_text(text, encoding="utf-8")
+    figure.savefig(png_path, dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    print(text)
+    print(f"wrote {md_path} and {png_path}")
+    return md_path, png_path
+
+
+class Timer:
+    """Wall-clock seconds since construction (``Timer().elapsed``)."""
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._start
+
+
+def run_main(main: Callable[[Sequence[str] | None], Any]) -> None:
+    """Run a script's ``main`` and turn the library's errors into a one-line message."""
+    from core.errors import PrivateLabelLabError
+
+    try:
+        main(None)
+    except PrivateLabelLabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
