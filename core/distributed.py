@@ -229,6 +229,8 @@ def _dask_context(distributed: Any, scheduler: Any, timeout: float, n_jobs: int)
     if isinstance(scheduler, distributed.Client):
         client, owned = scheduler, False
     else:
+        if isinstance(scheduler, str):
+            _check_address(scheduler)  # before a Client exists: a half-built one lingers
         try:
             client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -251,6 +253,24 @@ def _dask_context(distributed: Any, scheduler: Any, timeout: float, n_jobs: int)
     finally:
         if owned:
             client.close()
+
+
+def _check_address(address: str) -> None:
+    """Refuse a scheduler address that does not name a host and port (``tcp://host:8786``)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (location, 0)
+    except ValueError as exc:
+        raise ParameterError(
+            f"{address!r} is not a Dask scheduler address ({exc}); give one like tcp://10.0.0.5:8786."
+        ) from None
+    if scheme in ("tcp", "tls") and (not host or not port):
+        raise ParameterError(
+            f"{address!r} is not a Dask scheduler address (it needs a host and a port); "
+            "give one like tcp://10.0.0.5:8786."
+        )
 
 
 def _local_version() -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
 import time
 import warnings
 from collections import Counter
@@ -279,7 +280,7 @@ def test_bad_n_jobs(n_jobs):
         joblib_backend("loky", n_jobs=n_jobs)
 
 
-@pytest.mark.parametrize("address", ["localhost", "foo://127.0.0.1:8786"])
+@pytest.mark.parametrize("address", ["localhost", "foo://127.0.0.1:8786", "nonsense", "tcp://host", "tcp://:8786"])
 def test_malformed_addresses_are_parameter_errors(address):
     pytest.importorskip("distributed")
     with pytest.raises(ParameterError, match="is not a Dask scheduler address"):
@@ -297,3 +298,23 @@ def test_missing_dask_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     with pytest.raises(ParameterError, match=r"pip install 'private-label-lab\[dask\]'"):
         joblib_backend("dask", "tcp://127.0.0.1:8786")
+
+
+def test_malformed_address_leaves_no_client_behind():
+    """Refused before a Client exists: the interpreter exits at once, with no traceback of
+    a half-built client's clean-up on stderr."""
+    pytest.importorskip("distributed")
+    import subprocess
+
+    code = (
+        "from core.distributed import joblib_backend\n"
+        "try:\n"
+        "    with joblib_backend('dask', 'nonsense'):\n"
+        "        pass\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.stdout.strip() == "ParameterError"
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
