@@ -148,8 +148,12 @@ def _result(mechanism: str, labels: np.ndarray, scores, halted_at, guarantee, pa
     )
 
 
-def _infeasible_reason(k: int, threshold: float, what: str) -> str | None:
-    """Plain-words reason when even a unanimous vote passes with probability < 1/2."""
+def _infeasible_reason(k: int, threshold: float, what: str, remedies: str) -> str | None:
+    """Plain-words reason when even a unanimous vote passes with probability < 1/2.
+
+    ``remedies`` names the other settings that lower the threshold for this mechanism
+    (e.g. "raise ε or lower T").
+    """
     if max_distance(k) > threshold:
         return None
     needed = min_teachers_for_threshold(threshold)
@@ -157,8 +161,12 @@ def _infeasible_reason(k: int, threshold: float, what: str) -> str | None:
         f"With k = {k} teachers the largest possible distance to instability (a unanimous "
         f"vote) is {max_distance(k)}, not above the threshold {threshold:.1f} that {what} "
         f"requires, so even a unanimous vote is answered with probability below 1/2. "
-        f"About k = {needed} teachers are needed; or raise ε, lower T, or use the tight calibration."
+        f"About k = {needed} teachers are needed; or {remedies}."
     )
+
+
+def _btt_remedies(calibration: str) -> str:
+    return "raise ε or lower T" + (", or use the tight calibration" if calibration == "paper" else "")
 
 
 # ---------------------------------------------------------------------------
@@ -295,7 +303,8 @@ def btt_label(counts, epsilon: float, delta: float, T: int, *, calibration: str 
     zq = noise.discrete_laplace(2.0 * cal.noise_scale, m, gen)
     status, halted_at = sparse_vector_scan(dist + zq, cal.threshold + zt, T)
     labels = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED)).astype(np.int64)
-    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})")
+    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
+                                _btt_remedies(calibration))
     return _result(
         "btt",
         labels,
@@ -423,7 +432,8 @@ def btt_soft_label(scores, epsilon: float, delta: float, T: int, eta: float, *, 
     if halted_at is not None:
         labels[halted_at + 1 :] = UNPROCESSED
         out[halted_at + 1 :] = np.nan
-    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} soft-label calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})")
+    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} soft-label calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
+                                _btt_remedies(calibration))
     params = _btt_params(cal, epsilon, delta, T, m, beta, calibration, k, extra={"eta": eta, "n_bins": n_bins})
     return _result("btt_soft", labels, out, halted_at, cal.guarantee, params, feasible=reason is None, reason=reason)
 
@@ -514,7 +524,8 @@ def a_stab_label(counts, epsilon: float, delta: float, *, rng=None) -> LabelingR
         m * epsilon, min(1.0, m * delta), "basic",
         f"{m} independent A_stab answers, each ({epsilon:.4g}, {delta:.3g})-DP, by basic composition.",
     )
-    reason = _infeasible_reason(k, threshold, f"A_stab at (ε={epsilon:g}, δ={delta:g})")
+    reason = _infeasible_reason(k, threshold, f"A_stab at (ε={epsilon:g}, δ={delta:g})",
+                                "raise ε or δ")
     params = {"epsilon_per_query": epsilon, "delta_per_query": delta, "threshold": threshold,
               "noise_scale": 1.0 / epsilon, "m": m, "k": k, "noise": "discrete Laplace"}
     return _result("a_stab", labels, None, None, guarantee, params, feasible=reason is None, reason=reason)
@@ -538,7 +549,8 @@ def composition_baseline_label(counts, epsilon: float, delta: float, *, rng=None
     gen = noise.check_rng(rng)
     par = accounting.composition_baseline_parameters(epsilon, delta, m)
     labels = _a_stab(counts, par["eps0"], par["threshold"], gen)
-    reason = _infeasible_reason(k, par["threshold"], f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})")
+    reason = _infeasible_reason(k, par["threshold"], f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})",
+                                "raise ε, or label fewer queries (every query spends budget)")
     params = {
         "epsilon_target": epsilon,
         "delta_target": delta,

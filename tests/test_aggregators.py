@@ -337,3 +337,13 @@ def test_sparse_vector_scan_matches_loop(seed):
     ref_status, ref_halted = _scan_loop(values, thresholds, T)
     np.testing.assert_array_equal(status, ref_status)
     assert halted == ref_halted
+
+
+def test_infeasible_reason_gives_advice_that_fits_the_mechanism():
+    unanimous = np.array([[4, 0]] * 50)
+    paper = btt_label(unanimous, 1.0, 1e-5, 5, calibration="paper", rng=0)
+    tight = btt_label(unanimous, 1.0, 1e-5, 5, calibration="tight", rng=0)
+    base = composition_baseline_label(unanimous, 1.0, 1e-5, rng=0)
+    assert not paper.feasible and "use the tight calibration" in paper.reason
+    assert not tight.feasible and "tight calibration" not in tight.reason and "lower T" in tight.reason
+    assert not base.feasible and "lower T" not in base.reason and "fewer queries" in base.reason
