@@ -345,5 +345,5 @@ def test_infeasible_reason_gives_advice_that_fits_the_mechanism():
     tight = btt_label(unanimous, 1.0, 1e-5, 5, calibration="tight", rng=0)
     base = composition_baseline_label(unanimous, 1.0, 1e-5, rng=0)
     assert not paper.feasible and "use the tight calibration" in paper.reason
-    assert not tight.feasible and "tight calibration" not in tight.reason and "lower T" in tight.reason
+    assert not tight.feasible and "use the tight calibration" not in tight.reason and "lower T" in tight.reason
     assert not base.feasible and "lower T" not in base.reason and "fewer queries" in base.reason
