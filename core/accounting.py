@@ -63,6 +63,7 @@ __all__ = [
     "a_stab_threshold",
     "composition_baseline_parameters",
     "pate_simple_epsilon",
+    "pate_gamma_for_epsilon",
     "pate_moments_epsilon",
     "COMPOSITION_METHODS",
 ]
@@ -613,6 +614,24 @@ def pate_simple_epsilon(gamma, T, delta):
     T = check_real_array(T, "T", 1.0, what="the number of answers")
     delta = _unit_open(delta, "delta")
     out = 4.0 * T * gamma**2 + 2.0 * gamma * np.sqrt(2.0 * T * np.log(1.0 / delta))
+    return out if out.ndim else float(out)
+
+
+def pate_gamma_for_epsilon(epsilon, T, delta):
+    """The γ at which PATE's data-independent bound for ``T`` answers equals ``ε``.
+
+    The inverse of :func:`pate_simple_epsilon`: the positive root of
+    ``4Tγ² + 2γ·sqrt(2T log(1/δ)) − ε = 0``,
+    ``γ = (sqrt(b² + 16Tε) − b) / (8T)`` with ``b = 2 sqrt(2T log(1/δ))``.
+    :func:`core.aggregators.lnmax_label` at this γ on ``T`` queries reports a guarantee
+    of at most ``ε`` (the smaller of this bound and optimal composition).  Vectorized.
+    """
+    epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
+    T = check_real_array(T, "T", 1.0, what="the number of answers")
+    delta = _unit_open(delta, "delta")
+    b = 2.0 * np.sqrt(2.0 * T * np.log(1.0 / delta))
+    # (sqrt(b² + 16Tε) − b) / (8T), written without cancellation for small ε
+    out = 2.0 * epsilon / (np.sqrt(b * b + 16.0 * T * epsilon) + b)
     return out if out.ndim else float(out)
 
 

@@ -40,6 +40,24 @@ def test_pate_simple_hand_values():
     assert A.pate_simple_epsilon(0.05, 1000, 1e-6) == pytest.approx(26.62, abs=0.01)
 
 
+def test_pate_gamma_for_epsilon_inverts_the_simple_bound():
+    # Hand value: ε = 5.7985 at T = 100, δ = 1e-5 is reached at γ = 0.05 (see above).
+    assert A.pate_gamma_for_epsilon(5.798526, 100, 1e-5) == pytest.approx(0.05, rel=1e-6)
+    for eps, T, delta in [(1e-6, 10, 0.1), (0.5, 1, 1e-5), (8.0, 2000, 1e-6), (200.0, 5, 1e-3)]:
+        gamma = A.pate_gamma_for_epsilon(eps, T, delta)
+        assert A.pate_simple_epsilon(gamma, T, delta) == pytest.approx(eps, rel=1e-9)
+    grid = A.pate_gamma_for_epsilon(np.array([0.5, 1.0, 2.0]), 100, 1e-5)
+    assert np.all(np.diff(grid) > 0)
+    with pytest.raises(ParameterError, match="epsilon"):
+        A.pate_gamma_for_epsilon(0.0, 100, 1e-5)
+    # lnmax_label at that γ reports a guarantee within the target
+    from core.aggregators import lnmax_label
+
+    counts = np.tile([30, 10, 10], (100, 1))
+    res = lnmax_label(counts, A.pate_gamma_for_epsilon(2.0, 100, 1e-5), delta=1e-5, rng=0)
+    assert res.epsilon <= 2.0 + 1e-9
+
+
 def test_advanced_composition_hand_values_and_inverse():
     # sqrt(2·100·ln(1e5))·0.05 + 100·0.05·(e^0.05 − 1) = 2.3993 + 0.2564 = 2.656
     assert float(A.advanced_composition_epsilon(0.05, 100, 1e-5)) == pytest.approx(2.656, abs=1e-3)
