@@ -81,13 +81,13 @@ AUDIT_CHOICES = (
 _LABEL_USES = {
     "btt": ("epsilon", "delta", "T", "beta", "calibration"),
     "btt_soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
-    "lnmax": ("gamma", "delta"),
+    "lnmax": ("gamma", "epsilon", "delta"),
     "baseline": ("epsilon", "delta"),
 }
 _LABEL_NEEDS = {
     "btt": ("epsilon", "delta", "T"),
     "btt_soft": ("epsilon", "delta", "T"),
-    "lnmax": ("gamma", "delta"),
+    "lnmax": ("delta",),  # and one of --gamma / --epsilon
     "baseline": ("epsilon", "delta"),
 }
 _LABEL_DEFAULTS = {"beta": 0.05, "calibration": "tight", "eta": 0.1}
@@ -351,10 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     priv.add_argument("--mechanism", required=True, type=_mechanism_name, choices=LABEL_MECHANISMS,
                       help="btt: stability + sparse vector, hard labels (needs --epsilon --delta --T); "
                       "btt-soft: soft labels, binary tasks (also --eta); lnmax: PATE's Laplace noisy "
-                      "max (needs --gamma --delta); baseline: A_stab on every query with advanced "
+                      "max (needs --delta and --gamma or --epsilon); baseline: A_stab on every query with advanced "
                       "composition (needs --epsilon --delta)")
     priv.add_argument("--epsilon", type=float, default=None, metavar="E",
-                      help="privacy budget epsilon > 0 of the whole run (btt, btt-soft, baseline)")
+                      help="privacy budget epsilon > 0 of the whole run (btt, btt-soft, baseline; for lnmax "
+                      "instead of --gamma: the gamma whose data-independent bound on all public rows is epsilon)")
     priv.add_argument("--delta", type=float, default=None, metavar="D",
                       help="privacy delta in (0, 1), well below 1/n, e.g. 1e-6")
     priv.add_argument("--T", type=int, default=None, metavar="N",
@@ -554,10 +555,15 @@ def _privacy_settings(args: argparse.Namespace, mechanism: str, uses: dict, need
         if mechanism == "lnmax" and "--epsilon" in extra:
             hint = (
                 " LNMax is set by its noise --gamma; its epsilon follows from gamma, delta and the "
-                f"number of public rows ('{PROG} bounds --lnmax-gamma G' prints it)."
+                f"number of queries ('{PROG} bounds --lnmax-gamma G' prints it)."
             )
         raise CommandError(
             f"{', '.join(extra)} does not apply to --mechanism {flag}, which takes {wanted}.{hint}"
+        )
+    if uses is _LABEL_USES and mechanism == "lnmax" and (args.gamma is None) == (args.epsilon is None):
+        raise CommandError(
+            "--mechanism lnmax needs either --gamma (its noise Lap(1/gamma)) or --epsilon (the largest "
+            "gamma whose data-independent bound on all public rows is that epsilon), not both."
         )
     missing = [_FLAGS[name] for name in needs[mechanism] if getattr(args, name, None) is None]
     if missing:
@@ -581,7 +587,7 @@ def _validate_settings(settings: dict[str, Any]) -> None:
         "gamma": v.check_gamma,
     }
     for name, check in checks.items():
-        if name in settings:
+        if settings.get(name) is not None:
             check(settings[name])
 
 
@@ -711,7 +717,12 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
         result = agg.btt_soft_label(inputs, settings["epsilon"], settings["delta"], settings["T"], settings["eta"],
                                     calibration=settings["calibration"], beta=settings["beta"], rng=rng)
     elif mechanism == "lnmax":
-        result = agg.lnmax_label(inputs, settings["gamma"], delta=settings["delta"], rng=rng)
+        gamma = settings["gamma"]
+        if gamma is None:  # --epsilon: PATE's data-independent bound on all public rows meets it
+            from .accounting import pate_gamma_for_epsilon
+
+            gamma = pate_gamma_for_epsilon(settings["epsilon"], len(public), settings["delta"])
+        result = agg.lnmax_label(inputs, gamma, delta=settings["delta"], rng=rng)
     else:
         result = agg.composition_baseline_label(inputs, settings["epsilon"], settings["delta"], rng=rng)
     del inputs, ensemble  # non-private: never written

@@ -162,6 +162,16 @@ def test_label_lnmax_answers_every_row_with_class_names(files, tmp_path, capsys)
     assert report["parameters"]["gamma"] == 0.1
 
 
+def test_label_lnmax_at_a_target_epsilon(files, tmp_path, capsys):
+    from core.accounting import pate_gamma_for_epsilon
+
+    rc = main(label_args(files, tmp_path, mechanism=("lnmax", "--epsilon", "3")))
+    assert rc == EXIT_OK, capsys.readouterr().err
+    _, report = check_outputs(tmp_path, "lnmax")
+    assert report["parameters"]["gamma"] == pytest.approx(pate_gamma_for_epsilon(3.0, N_PUBLIC, 1e-5))
+    assert report["guarantee"]["epsilon"] <= 3.0 + 1e-9
+
+
 def test_label_baseline(files, tmp_path, capsys):
     rc = main(label_args(files, tmp_path, mechanism=("baseline", "--epsilon", "20")))
     assert rc == EXIT_OK, capsys.readouterr().err
@@ -294,8 +304,10 @@ BAD = {
     "eta for btt": (lambda a, f, t: a + ["--eta", "0.25"], "--eta does not apply to --mechanism btt"),
     "T for lnmax": (lambda a, f, t: _replace(_replace(a, "--mechanism", "lnmax"), "--epsilon", None) + ["--gamma", "0.1"],
                     "--T does not apply to --mechanism lnmax"),
-    "epsilon for lnmax": (lambda a, f, t: _replace(_replace(a, "--mechanism", "lnmax"), "--T", None),
-                          "LNMax is set by its noise --gamma"),
+    "lnmax with gamma and epsilon": (lambda a, f, t: _replace(_replace(a, "--mechanism", "lnmax"), "--T", None)
+                                     + ["--gamma", "0.1"], "either --gamma"),
+    "lnmax without gamma or epsilon": (lambda a, f, t: _replace(_replace(_replace(a, "--mechanism", "lnmax"), "--T", None),
+                                                                "--epsilon", None), "either --gamma"),
     "btt without T": (lambda a, f, t: _replace(a, "--T", None), "--mechanism btt needs --T"),
     "soft on three classes": (lambda a, f, t: _replace(_replace(_replace(a, "--private", str(f["iris_private"])), "--public",
                               str(f["iris_public"])), "--mechanism", "btt-soft") , "needs a binary task"),
