@@ -10,8 +10,10 @@ from pages import _state as state
 
 state.init()
 ss = st.session_state
-ss.setdefault("data_ui", {"source": "Bundled dataset", "name": state.DEFAULT_DATASET,
-                          "generator": None, "n": 5000, "public_fraction": state.DEFAULT_DATA["public_fraction"],
+_SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV"}
+ss.setdefault("data_ui", {"source": _SOURCE_LABELS[state.DEFAULT_DATA["source"]], "name": state.DEFAULT_DATASET,
+                          "generator": state.DEFAULT_GENERATOR, "n": state.DEFAULT_DATA.get("n", 5000),
+                          "public_fraction": state.DEFAULT_DATA["public_fraction"],
                           "test_fraction": state.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
 
 st.title("Data")
@@ -91,27 +93,36 @@ else:
     if up_private is not None:
         ph = state.keep_upload(up_private)
         pubh = state.keep_upload(up_public) if up_public is not None else None
+        # The label-column box lists the file's columns once it has loaded; its value from the
+        # previous run (kept under its key) is read before the box is drawn, so a new choice
+        # reloads the data on the same run and the box appears on the run the file loads.
+        box_key = f"label_column_{ph[:16]}"
+        columns = ss.setdefault("_upload_columns", {}).get(ph)
         label_column = None
-        if active.get("source") == "upload" and active.get("private_hash") == ph:
-            # The file is loaded: offer its columns as the label column.
-            with state.shown_errors():
-                loaded = state.dataset()
-                columns = [loaded.private.label_column, *loaded.private.features.columns]
-                label_column = st.selectbox(
-                    "Label column", columns, index=0, key=f"label_column_{ph[:16]}",
-                    help="The column that holds the class of each private row; the others are features.",
-                )
-                if label_column == loaded.private.label_column:
-                    label_column = active.get("label_column")
+        if columns is not None and ss.get(box_key) not in (None, columns[0]):
+            label_column = ss[box_key]
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
                   "label_column": label_column, "missing": missing, "public_fraction": pf, "test_fraction": tf}
+        if wanted != active:
+            ds_new = state.try_dataset(wanted)
+            if ds_new is not None:
+                state.drop_uploads({h for h in (ph, pubh) if h})
+                if columns is None:  # first load: the detected label column, then the features
+                    columns = [ds_new.private.label_column, *ds_new.private.features.columns]
+                    ss["_upload_columns"] = {ph: columns}
+        wanted = None  # handled here
+        active = dict(ss["data_cfg"])
+        if columns is not None and active.get("source") == "upload" and active.get("private_hash") == ph:
+            st.selectbox(
+                "Label column", columns, index=0, key=box_key,
+                help="The column that holds the class of each private row; the others are features. "
+                "The first entry is the column detected automatically.",
+            )
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
 
 if wanted is not None and wanted != active:
-    ds_new = state.try_dataset(wanted)
-    if ds_new is not None and wanted["source"] == "upload":
-        state.drop_uploads({h for h in (wanted.get("private_hash"), wanted.get("public_hash")) if h})
+    state.try_dataset(wanted)
 
 with state.shown_errors():
     ds = state.dataset()

@@ -5,6 +5,9 @@
   Each test that uses it gets its own port, so parallel workers never collide.
 * ``chromium_executable``: the Debian ``chromium`` browser at ``/usr/bin/chromium``; the
   browser tests fail (never skip) with a message naming the package when it is absent.
+* ``navigation_reruns``: makes ``AppTest`` run ``app.py`` on every rerun, as a served app
+  does (see the fixture).
+* ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
 """
 
 from __future__ import annotations
@@ -100,3 +103,49 @@ def chromium_executable() -> str:
             "(install it with `apt-get install chromium`; .ci/run does this)."
         )
     return str(CHROMIUM)
+
+
+@pytest.fixture
+def navigation_reruns(monkeypatch):
+    """Make ``AppTest`` rerun ``app.py`` (navigation and sidebar) on every run.
+
+    Streamlit decides once per ``PagesManager`` whether an app uses the old "pages
+    directory" mode: a ``pages/`` folder beside the main script says yes until the main
+    script calls ``st.navigation``, which switches the flag off for good.  A served app
+    keeps its ``PagesManager``, so after the first run ``app.py`` always runs first and
+    then the chosen page.  ``AppTest`` builds a fresh ``PagesManager`` for every run, so
+    from its second run on it runs the page file alone, without ``app.py``: no sidebar,
+    and no reset of widget state on a page change.  This fixture makes every new
+    ``PagesManager`` start in navigation mode, as the served app does after its first run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """``{url: (data, mimetype, filename)}`` of every file an ``AppTest`` run offers.
+
+    ``st.download_button`` stores its data in the runtime's media file storage and puts
+    only a URL in the page; this records what is stored, so a test can read the bytes
+    behind a button (``downloads[button.proto.url]``).
+    """
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored: dict[str, tuple] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        stored[self.get_url(file_id)] = (path_or_data, mimetype, filename)
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    return stored
