@@ -24,6 +24,8 @@ st.markdown(
     "differentially private mechanism turns the votes into labels that are safe to publish."
 )
 st.latex(r"D = D_1 \cup \dots \cup D_k,\quad |D_j| \approx n/k, \qquad Q = \{x_1, \dots, x_m\}")
+# Filled at the end of the page (after the data below is loaded): the result comes first.
+result_box = st.container(border=True)
 
 SOURCES = ["Bundled dataset", "Generator", "Upload CSV"]
 source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=state.widget_key("data_ui", "source"))
@@ -60,7 +62,8 @@ elif source == "Generator":
     gen_names = list(GENERATORS)
     if ss["data_ui"]["generator"] not in gen_names:
         ss["data_ui"]["generator"] = gen_names[0]
-    gen = st.selectbox("Generator", gen_names, key=state.widget_key("data_ui", "generator"))
+    gen = st.selectbox("Generator", gen_names, format_func=lambda g: GENERATORS[g].get("label", g),
+                       key=state.widget_key("data_ui", "generator"))
     state.remember("data_ui", "generator", gen)
     spec = GENERATORS[gen]
     st.caption(state.generator_description(spec))
@@ -142,21 +145,25 @@ with state.shown_errors():
     with tab_pub:
         st.dataframe(ds.public_X.head(20), height=240)
 
-    st.divider()
+
+with result_box, state.shown_errors():
+    ds = state.dataset()
     st.subheader("Result with the current settings")
-    st.caption(
-        "The rest of the lab works on this data right away: a small default ensemble is trained "
-        "(once, then cached) and labels the public queries privately. Change any step on its page."
-    )
     ens = state.ensemble()
     result, _ = state.labeling()
-    m = st.columns(4)
-    m[0].metric("Answered", result.n_answered)
-    m[1].metric("Abstained (⊥)", result.n_bottom)
-    m[2].metric("Not processed", result.n_unprocessed)
+    m = st.columns([1, 1, 1, 1.7])
+    m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
+    m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
+    m[2].metric("Not processed", result.n_unprocessed,
+                help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
     m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
-    st.caption(f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
-               f"({state.learner_label(ss['ensemble_cfg']['learner'])})")
+    st.caption(
+        f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
+        f"({state.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
+        f"{result.n_answered:,} of the {result.m:,} public queries received a label that is safe to publish: "
+        "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
+        "every step can be changed on its page."
+    )
     targets = [
         ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
         ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),

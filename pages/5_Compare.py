@@ -60,7 +60,14 @@ with state.shown_errors():
 
     st.subheader("Privacy–utility curve")
     st.caption("Each point is one run on the cached votes (one random draw of the noise).")
-    curve = {v: [state.compare_run(v, e, ens)[0] for e in EPS_GRID] for v in variants}
+    # A fixed grid of budgets: computed once per ensemble and session, then remembered.
+    bar = st.progress(0.0, text="Running every mechanism at each budget…")
+    curve = {v: [] for v in variants}
+    for i, e in enumerate(EPS_GRID):
+        for v in variants:
+            curve[v].append(state.compare_run(v, e, ens)[0])
+        bar.progress((i + 1) / len(EPS_GRID), text=f"ε = {e:g} done ({i + 1} of {len(EPS_GRID)} budgets)")
+    bar.empty()
     fig = go.Figure()
     for v, results in curve.items():
         fig.add_trace(go.Scatter(x=EPS_GRID, y=[r.n_answered for r in results], mode="lines+markers",

@@ -531,6 +531,7 @@ class Ensemble:
         self._lock = threading.Lock()
         self._predictions: np.ndarray | None = None
         self._scores: tuple[np.ndarray | None, str | None] | None = None
+        self._memo: dict[Any, Any] = {}
 
     @property
     def predictions(self) -> np.ndarray:
@@ -548,6 +549,16 @@ class Ensemble:
                 except PrivateLabelLabError as exc:
                     self._scores = (None, str(exc))
             return self._scores
+
+    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """A value derived from this ensemble alone, computed once (``compute()``)."""
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = compute()
+        with self._lock:
+            self._memo[key] = value
+        return value
 
     @property
     def scores(self) -> np.ndarray | None:
@@ -754,12 +765,15 @@ def answered_accuracy(result, ds: Dataset) -> float | None:
 
 
 def teacher_accuracies(ens: Ensemble, ds: Dataset) -> np.ndarray | None:
-    """Each teacher's accuracy on the public queries' true labels."""
-    from sklearn.metrics import accuracy_score
+    """Each teacher's accuracy on the public queries' true labels (NON-PRIVATE diagnostic).
 
+    The share of queries on which a teacher's label equals the true one, for all teachers
+    at once; kept with the ensemble, as it does not change with the privacy settings.
+    """
     if ds.public_y is None:
         return None
-    return np.array([accuracy_score(ds.public_y, ens.predictions[:, j]) for j in range(ens.predictions.shape[1])])
+    return ens.memo(("teacher_accuracies", ds.key),
+                    lambda: np.mean(ens.predictions == np.asarray(ds.public_y)[:, None], axis=0))
 
 
 def model_accuracy(model, table) -> float:

@@ -1,0 +1,117 @@
+"""The served app in a real headless Chromium (Playwright), end to end.
+
+One walk through the lab as a user would take it: open the app, pick a dataset on the
+Data page, train a small ensemble on the Ensemble page (the progress bar appears and
+goes away when training is done), label privately with BTT on the Private labeling page
+and read the answered / ⊥ / not-processed counts shown there, then download the labeled
+CSV on the Student & export page and check it against those counts.  Every wait is on
+visible text or a role, never a fixed sleep; timeouts are generous for a loaded machine.
+A screenshot of the export page is saved in the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from conftest import CHROMIUM_ARGS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+WAIT = 60_000  # ms: training and reruns on a loaded two-core machine
+N_ROWS = 6_000  # generated rows: 10 % of them (600) become the public queries
+M = 600
+K = 300
+
+
+def metric_value(page, label: str) -> str:
+    """The value shown by the metric whose label is ``label``."""
+    metric = page.get_by_test_id("stMetric").filter(has=page.get_by_text(label, exact=True)).first
+    return metric.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+def go_to(page, title: str, heading: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
+
+
+def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_executable, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
+            page.set_default_timeout(WAIT)
+            expect.set_options(timeout=WAIT)
+
+            # ---- open the app: the Data page shows a complete first result without a click
+            page.goto(app_server)
+            page.get_by_role("heading", name="Data", exact=True).wait_for()
+            expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
+            # reproducible demo seed (sidebar), so that the run below is the same every time
+            page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
+            expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+
+            # ---- Data: pick a dataset (two Gaussians, 6,000 rows)
+            expect(page.get_by_role("radio", name="Generator")).to_be_checked()
+            rows = page.get_by_role("spinbutton", name="Rows n")
+            rows.fill(str(N_ROWS))
+            rows.press("Enter")
+            loaded = f"Loaded: two_gaussians (generated, n = {N_ROWS})"
+            page.get_by_role("heading", name=loaded).wait_for()
+            expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(str(M))
+            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")
+
+            # ---- Ensemble: train a small ensemble, watching the progress bar come and go
+            go_to(page, "Ensemble", "Ensemble of teachers")
+            k_box = page.get_by_role("spinbutton", name="Number of teachers k")
+            k_box.fill(str(K))
+            k_box.press("Tab")
+            page.get_by_role("button", name="Train ensemble").click()
+            progress = page.get_by_test_id("stProgress")
+            expect(progress).to_be_visible()
+            expect(progress).to_contain_text(re.compile(rf"Trained \d+ of {K} teachers"))
+            expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
+            expect(progress).to_have_count(0)  # the bar is removed once training is done
+            expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
+
+            # ---- Private labeling: BTT hard labels; read the counts from the page
+            go_to(page, "Private labeling", "Private labeling")
+            page.get_by_text("BTT, hard labels (stability + sparse vector)").click()
+            expect(page.get_by_role("radio", name="BTT, hard labels (stability + sparse vector)")).to_be_checked()
+            expect(page.get_by_test_id("stMetric").filter(has_text="Guarantee ε")).to_be_visible()
+            answered = int(metric_value(page, "Answered").replace(",", ""))
+            bottom = int(metric_value(page, "Abstained (⊥)").replace(",", ""))
+            unprocessed = int(metric_value(page, "Not processed").replace(",", ""))
+            assert answered + bottom + unprocessed == M
+            assert answered > 0 and bottom > 0
+
+            # ---- Student & export: download the labeled CSV and check it against the page
+            go_to(page, "Student & export", "Student and export")
+            summary = page.get_by_text(re.compile(r"\d+ answered, \d+ ⊥, \d+ not processed"))
+            expect(summary).to_contain_text(f"{answered} answered, {bottom} ⊥, {unprocessed} not processed")
+            with page.expect_download() as info:
+                page.get_by_role("button", name="Download labeled CSV").click()
+            download = info.value
+            assert download.suggested_filename == "private_labels.csv"
+            path = tmp_path / "private_labels.csv"
+            download.save_as(path)
+            expect(page.get_by_test_id("stMetric").filter(has_text="Rows with a label")).to_be_visible()
+            page.get_by_role("heading", name="Student and export", exact=True).scroll_into_view_if_needed()
+            page.screenshot(path=str(tmp_path / "student_and_export.png"))
+        finally:
+            browser.close()
+
+    frame = pd.read_csv(path, dtype={"label": str}, keep_default_na=False)
+    assert list(frame.columns) == ["x0", "x1", "label", "answered", "status"]
+    assert len(frame) == M  # one row per public query
+    is_answered = frame["answered"].astype(str).str.lower() == "true"
+    assert int(is_answered.sum()) == answered
+    assert int((frame["status"] == "abstained").sum()) == bottom
+    assert int((frame["status"] == "not processed").sum()) == unprocessed
+    assert set(frame.loc[is_answered, "label"]) <= {"0", "1"}
+    assert (frame.loc[~is_answered, "label"] == "").all()
+    assert (tmp_path / "student_and_export.png").stat().st_size > 10_000
