@@ -113,22 +113,9 @@ def positive_float(text: str) -> float:
 
 
 def command_line(name: str, argv: Sequence[str] | None) -> str:
-    """The command that reproduces this run, as it would be typed from the repository root."""
+    """The command that made this run, as typed from the repository root (arguments verbatim)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    # the output folder does not change the numbers; leave it out of the quoted command
-    cleaned: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == "--out":
-            skip = True
-            continue
-        if a.startswith("--out="):
-            continue
-        cleaned.append(a)
-    return " ".join(["python", f"experiments/{name}.py", *map(shlex.quote, cleaned)])
+    return " ".join(["python", f"experiments/{name}.py", *map(shlex.quote, args)])
 
 
 def rng_for(seed: int, *stream: int) -> np.random.Generator:

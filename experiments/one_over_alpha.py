@@ -186,9 +186,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     btt_mean = np.array([lv["btt"].mean() for lv in levels])
-    btt_sd = np.array([lv["btt"].std(ddof=1) if lv["btt"].size > 1 else 0.0 for lv in levels])
+    btt_bar = np.array([[lv["btt"].mean() - lv["btt"].min() for lv in levels],
+                        [lv["btt"].max() - lv["btt"].mean() for lv in levels]])
     base_mean = np.array([lv["base"].mean() for lv in levels])
-    ax1.errorbar(alphas, btt_mean, yerr=btt_sd, marker="o", capsize=3, label=f"BTT tight (T = {args.T})")
+    ax1.errorbar(alphas, btt_mean, yerr=btt_bar, marker="o", capsize=3, label=f"BTT tight (T = {args.T}); bars: min–max")
     ax1.plot(alphas, base_mean, marker="s", label="advanced-composition baseline (best m')")
     pos = (alphas > 0) & (btt_mean > 0)
     if pos.any():

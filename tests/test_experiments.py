@@ -1,0 +1,144 @@
+"""Smoke tests of the experiment scripts: each runs with ``--quick`` into a temporary folder.
+
+Each script is run as a user would run it (``python experiments/<name>.py``, a fresh
+process from the repository root) and must write ``<name>.md`` and ``<name>.png``; the
+markdown must hold the table with the expected columns, the quoted command, and numbers
+that are possible (answered counts within the number of queries, accuracies and rates in
+[0, 1], reported ε within the target).  Together they take well under a minute and a half
+on one core.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_script(name: str, out: Path, *extra: str) -> str:
+    """Run ``experiments/<name>.py --quick --out out``; return the markdown it wrote."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "experiments" / f"{name}.py"), "--quick", "--out", str(out),
+         "--n-jobs", "1", *extra],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"{name} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    md, png = out / f"{name}.md", out / f"{name}.png"
+    assert md.is_file() and png.is_file(), f"{name} did not write {md.name} and {png.name}"
+    assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 5_000, "the plot is not a real PNG"
+    text = md.read_text(encoding="utf-8")
+    assert f"python experiments/{name}.py --quick" in text, "the table must quote the command that made it"
+    assert text.strip() in proc.stdout, "the script prints its table"
+    return text
+
+
+def table(text: str) -> tuple[list[str], list[list[str]]]:
+    """The first markdown table of ``text``: (header cells, rows of cells)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
+    assert len(lines) >= 3, "no markdown table found"
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    assert set(lines[1].replace("|", "")) == {"-"}, "second line must be the header rule"
+    header, rows = cells[0], cells[2:]
+    assert all(len(r) == len(header) for r in rows)
+    return header, rows
+
+
+def number(cell: str) -> float:
+    """The leading number of a cell such as ``637 ± 7`` or ``1,000``; NaN for ``—``."""
+    match = re.match(r"^-?[\d,]*\.?\d+(e[-+]?\d+)?", cell.replace("−", "-"))
+    return float(match.group(0).replace(",", "")) if match else float("nan")
+
+
+def column(header: list[str], rows: list[list[str]], starts: str) -> list[float]:
+    idx = [i for i, h in enumerate(header) if h.startswith(starts)]
+    assert len(idx) == 1, f"expected one column starting with {starts!r} in {header}"
+    return [number(r[idx[0]]) for r in rows]
+
+
+def in_unit(values: list[float]) -> bool:
+    return all(v != v or 0.0 <= v <= 1.0 for v in values)  # NaN (—) allowed
+
+
+def test_one_over_alpha(tmp_path):
+    text = run_script("one_over_alpha", tmp_path)
+    header, rows = table(text)
+    assert header[:4] == ["label noise γ", "teacher error α", "share of queries with > k/3 teachers wrong",
+                          "BTT tight: answered"]
+    assert "baseline: answered at its best m'" in header and "ratio BTT / baseline" in header
+    assert [number(r[0]) for r in rows] == [0.0, 0.3]  # the quick noise levels
+    alpha = column(header, rows, "teacher error α")
+    btt = column(header, rows, "BTT tight: answered")
+    base = column(header, rows, "baseline: answered")
+    assert in_unit(alpha) and alpha[0] < alpha[1], "more label noise must give worse teachers"
+    assert all(0 <= b <= 2000 for b in btt + base)
+    assert btt[0] > btt[1], "BTT answers more queries when the teachers err less"
+    assert btt[0] > 0 and base[0] > 0
+    assert in_unit(column(header, rows, "BTT accuracy on answered"))
+    assert "Fitted slope" in text
+
+
+def test_misclassification_vs_m(tmp_path):
+    text = run_script("misclassification_vs_m", tmp_path)
+    header, rows = table(text)
+    assert header[0] == "m" and header[-1] == "Thm 3.2 bound with its own T"
+    assert [number(r[0]) for r in rows] == [20, 50, 100]
+    for name in ("error rate on answered", "misclassification rate", "bound T/m", "Thm 3.2 bound"):
+        assert in_unit(column(header, rows, name)), name
+    bound = column(header, rows, "bound T/m")
+    assert bound == pytest.approx([3 / 20, 3 / 50, 3 / 100], rel=1e-3)
+    bottoms = column(header, rows, "⊥ count")
+    assert all(0 <= b <= 3 for b in bottoms), "never more ⊥ than the cutoff T"
+    required = column(header, rows, "T required by Thm 3.2")
+    assert required == sorted(required) and required[0] > 0, "Theorem 3.2's cutoff grows with m"
+
+
+def test_privacy_utility(tmp_path):
+    text = run_script("privacy_utility", tmp_path)
+    header, rows = table(text)
+    assert header[:5] == ["target ε", "mechanism", "setting", "reported (ε, δ)", "answered (of 300)"]
+    mechanisms = {r[1] for r in rows}
+    assert mechanisms == {"BTT hard, tight", "BTT hard, paper", "BTT soft, tight", "PATE LNMax",
+                          "advanced-composition baseline"}
+    assert len(rows) == 2 * 5
+    for r in rows:
+        target, reported = number(r[0]), number(r[3])
+        assert reported <= target * (1 + 1e-3), f"{r[1]} reports ε above the target"
+        assert 0 <= number(r[4]) <= 300
+    assert in_unit(column(header, rows, "accuracy on answered (noise-free"))
+    lnmax = [r for r in rows if r[1] == "PATE LNMax"]
+    assert all(number(r[4]) == 300 for r in lnmax), "LNMax labels every query"
+    assert all(number(r[3]) == pytest.approx(number(r[0]), rel=1e-2) for r in lnmax), "γ solved for the target ε"
+
+
+def test_pate_appendix_c(tmp_path):
+    text = run_script("pate_appendix_c", tmp_path)
+    header, rows = table(text)
+    assert header == ["labels from", "ε (guarantee)", "δ", "data-dependent ε (non-private diagnostic)",
+                      "public queries answered (of 100)", "label accuracy on answered", "student test accuracy"]
+    labels = [r[0] for r in rows]
+    assert labels[0].startswith("non-private random forest")
+    assert "LNMax, γ = 0.05" in labels and "BTT tight, T = 1" in labels and "BTT tight, T = 2" in labels
+    nonprivate = number(rows[0][-1])
+    assert 0.5 < nonprivate <= 1.0, "a forest on the private digits rows is far better than chance"
+    assert in_unit(column(header, rows, "label accuracy on answered"))
+    assert in_unit(column(header, rows, "student test accuracy"))
+    lnmax = rows[labels.index("LNMax, γ = 0.05")]
+    assert number(lnmax[4]) == 100, "LNMax labels every public query"
+    assert number(lnmax[1]) > 0 and number(lnmax[3]) > 0
+
+
+def test_bad_argument_is_refused(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "experiments" / "one_over_alpha.py"), "--noise", "0.7", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2 and "noise level must lie in [0, 0.5)" in proc.stderr
+    assert not list(tmp_path.iterdir()), "nothing is written for a refused run"
