@@ -49,7 +49,11 @@ with st.sidebar:
     privacy_box = st.container()
 
 state.enter_page(page.url_path)
-page.run()
+st.session_state["_in_app"] = True  # pages check it (pages/_state.run_through_app)
+try:
+    page.run()
+finally:
+    st.session_state.pop("_in_app", None)
 
 # Filled after the page ran, so the summary shows the settings the page just applied.
 with data_box:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV"}
@@ -37,6 +38,8 @@ with st.expander("Split sizes", expanded=False):
         "a share becomes the public queries (their true labels are kept aside for diagnostics only), "
         "a share is held out to test the student, the rest is private."
     )
+    st.latex(r"m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
+             r"\qquad n = N - m - n_{\text{test}}\ \text{private rows}")
     c1, c2 = st.columns(2)
     pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=state.widget_key("data_ui", "public_fraction"))
     tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=state.widget_key("data_ui", "test_fraction"))

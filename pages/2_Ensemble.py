@@ -8,6 +8,7 @@ import streamlit as st
 from core.errors import PrivateLabelLabError
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 active = ss["ensemble_cfg"]
@@ -50,6 +51,16 @@ with state.shown_errors():
             help="More teachers give larger vote margins (a steadier answer) but each sees fewer rows.",
         )
         st.latex(rf"\text{{rows per teacher}} \approx n/k = {ds.n_private}/{int(k)}")
+        k_min = state.min_teachers_for_settings(ds.n_public)
+        if k_min is not None:
+            st.caption(
+                "How many teachers does BTT need? A query is answered when its distance to instability "
+                "clears the noisy threshold w, and even a unanimous vote of k teachers only reaches "
+                f"⌈k/2⌉ − 1. With the current privacy settings (Private labeling page) w ≈ {k_min[1]:.0f}, so "
+                f"k ≥ 2⌊w⌋ + 3 = **{k_min[0]:,}** teachers are needed before anything is answered "
+                "(core.bounds.btt_min_teachers); a comfortable margin above it lets votes with a few "
+                "dissenting teachers pass too."
+            )
         submitted = st.form_submit_button("Train ensemble", type="primary")
 
     if submitted:
@@ -70,7 +81,7 @@ with state.shown_errors():
     ens = state.ensemble()
     cfg = ss["ensemble_cfg"]
     st.subheader("Current ensemble")
-    c = st.columns(4)
+    c = st.columns([1, 2.2, 1.1, 1.3])
     c[0].metric("Teachers (k)", ens.teachers.k)
     c[1].metric("Learner", state.learner_label(cfg["learner"]))
     c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
@@ -100,7 +111,8 @@ with state.shown_errors():
                        f"plurality vote accuracy {state.fmt(state.plurality_accuracy(ens, ds))}.")
     with right:
         st.markdown("**Vote margins**: top count minus runner-up count on each query")
-        st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x), \qquad \mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
+        st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")
+        st.latex(r"\mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
         fig = go.Figure(go.Histogram(x=state.vote_margins(ens), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
         fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
                           margin=dict(l=10, r=10, t=10, b=10))

@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 
@@ -36,16 +37,16 @@ with controls:
             "threshold. Each failed test (an abstention, ⊥) costs budget; after $T$ of them the "
             "mechanism stops. Stable answers cost nothing (the *sparse vector* technique)."
         )
-        st.latex(r"\mathrm{dist}_i + \mathrm{Lap}(2\lambda) > w + \mathrm{Lap}(\lambda)\ \Rightarrow\ "
-                 r"\text{release } \arg\max_c n_c(x_i),\ \text{else } \bot")
+        st.latex(r"\text{test: } \mathrm{dist}_i + \mathrm{Lap}(2\lambda) > w + \mathrm{Lap}(\lambda)")
+        st.latex(r"\text{pass} \Rightarrow \hat y_i = \arg\max_c n_c(x_i), \qquad \text{fail} \Rightarrow \bot")
     elif mechanism == "lnmax":
         st.markdown(
             "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
             "with the largest noisy count. Every query is answered, and every answer costs "
             "budget, so $\\varepsilon$ grows with the number of queries $m$."
         )
-        st.latex(r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathrm{Lap}(1/\gamma)\big),\quad "
-                 r"\varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
+        st.latex(r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathrm{Lap}(1/\gamma)\big)")
+        st.latex(r"\varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
     else:
         st.markdown(
             "**The baseline** answers every query on its own with the one-query stability "
@@ -65,6 +66,11 @@ with controls:
     delta = st.select_slider("δ", DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"),
                              help="The small probability with which the ε bound may fail; keep it well below 1/n.")
     state.remember("privacy", "delta", float(delta))
+    with state.shown_errors():
+        n_private = state.dataset().n_private
+        st.caption(f"δ is the small chance that the ε bound fails. Keep it far below 1/n = {1 / n_private:.1e} "
+                   f"(n = {n_private:,} private rows): publishing one private row picked at random, in full, "
+                   "already satisfies δ = 1/n with ε = 0.")
     if mechanism in ("btt", "btt_soft"):
         T = st.number_input("T (maximum number of ⊥)", min_value=1, max_value=5000, step=1,
                             key=state.widget_key("privacy", "T"),
@@ -79,8 +85,8 @@ with controls:
             "accounting still meets (ε, δ). Same mechanism, same guarantee, more answers.",
         )
         state.remember("privacy", "calibration", calibration)
-        st.latex(r"\lambda_{\text{paper}} = \frac{\sqrt{32\,T\log(2/\delta)}}{\varepsilon},\qquad "
-                 r"w_{\text{paper}} = 2\lambda\log(2m/\delta)")
+        st.latex(r"\lambda_{\text{paper}} = \frac{\sqrt{32\,T\log(2/\delta)}}{\varepsilon}")
+        st.latex(r"w_{\text{paper}} = 2\lambda\log(2m/\delta)")
     if mechanism == "btt_soft":
         eta = st.select_slider("η (precision of a soft label)", ETAS, key=state.widget_key("privacy", "eta"),
                                help="Scores are binned into 1/η bins; the released soft label is a bin midpoint.")
@@ -166,8 +172,8 @@ with state.shown_errors():
                     f"β = {ss['privacy']['beta']:g}, so at most T/m of the queries are misclassified "
                     "(with probability ≥ 1 − 2β)."
                 )
-            st.latex(r"\text{misclassification} \le \frac{T}{m},\quad "
-                     r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)\,m\log(m/\beta)/2}\Big)")
+            st.latex(r"\text{misclassification} \le \frac{T}{m}")
+            st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)\,m\log(m/\beta)/2}\Big)")
         if result.epsilon_data_dependent is not None:
             st.metric("PATE data-dependent ε (not a guarantee)", state.fmt(result.epsilon_data_dependent, 4),
                       help="The moments accountant's ε depends on the private votes: a diagnostic only.")

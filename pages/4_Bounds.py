@@ -5,8 +5,10 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.errors import PrivateLabelLabError
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 
@@ -114,7 +116,16 @@ with state.shown_errors():
         s[3].metric("Misclassification bound T/m", state.fmt(sol.misclassification))
     else:
         st.warning(sol.reason)
-    ens = state.cached_ensemble()
+        st.caption(
+            "The loop uses the paper's constants (the 34√2 factor in k and explicit VC bounds), which are "
+            "very conservative. In practice far fewer teachers suffice: the model below and your own run "
+            "(Private labeling page) show how many queries BTT answers with the teachers you have."
+        )
+    try:
+        ens = state.ensemble()  # trained now (with a progress bar) if this data has none yet
+    except PrivateLabelLabError as exc:
+        ens = None
+        st.info(f"No ensemble to compare with: {exc}")
     if ens is not None:
         st.caption(f"Your run: k = {ens.teachers.k} teachers, T = {ss['privacy']['T']}, m = {ens.votes.shape[0]}.")
 
@@ -141,7 +152,7 @@ with state.shown_errors():
         st.caption(f"BTT's fewest teachers for which a unanimous vote passes half the time at these settings: "
                    f"k ≥ {model['k_min']:,}.")
     else:
-        st.info("Train an ensemble (Ensemble page) to overlay your run.")
+        st.info("Train an ensemble this data allows (Ensemble page) to overlay your run.")
 
     # ------------------------------------------------------------------ measured points
     st.divider()
@@ -149,7 +160,7 @@ with state.shown_errors():
     st.caption("Your measured misclassification (against the public queries' held-out true labels) next to "
                "Theorem 3.2's bound. Not private; never exported.")
     if ens is None:
-        st.info("Train an ensemble to measure your run.")
+        st.info("Train an ensemble this data allows (Ensemble page) to measure your run.")
     elif ds.public_y is None:
         st.info("The public queries came from an unlabeled file: misclassification cannot be measured.")
     else:

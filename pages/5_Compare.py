@@ -8,6 +8,7 @@ import streamlit as st
 
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 
@@ -72,7 +73,7 @@ with state.shown_errors():
     for v, results in curve.items():
         fig.add_trace(go.Scatter(x=EPS_GRID, y=[r.n_answered for r in results], mode="lines+markers",
                                  name=state.COMPARED_LABELS[v]))
-    fig.update_layout(xaxis_type="log", xaxis_title="ε", yaxis_title="answered queries", height=380,
+    fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="answered queries", height=380,
                       margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
     st.plotly_chart(fig, key="utility_curve")
 
@@ -98,6 +99,6 @@ with state.shown_errors():
         for v, results in curve.items():
             fig.add_trace(go.Scatter(x=EPS_GRID, y=[state.correct_count(r, ds) for r in results],
                                      mode="lines+markers", name=state.COMPARED_LABELS[v]))
-        fig.update_layout(xaxis_type="log", xaxis_title="ε", yaxis_title="correctly labeled queries", height=340,
+        fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="correctly labeled queries", height=340,
                           margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
         st.plotly_chart(fig, key="correct_curve")

@@ -7,6 +7,7 @@ import streamlit as st
 from core.errors import PrivateLabelLabError
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})

@@ -8,6 +8,7 @@ import streamlit as st
 from core import audit as A
 from pages import _state as state
 
+state.run_through_app()
 state.init()
 ss = st.session_state
 

@@ -119,6 +119,30 @@ def init() -> None:
     ss.setdefault("_labelings", OrderedDict())
 
 
+def run_through_app() -> None:
+    """Make sure a page runs inside ``app.py`` (navigation and sidebar), never alone.
+
+    Streamlit treats an app with a ``pages/`` folder as an old-style multipage app until
+    its main script has called ``st.navigation`` once in the server process.  So the very
+    first request of a fresh server for a page's URL (a bookmark, or a browser tab that
+    reconnects after ``make run`` restarted) runs that page file on its own: no shared
+    sidebar, and a navigation menu listing every file of the folder.  A page calls this
+    first: when it was started on its own that way, the old mode is switched off and the
+    run starts again, now through ``app.py`` (same page, same URL).  A page opened
+    directly as a script (``streamlit run pages/x.py``, ``AppTest.from_file`` of a page)
+    is not in that mode and runs as it is.
+    """
+    if st.session_state.get("_in_app"):
+        return
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without this mode
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def demo_mode() -> bool:
     """Whether the "reproducible demo seed" option is on."""
     return bool(st.session_state.get("demo_seed", False))
@@ -922,6 +946,29 @@ def min_teachers(result) -> int | None:
     p = result.params
     return int(btt_min_teachers(p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
                                 calibration=p["calibration"], soft=result.mechanism == "btt_soft"))
+
+
+def min_teachers_for_settings(m: int) -> tuple[int, float] | None:
+    """``(k_min, w)`` of BTT at the current privacy settings on ``m`` queries, or None.
+
+    ``k_min`` is :func:`core.bounds.btt_min_teachers` (the fewest teachers whose
+    unanimous vote passes half the time), ``w`` the threshold of
+    :func:`core.accounting.calibrate_btt`.  None for the mechanisms without a threshold
+    on the distance (LNMax) and for settings the library refuses.
+    """
+    from core.accounting import calibrate_btt
+    from core.bounds import btt_min_teachers
+
+    p = privacy()
+    if p["mechanism"] not in ("btt", "btt_soft"):
+        return None
+    soft = p["mechanism"] == "btt_soft"
+    try:
+        k_min = btt_min_teachers(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft)
+        w = calibrate_btt(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft).threshold
+    except PrivateLabelLabError:
+        return None
+    return int(k_min), float(w)
 
 
 def mean_teacher_error(ens: Ensemble, ds: Dataset) -> float | None:

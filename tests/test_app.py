@@ -399,3 +399,25 @@ def test_bounds_page_shows_its_charts(lab):
     assert {"Teachers k", "Cutoff T", "Teacher error α", "Misclassification bound T/m"} <= set(m) or \
         any("no k works" in w for w in texts(at.warning))
     assert at.number_input(key="w_bounds_ui_V").value == 3  # d + 1 for the 2-D generator
+
+
+# ----------------------------------------------------------------------------- pages run inside app.py
+
+
+def test_a_page_started_on_its_own_runs_again_through_app_py(monkeypatch):
+    """Without ``navigation_reruns``, AppTest starts every rerun in Streamlit's old
+    "pages folder" mode and runs the page file alone, as a fresh server does for the first
+    request of a page's URL.  The page notices (pages/_state.run_through_app) and starts
+    the run again through app.py: the sidebar and the page-change logic are always there."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["demo_seed"] = True
+    at.run()
+    assert not at.exception and DEFAULT_TITLE in sidebar_text(at)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Data" and DEFAULT_TITLE in sidebar_text(at)
+    at.switch_page(PAGES["Compare"]).run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == TITLES["Compare"] and "BTT, hard labels" in sidebar_text(at)
+    assert at.session_state["_page"] == "Compare"  # app.py's enter_page ran for the new page
