@@ -469,18 +469,8 @@ def lnmax_label(counts, gamma: float, *, delta: float = 1e-5, rng=None) -> Label
     gen = noise.check_rng(rng)
     noisy = counts + noise.laplace(1.0 / gamma, counts.shape, gen)
     labels = np.argmax(noisy, axis=1).astype(np.int64)
-    simple = accounting.pate_simple_epsilon(gamma, m, delta)
-    comp = accounting.compose_pure_dp(2.0 * gamma, m, delta, method="best")
-    if simple <= comp.epsilon:
-        guarantee = accounting.PrivacyGuarantee(
-            simple, delta, "pate-simple",
-            f"{m} LNMax answers, each 2γ = {2 * gamma:.4g}-DP, by PATE's data-independent bound 4mγ² + 2γ·sqrt(2m·log(1/δ)).",
-        )
-    else:
-        guarantee = accounting.PrivacyGuarantee(
-            comp.epsilon, comp.delta, f"lnmax/{comp.method}",
-            f"{m} LNMax answers, each a pure 2γ = {2 * gamma:.4g}-DP step; " + comp.detail,
-        )
+    guarantee = accounting.lnmax_guarantee(gamma, m, delta)
+    simple = guarantee.parts["pate_simple"]
     eps_dd = accounting.pate_moments_epsilon(counts, gamma, delta)
     params = {
         "gamma": gamma,

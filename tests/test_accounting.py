@@ -58,6 +58,34 @@ def test_pate_gamma_for_epsilon_inverts_the_simple_bound():
     assert res.epsilon <= 2.0 + 1e-9
 
 
+def test_lnmax_guarantee_is_the_smaller_accountant():
+    # γ = 0.05, m = 100, δ = 1e-5: PATE's bound 5.7985 (hand value above); pure 0.1-DP steps
+    # composed: basic 10, advanced sqrt(200·ln(1e5))·0.1 + 100·0.1·(e^0.1 − 1) = 4.799 + 1.052 = 5.851.
+    g = A.lnmax_guarantee(0.05, 100, 1e-5)
+    assert g.parts["pate_simple"] == pytest.approx(5.7985, abs=1e-4)
+    assert g.parts["advanced"] == pytest.approx(5.851, abs=1e-3)
+    assert g.epsilon == pytest.approx(min(g.parts.values()))
+    assert g.epsilon <= 5.7985 and g.method == "lnmax/pld"
+
+
+@pytest.mark.parametrize("epsilon, m, delta", [(0.5, 10, 1e-5), (1.0, 100, 1e-5), (4.0, 2000, 1e-6), (200.0, 50, 1e-6)])
+def test_lnmax_gamma_for_epsilon_spends_the_budget(epsilon, m, delta):
+    gamma = A.lnmax_gamma_for_epsilon(epsilon, m, delta)
+    spent = A.lnmax_guarantee(gamma, m, delta).epsilon
+    assert spent <= epsilon
+    # within 3% of the target (the PLD accountant's discretization costs a little), and
+    # never less than PATE's bound alone would allow
+    assert spent >= 0.97 * epsilon
+    assert gamma >= A.pate_gamma_for_epsilon(epsilon, m, delta)
+    # a slightly larger γ overspends: it is (about) the largest
+    assert A.lnmax_guarantee(gamma * 1.05, m, delta).epsilon > epsilon
+
+
+def test_optimal_composition_delta_matches_the_reference():
+    for eps0, k, eps in [(0.05, 50, 1.0), (0.5, 5, 1.2), (0.01, 1000, 0.5)]:
+        assert A._optimal_composition_delta(eps0, k, eps) == pytest.approx(_optimal_delta(eps0, k, eps), rel=1e-9)
+
+
 def test_advanced_composition_hand_values_and_inverse():
     # sqrt(2·100·ln(1e5))·0.05 + 100·0.05·(e^0.05 − 1) = 2.3993 + 0.2564 = 2.656
     assert float(A.advanced_composition_epsilon(0.05, 100, 1e-5)) == pytest.approx(2.656, abs=1e-3)
