@@ -8,10 +8,7 @@ generators derived from ``--seed``.  This is research code: fixed seeds make the
 predictable, which is right for an experiment and wrong for a real release (the library
 never writes a seed to an export).
 
-Nothing here computes a privacy or learning quantity the library already computes; the
-one helper that is not a plain wrapper, :func:`lnmax_gamma_for_epsilon`, inverts the
-guarantee that :func:`core.aggregators.lnmax_label` reports, because ``core`` offers no
-inverse.
+Nothing here computes a privacy or learning quantity the library already computes.
 """
 
 from __future__ import annotations
@@ -36,7 +33,6 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts)
 
-from core.aggregators import lnmax_label  # noqa: E402
 from core.datasets import halfspaces  # noqa: E402
 from core.errors import ParameterError  # noqa: E402
 from core.learners import make_learner  # noqa: E402
@@ -166,40 +162,6 @@ def logistic_teachers(task: HalfspaceTask, k: int, seed: int, n_jobs: int) -> Te
 
 
 # --------------------------------------------------------------------------- mechanisms
-
-
-def lnmax_gamma_for_epsilon(epsilon: float, delta: float, m: int, *, rel_tol: float = 1e-4) -> float:
-    """The largest γ at which :func:`core.aggregators.lnmax_label` reports ε at most ``epsilon``.
-
-    ``lnmax_label`` reports the smaller of PATE's data-independent bound and the
-    optimal composition of m pure 2γ-DP answers; that guarantee depends on γ, m and δ
-    only (never on the votes) and grows with γ.  ``core`` has no inverse, so this
-    bisects on ``log γ``, asking ``lnmax_label`` itself for the guarantee on placeholder
-    votes (one teacher voting class 0 on m rows; nothing private is involved).  The
-    returned γ meets the target: ``lnmax_label(..., gamma).epsilon <= epsilon``.
-    """
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ParameterError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
-    placeholder = np.zeros((int(m), 2), dtype=np.int64)
-    placeholder[:, 0] = 1
-
-    def eps_of(gamma: float) -> float:
-        return lnmax_label(placeholder, gamma, delta=delta, rng=0).epsilon
-
-    lo, hi = 1e-9, 1.0
-    while eps_of(hi) <= epsilon:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e6:
-            raise ParameterError(f"No finite gamma reaches epsilon = {epsilon:g}.")
-    if eps_of(lo) > epsilon:
-        raise ParameterError(f"epsilon = {epsilon:g} is too small for LNMax on m = {m} queries.")
-    while hi / lo - 1.0 > rel_tol:
-        mid = math.sqrt(lo * hi)
-        if eps_of(mid) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def accuracy(labels: np.ndarray, truth: np.ndarray) -> float:

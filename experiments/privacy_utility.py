@@ -12,9 +12,9 @@ One ensemble, one set of m public queries, one set of votes (and scores); for ea
   time: a rule that uses only public quantities (k, ε, δ, m), never the votes;
 * PATE's LNMax (``lnmax_label``): it answers every query, and its guarantee grows with the
   number of answers, so γ is set per ε to the largest value whose reported guarantee on
-  these m answers is at most ε (``_common.lnmax_gamma_for_epsilon``: a bisection on the
-  guarantee ``lnmax_label`` itself reports — the smaller of PATE's data-independent
-  bound and optimal composition — since ``core`` has no inverse);
+  these m answers is at most ε (``core.accounting.lnmax_gamma_for_epsilon``, the inverse
+  of the guarantee ``lnmax_label`` reports — the smaller of PATE's data-independent
+  bound and optimal composition);
 * the advanced-composition baseline (``composition_baseline_label``) on all m queries.
 
 Measured: the number of answered queries and the accuracy of the answers (against the
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.accounting import calibrate_btt  # noqa: E402
+from core.accounting import calibrate_btt, lnmax_gamma_for_epsilon  # noqa: E402
 from core.aggregators import (  # noqa: E402
     btt_label,
     btt_soft_label,
@@ -131,7 +131,7 @@ def run(args) -> dict:
     plurality_clean = float(np.mean(votes.argmax(axis=1) == task.y_public_clean))
     out: dict = {"plurality_acc": plurality_acc, "plurality_clean": plurality_clean, "cells": {}}
     for i, eps in enumerate(args.epsilons):
-        gamma = common.lnmax_gamma_for_epsilon(eps, args.delta, args.m)
+        gamma = lnmax_gamma_for_epsilon(eps, args.m, args.delta)
         T = {}
         for name, cal, soft in (("btt_tight", "tight", False), ("btt_paper", "paper", False), ("btt_soft", "tight", True)):
             T[name] = args.T if args.T != "auto" else auto_cutoff(eps, args.delta, args.m, args.k, cal, soft)
@@ -225,10 +225,8 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
         "noise-free labels) at each ε: "
         + "; ".join(f"ε = {e:g}: {LABELS[best_at(e)]}" for e in args.epsilons)
         + ". BTT's advantage over composition needs m large against T and small teacher error (one_over_alpha)."
-        + (f" At ε = {hi:g}, LNMax's reported ε is {lnmax_hi:.3g}: `lnmax_label` uses optimal (PLD) composition "
-           "only while 2γ·m is at most 100 (`core.accounting.PLD_MAX_BASIC_EPSILON`); just above, its "
-           "guarantee jumps to PATE's data-independent bound, which exceeds the target, so no γ spends the "
-           "whole budget." if lnmax_hi < 0.95 * hi else "")
+        + (f" At ε = {hi:g}, LNMax's reported ε is only {lnmax_hi:.3g} (the accountant's discretization)."
+           if lnmax_hi < 0.95 * hi else "")
     )
     sections = [params, common.markdown_table(cols, rows), reading]
 
