@@ -17,7 +17,7 @@ st.markdown(
     "All mechanisms below label the **same** public queries from the **same** teacher votes, at the "
     "same privacy budget $(\\varepsilon, \\delta)$. BTT pays only for abstentions (⊥) and stops after $T$ "
     "of them; PATE's noisy max pays for every answer; the baseline splits $\\varepsilon$ evenly over all "
-    "$m$ queries. For LNMax, γ is chosen so that its bound on $m$ answers equals ε."
+    "$m$ queries. For LNMax, γ is chosen so that its guarantee on $m$ answers equals ε."
 )
 st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed over } T \text{ rounds)},\qquad "
          r"\text{LNMax: } \varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")

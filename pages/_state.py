@@ -1059,19 +1059,10 @@ def model_bytes(model) -> bytes:
 
 
 def lnmax_gamma_for(epsilon: float, delta: float, m: int) -> float:
-    """γ at which LNMax's data-independent bound on m answers equals ε.
+    """γ at which LNMax's guarantee on m answers is ε (``core.accounting.lnmax_gamma_for_epsilon``)."""
+    from core.accounting import lnmax_gamma_for_epsilon
 
-    MINIMAL CALL SITE, pending a core function (requested: an inverse of
-    ``core.accounting.pate_simple_epsilon`` in ``core.accounting``): a root search over
-    the library's own ``pate_simple_epsilon``, which increases with γ.  The reported
-    guarantee of ``lnmax_label`` at this γ is at most ε (it takes the smaller of this bound
-    and optimal composition).
-    """
-    from scipy.optimize import brentq
-
-    from core.accounting import pate_simple_epsilon
-
-    return float(brentq(lambda g: float(pate_simple_epsilon(g, m, delta)) - epsilon, 1e-9, 1e3, xtol=1e-12))
+    return float(lnmax_gamma_for_epsilon(epsilon, m, delta))
 
 
 COMPARED = ("btt_tight", "btt_paper", "btt_soft", "lnmax", "baseline")
