@@ -55,8 +55,10 @@ DEFAULT_DATASET = "breast_cancer"
 # near the boundary are ⊥.  Gaussian naive Bayes is the matching generative model and
 # among the fastest learners to fit, so 400 teachers train in about two seconds.
 # 20,000 rows split 10 % public (m = 2,000 queries), 10 % held-out test, 80 % private
-# (16,000 rows, δ = 1e-5 well below 1/n).  Typical first screen: about 1,990 of the
-# 2,000 queries answered, 5 ⊥, accuracy on answered ≈ 99.9 %, (ε, δ) = (4, 1e-5).
+# (16,000 rows, δ = 1e-5 well below 1/n).  First screens of 12 fresh sessions: 1,291 to
+# 1,998 of the 2,000 queries answered (median 1,874; the run stops at its 5th ⊥, on one
+# of the few queries near the boundary), accuracy on answered ≈ 99.9 %, (ε, δ) = (4,
+# 9.5e-6); the demo seed gives 1,997 answered and 3 ⊥.  First load ≈ 3 s.
 DEFAULT_GENERATOR = "two_gaussians"
 DEFAULT_GENERATOR_PARAMS: dict[str, Any] = {"d": 2, "separation": 6.0}
 
