@@ -139,6 +139,12 @@ def test_epsilon_changes_the_private_labels(lab):
     assert any("can answer (almost) nothing" in e for e in texts(at.error))
     assert any("k ≥" in i for i in texts(at.info))
     assert "ε = 1 " in sidebar_text(at)
+    # nothing answered: the student page says why no student can be trained, in place,
+    # and still offers the labels and the report
+    go(at, "Student & export")
+    assert any("a student needs answers of at least two classes" in e for e in texts(at.error)), texts(at.error)
+    assert [b.label for b in at.get("download_button")] == ["Download labeled CSV", "Download privacy report (JSON)"]
+    go(at, "Private labeling")
     assert metrics(set_epsilon(at, 4.0)) == before  # same settings, same (remembered) run
 
 
@@ -306,9 +312,15 @@ def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, param
 def test_soft_labels_on_a_multiclass_dataset_say_why_not(lab):
     at = lab()
     at.radio(key="w_data_ui_source").set_value("Bundled dataset").run()
-    at.selectbox(key="w_data_ui_name").set_value("iris").run()
-    assert not at.exception and "Loaded: iris" in texts(at.main.subheader)
+    at.selectbox(key="w_data_ui_name").set_value("digits").run()
+    assert not at.exception and "Loaded: digits" in texts(at.main.subheader)
     go(at, "Ensemble")
+    # 1,438 private rows in 10 classes of about 144: 300 teachers are too many for a class
+    at.number_input(key="w_ens_ui_k").set_value(300)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert any("Too many teachers for the smallest class" in e for e in texts(at.error)), texts(at.error)
+    assert "The previous ensemble is kept." in texts(at.caption)
     at.number_input(key="w_ens_ui_k").set_value(10)
     at.button[0].click().run()
     assert not at.exception and "Trained 10 teachers." in texts(at.success)
