@@ -84,7 +84,9 @@ with state.shown_errors():
     st.latex(r"n_{\text{private}} \approx \frac{V^{3/2}}{\varepsilon\,\alpha^{3/2}}\ \text{(Thm 4.2)},\quad "
              r"\frac{V^{3/2}}{\varepsilon\,\alpha^{5/2}}\ \text{(Thm 4.3)},\quad "
              r"\frac{V^{3/2}}{\varepsilon\,\alpha}\ \text{(Remark 2)},\quad \frac{V^{2}}{\varepsilon\,\alpha}\ "
-             r"\text{(Remark 3)};\qquad n_{\text{non-private}} \approx \frac{V}{\alpha},\ \frac{V}{\alpha^2}")
+             r"\text{(Remark 3)}")
+    st.latex(r"n_{\text{non-private}} \approx \frac{V}{\alpha}\ \text{(realizable)},\qquad "
+             r"\frac{V}{\alpha^2}\ \text{(agnostic)}")
     sc = state.sample_complexity_curves(int(V), float(eps))
     fig = go.Figure()
     for name, values in sc["curves"].items():
