@@ -32,9 +32,29 @@ def metric_value(page, label: str) -> str:
     return metric.get_by_test_id("stMetricValue").inner_text().strip()
 
 
+def settle(page) -> None:
+    """Wait until the app has finished its current run.
+
+    Streamlit shows its "Running" status widget while a script runs (after a short
+    delay, so a very quick run may never show it); typing into a widget while a run
+    re-renders the page could lose the keystrokes, so every step starts from a settled
+    page.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    status = page.get_by_test_id("stStatusWidget")
+    try:
+        status.wait_for(state="visible", timeout=1_500)
+    except PlaywrightTimeout:
+        pass  # the run ended before the indicator appeared
+    expect(status).to_have_count(0, timeout=WAIT)
+
+
 def go_to(page, title: str, heading: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
     page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
+    settle(page)
 
 
 def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_executable, tmp_path):
@@ -51,9 +71,11 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             page.goto(app_server)
             page.get_by_role("heading", name="Data", exact=True).wait_for()
             expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
+            settle(page)
             # reproducible demo seed (sidebar), so that the run below is the same every time
             page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
             expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+            settle(page)
 
             # ---- Data: pick a dataset (two Gaussians, 6,000 rows)
             expect(page.get_by_role("radio", name="Generator")).to_be_checked()
@@ -63,7 +85,8 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             loaded = f"Loaded: two_gaussians (generated, n = {N_ROWS})"
             page.get_by_role("heading", name=loaded).wait_for()
             expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(str(M))
-            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")
+            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")  # end of the run
+            settle(page)
 
             # ---- Ensemble: train a small ensemble, watching the progress bar come and go
             go_to(page, "Ensemble", "Ensemble of teachers")
@@ -82,6 +105,7 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             go_to(page, "Private labeling", "Private labeling")
             page.get_by_text("BTT, hard labels (stability + sparse vector)").click()
             expect(page.get_by_role("radio", name="BTT, hard labels (stability + sparse vector)")).to_be_checked()
+            settle(page)
             expect(page.get_by_test_id("stMetric").filter(has_text="Guarantee ε")).to_be_visible()
             answered = int(metric_value(page, "Answered").replace(",", ""))
             bottom = int(metric_value(page, "Abstained (⊥)").replace(",", ""))
@@ -102,6 +126,11 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             expect(page.get_by_test_id("stMetric").filter(has_text="Rows with a label")).to_be_visible()
             page.get_by_role("heading", name="Student and export", exact=True).scroll_into_view_if_needed()
             page.screenshot(path=str(tmp_path / "student_and_export.png"))
+        except Exception:
+            # keep what the page showed for the report (screenshot and text beside the log)
+            page.screenshot(path=str(tmp_path / "failure.png"))
+            (tmp_path / "failure.txt").write_text(page.locator("body").inner_text())
+            raise
         finally:
             browser.close()
 
