@@ -103,7 +103,7 @@ def _assert_unchanged(at: AppTest, before: dict) -> None:
 def lab(warm_cache):
     at = _session()
     before = _snapshot(at)
-    assert before["loaded"] == ["Loaded: breast_cancer"] and "Answered" in before["metrics"]
+    assert before["loaded"] == ["Loaded: two_gaussians (generated, n = 20000)"] and "Answered" in before["metrics"]
     _to_upload(at)
     return at, before
 
@@ -149,7 +149,7 @@ def test_bad_public_upload_shows_its_message_and_keeps_the_data(lab, case):
 @pytest.mark.slow
 def test_a_class_too_small_for_k_is_reported_when_k_is_chosen(lab):
     at, _ = lab
-    rows = ["a,b,label"] + [f"{i},{i % 5},{'big' if i >= 3 else 'tiny'}" for i in range(400)]
+    rows = ["a,b,label"] + [f"{i},{i % 5},{'big' if i >= 3 else 'tiny'}" for i in range(2000)]
     _upload(at, "upload_private", "small_class.csv", csv(rows))
     assert not at.exception, at.exception
     # the file itself is fine and is loaded ...
@@ -195,12 +195,12 @@ def test_two_sessions_never_see_each_others_uploads(warm_cache):
 
     b = _session()
     assert not b.exception, b.exception
-    assert _snapshot(b)["loaded"] == ["Loaded: breast_cancer"]
+    assert _snapshot(b)["loaded"] == ["Loaded: two_gaussians (generated, n = 20000)"]
     shown = " ".join(_texts(b.markdown) + _texts(b.caption) + _texts(b.subheader))
     assert "secret_col" not in shown and "session_a" not in shown
     uploads = b.session_state["_uploads"] if "_uploads" in b.session_state else {}
     assert not uploads
-    assert b.session_state["data_cfg"]["source"] == "bundled"
+    assert b.session_state["data_cfg"]["source"] == "generator"
 
     # b uploads its own file; a still sees its own
     _to_upload(b)
