@@ -193,8 +193,8 @@ def train_student(
     if classes.size < 2:
         raise DataError(
             f"The labeling answered {int(answered.sum())} queries covering {classes.size} class(es); "
-            "a student needs answers of at least two classes. Label more public points, raise the "
-            "privacy budget (epsilon, T) or use more teachers."
+            "a student needs answers of at least two classes. Label more public points, raise "
+            "epsilon, allow more abstentions (a larger cutoff T) or use more teachers."
         )
     if n_classes is None:
         n_classes = 2 if result.scores is not None else int(classes.max()) + 1
