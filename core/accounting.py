@@ -7,10 +7,14 @@ Contents
 --------
 Composition of pure-DP steps
     :func:`compose_pure_dp` composes ``rounds`` adaptive pure ``eps_round``-DP steps
-    by basic composition, advanced composition (Dwork–Rothblum–Vadhan) or the optimal
-    composition computed as a privacy-loss distribution (PLD) by Google's
-    ``dp-accounting`` library; ``method="best"`` takes the smallest of the three
-    (each is a valid upper bound, so their minimum is too).
+    by basic composition, advanced composition (Dwork–Rothblum–Vadhan), the optimal
+    composition in closed form (Kairouz–Oh–Viswanath, :func:`exact_composition_epsilon`)
+    or the optimal composition computed as a privacy-loss distribution (PLD) by Google's
+    ``dp-accounting`` library (:func:`optimal_composition_epsilon`, pessimistically
+    discretized; the tests check the two against each other).  ``method="best"`` takes
+    the smallest of basic, advanced and exact (each is a valid upper bound, so their
+    minimum is too); the closed form is exact and takes milliseconds where the PLD takes
+    about a second, which keeps the app's answers immediate.
 Advanced composition (DESIGN §3.5)
     :func:`advanced_composition_epsilon` and its inverse :func:`advanced_composition_eps0`.
 BTT sparse-vector labeling (DESIGN §3.2, §3.3)
@@ -53,6 +57,7 @@ __all__ = [
     "advanced_composition_epsilon",
     "advanced_composition_eps0",
     "optimal_composition_epsilon",
+    "exact_composition_epsilon",
     "compose_pure_dp",
     "btt_noise_scale",
     "btt_threshold",
@@ -70,9 +75,7 @@ __all__ = [
     "COMPOSITION_METHODS",
 ]
 
-COMPOSITION_METHODS = ("basic", "advanced", "pld", "best")
-PLD_MAX_BASIC_EPSILON = 400.0
-"""``method="best"`` runs the PLD accountant only when the basic total ε is at most this."""
+COMPOSITION_METHODS = ("basic", "advanced", "exact", "pld", "best")
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,59 @@ def optimal_composition_epsilon(eps0: float, rounds: int, delta: float, *, discr
     return float(_pld_composed(float(eps0), int(rounds), float(discretization)).get_epsilon_for_delta(delta))
 
 
+@functools.lru_cache(maxsize=8)  # arrays of rounds + 1 entries: keep few
+def _privacy_loss_law(eps0: float, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Privacy loss of ``rounds``-fold randomized response at ``eps0`` and its log-probabilities:
+    ``eps0·(rounds − 2i)`` with ``i ~ Bin(rounds, 1/(1 + e^eps0))`` (Kairouz–Oh–Viswanath)."""
+    from scipy.special import gammaln
+
+    i = np.arange(rounds + 1)
+    log_choose = gammaln(rounds + 1) - gammaln(i + 1) - gammaln(rounds - i + 1)
+    log_q = -np.logaddexp(0.0, eps0)  # log 1/(1 + e^eps0)
+    log_p = log_choose + (rounds - i) * (eps0 + log_q) + i * log_q
+    return eps0 * (rounds - 2 * i), log_p
+
+
+def _optimal_composition_delta(eps0: float, rounds: int, epsilon: float) -> float:
+    """Exact δ of the optimal composition of ``rounds`` pure ``eps0``-DP steps at ε:
+    ``E[(1 − e^(ε − L))₊]`` for the privacy loss ``L`` of :func:`_privacy_loss_law`."""
+    loss, log_p = _privacy_loss_law(float(eps0), int(rounds))
+    above = loss > epsilon
+    return float(np.sum(np.exp(log_p[above]) * -np.expm1(epsilon - loss[above])))
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_epsilon(eps0: float, rounds: int, delta: float) -> float:
+    if _optimal_composition_delta(eps0, rounds, 0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, eps0 * rounds  # δ(eps0·rounds) = 0: no loss exceeds it
+    for _ in range(200):  # bisection keeps δ(hi) <= delta: hi is a valid ε
+        mid = 0.5 * (lo + hi)
+        if _optimal_composition_delta(eps0, rounds, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * max(1.0, hi):
+            break
+    return hi
+
+
+def exact_composition_epsilon(eps0: float, rounds: int, delta: float) -> float:
+    """Optimal composition of ``rounds`` adaptive pure ``eps0``-DP steps at slack δ, exactly.
+
+    Kairouz, Oh and Viswanath (2015) show that the worst case of the adaptive
+    composition of pure ``eps0``-DP steps is randomized response; its privacy loss is
+    ``eps0·(rounds − 2i)`` with ``i ~ Bin(rounds, 1/(1 + e^eps0))``, and the smallest ε
+    at slack δ solves ``E[(1 − e^(ε − L))₊] = δ``.  This sums that expectation in log
+    space (``rounds + 1`` terms) and bisects on ε, returning the upper end of the final
+    bracket, so the result is valid (never below the true optimum) to 1e-12 relative.
+    """
+    eps0 = check_epsilon(eps0, "eps0")
+    rounds = check_T(rounds, "rounds")
+    delta = check_probability(delta, "delta")
+    return _exact_epsilon(float(eps0), int(rounds), float(delta))
+
+
 def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "best") -> PrivacyGuarantee:
     """Compose ``rounds`` adaptive pure ``eps_round``-DP steps at slack ``delta``.
 
@@ -194,9 +250,10 @@ def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "
         Number of rounds (the cutoff T; 2T for soft labels).
     delta : float
         The δ allowed for composition (ignored by ``basic``, which has δ = 0).
-    method : {"basic", "advanced", "pld", "best"}
-        ``best`` returns the smallest ε of the three (PLD only while the basic
-        total ``eps_round·rounds`` is at most :data:`PLD_MAX_BASIC_EPSILON`).
+    method : {"basic", "advanced", "exact", "pld", "best"}
+        ``best`` returns the smallest ε of basic, advanced and exact (the exact optimum
+        is never above the others; basic has δ = 0, so it wins ties).  ``pld`` asks
+        Google's dp-accounting for the same optimum (pessimistically discretized).
 
     Returns
     -------
@@ -212,16 +269,16 @@ def compose_pure_dp(eps_round: float, rounds: int, delta: float, method: str = "
         candidates["basic"] = (float(basic_composition_epsilon(eps_round, rounds)), 0.0)
     if method in ("advanced", "best"):
         candidates["advanced"] = (float(advanced_composition_epsilon(eps_round, rounds, delta)), delta)
-    # PLD's grid grows with the basic total ε (measured: about 1 s at a basic total of
-    # 400, 2 s at 1,000); past PLD_MAX_BASIC_EPSILON (an optimal ε of about 80 at 2,000
-    # rounds) any guarantee is meaningless anyway, so "best" skips it there.
-    if method == "pld" or (method == "best" and eps_round * rounds <= PLD_MAX_BASIC_EPSILON):
+    if method in ("exact", "best"):
+        candidates["exact"] = (exact_composition_epsilon(eps_round, rounds, delta), delta)
+    if method == "pld":
         candidates["pld"] = (optimal_composition_epsilon(eps_round, rounds, delta), delta)
     name = min(candidates, key=lambda k: candidates[k][0])
     eps, d = candidates[name]
     words = {
         "basic": "basic composition (sum of the rounds' ε)",
         "advanced": "advanced composition (Dwork–Rothblum–Vadhan)",
+        "exact": "optimal composition, exact (Kairouz–Oh–Viswanath closed form)",
         "pld": "optimal composition via the privacy-loss distribution (dp-accounting)",
     }[name]
     return PrivacyGuarantee(
@@ -524,7 +581,7 @@ def calibrate_btt(
     calibration : {"paper", "tight"}
         ``paper``: λ and w exactly as printed in BTT Alg. 2 (with 2T, 2m for soft
         labels); the exact guarantee is then reported, below (ε, δ).  ``tight``: the
-        smallest λ whose exact composition (best of basic, advanced and PLD) meets ε
+        smallest λ whose composition (best of basic, advanced and the exact optimum) meets ε
         at ``δ_svt = delta_split·δ``, and the smallest w whose release term fits in
         the remaining δ.  Same mechanism; far more answered queries for realistic k.
     soft : bool
@@ -667,70 +724,42 @@ def lnmax_guarantee(gamma: float, m: int, delta: float) -> PrivacyGuarantee:
     return _lnmax_guarantee(float(check_gamma(gamma)), int(check_m(m)), float(check_probability(delta, "delta")))
 
 
-def _optimal_composition_delta(eps0: float, rounds: int, epsilon: float) -> float:
-    """Exact δ of the optimal composition of ``rounds`` pure ``eps0``-DP steps at ε
-    (Kairouz–Oh–Viswanath): the privacy loss of ``rounds``-fold randomized response is
-    ``eps0·(rounds − 2i)`` with ``i ~ Bin(rounds, 1/(1 + e^eps0))``."""
-    from scipy.special import gammaln
-
-    i = np.arange(rounds + 1)
-    log_choose = gammaln(rounds + 1) - gammaln(i + 1) - gammaln(rounds - i + 1)
-    log_q = -np.logaddexp(0.0, eps0)  # log 1/(1 + e^eps0)
-    log_p = log_choose + (rounds - i) * (eps0 + log_q) + i * log_q
-    loss = eps0 * (rounds - 2 * i)
-    above = loss > epsilon
-    return float(np.sum(np.exp(log_p[above]) * -np.expm1(epsilon - loss[above])))
-
-
 @functools.lru_cache(maxsize=256)
 def _lnmax_gamma(epsilon: float, m: int, delta: float) -> float:
     from scipy.optimize import brentq
 
     gamma_simple = float(pate_gamma_for_epsilon(epsilon, m, delta))
-    # The optimal composition, exactly (closed form, fast), reaches ε − 1e-3 at γ_opt:
-    # the library's PLD accountant is within its 1e-4 discretization of it.
-    def solve(target: float) -> float:
-        """Largest γ whose exact optimal composition is at most ``target``."""
 
-        def excess(g: float) -> float:  # > 0 once the exact composition exceeds the target
-            return _optimal_composition_delta(2.0 * g, m, target) - delta
+    def excess(g: float) -> float:  # > 0 once the optimal composition of m 2g-DP steps exceeds ε
+        return _optimal_composition_delta(2.0 * g, m, epsilon) - delta
 
-        if target <= 0 or excess(gamma_simple) > 0:
-            return gamma_simple
+    gamma = gamma_simple
+    if excess(gamma_simple) <= 0:
         hi = 2.0 * gamma_simple
         while excess(hi) <= 0:
             hi *= 2.0
-        return max(gamma_simple, brentq(excess, hi / 2.0, hi, xtol=1e-14, rtol=1e-10))
-
-    # The PLD accountant is pessimistic by its discretization (up to about rounds × 1e-4):
-    # aim a little low, and lower the aim by any overshoot it reports (nearly constant
-    # nearby), at most three times.
-    target = epsilon - 1e-3
-    for _ in range(3):
-        gamma = solve(target)
-        reported = _lnmax_guarantee(gamma, m, delta).epsilon
-        if reported <= epsilon:
-            return gamma
-        target -= reported - epsilon + 1e-4
-    # Past the PLD cut-off the reported accountant is weaker: search on it directly.
+        gamma = brentq(excess, hi / 2.0, hi, xtol=1e-15, rtol=1e-12)
+    if _lnmax_guarantee(gamma, m, delta).epsilon <= epsilon:
+        return gamma
+    # The root may sit a rounding error above: bisect on the reported guarantee itself
+    # between γ_simple (always within ε) and the root.
     lo, hi = gamma_simple, gamma
-    for _ in range(30):
+    for _ in range(60):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if _lnmax_guarantee(mid, m, delta).epsilon <= epsilon else (lo, mid)
-        if hi - lo <= 1e-6 * hi:
+        if hi - lo <= 1e-12 * hi:
             break
     return lo
 
 
 def lnmax_gamma_for_epsilon(epsilon: float, m: int, delta: float) -> float:
-    """The largest γ (to about 1e-6 relative) whose LNMax guarantee on ``m`` answers is ≤ ε.
+    """The largest γ (to about 1e-10 relative) whose LNMax guarantee on ``m`` answers is ≤ ε.
 
     The inverse of :func:`lnmax_guarantee`, so that LNMax spends the same budget as the
     other mechanisms when they are compared at equal (ε, δ).  PATE's bound is inverted
-    in closed form (:func:`pate_gamma_for_epsilon`); the optimal composition by its exact
-    closed form (Kairouz–Oh–Viswanath) at ε − 1e-3, a margin the PLD accountant's
-    discretization stays within; the result is then checked with
-    :func:`lnmax_guarantee` itself, so ``lnmax_guarantee(γ, m, δ).epsilon <= ε`` always.
+    in closed form (:func:`pate_gamma_for_epsilon`), the exact optimal composition by a
+    root search on its closed form; the larger γ is checked with :func:`lnmax_guarantee`
+    itself, so ``lnmax_guarantee(γ, m, δ).epsilon <= ε`` always.
     """
     epsilon = check_epsilon(epsilon)
     m = check_m(m)

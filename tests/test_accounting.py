@@ -65,7 +65,7 @@ def test_lnmax_guarantee_is_the_smaller_accountant():
     assert g.parts["pate_simple"] == pytest.approx(5.7985, abs=1e-4)
     assert g.parts["advanced"] == pytest.approx(5.851, abs=1e-3)
     assert g.epsilon == pytest.approx(min(g.parts.values()))
-    assert g.epsilon <= 5.7985 and g.method == "lnmax/pld"
+    assert g.epsilon <= 5.7985 and g.method == "lnmax/exact"
 
 
 @pytest.mark.parametrize("epsilon, m, delta", [(0.5, 10, 1e-5), (1.0, 100, 1e-5), (4.0, 2000, 1e-6), (200.0, 50, 1e-6)])
@@ -123,6 +123,25 @@ def test_pld_matches_closed_form_optimal_composition(eps0, k, delta):
     # PLD is pessimistic (an upper bound), within its 1e-4 discretization of the truth.
     assert pld >= exact - 1e-8  # numerical noise of the two computations
     assert pld == pytest.approx(exact, abs=1e-3)
+
+
+@pytest.mark.parametrize("eps0,k,delta", [(0.032, 10, 1e-6), (0.05, 50, 1e-5), (0.02, 200, 1e-6), (0.5, 5, 1e-3), (0.01, 1000, 1e-6), (0.0183, 2000, 1e-6)])
+def test_exact_composition_matches_the_reference_and_the_pld(eps0, k, delta):
+    exact = A.exact_composition_epsilon(eps0, k, delta)
+    assert exact == pytest.approx(_optimal_epsilon(eps0, k, delta), rel=1e-9)
+    # valid: the δ at the returned ε is within the slack
+    assert A._optimal_composition_delta(eps0, k, exact) <= delta
+    # Google's PLD accountant computes the same optimum, pessimistically discretized
+    assert A.optimal_composition_epsilon(eps0, k, delta) == pytest.approx(exact, abs=1e-3)
+    g = A.compose_pure_dp(eps0, k, delta, method="best")
+    assert g.epsilon <= min(g.parts["basic"], g.parts["advanced"]) and g.parts["exact"] == exact
+
+
+def test_exact_composition_hand_value():
+    # One round: a pure eps0-DP step is (eps, δ)-DP with δ = (1 − e^(eps − eps0))·e^eps0/(1 + e^eps0)
+    # for eps < eps0.  eps0 = 1, δ = 0.1: 0.1 = (1 − e^(ε−1))·0.731059 → ε = 1 + ln(1 − 0.136788) = 0.85291.
+    assert A.exact_composition_epsilon(1.0, 1, 0.1) == pytest.approx(0.85291, abs=1e-5)
+    assert A.exact_composition_epsilon(1.0, 1, 0.99) == 0.0
 
 
 def test_best_composition_is_minimum():
