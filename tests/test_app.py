@@ -133,7 +133,8 @@ def test_epsilon_changes_the_private_labels(lab):
     before = metrics(at)
     assert before["Guarantee ε"] == "4" and int(before["Answered"]) >= 0.9 * M
     after = metrics(set_epsilon(at, 1.0))
-    assert after["Guarantee ε"] == "0.9999"
+    # the tight calibration spends the budget: the guarantee is ε = 1 up to display rounding
+    assert 0.99 <= float(after["Guarantee ε"]) <= 1.0
     assert int(after["Answered"]) < int(before["Answered"])
     # k = 400 teachers cannot pass the ε = 1 threshold: said in place, with the k needed
     assert any("can answer (almost) nothing" in e for e in texts(at.error))
