@@ -84,6 +84,47 @@ def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None, quick: dict[st
     return args
 
 
+def number_list(
+    kind: type,
+    what: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    increasing: bool = False,
+) -> Callable[[str], list]:
+    """An argparse type: a comma-separated list of ``kind`` (int or float) within bounds.
+
+    The message names ``what`` one value is (e.g. "noise level") and the rule broken.
+    """
+    rule = []
+    if low is not None:
+        rule.append(f"{'above' if low_open else 'at least'} {low:g}")
+    if high is not None:
+        rule.append(f"{'below' if high_open else 'at most'} {high:g}")
+    interval = (f"lie in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+                if low is not None and high is not None else "be " + " and ".join(rule))
+
+    def parse(text: str) -> list:
+        try:
+            values = [kind(v) for v in text.split(",") if v.strip()]
+        except ValueError:
+            words = "whole numbers" if kind is int else "numbers"
+            raise argparse.ArgumentTypeError(f"must be {words} separated by commas, got {text!r}") from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"needs at least one {what}, got {text!r}")
+        for v in values:
+            if ((low is not None and (v <= low if low_open else v < low))
+                    or (high is not None and (v >= high if high_open else v > high))):
+                raise argparse.ArgumentTypeError(f"each {what} must {interval}, got {text!r}")
+        if increasing and values != sorted(set(values)):
+            raise argparse.ArgumentTypeError(f"the values ({what}) must increase, got {text!r}")
+        return values
+
+    return parse
+
+
 def positive_int(text: str) -> int:
     """argparse type: a whole number of at least 1."""
     value = int(text)

@@ -37,20 +37,9 @@ from core.bounds import cutoff_T, misclassification_bound  # noqa: E402
 NAME = "misclassification_vs_m"
 
 
-def m_grid(text: str) -> list[int]:
-    """argparse type: comma-separated query counts, each at least 1, increasing."""
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be whole numbers separated by commas, got {text!r}") from None
-    if not values or any(v < 1 for v in values) or values != sorted(set(values)):
-        raise argparse.ArgumentTypeError(f"must be increasing whole numbers of at least 1, got {text!r}")
-    return values
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = common.parser(NAME, __doc__.split("\n\n")[0])
-    p.add_argument("--m-grid", type=m_grid, default=[50, 100, 200, 500, 1000, 2000, 5000],
+    p.add_argument("--m-grid", type=common.number_list(int, "number of queries", low=1, increasing=True), default=[50, 100, 200, 500, 1000, 2000, 5000],
                    help="numbers of public queries m, comma separated")
     p.add_argument("--noise", type=float, default=0.0, help="label noise γ in [0, 0.5)")
     p.add_argument("--d", type=common.positive_int, default=5, help="dimension of the halfspace")

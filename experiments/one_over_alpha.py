@@ -44,20 +44,9 @@ from core.aggregators import btt_label, composition_baseline_label  # noqa: E402
 NAME = "one_over_alpha"
 
 
-def noise_levels(text: str) -> list[float]:
-    """argparse type: comma-separated label-noise levels in [0, 0.5)."""
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be numbers separated by commas, got {text!r}") from None
-    if not values or any(not 0.0 <= v < 0.5 for v in values):
-        raise argparse.ArgumentTypeError(f"each noise level must lie in [0, 0.5), got {text!r}")
-    return values
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = common.parser(NAME, __doc__.split("\n\n")[0])
-    p.add_argument("--noise", type=noise_levels, default=[0.0, 0.05, 0.1, 0.2, 0.3, 0.4],
+    p.add_argument("--noise", type=common.number_list(float, "noise level", low=0.0, high=0.5, high_open=True), default=[0.0, 0.05, 0.1, 0.2, 0.3, 0.4],
                    help="label-noise levels γ, comma separated")
     p.add_argument("--d", type=common.positive_int, default=5, help="dimension of the halfspace")
     p.add_argument("--k", type=common.positive_int, default=1000, help="number of teachers")

@@ -47,17 +47,6 @@ from core.transfer import train_student  # noqa: E402
 NAME = "pate_appendix_c"
 
 
-def cutoffs(text: str) -> list[int]:
-    """argparse type: comma-separated BTT cutoffs T, each at least 1."""
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be whole numbers separated by commas, got {text!r}") from None
-    if not values or any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"each T must be at least 1, got {text!r}")
-    return values
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = common.parser(NAME, __doc__.split("\n\n")[0])
     p.add_argument("--dataset", choices=bundled_names() or None, default="digits", help="bundled dataset")
@@ -68,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="test rows for the student; the rest of the dataset is private")
     p.add_argument("--gamma", type=common.positive_float, default=0.05, help="LNMax noise parameter γ (PATE: 0.05)")
     p.add_argument("--delta", type=common.probability, default=1e-5, help="δ (PATE: 1e-5)")
-    p.add_argument("--T", type=cutoffs, default=[1, 2, 5], help="BTT cutoffs, comma separated")
+    p.add_argument("--T", type=common.number_list(int, "cutoff T", low=1), default=[1, 2, 5], help="BTT cutoffs, comma separated")
     p.add_argument("--repeats", type=common.positive_int, default=5,
                    help="runs of the mechanisms' noise and the students' seeds")
     return p

@@ -56,20 +56,9 @@ LABELS = {
 }
 
 
-def eps_grid(text: str) -> list[float]:
-    """argparse type: comma-separated positive ε values, increasing."""
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be numbers separated by commas, got {text!r}") from None
-    if not values or any(not v > 0 for v in values) or values != sorted(set(values)):
-        raise argparse.ArgumentTypeError(f"must be increasing numbers above 0, got {text!r}")
-    return values
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = common.parser(NAME, __doc__.split("\n\n")[0])
-    p.add_argument("--epsilons", type=eps_grid, default=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
+    p.add_argument("--epsilons", type=common.number_list(float, "ε", low=0.0, low_open=True, increasing=True), default=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
                    help="target ε values, comma separated")
     p.add_argument("--delta", type=common.probability, default=1e-6, help="target δ of every mechanism")
     p.add_argument("--noise", type=float, default=0.1, help="label noise γ in [0, 0.5)")
