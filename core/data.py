@@ -49,6 +49,7 @@ __all__ = [
     "read_public",
     "check_public",
     "check_class_sizes",
+    "largest_k",
     "split_public",
     "table_from_arrays",
     "LABEL_NAMES",
@@ -937,6 +938,18 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
 # --------------------------------------------------------------------------------------
 # Class sizes and splitting
 # --------------------------------------------------------------------------------------
+
+
+def largest_k(table: Table) -> int:
+    """The largest number of teachers the private table allows (at least 2).
+
+    ``min(2 · min_c r_c, n_rows // 2)``: every class keeps a possible majority
+    (:func:`check_class_sizes`) and every chunk has two rows.  Used to fit the number of
+    teachers to a newly loaded table.
+    """
+    if not isinstance(table, Table):
+        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+    return max(2, min(2 * int(table.class_counts.min()), table.n_rows // 2))
 
 
 def check_class_sizes(table: Table, k) -> None:

@@ -164,8 +164,10 @@ with state.shown_errors():
             cols[0].metric("Misclassification on answered", state.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
             if bound is not None:
-                cols[1].metric("Theorem 3.2 bound T/m", state.fmt(bound["bound"]),
-                               help="BTT Theorem 3.2 with the teachers' measured error as γ + α.")
+                cols[1].metric("Theorem 3.2 bound T/m",
+                               state.fmt(bound["bound"]) if bound["bound"] < 1 else "≥ 1 (vacuous)",
+                               help="BTT Theorem 3.2 with the teachers' measured error as γ + α. "
+                               "A bound of 1 or more says nothing: m is too small for these teachers.")
                 st.caption(
                     f"Theorem 3.2: with teachers of error γ + α ≈ {state.fmt(bound['error'])} (measured), "
                     f"T = 3((γ+α)m + √((γ+α)m log(m/β)/2)) ≈ {state.fmt(bound['T'])} for m = {result.m} and "

@@ -440,7 +440,34 @@ def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
         if issubclass(w.category, UserWarning):
             st.warning(str(w.message))
     st.session_state["data_cfg"] = dict(cfg)
+    fit_teachers_to(ds)
     return ds
+
+
+def fit_teachers_to(ds: Dataset) -> None:
+    """Lower the number of teachers when the new data cannot take the current k.
+
+    The ensemble's k stays the user's choice wherever the data allow it; on a smaller
+    table it becomes the largest k the table allows (``core.data.largest_k``), said in
+    place, so that every page keeps working after a change of dataset.  A class holding
+    under 1 % of the rows leaves k alone: the class-size error then explains the data.
+    """
+    from core.data import largest_k
+
+    ss = st.session_state
+    k_max = largest_k(ds.private)
+    k = int(ss["ensemble_cfg"]["k"])
+    # A class under 1 % of the rows is a property of the data the user should see (the
+    # class-size error names it and the largest k); only then is k left as it is.
+    balanced = int(ds.private.class_counts.min()) >= 0.01 * ds.n_private
+    if k > k_max and balanced:
+        ss["ensemble_cfg"] = {**ss["ensemble_cfg"], "k": k_max}
+        if "ens_ui" in ss:
+            ss["ens_ui"]["k"] = k_max
+        ss.pop("w_ens_ui_k", None)  # the Ensemble page's k box starts from the new value
+        st.info(f"Number of teachers lowered from k = {k} to {k_max}, the most this data allows "
+                f"({ds.n_private} private rows; every class needs a possible majority). "
+                "Change it on the Ensemble page.")
 
 
 # --------------------------------------------------------------------------------------

@@ -748,3 +748,16 @@ def test_table_pickles_for_caching():
         t.categorical_columns,
         t.missing,
     )
+
+
+def test_largest_k_is_the_largest_k_check_class_sizes_accepts():
+    from core.data import largest_k
+
+    for sizes in ({"big": 100, "small": 5}, {"a": 40, "b": 40, "c": 40}, {"a": 7, "b": 2}, {"a": 3, "b": 1000}):
+        t = _sized_table(sizes)
+        k = largest_k(t)
+        check_class_sizes(t, k)  # accepted
+        with pytest.raises((DataError, ParameterError)):
+            check_class_sizes(t, k + 1)  # and the next one is not
+    assert largest_k(_sized_table({"a": 40, "b": 40, "c": 40})) == 60  # 120 rows // 2
+    assert largest_k(_sized_table({"big": 100, "small": 5})) == 10  # 2 · 5
