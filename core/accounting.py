@@ -443,8 +443,8 @@ def btt_guarantee(
     total_delta = comp.delta + d_rel
     detail = (
         f"{rounds} sparse-vector rounds (each a pure {svt_round_epsilon(noise_scale):.4g}-DP "
-        f"AboveThreshold with threshold noise Lap({noise_scale:.4g}) and query noise "
-        f"Lap({2 * noise_scale:.4g}) on the sensitivity-1 distance to instability) composed by "
+        f"AboveThreshold with discrete Laplace threshold noise DLap({noise_scale:.4g}) and query "
+        f"noise DLap({2 * noise_scale:.4g}) on the sensitivity-1 distance to instability) composed by "
         f"{comp.method} composition: ε = {comp.epsilon:.4g} at δ_svt = {comp.delta:.3g}; "
         f"plus δ_release = {d_rel:.3g}, the chance that an unstable plurality crosses the "
         f"threshold w = {threshold:.4g} over {tests} tests."

@@ -815,7 +815,7 @@ def _bounds_sections(args: argparse.Namespace) -> list[tuple[str, str, list[Row]
         ("soft", bool(args.soft), "soft-label calibration (2T rounds, 2m tests)"),
     ]))
     sections.append(("btt", f"BTT sparse vector, {kind} ({args.calibration} calibration)", [
-        ("noise_scale", float(cal.noise_scale), "lambda: threshold noise Lap(lambda), query noise Lap(2 lambda)"),
+        ("noise_scale", float(cal.noise_scale), "lambda: threshold noise DLap(lambda), query noise DLap(2 lambda) (discrete Laplace)"),
         ("threshold", float(cal.threshold), "w: a query is answered when dist + noise > w + noise"),
         ("rounds", int(cal.rounds), "sparse-vector rounds (failed tests allowed)"),
         ("tests", int(cal.tests), "sparse-vector tests"),
