@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from . import accounting, noise
-from .stability import distance_to_instability, max_distance, min_teachers_for_threshold, plurality, plurality_and_distance
+from .stability import _plurality_and_distance, distance_to_instability, max_distance, min_teachers_for_threshold, plurality
 from .validation import (
     check_beta,
     check_counts,
@@ -298,7 +298,7 @@ def btt_label(counts, epsilon: float, delta: float, T: int, *, calibration: str 
     m = counts.shape[0]
     cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
     gen = noise.check_rng(rng)
-    top, dist = plurality_and_distance(counts)
+    top, dist = _plurality_and_distance(counts)  # counts checked above
     zt = noise.discrete_laplace(cal.noise_scale, T, gen)
     zq = noise.discrete_laplace(2.0 * cal.noise_scale, m, gen)
     status, halted_at = sparse_vector_scan(dist + zq, cal.threshold + zt, T)

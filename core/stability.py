@@ -35,12 +35,20 @@ __all__ = [
 ]
 
 
+def _compact(counts: np.ndarray) -> np.ndarray:
+    """Checked (non-negative) counts as int32 when they fit: partitioning and argmax
+    then move half the bytes (about twice as fast on a million queries)."""
+    if counts.dtype != np.int32 and counts.size and int(counts.max()) <= np.iinfo(np.int32).max:
+        return counts.astype(np.int32)
+    return counts
+
+
 def _top_two(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if counts.shape[1] == 1:
-        top = counts[:, 0]
+        top = counts[:, 0].astype(np.int64)
         return top, np.zeros_like(top)
     part = np.partition(counts, counts.shape[1] - 2, axis=1)
-    return part[:, -1], part[:, -2]
+    return part[:, -1].astype(np.int64), part[:, -2].astype(np.int64)
 
 
 def plurality(counts) -> np.ndarray:
@@ -107,10 +115,15 @@ def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
     distance : numpy.ndarray of int64, shape (m,)
         ``max(0, ceil(M/2) - 1)``, as :func:`distance_to_instability`.
     """
-    counts = check_counts(counts, equal_totals=False)
+    return _plurality_and_distance(check_counts(counts, equal_totals=False))
+
+
+def _plurality_and_distance(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`plurality_and_distance` on counts already checked by ``check_counts``."""
+    counts = _compact(counts)
     first, second = _top_two(counts)
-    distance = np.maximum(0, (first - second + 1) // 2 - 1).astype(np.int64)
-    return np.argmax(counts, axis=1).astype(np.int64), distance
+    distance = np.maximum(0, (first - second + 1) // 2 - 1)
+    return np.argmax(counts, axis=1).astype(np.int64, copy=False), distance
 
 
 def distance_to_instability_printed(counts) -> np.ndarray:
