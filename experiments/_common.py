@@ -288,6 +288,19 @@ class Timer:
         return time.perf_counter() - self._start
 
 
+def experiment(name: str, build_parser: Callable[[], argparse.ArgumentParser], run: Callable[[Any], Any],
+               report: Callable[..., None], quick: dict[str, Any]) -> Callable[[Sequence[str] | None], None]:
+    """A script's ``main(argv)``: parse (``--quick`` applies ``quick``), run, write the outputs."""
+
+    def main(argv: Sequence[str] | None = None) -> None:
+        timer = Timer()
+        args = parse(build_parser(), argv, quick)
+        report(args, run(args), argv, timer)
+
+    main.__doc__ = f"Parse the arguments, run the experiment, write ``{name}.md`` and ``{name}.png``."
+    return main
+
+
 def run_main(main: Callable[[Sequence[str] | None], Any]) -> None:
     """Run a script's ``main`` and turn the library's errors into a one-line message."""
     from core.errors import PrivateLabelLabError

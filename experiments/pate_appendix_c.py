@@ -214,11 +214,7 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
                          common.command_line(NAME, argv), sections, fig, timer.elapsed)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the arguments, run the experiment, write ``pate_appendix_c.md`` and ``.png``."""
-    timer = common.Timer()
-    args = common.parse(build_parser(), argv, QUICK)
-    report(args, run(args), argv, timer)
+main = common.experiment(NAME, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":
