@@ -256,31 +256,32 @@ def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[i
     return n_public, n_test
 
 
-def _split(table, public_fraction: float, test_fraction: float, split_seed: int):
-    """Held-out test rows, then public queries, each drawn by ``core.data.split_public``."""
+def _split_dataset(table, public_fraction: float, test_fraction: float, split_seed: int, *,
+                   key: str, title: str, source: str, public_note: str) -> Dataset:
+    """A :class:`Dataset` whose held-out test rows, then public queries, are drawn from ``table``.
+
+    Each draw is ``core.data.split_public``; the public queries keep their true labels
+    (diagnostics only).
+    """
     from core.data import split_public
 
     n_public, n_test = _sizes(table.n_rows, public_fraction, test_fraction)
     rng = np.random.default_rng(split_seed)
     rest, test = split_public(table, n_test, rng=rng)
     private, public = split_public(rest, n_public, rng=rng)
-    return private, public, test
+    return Dataset(key=key, title=title, source=source, private=private, public_X=public.features,
+                   public_y=public.labels, test=test, public_note=public_note)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, split_seed: int) -> Dataset:
     from core.datasets import load_bundled
 
-    table = load_bundled(name)
-    private, public, test = _split(table, public_fraction, test_fraction, split_seed)
-    return Dataset(
+    return _split_dataset(
+        load_bundled(name), public_fraction, test_fraction, split_seed,
         key=f"bundled:{name}:{public_fraction}:{test_fraction}:{split_seed}",
         title=name,
         source="bundled",
-        private=private,
-        public_X=public.features,
-        public_y=public.labels,
-        test=test,
         public_note="public queries drawn at random from the dataset (their true labels are held out for diagnostics)",
     )
 
@@ -292,15 +293,11 @@ def _generated_dataset(
     from core.datasets import generate
 
     table = generate(name, n, rng=np.random.default_rng(split_seed + 1), **dict(params))
-    private, public, test = _split(table, public_fraction, test_fraction, split_seed)
-    return Dataset(
+    return _split_dataset(
+        table, public_fraction, test_fraction, split_seed,
         key=f"generator:{name}:{n}:{params!r}:{public_fraction}:{test_fraction}:{split_seed}",
         title=f"{name} (generated, n = {n})",
         source="generator",
-        private=private,
-        public_X=public.features,
-        public_y=public.labels,
-        test=test,
         public_note="public queries drawn at random from the generated rows (true labels held out for diagnostics)",
     )
 
@@ -329,15 +326,11 @@ def _uploaded_dataset(
     table = load_table(_private_bytes, label_column=label_column, missing=missing, name=filename)
     key = f"upload:{private_hash}:{label_column}:{missing}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
     if _public_bytes is None:
-        private, public, test = _split(table, public_fraction, test_fraction, split_seed)
-        return Dataset(
+        return _split_dataset(
+            table, public_fraction, test_fraction, split_seed,
             key=key,
             title=filename,
             source="upload",
-            private=private,
-            public_X=public.features,
-            public_y=public.labels,
-            test=test,
             public_note="no public file uploaded: public queries drawn at random from the uploaded rows",
         )
     public_X = read_public(_public_bytes, table)
@@ -1087,13 +1080,6 @@ def model_bytes(model) -> bytes:
 # --------------------------------------------------------------------------------------
 
 
-def lnmax_gamma_for(epsilon: float, delta: float, m: int) -> float:
-    """γ at which LNMax's guarantee on m answers is ε (``core.accounting.lnmax_gamma_for_epsilon``)."""
-    from core.accounting import lnmax_gamma_for_epsilon
-
-    return float(lnmax_gamma_for_epsilon(epsilon, m, delta))
-
-
 COMPARED = ("btt_tight", "btt_paper", "btt_soft", "lnmax", "baseline")
 COMPARED_LABELS = {
     "btt_tight": "BTT hard labels (tight)",
@@ -1115,7 +1101,9 @@ def compare_run(variant: str, epsilon: float, ens: Ensemble | None = None):
     if variant == "btt_soft":
         return labeling("btt_soft", {"epsilon": epsilon, "calibration": "tight"}, ens)
     if variant == "lnmax":
-        gamma = lnmax_gamma_for(epsilon, float(p["delta"]), int(ens.votes.shape[0]))
+        from core.accounting import lnmax_gamma_for_epsilon
+
+        gamma = float(lnmax_gamma_for_epsilon(epsilon, int(ens.votes.shape[0]), float(p["delta"])))
         return labeling("lnmax", {"gamma": gamma}, ens)
     return labeling("baseline", {"epsilon": epsilon}, ens)
 
