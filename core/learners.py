@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from .errors import ParameterError
+
+if TYPE_CHECKING:  # annotations only: the registry (and the CLI's help) loads without sklearn
+    from sklearn.base import BaseEstimator
 
 __all__ = [
     "Hyperparameter",
