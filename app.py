@@ -1,12 +1,11 @@
 """Private Label Lab: the Streamlit entry point (navigation and the shared sidebar only).
 
 Run with ``make run`` (or ``streamlit run app.py``).  The pages live in ``pages/``;
-``pages/_state.py`` holds the session state and caches they share.
+``pages/_state.py`` holds the list of pages (``PAGES``) and the session state
+and caches they share.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import streamlit as st
 
@@ -15,23 +14,11 @@ from pages import _state as state
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
 
-HERE = Path(__file__).parent
-PAGES = [
-    ("pages/1_Data.py", "Data", ":material/table_view:"),
-    ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
-    ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
-    ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
-    ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
-    ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
-    ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
-]
-
 state.init()
 page = st.navigation(
     [
         st.Page(path, title=title, icon=icon, default=(i == 0))
-        for i, (path, title, icon) in enumerate(PAGES)
-        if (HERE / path).is_file()
+        for i, (path, title, icon) in enumerate(state.app_pages())
     ]
 )
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from pages import _state as state
@@ -167,14 +165,7 @@ with result_box, state.shown_errors():
         "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
         "every step can be changed on its page."
     )
-    targets = [
-        ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
-        ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
-        ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
-        ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
-        ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
-    ]
-    here = Path(__file__).resolve().parent.parent
-    targets = [t for t in targets if (here / t[0]).is_file()]  # only pages registered by app.py
+    # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
+    targets = [t for t in state.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
     for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
         col.page_link(path, label=label, icon=icon)

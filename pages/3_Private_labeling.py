@@ -20,7 +20,6 @@ st.markdown(
 )
 st.latex(r"\Pr[\mathcal{M}(D) \in S] \le e^{\varepsilon}\,\Pr[\mathcal{M}(D') \in S] + \delta")
 
-DELTAS = [1e-3, 5e-4, 1e-4, 5e-5, 1e-5, 1e-6, 1e-7, 1e-8]
 ETAS = [0.5, 0.25, 0.2, 0.1, 0.05]
 
 controls, results = st.columns([2, 3], gap="large")
@@ -63,7 +62,7 @@ with controls:
         gamma = st.slider("γ (inverse noise scale)", 0.005, 1.0, step=0.005, key=state.widget_key("privacy", "gamma"),
                           help="Noise Lap(1/γ) on each count: larger γ means less noise and a larger ε.")
         state.remember("privacy", "gamma", float(gamma))
-    delta = st.select_slider("δ", DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"),
+    delta = st.select_slider("δ", state.DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"),
                              help="The small probability with which the ε bound may fail; keep it well below 1/n.")
     state.remember("privacy", "delta", float(delta))
     with state.shown_errors():

@@ -21,8 +21,6 @@ st.markdown(
     "queries use the explicit constants."
 )
 
-DELTAS = [1e-3, 5e-4, 1e-4, 5e-5, 1e-5, 1e-6, 1e-7, 1e-8]
-
 with state.shown_errors():
     ds = state.dataset()
     ss.setdefault("bounds_ui", {})
@@ -45,7 +43,7 @@ with state.shown_errors():
     m = c[3].number_input("Queries m", min_value=1, max_value=10**9, step=100, key=state.widget_key("bounds_ui", "m"))
     c = st.columns(4)
     eps = c[0].slider("ε", 0.1, 20.0, step=0.1, key=state.widget_key("privacy", "epsilon"))
-    delta = c[1].select_slider("δ", DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
+    delta = c[1].select_slider("δ", state.DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
     beta = c[2].slider("β", 0.01, 0.5, step=0.01, key=state.widget_key("privacy", "beta"))
     gamma = c[3].slider("γ (best error of the class, agnostic)", 0.0, 0.4, step=0.01,
                         key=state.widget_key("bounds_ui", "gamma"), disabled=setting == "realizable")

@@ -22,13 +22,12 @@ st.markdown(
 st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed over } T \text{ rounds)},\qquad "
          r"\text{LNMax: } \varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
 
-DELTAS = [1e-3, 5e-4, 1e-4, 5e-5, 1e-5, 1e-6, 1e-7, 1e-8]
 EPS_GRID = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
 
 c1, c2, c3 = st.columns(3)
 eps = c1.slider("ε (privacy budget)", 0.1, 20.0, step=0.1, key=state.widget_key("privacy", "epsilon"))
 state.remember("privacy", "epsilon", float(eps))
-delta = c2.select_slider("δ", DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
+delta = c2.select_slider("δ", state.DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
 state.remember("privacy", "delta", float(delta))
 T = c3.number_input("T for BTT (maximum number of ⊥)", min_value=1, max_value=5000, step=1,
                     key=state.widget_key("privacy", "T"))

@@ -27,6 +27,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -92,6 +93,27 @@ MECHANISMS: dict[str, str] = {
     "lnmax": "PATE, Laplace noisy max (LNMax)",
     "baseline": "Advanced-composition baseline (A_stab on every query)",
 }
+
+PAGES: list[tuple[str, str, str]] = [
+    ("pages/1_Data.py", "Data", ":material/table_view:"),
+    ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
+    ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+    ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+    ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
+    ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
+]
+"""The app's pages in menu order: (script from the repository root, title, icon)."""
+
+DELTAS: list[float] = [1e-3, 5e-4, 1e-4, 5e-5, 1e-5, 1e-6, 1e-7, 1e-8]
+"""The δ choices of every page that sets ``privacy["delta"]`` (they share one widget key)."""
+
+
+def app_pages() -> list[tuple[str, str, str]]:
+    """The entries of :data:`PAGES` whose script exists: the pages ``app.py`` registers."""
+    root = Path(__file__).resolve().parent.parent
+    return [entry for entry in PAGES if (root / entry[0]).is_file()]
+
 
 BOTTOM_POLICIES: dict[str, str] = {
     "drop": "drop the ⊥ rows (default)",
