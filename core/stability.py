@@ -43,6 +43,11 @@ def _compact(counts: np.ndarray) -> np.ndarray:
     return counts
 
 
+def _distance(margin: np.ndarray) -> np.ndarray:
+    """``max(0, ceil(M/2) - 1)`` for margins ``M >= 0``, written ``(M + 1) // 2 - 1``."""
+    return np.maximum(0, (margin + 1) // 2 - 1).astype(np.int64, copy=False)
+
+
 def _top_two(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if counts.shape[1] == 1:
         top = counts[:, 0].astype(np.int64)
@@ -97,9 +102,7 @@ def distance_to_instability(counts) -> np.ndarray:
     -------
     numpy.ndarray of int64, shape (m,)
     """
-    m = margins(counts)
-    # ceil(M/2) - 1 for M >= 0 equals (M + 1) // 2 - 1.
-    return np.maximum(0, (m + 1) // 2 - 1).astype(np.int64)
+    return _distance(margins(counts))
 
 
 def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
@@ -122,8 +125,7 @@ def _plurality_and_distance(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """:func:`plurality_and_distance` on counts already checked by ``check_counts``."""
     counts = _compact(counts)
     first, second = _top_two(counts)
-    distance = np.maximum(0, (first - second + 1) // 2 - 1)
-    return np.argmax(counts, axis=1).astype(np.int64, copy=False), distance
+    return np.argmax(counts, axis=1).astype(np.int64, copy=False), _distance(first - second)
 
 
 def distance_to_instability_printed(counts) -> np.ndarray:
