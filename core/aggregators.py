@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from . import accounting, noise
-from .stability import _plurality_and_distance, distance_to_instability, max_distance, min_teachers_for_threshold, plurality
+from .stability import _plurality_and_distance, max_distance, min_teachers_for_threshold
 from .validation import (
     check_beta,
     check_counts,
@@ -339,8 +339,11 @@ def soft_bin_histograms(scores, eta: float) -> tuple[np.ndarray, np.ndarray]:
     -------
     hist, shifted : ndarrays of int64, shapes (m, 1/η) and (m, 1/η - 1)
     """
-    scores = check_scores(scores)
-    eta, n_bins = check_eta(eta)
+    return _soft_bin_histograms(check_scores(scores), check_eta(eta)[1])
+
+
+def _soft_bin_histograms(scores: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`soft_bin_histograms` on scores checked by ``check_scores`` and ``n_bins = 1/η``."""
     m, k = scores.shape
     scaled = scores * n_bins  # multiply by the integer bin count: no 0.3/0.1 rounding slip
     b = np.minimum(np.floor(scaled).astype(np.int64), n_bins - 1)
@@ -397,11 +400,11 @@ def btt_soft_label(scores, epsilon: float, delta: float, T: int, eta: float, *, 
     m, k = scores.shape
     cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=True)
     gen = noise.check_rng(rng)
-    hist, shifted = soft_bin_histograms(scores, eta)
-    d1 = distance_to_instability(hist)
-    d2 = distance_to_instability(shifted)
-    mid1 = (np.argmax(hist, axis=1) + 0.5) / n_bins
-    mid2 = (np.argmax(shifted, axis=1) + 1.0) / n_bins
+    hist, shifted = _soft_bin_histograms(scores, n_bins)  # scores and η checked above
+    top1, d1 = _plurality_and_distance(hist)
+    top2, d2 = _plurality_and_distance(shifted)
+    mid1 = (top1 + 0.5) / n_bins
+    mid2 = (top2 + 1.0) / n_bins
     max_fail = 2 * T
     zt = noise.discrete_laplace(cal.noise_scale, max_fail, gen)
     zq = noise.discrete_laplace(2.0 * cal.noise_scale, (m, 2), gen)
@@ -465,7 +468,7 @@ def lnmax_label(counts, gamma: float, *, delta: float = 1e-5, rng=None) -> Label
     counts = check_counts(counts)
     gamma = check_gamma(gamma)
     delta = check_delta(delta)
-    m, n_classes = counts.shape
+    m = counts.shape[0]
     gen = noise.check_rng(rng)
     noisy = counts + noise.laplace(1.0 / gamma, counts.shape, gen)
     labels = np.argmax(noisy, axis=1).astype(np.int64)
@@ -489,9 +492,10 @@ def lnmax_label(counts, gamma: float, *, delta: float = 1e-5, rng=None) -> Label
 # ---------------------------------------------------------------------------
 
 def _a_stab(counts: np.ndarray, eps0: float, threshold: float, gen: np.random.Generator) -> np.ndarray:
-    dist = distance_to_instability(counts)
+    """A_stab on every query of counts already checked by ``check_counts``."""
+    top, dist = _plurality_and_distance(counts)
     z = noise.discrete_laplace(1.0 / eps0, counts.shape[0], gen)
-    return np.where(dist + z > threshold, plurality(counts), BOTTOM).astype(np.int64)
+    return np.where(dist + z > threshold, top, BOTTOM).astype(np.int64)
 
 
 def a_stab_label(counts, epsilon: float, delta: float, *, rng=None) -> LabelingResult:
