@@ -15,10 +15,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from . import accounting, noise
-from .aggregators import BOTTOM, UNPROCESSED, lnmax_label, sparse_vector_scan
+from .aggregators import BOTTOM, UNPROCESSED, _a_stab, lnmax_label, sparse_vector_scan
 from .errors import BudgetExhausted, DataError, NotFittedError, ParameterError
-from .stability import distance_to_instability, plurality
-from .validation import check_delta, check_epsilon, check_gamma, check_m, check_T
+from .stability import plurality_and_distance
+from .validation import check_counts, check_delta, check_gamma, check_m, check_T
 
 __all__ = ["PrivateEnsembleClassifier"]
 
@@ -160,9 +160,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             if eps_basic <= eps_adv:
                 return (eps_basic, n * b["delta0"])
             return (eps_adv, n * b["delta0"] + b["delta_prime"])
-        simple = float(accounting.pate_simple_epsilon(self.gamma, n, self.delta))
-        comp = accounting.compose_pure_dp(2.0 * self.gamma, n, self.delta, method="best").epsilon
-        return (min(simple, comp), float(self.delta))
+        return (accounting.lnmax_guarantee(self.gamma, n, self.delta).epsilon, float(self.delta))
 
     # ----------------------------------------------------------- predict
     def predict(self, X) -> np.ndarray:
@@ -193,10 +191,9 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if take > 0:
             if self.mechanism == "btt":
                 cal = self.calibration_
-                dist = distance_to_instability(part)
+                top, dist = plurality_and_distance(part)
                 zq = noise.discrete_laplace(2.0 * cal.noise_scale, take, self._gen)
                 status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom_ :], cal.rounds - self.n_bottom_)
-                top = plurality(part)
                 ids[:take] = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED))
                 processed = take if halted_at is None else halted_at + 1
                 self.n_bottom_ += int(np.count_nonzero(status == 0))
@@ -205,9 +202,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
                     self.halted_ = True
             elif self.mechanism == "baseline":
                 b = self._baseline
-                dist = distance_to_instability(part)
-                z = noise.discrete_laplace(1.0 / b["eps0"], take, self._gen)
-                ids[:take] = np.where(dist + z > b["threshold"], plurality(part), BOTTOM)
+                ids[:take] = _a_stab(check_counts(part, equal_totals=False), b["eps0"], b["threshold"], self._gen)
                 self.n_bottom_ += int(np.count_nonzero(ids[:take] == BOTTOM))
                 self.n_queries_ += take
             else:
