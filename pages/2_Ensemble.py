@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
+from core.stability import margins
 from pages import _state as state
 
 state.run_through_app()
@@ -107,13 +108,13 @@ with state.shown_errors():
             fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
                               height=300, margin=dict(l=10, r=10, t=10, b=10))
             st.plotly_chart(fig, key="teacher_acc")
-            st.caption(f"Median teacher accuracy {state.fmt(float(state.median(accs)))}; "
+            st.caption(f"Median teacher accuracy {state.fmt(state.median(accs))}; "
                        f"plurality vote accuracy {state.fmt(state.plurality_accuracy(ens, ds))}.")
     with right:
         st.markdown("**Vote margins**: top count minus runner-up count on each query")
         st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")
         st.latex(r"\mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
-        fig = go.Figure(go.Histogram(x=state.vote_margins(ens), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
+        fig = go.Figure(go.Histogram(x=margins(ens.votes), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
         fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
                           margin=dict(l=10, r=10, t=10, b=10))
         st.plotly_chart(fig, key="margins")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.stability import distance_to_instability
 from pages import _state as state
 
 state.run_through_app()
@@ -181,7 +182,7 @@ with state.shown_errors():
     with right:
         if result.mechanism in ("btt", "baseline") and "threshold" in result.params:
             st.markdown("**Distance to instability** of each query, with the threshold w")
-            fig = go.Figure(go.Histogram(x=state.distances(ens), nbinsx=40, marker_color="#82b366"))
+            fig = go.Figure(go.Histogram(x=distance_to_instability(ens.votes), nbinsx=40, marker_color="#82b366"))
             fig.add_vline(x=result.params["threshold"], line_dash="dash", line_color="#b85450",
                           annotation_text=f"w = {result.params['threshold']:.1f}")
             fig.update_layout(height=260, xaxis_title="distance to instability", yaxis_title="queries",

@@ -76,14 +76,15 @@ with state.shown_errors():
         "query was answered, and its status. The report holds the mechanism, its parameters, (ε, δ) and "
         "the counts. Neither holds a seed, a vote count, a margin, a teacher accuracy or a data-dependent ε."
     )
+    report = state.report(result, ds, cfg)
     d = st.columns(3)
     d[0].download_button("Download labeled CSV", data=state.labeled_csv(result, ds), file_name="private_labels.csv",
                          mime="text/csv", key="download_csv")
-    d[1].download_button("Download privacy report (JSON)", data=state.report(result, ds, cfg),
+    d[1].download_button("Download privacy report (JSON)", data=report,
                          file_name="privacy_report.json", mime="application/json", key="download_report")
     if student is not None:
         d[2].download_button("Download student model (joblib)", data=state.model_bytes(student.model),
                              file_name="student.joblib", mime="application/octet-stream", key="download_model",
                              help="A scikit-learn model; load it with joblib.load. Only load files you trust.")
     with st.expander("Preview the privacy report"):
-        st.code(state.report(result, ds, cfg), language="json")
+        st.code(report, language="json")

@@ -874,20 +874,6 @@ def privacy_summary(p: dict[str, Any]) -> str:
     return "  \n".join(lines)
 
 
-def vote_margins(ens: Ensemble) -> np.ndarray:
-    """Raw vote margins of the public queries (NON-PRIVATE diagnostic)."""
-    from core.stability import margins
-
-    return margins(ens.votes)
-
-
-def distances(ens: Ensemble) -> np.ndarray:
-    """Raw distances to instability of the public queries (NON-PRIVATE diagnostic)."""
-    from core.stability import distance_to_instability
-
-    return distance_to_instability(ens.votes)
-
-
 def plurality_accuracy(ens: Ensemble, ds: Dataset) -> float | None:
     """Accuracy of the un-noised plurality vote (NON-PRIVATE diagnostic)."""
     from sklearn.metrics import accuracy_score
