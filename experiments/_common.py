@@ -34,7 +34,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts)
 
 from core.datasets import halfspaces  # noqa: E402
-from core.errors import ParameterError  # noqa: E402
 from core.learners import make_learner  # noqa: E402
 from core.teachers import TeacherEnsemble, train_teachers  # noqa: E402
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.aggregators import BOTTOM, UNPROCESSED, btt_label  # noqa: E402
+from core.aggregators import btt_label  # noqa: E402
 from core.bounds import cutoff_T, misclassification_bound  # noqa: E402
 
 NAME = "misclassification_vs_m"

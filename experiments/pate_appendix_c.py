@@ -41,6 +41,7 @@ from core.aggregators import btt_label, lnmax_label  # noqa: E402
 from core.datasets import bundled_names, load_bundled  # noqa: E402
 from core.errors import DataError  # noqa: E402
 from core.learners import make_learner  # noqa: E402
+from core.stability import plurality  # noqa: E402
 from core.teachers import seed_estimator, train_teachers  # noqa: E402
 from core.transfer import train_student  # noqa: E402
 
@@ -107,7 +108,7 @@ def run(args) -> dict:
         "teacher_acc": teacher_acc,
         "nonprivate_acc": float(np.mean(nonprivate.predict(X_test) == y_test)),
         "public_true_acc": float(np.mean(public_true.predict(X_test) == y_test)),
-        "plurality_acc": float(np.mean(votes.argmax(axis=1) == y_pub)),
+        "plurality_acc": float(np.mean(plurality(votes) == y_pub)),
         "rows": [],
     }
     lnmax_runs, eps_lnmax, delta_lnmax = [], 0.0, args.delta

@@ -43,6 +43,7 @@ from core.aggregators import (  # noqa: E402
     composition_baseline_label,
     lnmax_label,
 )
+from core.stability import plurality  # noqa: E402
 
 NAME = "privacy_utility"
 
@@ -116,8 +117,9 @@ def run(args) -> dict:
     teachers = common.logistic_teachers(task, args.k, args.seed, args.n_jobs)
     votes = teachers.vote_counts(task.X_public)
     scores = teachers.scores(task.X_public)
-    plurality_acc = float(np.mean(votes.argmax(axis=1) == task.y_public))  # non-private diagnostic
-    plurality_clean = float(np.mean(votes.argmax(axis=1) == task.y_public_clean))
+    top = plurality(votes)  # non-private diagnostic
+    plurality_acc = float(np.mean(top == task.y_public))
+    plurality_clean = float(np.mean(top == task.y_public_clean))
     out: dict = {"plurality_acc": plurality_acc, "plurality_clean": plurality_clean, "cells": {}}
     for i, eps in enumerate(args.epsilons):
         gamma = lnmax_gamma_for_epsilon(eps, args.m, args.delta)
