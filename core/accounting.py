@@ -39,6 +39,7 @@ import numpy as np
 from scipy import optimize
 
 from .errors import ParameterError
+from .noise import discrete_laplace_tail
 from .validation import (
     check_counts,
     check_delta,
@@ -344,13 +345,6 @@ def _dlap_pmf_support(scale: float, tail: float = 1e-30):
     return z, pmf, dropped
 
 
-def _dlap_tail(scale: float, a: np.ndarray) -> np.ndarray:
-    """P[Z > a] for Z ~ DLap(scale) (same as core.noise.discrete_laplace_tail)."""
-    from .noise import discrete_laplace_tail
-
-    return discrete_laplace_tail(scale, a)
-
-
 def release_delta(noise_scale: float, threshold: float, tests: int, rounds: int, *, discrete: bool = True) -> float:
     """Probability bound that a query whose plurality is unstable gets released.
 
@@ -390,7 +384,8 @@ def release_delta(noise_scale: float, threshold: float, tests: int, rounds: int,
     rounds = check_T(rounds, "rounds")
     if discrete:
         z, pmf, dropped = _dlap_pmf_support(lam)
-        g = _dlap_tail(2.0 * lam, w + z)  # pass iff Z_q > floor(w + z) (integers)
+        g = discrete_laplace_tail(2.0 * lam, w + z)  # pass iff Z_q > floor(w + z) (integers)
+        p_single = float(np.sum(pmf * g) + dropped)
     else:
         # numerical integration on a fine grid for the per-round term; closed form for the first
         span = 70.0 * lam
@@ -401,9 +396,6 @@ def release_delta(noise_scale: float, threshold: float, tests: int, rounds: int,
         a = w + z
         b = 2.0 * lam
         g = np.where(a >= 0, 0.5 * np.exp(-np.maximum(a, 0) / b), 1.0 - 0.5 * np.exp(np.minimum(a, 0) / b))
-    if discrete:
-        p_single = float(np.sum(pmf * g) + dropped)
-    else:
         b1, b2 = 2.0 * lam, lam
         if w >= 0:
             p_single = (b1**2 * math.exp(-w / b1) - b2**2 * math.exp(-w / b2)) / (2.0 * (b1**2 - b2**2))
@@ -438,11 +430,12 @@ def btt_guarantee(
     T = check_T(T)
     m = check_m(m)
     rounds, tests = (2 * T, 2 * m) if soft else (T, m)
-    comp = compose_pure_dp(svt_round_epsilon(noise_scale), rounds, delta_svt, method=method)
+    eps_round = svt_round_epsilon(noise_scale)
+    comp = compose_pure_dp(eps_round, rounds, delta_svt, method=method)
     d_rel = release_delta(noise_scale, threshold, tests, rounds)
     total_delta = comp.delta + d_rel
     detail = (
-        f"{rounds} sparse-vector rounds (each a pure {svt_round_epsilon(noise_scale):.4g}-DP "
+        f"{rounds} sparse-vector rounds (each a pure {eps_round:.4g}-DP "
         f"AboveThreshold with discrete Laplace threshold noise DLap({noise_scale:.4g}) and query "
         f"noise DLap({2 * noise_scale:.4g}) on the sensitivity-1 distance to instability) composed by "
         f"{comp.method} composition: ε = {comp.epsilon:.4g} at δ_svt = {comp.delta:.3g}; "
@@ -726,8 +719,6 @@ def lnmax_guarantee(gamma: float, m: int, delta: float) -> PrivacyGuarantee:
 
 @functools.lru_cache(maxsize=256)
 def _lnmax_gamma(epsilon: float, m: int, delta: float) -> float:
-    from scipy.optimize import brentq
-
     gamma_simple = float(pate_gamma_for_epsilon(epsilon, m, delta))
 
     def excess(g: float) -> float:  # > 0 once the optimal composition of m 2g-DP steps exceeds ε
@@ -738,7 +729,7 @@ def _lnmax_gamma(epsilon: float, m: int, delta: float) -> float:
         hi = 2.0 * gamma_simple
         while excess(hi) <= 0:
             hi *= 2.0
-        gamma = brentq(excess, hi / 2.0, hi, xtol=1e-15, rtol=1e-12)
+        gamma = optimize.brentq(excess, hi / 2.0, hi, xtol=1e-15, rtol=1e-12)
     if _lnmax_guarantee(gamma, m, delta).epsilon <= epsilon:
         return gamma
     # The root may sit a rounding error above: bisect on the reported guarantee itself
