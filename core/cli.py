@@ -619,25 +619,6 @@ def _write(path: Path, data: bytes, flag: str) -> None:
         raise CommandError(f"Cannot write {flag} '{path}': {exc.strerror or exc}.") from None
 
 
-def _blockwise(function: Callable[..., Any], X, progress: Callable[[int, int], None] | None):
-    """``function(X)`` computed on blocks of rows (the library's block size), with progress."""
-    import numpy as np
-
-    from .teachers import default_block_size
-
-    m = len(X)
-    size = default_block_size(X.shape[1])
-    parts = []
-    for start in range(0, m, size):
-        stop = min(m, start + size)
-        parts.append(np.asarray(function(X.iloc[start:stop])))
-        if progress is not None:
-            progress(stop, m)
-    return np.concatenate(parts, axis=0)
-
-
-
-
 def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
@@ -705,9 +686,9 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
             progress=bar.task(f"Training {k} teachers"),
         )
         if mechanism == "btt_soft":
-            inputs = _blockwise(ensemble.scores, public, bar.task("Scoring the public rows"))
+            inputs = ensemble.scores(public, progress=bar.task("Scoring the public rows"))
         else:
-            inputs = _blockwise(ensemble.vote_counts, public, bar.task("Counting votes"))
+            inputs = ensemble.vote_counts(public, progress=bar.task("Counting votes"))
 
     # 4. The private labeling.
     if mechanism == "btt":

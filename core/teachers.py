@@ -369,6 +369,11 @@ def _check_n_jobs(n_jobs: Any) -> int | None:
     return int(n_jobs)
 
 
+def _check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise ParameterError("progress must be a function progress(done, total) or None.")
+
+
 # --------------------------------------------------------------------------- ensemble
 
 
@@ -519,9 +524,39 @@ class TeacherEnsemble:
             raise DataError("There are no query rows to label; give at least one public row.")
         return X
 
+    def _per_block(
+        self, kind: str, X: Any, block_size: int | None, progress: ProgressCallback | None
+    ) -> np.ndarray:
+        """``kind`` output (see :func:`_group_output`) on every row of ``X``, block by block.
+
+        Counts of the groups are added; predictions and scores of the groups are placed
+        side by side.  ``progress(done, total)`` is called after each block.
+        """
+        _check_progress(progress)
+        X = self._check_query(X)
+        m = _num_rows(X)
+        if kind == "counts":
+            out = np.zeros((m, self.n_classes), dtype=np.int32)
+        else:
+            out = np.empty((m, self.k), dtype=np.float32 if kind == "scores" else np.int32)
+        groups = self._groups()
+        with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
+            for start, stop, Xb in self._blocks(X, block_size):
+                parts = self._map_groups(kind, Xb, groups)
+                if kind == "counts":
+                    for part in parts:
+                        out[start:stop] += part
+                else:
+                    out[start:stop] = np.concatenate(parts, axis=1)
+                if progress is not None:
+                    progress(stop, m)
+        return out
+
     # -- outputs -----------------------------------------------------------------------
 
-    def vote_counts(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+    def vote_counts(
+        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
         """Votes per class: ``counts[i, c]`` = number of teachers predicting ``c`` on row ``i``.
 
         Computed block by block: each teacher predicts a block of rows and its votes are
@@ -534,40 +569,34 @@ class TeacherEnsemble:
             Query rows, with the private table's columns.
         block_size : int, optional
             Rows per block (default :attr:`block_size`, else :func:`default_block_size`).
+        progress : callable, optional
+            ``progress(done, total)``, called after each block with the rows done so far
+            (the last call is ``(m, m)``).
 
         Returns
         -------
         numpy.ndarray of int32, shape (m, n_classes)
             Every row sums to ``k``.  Non-private: input to an aggregator only.
         """
-        X = self._check_query(X)
-        counts = np.zeros((_num_rows(X), self.n_classes), dtype=np.int32)
-        groups = self._groups()
-        with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
-            for start, stop, Xb in self._blocks(X, block_size):
-                for part in self._map_groups("counts", Xb, groups):
-                    counts[start:stop] += part
-        return counts
+        return self._per_block("counts", X, block_size, progress)
 
-    def predictions(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+    def predictions(
+        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
         """Every teacher's predicted class on every row (NON-PRIVATE diagnostic).
 
         This forms the full ``(m, k)`` matrix (4 bytes per entry); use
-        :meth:`vote_counts` for aggregation.
+        :meth:`vote_counts` for aggregation.  ``block_size`` and ``progress`` as there.
 
         Returns
         -------
         numpy.ndarray of int32, shape (m, k)
         """
-        X = self._check_query(X)
-        out = np.empty((_num_rows(X), self.k), dtype=np.int32)
-        groups = self._groups()
-        with threadpool_limits(limits=1):
-            for start, stop, Xb in self._blocks(X, block_size):
-                out[start:stop] = np.concatenate(self._map_groups("predictions", Xb, groups), axis=1)
-        return out
+        return self._per_block("predictions", X, block_size, progress)
 
-    def scores(self, X: Any, *, block_size: int | None = None) -> np.ndarray:
+    def scores(
+        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
         """Every teacher's probability of the positive class (binary tasks; for soft labels).
 
         A teacher whose chunk held one class only scores 0 (class 0) or 1 (class 1).
@@ -578,6 +607,8 @@ class TeacherEnsemble:
             Query rows.
         block_size : int, optional
             Rows per block (default :attr:`block_size`, else :func:`default_block_size`).
+        progress : callable, optional
+            ``progress(done, total)``, called after each block (as :meth:`vote_counts`).
 
         Returns
         -------
@@ -595,19 +626,13 @@ class TeacherEnsemble:
                 f"Soft labels need a binary task (2 classes); this ensemble has {self.n_classes} "
                 "classes. Use hard labels (vote counts) instead."
             )
-        for j, teacher in enumerate(self._teachers):
+        for teacher in self._teachers:
             if not isinstance(teacher, ConstantClassifier) and not hasattr(teacher, "predict_proba"):
                 raise ParameterError(
                     f"Soft labels need class probabilities, but {self.learner_name} has no predict_proba. "
                     "Choose a learner with probabilities (e.g. logistic_regression) or use hard labels."
                 )
-        X = self._check_query(X)
-        out = np.empty((_num_rows(X), self.k), dtype=np.float32)
-        groups = self._groups()
-        with threadpool_limits(limits=1):
-            for start, stop, Xb in self._blocks(X, block_size):
-                out[start:stop] = np.concatenate(self._map_groups("scores", Xb, groups), axis=1)
-        return out
+        return self._per_block("scores", X, block_size, progress)
 
 
 # --------------------------------------------------------------------------- training
@@ -707,8 +732,7 @@ def train_teachers(
     y, n_classes = _check_labels(y, n, n_classes)
     k = check_k(k, n)
     n_jobs = _check_n_jobs(n_jobs)
-    if progress is not None and not callable(progress):
-        raise ParameterError("progress must be a function progress(done, total) or None.")
+    _check_progress(progress)
     gen = check_rng(rng)
     permutation = gen.permutation(n)
     chunks = [np.sort(chunk) for chunk in np.array_split(permutation, k)]
