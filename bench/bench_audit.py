@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from core.audit import (  # noqa: E402
     AUDIT_MECHANISMS,
     RealAggregator,
+    audit,
     run_scenario,
     scenario,
 )
@@ -75,8 +76,6 @@ def table(n_trials: int, n_real: int) -> None:
     for label, scn in _configs():
         real = _real_for(scn)
         t0 = time.perf_counter()
-        from core.audit import audit
-
         r = audit(real, scn.pair.a, scn.pair.b, claimed_epsilon=scn.claimed_epsilon,
                   claimed_delta=scn.claimed_delta, n_trials=n_real, rng=2, name=label)
         rows.append((label, "real code", scn.pair.name, r, time.perf_counter() - t0))
