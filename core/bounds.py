@@ -159,6 +159,12 @@ def _setting(setting: str, allowed=SETTINGS) -> str:
     return setting
 
 
+def _realizable_gamma(gamma: np.ndarray) -> None:
+    """The realizable setting has no best-error term: every γ must be 0."""
+    if np.any(gamma != 0):
+        raise ParameterError("gamma must be 0 in the realizable setting; use setting='agnostic' for gamma > 0.")
+
+
 def _out(x):
     """Return an array, or a numpy scalar for 0-d results."""
     x = np.asarray(x, dtype=float)
@@ -803,8 +809,7 @@ def misclassification_rate_btt(
     m, V, epsilon, n, gamma = _rate_args(m, V, epsilon, n, gamma)
     x = V / (epsilon * n)
     if setting == "realizable":
-        if np.any(gamma != 0):
-            raise ParameterError("gamma must be 0 in the realizable setting; use setting='agnostic' for gamma > 0.")
+        _realizable_gamma(gamma)
         return _out(x * np.maximum(1.0, m * x))
     return _out(gamma + np.maximum(np.sqrt(x), np.cbrt(m) * x ** (2.0 / 3.0)))
 
@@ -829,8 +834,7 @@ def misclassification_rate_composition(
     m, V, epsilon, n, gamma = _rate_args(m, V, epsilon, n, gamma)
     y = np.sqrt(m) * V / (epsilon * n)
     if setting == "realizable":
-        if np.any(gamma != 0):
-            raise ParameterError("gamma must be 0 in the realizable setting; use setting='agnostic' for gamma > 0.")
+        _realizable_gamma(gamma)
         return _out(y)
     return _out(gamma + np.sqrt(y))
 
@@ -852,8 +856,7 @@ def crossover_m(
     gamma = _unit(gamma, "gamma", "the best error of the hypothesis class")
     r = epsilon * n / V
     if setting == "realizable":
-        if np.any(gamma != 0):
-            raise ParameterError("gamma must be 0 in the realizable setting; use setting='agnostic' for gamma > 0.")
+        _realizable_gamma(gamma)
         return _out(r)
     with np.errstate(divide="ignore"):
         inv_g = np.where(gamma > 0, 1.0 / np.where(gamma > 0, gamma, 1.0), np.inf)
