@@ -95,15 +95,17 @@ _LABEL_DEFAULTS = {"beta": 0.05, "calibration": "tight", "eta": 0.1}
 # The audit page's defaults (pages/8_Privacy_audit.py).
 _AUDIT_DEFAULTS = {"epsilon": 1.0, "delta": 1e-2, "T": 1, "calibration": "tight", "gamma": 1.0, "eta": 0.25}
 
-_FLAGS = {
-    "epsilon": "--epsilon",
-    "delta": "--delta",
-    "T": "--T",
-    "beta": "--beta",
-    "calibration": "--calibration",
-    "eta": "--eta",
-    "gamma": "--gamma",
+# The privacy settings' options, alike in every command: argparse type and metavar (or choices).
+_PRIVACY_OPTIONS = {
+    "epsilon": {"type": float, "metavar": "E"},
+    "delta": {"type": float, "metavar": "D"},
+    "T": {"type": int, "metavar": "N"},
+    "beta": {"type": float, "metavar": "B"},
+    "calibration": {"choices": ("paper", "tight")},
+    "eta": {"type": float, "metavar": "H"},
+    "gamma": {"type": float, "metavar": "G"},
 }
+_FLAGS = {name: f"--{name}" for name in _PRIVACY_OPTIONS}
 
 
 class CommandError(Exception):
@@ -295,6 +297,13 @@ def _add_seed(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_privacy_options(parser: argparse.ArgumentParser, helps: dict[str, str], **kwargs: Any) -> None:
+    """Add the privacy settings named in ``helps``, in that order, each with its help text;
+    ``kwargs`` (e.g. ``required=True``, a default) apply to every one of them."""
+    for name, text in helps.items():
+        parser.add_argument(_FLAGS[name], **_PRIVACY_OPTIONS[name], help=text, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``private-label-lab`` and its three commands."""
     from . import __version__
@@ -353,23 +362,18 @@ def build_parser() -> argparse.ArgumentParser:
                       "btt-soft: soft labels, binary tasks (also --eta); lnmax: PATE's Laplace noisy "
                       "max (needs --delta and --gamma or --epsilon); baseline: A_stab on every query with advanced "
                       "composition (needs --epsilon --delta)")
-    priv.add_argument("--epsilon", type=float, default=None, metavar="E",
-                      help="privacy budget epsilon > 0 of the whole run (btt, btt-soft, baseline; for lnmax "
-                      "instead of --gamma: the gamma whose data-independent bound on all public rows is epsilon)")
-    priv.add_argument("--delta", type=float, default=None, metavar="D",
-                      help="privacy delta in (0, 1), well below 1/n, e.g. 1e-6")
-    priv.add_argument("--T", type=int, default=None, metavar="N",
-                      help="cutoff: BTT stops after T abstentions (btt, btt-soft)")
-    priv.add_argument("--eta", type=float, default=None, metavar="H",
-                      help="soft-label precision, 1/eta a whole number (btt-soft; default 0.1)")
-    priv.add_argument("--gamma", type=float, default=None, metavar="G",
-                      help="LNMax noise parameter: noise Lap(1/gamma) on every vote count (lnmax)")
-    priv.add_argument("--beta", type=float, default=None, metavar="B",
-                      help="failure probability for BTT's recommended number of teachers, reported "
-                      "in the report (btt, btt-soft; default 0.05; it does not change the noise)")
-    priv.add_argument("--calibration", choices=("paper", "tight"), default=None,
-                      help="BTT's noise and threshold: as printed in the paper, or the smallest "
-                      "meeting (epsilon, delta) exactly (btt, btt-soft; default tight)")
+    _add_privacy_options(priv, {
+        "epsilon": "privacy budget epsilon > 0 of the whole run (btt, btt-soft, baseline; for lnmax "
+        "instead of --gamma: the gamma whose data-independent bound on all public rows is epsilon)",
+        "delta": "privacy delta in (0, 1), well below 1/n, e.g. 1e-6",
+        "T": "cutoff: BTT stops after T abstentions (btt, btt-soft)",
+        "eta": "soft-label precision, 1/eta a whole number (btt-soft; default 0.1)",
+        "gamma": "LNMax noise parameter: noise Lap(1/gamma) on every vote count (lnmax)",
+        "beta": "failure probability for BTT's recommended number of teachers, reported "
+        "in the report (btt, btt-soft; default 0.05; it does not change the noise)",
+        "calibration": "BTT's noise and threshold: as printed in the paper, or the smallest "
+        "meeting (epsilon, delta) exactly (btt, btt-soft; default tight)",
+    })
 
     out = label.add_argument_group("outputs")
     out.add_argument("--out", required=True, metavar="FILE",
@@ -422,16 +426,18 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=_Formatter,
     )
-    bounds.add_argument("--epsilon", type=float, required=True, metavar="E", help="privacy budget epsilon > 0")
-    bounds.add_argument("--delta", type=float, required=True, metavar="D", help="privacy delta in (0, 1)")
-    bounds.add_argument("--T", type=int, required=True, metavar="N", help="BTT's cutoff (maximum number of abstentions)")
+    _add_privacy_options(bounds, {
+        "epsilon": "privacy budget epsilon > 0",
+        "delta": "privacy delta in (0, 1)",
+        "T": "BTT's cutoff (maximum number of abstentions)",
+    }, required=True)
     bounds.add_argument("--m", type=int, required=True, metavar="N", help="number of public queries")
-    bounds.add_argument("--calibration", choices=("paper", "tight"), default="tight",
-                        help="BTT calibration (default tight)")
+    _add_privacy_options(bounds, {"calibration": "BTT calibration (default tight)"}, default="tight")
     bounds.add_argument("--soft", action="store_true",
                         help="soft-label calibration (2T sparse-vector rounds, 2m tests)")
-    bounds.add_argument("--beta", type=float, default=0.05, metavar="B",
-                        help="failure probability of the recommended k, Theorem 3.2 and the loop (default 0.05)")
+    _add_privacy_options(bounds, {
+        "beta": "failure probability of the recommended k, Theorem 3.2 and the loop (default 0.05)",
+    }, default=0.05)
     bounds.add_argument("--lnmax-gamma", type=float, default=None, metavar="G",
                         help="also PATE LNMax's epsilon for m answers with noise Lap(1/G)")
     bounds.add_argument("--alpha", type=float, default=None, metavar="A",
@@ -472,15 +478,14 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--mechanism", required=True, type=_mechanism_name, choices=AUDIT_CHOICES, metavar="NAME",
                      help="the mechanism to audit: " + ", ".join(AUDIT_CHOICES) + " (the last two are "
                      "teaching examples that leak)")
-    aud.add_argument("--epsilon", type=float, default=None, metavar="E",
-                     help="target epsilon (all but lnmax; default 1)")
-    aud.add_argument("--delta", type=float, default=None, metavar="D",
-                     help="target delta (all but lnmax; default 0.01)")
-    aud.add_argument("--T", type=int, default=None, metavar="N", help="BTT's cutoff (BTT mechanisms; default 1)")
-    aud.add_argument("--calibration", choices=("paper", "tight"), default=None,
-                     help="BTT calibration (BTT mechanisms; default tight)")
-    aud.add_argument("--eta", type=float, default=None, metavar="H", help="soft-label precision (btt-soft; default 0.25)")
-    aud.add_argument("--gamma", type=float, default=None, metavar="G", help="LNMax noise Lap(1/gamma) (lnmax; default 1)")
+    _add_privacy_options(aud, {
+        "epsilon": "target epsilon (all but lnmax; default 1)",
+        "delta": "target delta (all but lnmax; default 0.01)",
+        "T": "BTT's cutoff (BTT mechanisms; default 1)",
+        "calibration": "BTT calibration (BTT mechanisms; default tight)",
+        "eta": "soft-label precision (btt-soft; default 0.25)",
+        "gamma": "LNMax noise Lap(1/gamma) (lnmax; default 1)",
+    })
     aud.add_argument("--pair", default=None, metavar="NAME",
                      help="neighbouring inputs: tie, top_loses_vote, all_queries_move, mixed_directions, "
                      "answered_then_bottom; for btt-soft adjacent_bins, bin_edge, tie, outer_half_bin "
@@ -642,7 +647,6 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
     _validate_settings(settings)
     k = check_k(args.k)
     params = parse_assignments(args.learner, args.learner_param)
-    make_learner(args.learner, **params)
     student_learner = args.student_learner or args.learner
     if args.student is None and (args.student_learner is not None or args.student_param):
         raise CommandError("--student-learner and --student-param need --student FILE to write the student to.")
