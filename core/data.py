@@ -611,6 +611,25 @@ def _missing_report(frame: pd.DataFrame) -> str:
 # --------------------------------------------------------------------------------------
 
 
+def _read_csv(source, max_bytes, no_rows: str) -> tuple[pd.DataFrame, str | None]:
+    """Read ``source`` into a frame of text columns, with the source's default name.
+
+    Checks ``max_bytes``, the size, the encoding and the header; ``no_rows`` is the
+    message for a file with a header row but no data rows.
+    """
+    max_bytes = _check_max_bytes(max_bytes)
+    raw, default_name = _read_source(source, max_bytes)
+    frame = _parse_csv(_decode(raw, max_bytes))
+    if frame.shape[0] == 0:
+        raise DataError(no_rows)
+    return frame, default_name
+
+
+def _check_table(table) -> None:
+    if not isinstance(table, Table):
+        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+
+
 def _check_missing_option(missing) -> str:
     if missing not in _MISSING_OPTIONS:
         raise ParameterError(
@@ -665,15 +684,11 @@ def load_table(
         On an invalid option (``missing``, ``max_bytes``, ``label_column``'s type).
     """
     missing = _check_missing_option(missing)
-    max_bytes = _check_max_bytes(max_bytes)
-    raw, default_name = _read_source(source, max_bytes)
-    text = _decode(raw, max_bytes)
-    frame = _parse_csv(text)
-    if frame.shape[0] == 0:
-        raise DataError(
-            "The file has a header row but no data rows. Add at least one row per class and "
-            "load it again."
-        )
+    frame, default_name = _read_csv(
+        source,
+        max_bytes,
+        "The file has a header row but no data rows. Add at least one row per class and load it again.",
+    )
     columns = list(frame.columns)
     label = _choose_label_column(columns, label_column)
     feature_columns = [c for c in columns if c != label]
@@ -812,8 +827,7 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     DataError
         No rows, infinite values, or missing values the table's option refuses.
     """
-    if not isinstance(table, Table):
-        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+    _check_table(table)
     if not isinstance(public_frame, pd.DataFrame):
         array = np.asarray(public_frame, dtype=object)
         if array.ndim != 2 or array.shape[1] != len(table.feature_names):
@@ -921,17 +935,12 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
         As :func:`load_table` for unreadable files, and :func:`check_public` for schema
         problems.
     """
-    if not isinstance(table, Table):
-        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
-    max_bytes = _check_max_bytes(max_bytes)
-    raw, _ = _read_source(source, max_bytes)
-    text = _decode(raw, max_bytes)
-    frame = _parse_csv(text)
-    if frame.shape[0] == 0:
-        raise DataError(
-            "The public file has a header row but no data rows. Add the points to label and "
-            "load it again."
-        )
+    _check_table(table)
+    frame, _ = _read_csv(
+        source,
+        max_bytes,
+        "The public file has a header row but no data rows. Add the points to label and load it again.",
+    )
     return check_public(table, frame)
 
 
@@ -947,8 +956,7 @@ def largest_k(table: Table) -> int:
     (:func:`check_class_sizes`) and every chunk has two rows.  Used to fit the number of
     teachers to a newly loaded table.
     """
-    if not isinstance(table, Table):
-        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+    _check_table(table)
     return max(2, min(2 * int(table.class_counts.min()), table.n_rows // 2))
 
 
@@ -978,8 +986,7 @@ def check_class_sizes(table: Table, k) -> None:
         Some class has fewer than ``ceil(k/2)`` rows; the message names the classes and the
         largest ``k`` that works.
     """
-    if not isinstance(table, Table):
-        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+    _check_table(table)
     k = check_k(k, table.n_rows)
     need = math.ceil(k / 2)
     counts = table.class_counts
@@ -1028,8 +1035,7 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     -------
     (private, public) : (Table, Table)
     """
-    if not isinstance(table, Table):
-        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+    _check_table(table)
     if isinstance(n_public, bool) or not isinstance(n_public, (int, np.integer)):
         raise ParameterError(f"n_public must be a whole number of rows, got {n_public!r}.")
     n_public = int(n_public)
