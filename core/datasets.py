@@ -141,7 +141,7 @@ def load_bundled(name: str) -> Table:
 
 
 # --------------------------------------------------------------------------------------
-# Checks of generator arguments
+# Generators
 # --------------------------------------------------------------------------------------
 
 
@@ -149,11 +149,6 @@ def _flip(y: np.ndarray, noise: float, gen: np.random.Generator) -> np.ndarray:
     """Flip each label independently with probability ``noise`` (draws n uniforms)."""
     flips = gen.random(y.shape[0]) < noise
     return np.where(flips, 1 - y, y).astype(np.int64)
-
-
-# --------------------------------------------------------------------------------------
-# Generators
-# --------------------------------------------------------------------------------------
 
 
 def halfspaces(
