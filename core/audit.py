@@ -164,10 +164,8 @@ def hash_rows(outputs) -> np.ndarray:
     return h.view(np.int64)
 
 
-def _prepare(outputs, statistic: Callable | None) -> tuple[np.ndarray, bool]:
+def _prepare(outputs) -> tuple[np.ndarray, bool]:
     """Outputs as a 1-D array, and whether their order means something (scalar outputs)."""
-    if statistic is not None:
-        outputs = statistic(outputs)
     arr = np.asarray(outputs)
     if arr.ndim == 1 and arr.dtype == bool:
         return arr.astype(np.int64), True
@@ -348,9 +346,11 @@ def _sample(mechanism, inp, n: int, gen, statistic, chunk_size: int, progress, d
     while left > 0:
         size = min(chunk_size, left)
         raw = mechanism(inp, size, gen)
-        out, ordered = _prepare(raw, statistic)
+        if statistic is not None:
+            raw = statistic(raw)  # once: the examples below are read from the same array
+        out, ordered = _prepare(raw)
         if not ordered and len(examples) < _MAX_EXAMPLES:
-            raw2 = np.asarray(statistic(raw) if statistic is not None else raw).reshape(size, -1)
+            raw2 = np.asarray(raw).reshape(size, -1)
             keys, first = np.unique(out, return_index=True)
             for key, i in zip(keys[:_MAX_EXAMPLES], first[:_MAX_EXAMPLES]):
                 examples.setdefault(int(key), tuple(raw2[i].tolist()))
