@@ -208,7 +208,7 @@ def check_eta(eta, name: str = "eta") -> tuple[float, int]:
         η and the number of bins ``1/η`` of ``P_η``.
     """
     e = _real(eta, name)
-    if not (0.0 < e < 1.0) or not math.isfinite(e):
+    if not (0.0 < e < 1.0):  # also rejects nan and inf
         raise ParameterError(f"{name} must lie strictly between 0 and 1, got {eta!r}.")
     bins = round(1.0 / e)
     if bins < 2 or abs(bins * e - 1.0) > 1e-9:
