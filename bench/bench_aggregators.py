@@ -18,7 +18,7 @@ import tracemalloc
 import numpy as np
 
 from core import accounting, noise
-from core.aggregators import BOTTOM, UNPROCESSED, btt_label, lnmax_label
+from core.mechanisms import BOTTOM, UNPROCESSED, btt_label, lnmax_label
 
 
 def votes(m: int, k: int = 250, c: int = 10, seed: int = 0) -> np.ndarray:
@@ -76,16 +76,16 @@ def main() -> None:
         T = m // 50
         eps = float(T)  # per-round ε about 1, so with k = 250 a confident vote passes (throughput only)
         cal = accounting.calibrate_btt(eps, delta, T, m, "tight")  # calibration is cached: time the aggregation
-        t_vec = best_of(lambda: btt_label(counts, eps, delta, T, calibration="tight", rng=1))
+        t_vec = best_of(lambda: btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1))
         m_loop = min(m, 100_000)
         t_loop = best_of(lambda: loop_btt(counts[:m_loop], cal, T, 1), repeat=1) * (m / m_loop)
-        res = btt_label(counts[:m_loop], eps, delta, T, calibration="tight", rng=5)
+        res = btt_label(counts[:m_loop], epsilon=eps, delta=delta, T=T, calibration="tight", rng=5)
         cal_loop = accounting.calibrate_btt(eps, delta, T, m_loop, "tight")
         np.testing.assert_array_equal(res.labels, loop_btt(counts[:m_loop], cal_loop, T, 5))
-        full = btt_label(counts, eps, delta, T, calibration="tight", rng=1)
-        t_ln = best_of(lambda: lnmax_label(counts, 0.05, delta=delta, rng=1), repeat=1)
+        full = btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1)
+        t_ln = best_of(lambda: lnmax_label(counts, gamma=0.05, delta=delta, rng=1), repeat=1)
         tracemalloc.start()
-        btt_label(counts, eps, delta, T, calibration="tight", rng=1)
+        btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1)
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         note = "" if m_loop == m else " (loop timed on 1e5, extrapolated)"

@@ -77,7 +77,7 @@ def time_labeling(at: AppTest, mechanism: str, reruns: int) -> list[float]:
         values = [round(0.05 + 0.005 * (i + 1), 3) for i in range(reruns)]
         key = "w_privacy_gamma"
     else:
-        values, key = epsilons(reruns, 4.0 if mechanism != "btt_soft" else 6.0), EPSILON
+        values, key = epsilons(reruns, 4.0 if mechanism != "btt-soft" else 6.0), EPSILON
     for v in values:
         at.slider(key=key).set_value(v)
         t = time.perf_counter()
@@ -122,7 +122,7 @@ def main() -> None:
     m = int({x.label: x.value for x in at.metric}["Public queries (m)"])
     rows = [
         ("Private labeling: BTT hard labels (tight), ε", time_labeling(at, "btt", reruns)),
-        ("Private labeling: BTT soft labels (tight), ε", time_labeling(at, "btt_soft", reruns)),
+        ("Private labeling: BTT soft labels (tight), ε", time_labeling(at, "btt-soft", reruns)),
         ("Private labeling: PATE LNMax, γ", time_labeling(at, "lnmax", reruns)),
         ("Private labeling: composition baseline, ε", time_labeling(at, "baseline", reruns)),
         ("Data page after ε changed (BTT)", time_data_page(at, reruns)),

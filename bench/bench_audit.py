@@ -6,7 +6,7 @@ against the audited 99%-confidence lower bound.
 Prints two tables:
 
 1. Trials per second of each mechanism's audit sampler: the trial-vectorized sampler of
-   ``core.audit`` and the real ``core.aggregators`` function called once per trial.
+   ``core.audit`` and the real ``core.mechanisms`` function called once per trial.
 2. For each mechanism (on its worst-case neighbouring pair, ``core.audit.scenario``) and
    each broken variant of ``tests/test_audit.py`` (where they live; the library never
    holds them), the claimed ε and δ, the audited lower bound and the number of trials.
@@ -38,9 +38,9 @@ def _real_for(scn) -> RealAggregator:
     s = scn.settings
     if scn.mechanism == "lnmax":
         return RealAggregator("lnmax", gamma=s["gamma"])
-    if scn.mechanism in ("a_stab", "baseline"):
+    if scn.mechanism in ("a-stab", "baseline"):
         return RealAggregator(scn.mechanism, epsilon=s["epsilon"], delta=s["delta"])
-    extra = {"eta": s["eta"]} if scn.mechanism == "btt_soft" else {}
+    extra = {"eta": s["eta"]} if scn.mechanism == "btt-soft" else {}
     return RealAggregator(scn.mechanism, epsilon=s["epsilon"], delta=s["delta"], T=s["T"],
                           calibration=s["calibration"], **extra)
 

@@ -38,18 +38,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.learners import make_learner  # noqa: E402
-from core.teachers import default_block_size, train_teachers  # noqa: E402
+from core.ensemble.learners import make_learner  # noqa: E402
+from core.ensemble.teachers import default_block_size, train_teachers  # noqa: E402
 
 
 def load_digits_arrays() -> tuple[np.ndarray, np.ndarray, str]:
     """The digits data: the bundled CSV when present, else scikit-learn's copy."""
     try:
-        from core.datasets import load_bundled
+        from core.data import load_bundled
 
         table = load_bundled("digits")
         return table.features.to_numpy(dtype=float), table.labels, "datasets/digits.csv"
-    except Exception:  # the bundled file or core.datasets may be missing
+    except Exception:  # the bundled file or core.data may be missing
         from sklearn.datasets import load_digits
 
         X, y = load_digits(return_X_y=True)

@@ -1,10 +1,10 @@
 """Private Label Lab: model-agnostic private prediction.
 
 A private labeled dataset trains an ensemble of any scikit-learn learner on disjoint
-chunks (:mod:`core.teachers`); public unlabeled points are labeled with
-differential-privacy guarantees (:mod:`core.aggregators`, accounted in
+chunks (:mod:`core.ensemble.teachers`); public unlabeled points are labeled with
+differential-privacy guarantees (:mod:`core.mechanisms`, accounted in
 :mod:`core.accounting`); the private labels train a student model that is safe to
-publish (:mod:`core.transfer`).  :mod:`core.bounds` holds the theory calculators and
+publish (:mod:`core.ensemble.student`).  :mod:`core.theory` holds the theory calculators and
 :mod:`core.audit` the empirical privacy audit.
 
 The top-level names are imported lazily, so ``import core`` is cheap.
@@ -22,23 +22,23 @@ _EXPORTS = {
     "check_public": "data",
     "Table": "data",
     # teachers
-    "train_teachers": "teachers",
-    "TeacherEnsemble": "teachers",
+    "train_teachers": "ensemble",
+    "TeacherEnsemble": "ensemble",
     # where the work runs (joblib backends, Dask clusters)
-    "joblib_backend": "distributed",
+    "joblib_backend": "ensemble",
     # stability
-    "distance_to_instability": "stability",
+    "distance_to_instability": "mechanisms",
     # aggregators
-    "LabelingResult": "aggregators",
-    "a_stab_label": "aggregators",
-    "btt_label": "aggregators",
-    "btt_soft_label": "aggregators",
-    "lnmax_label": "aggregators",
-    "composition_baseline_label": "aggregators",
+    "LabelingResult": "mechanisms",
+    "a_stab_label": "mechanisms",
+    "btt_label": "mechanisms",
+    "btt_soft_label": "mechanisms",
+    "lnmax_label": "mechanisms",
+    "composition_baseline_label": "mechanisms",
     # transfer
-    "train_student": "transfer",
+    "train_student": "ensemble",
     # estimator
-    "PrivateEnsembleClassifier": "estimator",
+    "PrivateEnsembleClassifier": "ensemble",
     # errors
     "PrivateLabelLabError": "errors",
     "DataError": "errors",

@@ -36,9 +36,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregators import BOTTOM, UNPROCESSED, LabelingResult
-from .errors import DataError, ParameterError, SchemaError
-from .validation import check_integer, check_k
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult
+from core.errors import DataError, ParameterError, SchemaError
+from core.validation import check_integer, check_k
 
 __all__ = [
     "LABEL_COLUMNS",
@@ -150,7 +150,7 @@ def _status(labels: np.ndarray) -> np.ndarray:
 
 def _check_result(result: Any) -> np.ndarray:
     if not isinstance(result, LabelingResult):
-        raise ParameterError(f"result must be a LabelingResult from core.aggregators, got {type(result).__name__}.")
+        raise ParameterError(f"result must be a LabelingResult from core.mechanisms, got {type(result).__name__}.")
     labels = np.asarray(result.labels)
     if labels.ndim != 1:
         raise DataError("The labeling's labels must be one value per query.")
@@ -277,7 +277,7 @@ def _learner_text(learner: Any) -> str:
     if isinstance(name, str):
         return name
     if hasattr(learner, "get_params"):
-        from .teachers import _learner_name
+        from core.ensemble.teachers import _learner_name
 
         return _learner_name(learner)
     raise ParameterError(
@@ -332,7 +332,7 @@ def privacy_report(
 
         Never a seed, vote counts, margins, teacher accuracy or the data-dependent ε.
     """
-    from . import __version__
+    from core import __version__
 
     labels = _check_result(result)
     n_private = check_integer(n_private, "n_private", minimum=1)

@@ -35,7 +35,7 @@ from typing import Union
 
 import numpy as np
 
-from .errors import ParameterError
+from core.errors import ParameterError
 
 __all__ = ["RNGLike", "check_rng", "laplace", "discrete_laplace", "discrete_laplace_tail"]
 

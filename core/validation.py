@@ -13,7 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .errors import DataError, ParameterError, PrivacyWarning
+from core.errors import DataError, ParameterError, PrivacyWarning
 
 __all__ = [
     "check_epsilon",

@@ -33,9 +33,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts)
 
-from core.datasets import halfspaces  # noqa: E402
-from core.learners import make_learner  # noqa: E402
-from core.teachers import TeacherEnsemble, train_teachers  # noqa: E402
+from core.data import halfspaces  # noqa: E402
+from core.ensemble.learners import make_learner  # noqa: E402
+from core.ensemble.teachers import TeacherEnsemble, train_teachers  # noqa: E402
 
 DEFAULT_OUT = ROOT / "experiments" / "results"
 """Where the scripts write their table and plot unless ``--out`` says otherwise."""
@@ -164,7 +164,7 @@ def rng_for(seed: int, *stream: int) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class HalfspaceTask:
-    """Private and public rows of one halfspace task with label noise (``core.datasets.halfspaces``).
+    """Private and public rows of one halfspace task with label noise (``core.data.halfspaces``).
 
     Attributes
     ----------

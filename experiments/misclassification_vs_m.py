@@ -1,9 +1,9 @@
 """Misclassification rate and ⊥ count of BTT against m, next to Theorem 3.2's bound T/m.
 
 BTT Theorem 3.2: with the cutoff ``T = 3((γ+α)m + sqrt((γ+α) m log(m/β)/2))``
-(``core.bounds.cutoff_T``) and an (α, β/k, n/k) agnostic PAC learner, with probability at
+(``core.theory.cutoff_T``) and an (α, β/k, n/k) agnostic PAC learner, with probability at
 least 1 − 2β the algorithm answers all m queries with at most T ⊥, and its
-misclassification rate is at most T/m (``core.bounds.misclassification_bound``).  Here T is
+misclassification rate is at most T/m (``core.theory.misclassification_bound``).  Here T is
 fixed (it fixes the privacy cost) and m grows: the experiment shows the measured ⊥ count,
 the error rate on answered queries and the misclassification rate (wrong answers, ⊥ and
 unprocessed queries, over m) next to T/m, and marks for which m the fixed T is at least the
@@ -11,7 +11,7 @@ cutoff the theorem asks for.
 
 Setting: halfspaces in d dimensions with label noise γ (γ is then the best error of the
 class); k logistic-regression teachers on disjoint chunks; BTT with the tight calibration
-(``core.aggregators.btt_label``) calibrated for each m; every repeat draws fresh public
+(``core.mechanisms.btt_label``) calibrated for each m; every repeat draws fresh public
 queries and fresh mechanism noise (same teachers).  α for the theorem is the largest
 teacher error on a held-out sample minus γ (the theorem needs every teacher within γ + α).
 
@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.aggregators import btt_label  # noqa: E402
-from core.bounds import cutoff_T, misclassification_bound  # noqa: E402
+from core.mechanisms import btt_label  # noqa: E402
+from core.theory import cutoff_T, misclassification_bound  # noqa: E402
 
 NAME = "misclassification_vs_m"
 
@@ -78,7 +78,7 @@ def run(args) -> dict:
         runs = []
         for r in range(args.repeats):
             sl = slice(r * m_max, r * m_max + m)
-            res = btt_label(votes[sl], args.epsilon, args.delta, args.T, calibration="tight",
+            res = btt_label(votes[sl], epsilon=args.epsilon, delta=args.delta, T=args.T, calibration="tight",
                             beta=args.beta, rng=common.rng_for(args.seed, 3, i, r))
             if res.epsilon > args.epsilon * (1 + 1e-9) or res.delta > args.delta * (1 + 1e-9):
                 raise RuntimeError(f"btt_label reported ({res.epsilon:g}, {res.delta:g}) above the target.")

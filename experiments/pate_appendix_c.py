@@ -8,17 +8,17 @@ data-dependent (ε, δ) = (2.66, 1e-5), non-private 85%).
 
 Here: the bundled dataset (default ``digits``, the largest: 1,797 rows, 10 classes; UCI
 Adult is not available offline) is split at random into a private part, 500 public
-queries and a test set; 250 random-forest teachers (``core.learners.make_learner``,
-100 trees) are trained on the private part (``core.teachers.train_teachers``); the public
+queries and a test set; 250 random-forest teachers (``core.ensemble.learners.make_learner``,
+100 trees) are trained on the private part (``core.ensemble.teachers.train_teachers``); the public
 queries are labeled by
 
-* LNMax at γ = 0.05 (``core.aggregators.lnmax_label``): its data-independent guarantee
+* LNMax at γ = 0.05 (``core.mechanisms.lnmax_label``): its data-independent guarantee
   (the smaller of PATE's bound and optimal composition) and PATE's data-dependent ε
   (moments accountant; a NON-PRIVATE diagnostic, since it depends on the votes);
 * BTT hard labels, tight calibration (``btt_label``), at LNMax's guaranteed (ε, δ), for a
   few cutoffs T;
 
-and a random-forest student (100 trees, ``core.transfer.train_student``, ⊥ rows dropped)
+and a random-forest student (100 trees, ``core.ensemble.student.train_student``, ⊥ rows dropped)
 is trained on each labeling and evaluated on the test set.
 
 Run:  python experiments/pate_appendix_c.py      (about a minute and a half on two cores)
@@ -37,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.aggregators import btt_label, lnmax_label  # noqa: E402
-from core.datasets import bundled_names, load_bundled  # noqa: E402
+from core.mechanisms import btt_label, lnmax_label  # noqa: E402
+from core.data import bundled_names, load_bundled  # noqa: E402
 from core.errors import DataError  # noqa: E402
-from core.learners import make_learner  # noqa: E402
-from core.stability import plurality  # noqa: E402
-from core.teachers import seed_estimator, train_teachers  # noqa: E402
-from core.transfer import train_student  # noqa: E402
+from core.ensemble.learners import make_learner  # noqa: E402
+from core.mechanisms.stability import plurality  # noqa: E402
+from core.ensemble.teachers import seed_estimator, train_teachers  # noqa: E402
+from core.ensemble.student import train_student  # noqa: E402
 
 NAME = "pate_appendix_c"
 
@@ -113,7 +113,7 @@ def run(args) -> dict:
     }
     lnmax_runs, eps_lnmax, delta_lnmax = [], 0.0, args.delta
     for r in range(args.repeats):
-        res = lnmax_label(votes, args.gamma, delta=args.delta, rng=common.rng_for(args.seed, 3, r))
+        res = lnmax_label(votes, gamma=args.gamma, delta=args.delta, rng=common.rng_for(args.seed, 3, r))
         eps_lnmax, delta_lnmax = res.epsilon, res.delta
         lnmax_runs.append({
             "answered": res.n_answered, "acc": common.accuracy(res.labels, y_pub),
@@ -125,7 +125,7 @@ def run(args) -> dict:
     for t_i, T in enumerate(args.T):
         runs = []
         for r in range(args.repeats):
-            res = btt_label(votes, eps_lnmax, delta_lnmax, T, calibration="tight",
+            res = btt_label(votes, epsilon=eps_lnmax, delta=delta_lnmax, T=T, calibration="tight",
                             rng=common.rng_for(args.seed, 5, t_i, r))
             runs.append({
                 "answered": res.n_answered, "acc": common.accuracy(res.labels, y_pub),

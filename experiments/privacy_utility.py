@@ -3,7 +3,7 @@
 One ensemble, one set of m public queries, one set of votes (and scores); for each target
 ε of a grid, every mechanism is run at that (ε, δ) on those votes:
 
-* BTT hard labels, tight and paper calibrations (``core.aggregators.btt_label``), cutoff T;
+* BTT hard labels, tight and paper calibrations (``core.mechanisms.btt_label``), cutoff T;
 * BTT soft labels, tight calibration (``btt_soft_label``), precision η, cutoff T
   (up to 2T failed tests); a released score counts as the class ``1[score >= 0.5]``;
   by default (``--T auto``) each BTT variant's T is, for each ε, the largest cutoff of a
@@ -37,21 +37,21 @@ import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
 from core.accounting import calibrate_btt, lnmax_gamma_for_epsilon  # noqa: E402
-from core.aggregators import (  # noqa: E402
+from core.mechanisms import (  # noqa: E402
     btt_label,
     btt_soft_label,
     composition_baseline_label,
     lnmax_label,
 )
-from core.stability import plurality  # noqa: E402
+from core.mechanisms.stability import plurality  # noqa: E402
 
 NAME = "privacy_utility"
 
-MECHANISMS = ("btt_tight", "btt_paper", "btt_soft", "lnmax", "baseline")
+MECHANISMS = ("btt_tight", "btt_paper", "btt-soft", "lnmax", "baseline")
 LABELS = {
     "btt_tight": "BTT hard, tight",
     "btt_paper": "BTT hard, paper",
-    "btt_soft": "BTT soft, tight",
+    "btt-soft": "BTT soft, tight",
     "lnmax": "PATE LNMax",
     "baseline": "advanced-composition baseline",
 }
@@ -124,22 +124,22 @@ def run(args) -> dict:
     for i, eps in enumerate(args.epsilons):
         gamma = lnmax_gamma_for_epsilon(eps, args.m, args.delta)
         T = {}
-        for name, cal, soft in (("btt_tight", "tight", False), ("btt_paper", "paper", False), ("btt_soft", "tight", True)):
+        for name, cal, soft in (("btt_tight", "tight", False), ("btt_paper", "paper", False), ("btt-soft", "tight", True)):
             T[name] = args.T if args.T != "auto" else auto_cutoff(eps, args.delta, args.m, args.k, cal, soft)
         for j, name in enumerate(MECHANISMS):
             runs = []
             for r in range(args.repeats):
                 rng = common.rng_for(args.seed, 5, i, j, r)
                 if name == "btt_tight":
-                    res = btt_label(votes, eps, args.delta, T[name], calibration="tight", rng=rng)
+                    res = btt_label(votes, epsilon=eps, delta=args.delta, T=T[name], calibration="tight", rng=rng)
                 elif name == "btt_paper":
-                    res = btt_label(votes, eps, args.delta, T[name], calibration="paper", rng=rng)
-                elif name == "btt_soft":
-                    res = btt_soft_label(scores, eps, args.delta, T[name], args.eta, calibration="tight", rng=rng)
+                    res = btt_label(votes, epsilon=eps, delta=args.delta, T=T[name], calibration="paper", rng=rng)
+                elif name == "btt-soft":
+                    res = btt_soft_label(scores, epsilon=eps, delta=args.delta, T=T[name], eta=args.eta, calibration="tight", rng=rng)
                 elif name == "lnmax":
-                    res = lnmax_label(votes, gamma, delta=args.delta, rng=rng)
+                    res = lnmax_label(votes, gamma=gamma, delta=args.delta, rng=rng)
                 else:
-                    res = composition_baseline_label(votes, eps, args.delta, rng=rng)
+                    res = composition_baseline_label(votes, epsilon=eps, delta=args.delta, rng=rng)
                 if res.epsilon > eps * (1 + 1e-9) or res.delta > args.delta * (1 + 1e-9):
                     raise RuntimeError(f"{name} reported ({res.epsilon:g}, {res.delta:g}) above ({eps:g}, {args.delta:g}).")
                 labels = hard_labels(res)
@@ -164,7 +164,7 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
             cell = data["cells"][(eps, name)]
             runs = cell["runs"]
             setting = f"γ = {cell['gamma']:.4g}" if cell["gamma"] is not None else (
-                f"T = {cell['T']}" + (f", η = {args.eta:g}" if name == "btt_soft" else "") if name.startswith("btt") else "")
+                f"T = {cell['T']}" + (f", η = {args.eta:g}" if name == "btt-soft" else "") if name.startswith("btt") else "")
             rows.append([
                 f"{eps:g}", LABELS[name], setting,
                 f"{max(x['epsilon'] for x in runs):.3g}, {max(x['delta'] for x in runs):.2g}",

@@ -48,7 +48,7 @@ active = dict(ss["data_cfg"])
 wanted = None
 
 if source == "Bundled dataset":
-    from core.datasets import bundled_names
+    from core.data import bundled_names
 
     names = bundled_names()
     if ss["data_ui"]["name"] not in names:
@@ -58,7 +58,7 @@ if source == "Bundled dataset":
     wanted = {"source": "bundled", "name": name, "public_fraction": pf, "test_fraction": tf}
 
 elif source == "Generator":
-    from core.datasets import GENERATORS
+    from core.data import GENERATORS
 
     gen_names = list(GENERATORS)
     if ss["data_ui"]["generator"] not in gen_names:

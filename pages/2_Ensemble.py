@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
-from core.stability import margins
+from core.mechanisms.stability import margins
 from pages import _state as state
 
 state.run_through_app()
@@ -59,7 +59,7 @@ with state.shown_errors():
                 "clears the noisy threshold w, and even a unanimous vote of k teachers only reaches "
                 f"⌈k/2⌉ − 1. With the current privacy settings (Private labeling page) w ≈ {k_min[1]:.0f}, so "
                 f"k ≥ 2⌊w⌋ + 3 = **{k_min[0]:,}** teachers are needed before anything is answered "
-                "(core.bounds.btt_min_teachers); a comfortable margin above it lets votes with a few "
+                "(core.theory.btt_min_teachers); a comfortable margin above it lets votes with a few "
                 "dissenting teachers pass too."
             )
         submitted = st.form_submit_button("Train ensemble", type="primary")

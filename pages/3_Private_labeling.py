@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.stability import distance_to_instability
+from core.mechanisms.stability import distance_to_instability
 from pages import _state as state
 
 state.run_through_app()
@@ -30,7 +30,7 @@ with controls:
                          key=state.widget_key("privacy", "mechanism"))
     state.remember("privacy", "mechanism", mechanism)
 
-    if mechanism in ("btt", "btt_soft"):
+    if mechanism in ("btt", "btt-soft"):
         st.markdown(
             "**BTT** answers a query only when the vote is *stable*: its distance to instability "
             "(how many private rows must change before the answer can flip) passes a noisy "
@@ -71,7 +71,7 @@ with controls:
         st.caption(f"δ is the small chance that the ε bound fails. Keep it far below 1/n = {1 / n_private:.1e} "
                    f"(n = {n_private:,} private rows): publishing one private row picked at random, in full, "
                    "already satisfies δ = 1/n with ε = 0.")
-    if mechanism in ("btt", "btt_soft"):
+    if mechanism in ("btt", "btt-soft"):
         T = st.number_input("T (maximum number of ⊥)", min_value=1, max_value=5000, step=1,
                             key=state.widget_key("privacy", "T"),
                             help="The mechanism stops after T abstentions; a larger T costs more noise.")
@@ -87,7 +87,7 @@ with controls:
         state.remember("privacy", "calibration", calibration)
         st.latex(r"\lambda_{\text{paper}} = \frac{\sqrt{32\,T\log(2/\delta)}}{\varepsilon}")
         st.latex(r"w_{\text{paper}} = 2\lambda\log(2m/\delta)")
-    if mechanism == "btt_soft":
+    if mechanism == "btt-soft":
         eta = st.select_slider("η (precision of a soft label)", ETAS, key=state.widget_key("privacy", "eta"),
                                help="Scores are binned into 1/η bins; the released soft label is a bin midpoint.")
         state.remember("privacy", "eta", float(eta))
@@ -121,8 +121,8 @@ with results:
             k_needed = state.min_teachers(result)
             if k_needed is not None:
                 st.info(f"Teachers needed for a unanimous vote to pass the test half the time "
-                        f"(core.bounds.btt_min_teachers): **k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
-        elif result.mechanism in ("btt", "btt_soft") and result.n_answered == 0:
+                        f"(core.theory.btt_min_teachers): **k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
+        elif result.mechanism in ("btt", "btt-soft") and result.n_answered == 0:
             st.warning("No query was answered before the mechanism halted: the vote margins are small "
                        "compared with the threshold. Raise ε, lower T, use more teachers or more data.")
 

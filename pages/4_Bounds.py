@@ -1,4 +1,4 @@
-"""Bounds: BTT's theory calculators (core.bounds) as curves, with the user's run overlaid."""
+"""Bounds: BTT's theory calculators (core.theory) as curves, with the user's run overlaid."""
 
 from __future__ import annotations
 

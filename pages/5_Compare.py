@@ -54,7 +54,7 @@ with state.shown_errors():
         ]
     )
     st.dataframe(table, hide_index=True)
-    if "btt_soft" not in variants:
+    if "btt-soft" not in variants:
         st.caption(f"Soft labels are not compared: {ens.scores_error}")
     st.caption("ε spent is each mechanism's own data-independent guarantee; it is at most the target ε.")
 

@@ -47,7 +47,7 @@ DEFAULT_DATASET = "breast_cancer"
 #
 # BTT answers a query for free when its vote is stable and pays one of its T rounds for
 # each ⊥, so the first screen needs (a) enough teachers that a unanimous vote clears the
-# threshold w with room to spare (core.bounds.btt_min_teachers: k ≥ 2⌊w⌋ + 3, here w = 97 and
+# threshold w with room to spare (core.theory.btt_min_teachers: k ≥ 2⌊w⌋ + 3, here w = 97 and
 # k ≥ 197 at ε = 4, δ = 1e-5, T = 5, m = 2,000, tight calibration; k = 400 lets a vote
 # with about 75 % agreement pass, so accurate teachers pass on almost every query) and
 # (b) data on which few public queries are genuinely ambiguous.  Two Gaussian classes
@@ -89,7 +89,7 @@ DEFAULT_PRIVACY: dict[str, Any] = {
 
 MECHANISMS: dict[str, str] = {
     "btt": "BTT, hard labels (stability + sparse vector)",
-    "btt_soft": "BTT, soft labels (binary tasks, precision η)",
+    "btt-soft": "BTT, soft labels (binary tasks, precision η)",
     "lnmax": "PATE, Laplace noisy max (LNMax)",
     "baseline": "Advanced-composition baseline (A_stab on every query)",
 }
@@ -297,7 +297,7 @@ def _split_dataset(table, public_fraction: float, test_fraction: float, split_se
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, split_seed: int) -> Dataset:
-    from core.datasets import load_bundled
+    from core.data import load_bundled
 
     return _split_dataset(
         load_bundled(name), public_fraction, test_fraction, split_seed,
@@ -312,7 +312,7 @@ def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, sp
 def _generated_dataset(
     name: str, n: int, params: tuple, public_fraction: float, test_fraction: float, split_seed: int
 ) -> Dataset:
-    from core.datasets import generate
+    from core.data import generate
 
     table = generate(name, n, rng=np.random.default_rng(split_seed + 1), **dict(params))
     return _split_dataset(
@@ -491,13 +491,13 @@ def fit_teachers_to(ds: Dataset) -> None:
 
 
 def learner_names() -> list[str]:
-    from core.learners import LEARNERS
+    from core.ensemble.learners import LEARNERS
 
     return list(LEARNERS)
 
 
 def learner_spec(name: str):
-    from core.learners import LEARNERS
+    from core.ensemble.learners import LEARNERS
 
     return LEARNERS[name]
 
@@ -507,7 +507,7 @@ def learner_label(name: str) -> str:
 
 
 def hyperparameter_widget(where, section: str, hp) -> Any:
-    """One control for a :class:`core.learners.Hyperparameter`-like spec.
+    """One control for a :class:`core.ensemble.learners.Hyperparameter`-like spec.
 
     The value is kept in ``st.session_state[section][hp.name]``.  Ranges and choices come
     from the spec; the library checks the value again when the model is built.
@@ -559,7 +559,7 @@ def make_pipeline(table, learner: str, params: dict[str, Any]):
     """
     from sklearn.pipeline import make_pipeline as sk_make_pipeline
 
-    from core.learners import make_learner
+    from core.ensemble.learners import make_learner
 
     model = make_learner(learner, **params)
     if plain_numeric(table):
@@ -593,7 +593,7 @@ class Ensemble:
 
     def __init__(self, key: tuple, teachers: Any, votes: np.ndarray, public_X: Any) -> None:
         self.key = key
-        self.teachers = teachers  # core.teachers.TeacherEnsemble
+        self.teachers = teachers  # core.ensemble.teachers.TeacherEnsemble
         self.votes = votes  # (m, n_classes) vote counts on the public queries
         self._public_X = public_X
         self._lock = threading.Lock()
@@ -687,7 +687,7 @@ def cached_ensemble(ds: Dataset | None = None, cfg: dict[str, Any] | None = None
 def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> Ensemble:
     """Train the teachers for ``cfg`` on ``ds`` (or fetch them) and compute their votes."""
     from core.data import check_class_sizes
-    from core.teachers import train_teachers
+    from core.ensemble.teachers import train_teachers
 
     key = ensemble_key(ds, cfg)
     hit = _ensemble_store().get(key)
@@ -747,44 +747,44 @@ def nonprivate_model(ds: Dataset, cfg: dict[str, Any]):
 
 
 def label(mechanism: str, ens: Ensemble, settings: dict[str, Any], rng=None):
-    """Run one mechanism of :mod:`core.aggregators` on the cached votes."""
-    from core import aggregators as agg
+    """Run one mechanism of :mod:`core.mechanisms` on the cached votes."""
+    from core import mechanisms as agg
 
     if mechanism == "btt":
         return agg.btt_label(
             ens.votes,
-            settings["epsilon"],
-            settings["delta"],
-            int(settings["T"]),
+            epsilon=settings["epsilon"],
+            delta=settings["delta"],
+            T=int(settings["T"]),
             calibration=settings["calibration"],
             beta=settings["beta"],
             rng=rng,
         )
-    if mechanism == "btt_soft":
+    if mechanism == "btt-soft":
         if ens.scores is None:
             raise core.errors.ParameterError(
                 ens.scores_error or "Soft labels need a binary task and a learner with probabilities."
             )
         return agg.btt_soft_label(
             ens.scores,
-            settings["epsilon"],
-            settings["delta"],
-            int(settings["T"]),
-            settings["eta"],
+            epsilon=settings["epsilon"],
+            delta=settings["delta"],
+            T=int(settings["T"]),
+            eta=settings["eta"],
             calibration=settings["calibration"],
             beta=settings["beta"],
             rng=rng,
         )
     if mechanism == "lnmax":
-        return agg.lnmax_label(ens.votes, settings["gamma"], delta=settings["delta"], rng=rng)
+        return agg.lnmax_label(ens.votes, gamma=settings["gamma"], delta=settings["delta"], rng=rng)
     if mechanism == "baseline":
-        return agg.composition_baseline_label(ens.votes, settings["epsilon"], settings["delta"], rng=rng)
+        return agg.composition_baseline_label(ens.votes, epsilon=settings["epsilon"], delta=settings["delta"], rng=rng)
     raise core.errors.ParameterError(f"Unknown mechanism {mechanism!r}.")
 
 
 _RELEVANT = {
     "btt": ("epsilon", "delta", "T", "beta", "calibration"),
-    "btt_soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
+    "btt-soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
     "lnmax": ("gamma", "delta"),
     "baseline": ("epsilon", "delta"),
 }
@@ -793,7 +793,7 @@ _RELEVANT = {
 def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):
     """The labeling result for the current (or given) settings, computed once per session.
 
-    Returns ``(result, warnings)``: the :class:`core.aggregators.LabelingResult` and the
+    Returns ``(result, warnings)``: the :class:`core.mechanisms.LabelingResult` and the
     texts of any :class:`core.errors.PrivacyWarning` raised on the way.
     """
     init()
@@ -862,13 +862,13 @@ def privacy_summary(p: dict[str, Any]) -> str:
     """The privacy settings in one short markdown block (for the sidebar)."""
     mech = p["mechanism"]
     lines = [f"**{MECHANISMS[mech].split(' (')[0]}**"]
-    if mech in ("btt", "btt_soft", "baseline"):
+    if mech in ("btt", "btt-soft", "baseline"):
         lines.append(f"ε = {p['epsilon']:g} · δ = {p['delta']:g}")
     else:
         lines.append(f"γ = {p['gamma']:g} · δ = {p['delta']:g}")
-    if mech in ("btt", "btt_soft"):
+    if mech in ("btt", "btt-soft"):
         extra = f"T = {p['T']} · {p['calibration']} calibration"
-        if mech == "btt_soft":
+        if mech == "btt-soft":
             extra += f" · η = {p['eta']:g}"
         lines.append(extra)
     return "  \n".join(lines)
@@ -878,7 +878,7 @@ def plurality_accuracy(ens: Ensemble, ds: Dataset) -> float | None:
     """Accuracy of the un-noised plurality vote (NON-PRIVATE diagnostic)."""
     from sklearn.metrics import accuracy_score
 
-    from core.stability import plurality
+    from core.mechanisms.stability import plurality
 
     if ds.public_y is None:
         return None
@@ -899,7 +899,7 @@ def preview(table, rows: int = 20) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------------------
-# Generators (specs from core.datasets.GENERATORS)
+# Generators (specs from core.data.GENERATORS)
 # --------------------------------------------------------------------------------------
 
 
@@ -944,7 +944,7 @@ STATUS_COLORS = {"answered": "#2e7d32", "⊥": "#c62828", "not processed": "#9e9
 
 def timeline(result) -> list[tuple[str, np.ndarray, str]]:
     """Query indices of each outcome, for the timeline plot."""
-    from core.aggregators import BOTTOM, UNPROCESSED
+    from core.mechanisms import BOTTOM, UNPROCESSED
 
     return [
         ("answered", np.flatnonzero(result.labels >= 0), STATUS_COLORS["answered"]),
@@ -968,31 +968,31 @@ def public_params(result) -> dict[str, Any]:
 
 
 def min_teachers(result) -> int | None:
-    """BTT's fewest teachers for which a unanimous vote passes half the time (core.bounds)."""
-    from core.bounds import btt_min_teachers
+    """BTT's fewest teachers for which a unanimous vote passes half the time (core.theory)."""
+    from core.theory import btt_min_teachers
 
-    if result.mechanism not in ("btt", "btt_soft"):
+    if result.mechanism not in ("btt", "btt-soft"):
         return None
     p = result.params
     return int(btt_min_teachers(p["epsilon_target"], p["delta_target"], int(p["T"]), int(p["m"]),
-                                calibration=p["calibration"], soft=result.mechanism == "btt_soft"))
+                                calibration=p["calibration"], soft=result.mechanism == "btt-soft"))
 
 
 def min_teachers_for_settings(m: int) -> tuple[int, float] | None:
     """``(k_min, w)`` of BTT at the current privacy settings on ``m`` queries, or None.
 
-    ``k_min`` is :func:`core.bounds.btt_min_teachers` (the fewest teachers whose
+    ``k_min`` is :func:`core.theory.btt_min_teachers` (the fewest teachers whose
     unanimous vote passes half the time), ``w`` the threshold of
     :func:`core.accounting.calibrate_btt`.  None for the mechanisms without a threshold
     on the distance (LNMax) and for settings the library refuses.
     """
     from core.accounting import calibrate_btt
-    from core.bounds import btt_min_teachers
+    from core.theory import btt_min_teachers
 
     p = privacy()
-    if p["mechanism"] not in ("btt", "btt_soft"):
+    if p["mechanism"] not in ("btt", "btt-soft"):
         return None
-    soft = p["mechanism"] == "btt_soft"
+    soft = p["mechanism"] == "btt-soft"
     try:
         k_min = btt_min_teachers(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft)
         w = calibrate_btt(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft).threshold
@@ -1009,7 +1009,7 @@ def mean_teacher_error(ens: Ensemble, ds: Dataset) -> float | None:
 
 def theorem_32(result, ens: Ensemble, ds: Dataset) -> dict[str, float] | None:
     """Theorem 3.2's cutoff and T/m bound with the teachers' measured error as γ + α."""
-    from core.bounds import cutoff_T, misclassification_bound
+    from core.theory import cutoff_T, misclassification_bound
 
     err = mean_teacher_error(ens, ds)
     if err is None:
@@ -1040,8 +1040,8 @@ def soft_error(result, ds: Dataset, ens: Ensemble | None = None) -> float | None
 
 
 def student(result, ds: Dataset, learner: str, bottom: str):
-    """A student trained on the private labels (``core.transfer.train_student``), once per session."""
-    from core.transfer import train_student
+    """A student trained on the private labels (``core.ensemble.student.train_student``), once per session."""
+    from core.ensemble.student import train_student
 
     memo = st.session_state.setdefault("_students", {})
     key = (id(result), ds.key, learner, bottom, demo_mode())
@@ -1088,11 +1088,11 @@ def model_bytes(model) -> bytes:
 # --------------------------------------------------------------------------------------
 
 
-COMPARED = ("btt_tight", "btt_paper", "btt_soft", "lnmax", "baseline")
+COMPARED = ("btt_tight", "btt_paper", "btt-soft", "lnmax", "baseline")
 COMPARED_LABELS = {
     "btt_tight": "BTT hard labels (tight)",
     "btt_paper": "BTT hard labels (paper)",
-    "btt_soft": "BTT soft labels (tight)",
+    "btt-soft": "BTT soft labels (tight)",
     "lnmax": "PATE LNMax",
     "baseline": "Advanced-composition baseline",
 }
@@ -1106,8 +1106,8 @@ def compare_run(variant: str, epsilon: float, ens: Ensemble | None = None):
         return labeling("btt", {"epsilon": epsilon, "calibration": "tight"}, ens)
     if variant == "btt_paper":
         return labeling("btt", {"epsilon": epsilon, "calibration": "paper"}, ens)
-    if variant == "btt_soft":
-        return labeling("btt_soft", {"epsilon": epsilon, "calibration": "tight"}, ens)
+    if variant == "btt-soft":
+        return labeling("btt-soft", {"epsilon": epsilon, "calibration": "tight"}, ens)
     if variant == "lnmax":
         from core.accounting import lnmax_gamma_for_epsilon
 
@@ -1118,7 +1118,7 @@ def compare_run(variant: str, epsilon: float, ens: Ensemble | None = None):
 
 def available_variants(ens: Ensemble) -> list[str]:
     """The compared mechanisms that apply to this ensemble (soft labels need scores)."""
-    return [v for v in COMPARED if v != "btt_soft" or ens.scores is not None]
+    return [v for v in COMPARED if v != "btt-soft" or ens.scores is not None]
 
 
 def correct_count(result, ds: Dataset) -> int | None:
@@ -1130,7 +1130,7 @@ def correct_count(result, ds: Dataset) -> int | None:
 
 
 # --------------------------------------------------------------------------------------
-# Bounds page (every number comes from core.bounds)
+# Bounds page (every number comes from core.theory)
 # --------------------------------------------------------------------------------------
 
 
@@ -1138,7 +1138,7 @@ def bounds_defaults(ds: Dataset) -> dict[str, Any]:
     """Starting values of the Bounds page for a dataset: its n, m and a VC dimension."""
     cfg = st.session_state["data_cfg"]
     if cfg.get("source") == "generator":
-        from core.datasets import vc_dimension
+        from core.data import vc_dimension
 
         V = int(vc_dimension(cfg["name"], **cfg.get("params", {})))
         note = f"The VC dimension of the generator's hypothesis class ({cfg['name']})."
@@ -1149,8 +1149,8 @@ def bounds_defaults(ds: Dataset) -> dict[str, Any]:
 
 
 def rate_curves(V: int, epsilon: float, n: int, setting: str, gamma: float, m: int) -> dict[str, Any]:
-    """Misclassification-rate shapes vs m for BTT and the composition baseline (core.bounds)."""
-    from core.bounds import crossover_m, misclassification_rate_btt, misclassification_rate_composition
+    """Misclassification-rate shapes vs m for BTT and the composition baseline (core.theory)."""
+    from core.theory import crossover_m, misclassification_rate_btt, misclassification_rate_composition
 
     M = float(crossover_m(V, epsilon, n, setting, gamma))
     top = max(10.0 * m, 100.0 * (M if np.isfinite(M) else m), 10.0)
@@ -1164,8 +1164,8 @@ def rate_curves(V: int, epsilon: float, n: int, setting: str, gamma: float, m: i
 
 
 def sample_complexity_curves(V: int, epsilon: float) -> dict[str, Any]:
-    """Private and non-private sample-complexity shapes vs α (core.bounds)."""
-    from core.bounds import sample_complexity_nonprivate, sample_complexity_private
+    """Private and non-private sample-complexity shapes vs α (core.theory)."""
+    from core.theory import sample_complexity_nonprivate, sample_complexity_private
 
     alpha = np.geomspace(0.005, 0.5, 120)
     return {
@@ -1183,19 +1183,19 @@ def sample_complexity_curves(V: int, epsilon: float) -> dict[str, Any]:
 
 @st.cache_data(max_entries=64, show_spinner="Solving the loop T → α → k → T…")
 def solve_loop(n: float, V: float, epsilon: float, delta: float, beta: float, m: int, gamma: float, setting: str):
-    """``core.bounds.solve_btt_parameters`` with the paper calibration (cached on its inputs).
+    """``core.theory.solve_btt_parameters`` with the paper calibration (cached on its inputs).
 
     The tight calibration is not offered here: its solver calls the exact accountant for
     every candidate T and takes minutes.
     """
-    from core.bounds import solve_btt_parameters
+    from core.theory import solve_btt_parameters
 
     return solve_btt_parameters(n, V, epsilon, delta, beta, m, gamma, setting=setting, calibration="paper")
 
 
 def answers_model(alpha: float, ens: Ensemble, result) -> dict[str, Any]:
-    """Expected answered count vs k (``core.bounds.expected_answers_btt``) at the run's settings."""
-    from core.bounds import btt_min_teachers, expected_answers_btt
+    """Expected answered count vs k (``core.theory.expected_answers_btt``) at the run's settings."""
+    from core.theory import btt_min_teachers, expected_answers_btt
 
     p = result.params
     ks = np.unique(np.geomspace(2, max(2000, 4 * ens.teachers.k), 40).astype(int))

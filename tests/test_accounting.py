@@ -9,6 +9,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from core import accounting as A
+from core.accounting import btt as accounting_btt, composition
 from core import noise
 from core.errors import ParameterError
 
@@ -51,10 +52,10 @@ def test_pate_gamma_for_epsilon_inverts_the_simple_bound():
     with pytest.raises(ParameterError, match="epsilon"):
         A.pate_gamma_for_epsilon(0.0, 100, 1e-5)
     # lnmax_label at that γ reports a guarantee within the target
-    from core.aggregators import lnmax_label
+    from core.mechanisms import lnmax_label
 
     counts = np.tile([30, 10, 10], (100, 1))
-    res = lnmax_label(counts, A.pate_gamma_for_epsilon(2.0, 100, 1e-5), delta=1e-5, rng=0)
+    res = lnmax_label(counts, gamma=A.pate_gamma_for_epsilon(2.0, 100, 1e-5), delta=1e-5, rng=0)
     assert res.epsilon <= 2.0 + 1e-9
 
 
@@ -83,7 +84,7 @@ def test_lnmax_gamma_for_epsilon_spends_the_budget(epsilon, m, delta):
 
 def test_optimal_composition_delta_matches_the_reference():
     for eps0, k, eps in [(0.05, 50, 1.0), (0.5, 5, 1.2), (0.01, 1000, 0.5)]:
-        assert A._optimal_composition_delta(eps0, k, eps) == pytest.approx(_optimal_delta(eps0, k, eps), rel=1e-9)
+        assert composition._optimal_composition_delta(eps0, k, eps) == pytest.approx(_optimal_delta(eps0, k, eps), rel=1e-9)
 
 
 def test_advanced_composition_hand_values_and_inverse():
@@ -130,7 +131,7 @@ def test_exact_composition_matches_the_reference_and_the_pld(eps0, k, delta):
     exact = A.exact_composition_epsilon(eps0, k, delta)
     assert exact == pytest.approx(_optimal_epsilon(eps0, k, delta), rel=1e-9)
     # valid: the δ at the returned ε is within the slack
-    assert A._optimal_composition_delta(eps0, k, exact) <= delta
+    assert composition._optimal_composition_delta(eps0, k, exact) <= delta
     # Google's PLD accountant computes the same optimum, pessimistically discretized
     assert A.optimal_composition_epsilon(eps0, k, delta) == pytest.approx(exact, abs=1e-3)
     g = A.compose_pure_dp(eps0, k, delta, method="best")
@@ -177,7 +178,7 @@ def test_release_delta_is_at_least_design_formula_and_decreasing():
     lam = 10.0
     vals = [A.release_delta(lam, w, 500, 20) for w in (150.0, 200.0, 300.0, 400.0)]
     assert all(a > b for a, b in zip(vals, vals[1:]))
-    z, pmf, _ = A._dlap_pmf_support(lam)
+    z, pmf, _ = accounting_btt._dlap_pmf_support(lam)
     single = float(np.sum(pmf * noise.discrete_laplace_tail(2 * lam, 100.0 + z)))
     assert A.release_delta(lam, 100.0, 500, 20) >= min(1.0, 500 * single) * (1 - 1e-9)
 
@@ -204,14 +205,14 @@ def test_soft_calibration_uses_2T_rounds_and_2m_tests():
 
 def test_composition_baseline_parameters():
     par = A.composition_baseline_parameters(2.0, 1e-5, 100)
-    assert par["delta0"] * 100 + par["delta_prime"] == pytest.approx(1e-5)
-    assert float(A.advanced_composition_epsilon(par["eps0"], 100, par["delta_prime"])) == pytest.approx(2.0, rel=1e-9)
-    assert par["threshold"] == pytest.approx(math.log(1 / par["delta0"]) / par["eps0"])
-    assert par["guarantee"].epsilon <= 2.0 + 1e-9 and par["guarantee"].delta <= 1e-5 * (1 + 1e-12)
+    assert par.delta0 * 100 + par.delta_prime == pytest.approx(1e-5)
+    assert float(A.advanced_composition_epsilon(par.eps0, 100, par.delta_prime)) == pytest.approx(2.0, rel=1e-9)
+    assert par.threshold == pytest.approx(math.log(1 / par.delta0) / par.eps0)
+    assert par.guarantee.epsilon <= 2.0 + 1e-9 and par.guarantee.delta <= 1e-5 * (1 + 1e-12)
     # few queries: basic composition spends the whole budget and gives the lower threshold
     small = A.composition_baseline_parameters(1.0, 0.01, 2)
-    assert small["composition"] == "basic" and small["eps0"] == pytest.approx(0.5)
-    assert small["guarantee"].epsilon == pytest.approx(1.0) and small["guarantee"].delta == pytest.approx(0.01)
+    assert small.composition == "basic" and small.eps0 == pytest.approx(0.5)
+    assert small.guarantee.epsilon == pytest.approx(1.0) and small.guarantee.delta == pytest.approx(0.01)
 
 
 def test_moments_accountant_ties_use_data_independent_bound():

@@ -1,4 +1,4 @@
-"""Mechanisms of core.aggregators: vectorized code vs plain reference loops on the same
+"""Mechanisms of core.mechanisms: vectorized code vs plain reference loops on the same
 random stream, cutoff behaviour, soft-label tests, LNMax and the baseline (DESIGN §3)."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from core import accounting, noise
-from core.aggregators import (
+from core.mechanisms import (
     BOTTOM,
     UNPROCESSED,
     a_stab_label,
@@ -19,7 +19,7 @@ from core.aggregators import (
     soft_bin_histograms,
 )
 from core.errors import DataError, ParameterError
-from core.stability import distance_to_instability, plurality
+from core.mechanisms.stability import distance_to_instability, plurality
 
 
 def _votes(rng, m, k, n_classes, p_right):
@@ -113,7 +113,7 @@ def test_btt_matches_reference_loop(seed, calibration):
     rng = np.random.default_rng(100 + seed)
     m, k, c = 400, 1600, 2 + seed % 3
     counts = _votes(rng, m, k, c, p_right=rng.uniform(0.7, 0.97))
-    res = btt_label(counts, 4.0, 1e-5, 8 + seed, calibration=calibration, rng=np.random.default_rng(seed))
+    res = btt_label(counts, epsilon=4.0, delta=1e-5, T=8 + seed, calibration=calibration, rng=np.random.default_rng(seed))
     ref = reference_btt(counts, 4.0, 1e-5, 8 + seed, calibration, seed)
     np.testing.assert_array_equal(res.labels, ref)
     assert res.n_answered + res.n_bottom + res.n_unprocessed == m
@@ -127,7 +127,7 @@ def test_soft_matches_reference_loop(seed, calibration):
     centre = rng.uniform(0, 1, size=(m, 1))
     spread = rng.choice([0.01, 0.05, 0.3], size=(m, 1))
     scores = np.clip(centre + spread * rng.standard_normal((m, k)), 0, 1)
-    res = btt_soft_label(scores, 6.0, 1e-5, 6, 0.1, calibration=calibration, rng=np.random.default_rng(seed))
+    res = btt_soft_label(scores, epsilon=6.0, delta=1e-5, T=6, eta=0.1, calibration=calibration, rng=np.random.default_rng(seed))
     lab, out = reference_soft(scores, 6.0, 1e-5, 6, 0.1, calibration, seed)
     np.testing.assert_array_equal(res.labels, lab)
     np.testing.assert_allclose(res.scores, out, equal_nan=True)
@@ -138,7 +138,7 @@ def test_cutoff_and_not_processed(seed):
     rng = np.random.default_rng(seed)
     counts = _votes(rng, 3000, 800, 3, p_right=0.75)
     T = 5
-    res = btt_label(counts, 2.0, 1e-5, T, calibration="tight", rng=rng)
+    res = btt_label(counts, epsilon=2.0, delta=1e-5, T=T, calibration="tight", rng=rng)
     assert res.n_bottom <= T
     if res.halted_at is not None:
         assert res.n_bottom == T
@@ -153,7 +153,7 @@ def test_soft_never_more_than_2T_failed_tests():
     rng = np.random.default_rng(7)
     m, k, T = 400, 1000, 4
     scores = rng.uniform(0, 1, (m, k))  # spread scores: every test fails
-    res = btt_soft_label(scores, 2.0, 1e-5, T, 0.25, calibration="tight", rng=rng)
+    res = btt_soft_label(scores, epsilon=2.0, delta=1e-5, T=T, eta=0.25, calibration="tight", rng=rng)
     n_test2 = int(np.sum(np.isclose((res.scores * 4) % 1.0, 0.0)))  # test-2 midpoints are multiples of η
     failed = n_test2 + 2 * res.n_bottom
     assert failed <= 2 * T
@@ -168,7 +168,7 @@ def test_unanimous_votes_with_enough_teachers_are_all_answered():
     k = 2 * int(cal.threshold + 100 * cal.noise_scale) + 4
     counts = np.zeros((m, 4), dtype=np.int64)
     counts[np.arange(m), np.arange(m) % 4] = k
-    res = btt_label(counts, 2.0, 1e-5, T, calibration="tight", rng=np.random.default_rng(3))
+    res = btt_label(counts, epsilon=2.0, delta=1e-5, T=T, calibration="tight", rng=np.random.default_rng(3))
     assert res.n_answered == m and res.feasible
     np.testing.assert_array_equal(res.labels, np.arange(m) % 4)
 
@@ -184,7 +184,7 @@ def test_tie_released_only_with_probability_below_release_delta():
     counts = np.tile([7, 7], (m, 1))
     n_runs = 20_000
     rng = np.random.default_rng(2024)
-    released = sum(btt_label(counts, eps, delta, T, calibration="tight", rng=rng).n_answered > 0 for _ in range(n_runs))
+    released = sum(btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=rng).n_answered > 0 for _ in range(n_runs))
     # If the true probability is <= bound, exceeding the (1 − 1e-7) binomial quantile
     # happens with probability <= 1e-7.
     assert released <= stats.binom.isf(1e-7, n_runs, bound)
@@ -200,8 +200,8 @@ def test_tight_answers_at_least_as_many_as_paper():
     counts = np.zeros((m, 2), dtype=np.int64)
     counts[:, 0] = k
     for seed in range(5):
-        a = btt_label(counts, 4.0, 1e-5, T, calibration="paper", rng=seed)
-        b = btt_label(counts, 4.0, 1e-5, T, calibration="tight", rng=seed)
+        a = btt_label(counts, epsilon=4.0, delta=1e-5, T=T, calibration="paper", rng=seed)
+        b = btt_label(counts, epsilon=4.0, delta=1e-5, T=T, calibration="tight", rng=seed)
         assert b.n_answered >= a.n_answered
     assert not a.feasible and "teachers are needed" in a.reason
     assert b.feasible and b.n_answered > 100
@@ -209,7 +209,7 @@ def test_tight_answers_at_least_as_many_as_paper():
 
 def test_infeasible_reason_names_teachers_needed():
     counts = np.tile([10, 0], (50, 1))
-    res = btt_label(counts, 1.0, 1e-5, 10, rng=0)
+    res = btt_label(counts, epsilon=1.0, delta=1e-5, T=10, rng=0)
     assert not res.feasible
     assert "k = 10 teachers" in res.reason and "needed" in res.reason
     assert res.n_answered == 0
@@ -229,7 +229,7 @@ def test_soft_outer_bin_answered_by_test1_for_free():
     m, k, T = 300, 4000, 3
     scores = np.where(rng.uniform(size=(m, 1)) < 0.5, 0.0, 1.0) + rng.uniform(0, 0.04, (m, k)) * np.where(rng.uniform(size=(m, 1)) < 0.5, 1, 1)
     scores = np.clip(np.where(scores > 1, 2 - scores, scores), 0, 1)
-    res = btt_soft_label(scores, 4.0, 1e-5, T, 0.1, calibration="tight", rng=rng)
+    res = btt_soft_label(scores, epsilon=4.0, delta=1e-5, T=T, eta=0.1, calibration="tight", rng=rng)
     assert res.n_answered == m and res.n_bottom == 0
     assert set(np.round(res.scores, 6)) <= {0.05, 0.95}  # test-1 midpoints of the outer bins
 
@@ -239,7 +239,7 @@ def test_soft_straddling_edge_answered_by_test2():
     m, k, T = 60, 4000, 40
     # half the teachers in [0.27, 0.3), half in [0.3, 0.33): a tie on P_η, one bin of P̃_η
     scores = np.concatenate([rng.uniform(0.27, 0.2999, (m, k // 2)), rng.uniform(0.3, 0.33, (m, k // 2))], axis=1)
-    res = btt_soft_label(scores, 4.0, 1e-5, T, 0.1, calibration="tight", rng=rng)
+    res = btt_soft_label(scores, epsilon=4.0, delta=1e-5, T=T, eta=0.1, calibration="tight", rng=rng)
     answered = res.scores[~np.isnan(res.scores)]
     assert answered.size >= m // 2
     np.testing.assert_allclose(answered, 0.3)  # midpoint of the shifted bin [0.25, 0.35)
@@ -248,7 +248,7 @@ def test_soft_straddling_edge_answered_by_test2():
 def test_lnmax():
     rng = np.random.default_rng(8)
     counts = _votes(rng, 2000, 250, 10, p_right=0.9)
-    res = lnmax_label(counts, 0.05, delta=1e-5, rng=rng)
+    res = lnmax_label(counts, gamma=0.05, delta=1e-5, rng=rng)
     assert res.n_answered == 2000 and res.n_bottom == 0
     assert np.mean(res.labels == plurality(counts)) > 0.99
     simple = accounting.pate_simple_epsilon(0.05, 2000, 1e-5)
@@ -260,7 +260,7 @@ def test_lnmax():
 def test_lnmax_noise_level():
     """With a tie between two classes, LNMax picks each about half the time."""
     counts = np.tile([5, 5], (40_000, 1))
-    res = lnmax_label(counts, 1.0, rng=np.random.default_rng(9))
+    res = lnmax_label(counts, gamma=1.0, rng=np.random.default_rng(9))
     n0 = int(np.sum(res.labels == 0))
     # two-sided binomial acceptance region, false-failure probability 2e-7
     assert stats.binom.ppf(1e-7, 40_000, 0.5) <= n0 <= stats.binom.isf(1e-7, 40_000, 0.5)
@@ -271,34 +271,34 @@ def test_composition_baseline_and_a_stab():
     rng = np.random.default_rng(10)
     m = 200
     par = accounting.composition_baseline_parameters(4.0, 1e-5, m)
-    k_big = 2 * int(par["threshold"] + 60 / par["eps0"]) + 4   # margin 60/ε0 above Γ
+    k_big = 2 * int(par.threshold + 60 / par.eps0) + 4   # margin 60/ε0 above Γ
     counts = np.zeros((m, 3), dtype=np.int64)
     counts[: m // 2, 1] = k_big                       # unanimous: answered
     counts[m // 2 :, 0] = k_big // 2                  # ties: ⊥ unless noise > Γ (prob < δ0)
     counts[m // 2 :, 2] = k_big - k_big // 2
-    res = composition_baseline_label(counts, 4.0, 1e-5, rng=rng)
+    res = composition_baseline_label(counts, epsilon=4.0, delta=1e-5, rng=rng)
     # P[a unanimous query fails] <= e^{-60}; P[a tie passes] <= δ0 = 2.5e-8 (both negligible)
     assert np.all(res.labels[: m // 2] == 1)
     assert np.all(res.labels[m // 2 :] == BOTTOM)
     assert res.epsilon <= 4.0 + 1e-9 and res.delta <= 1e-5 * (1 + 1e-12)
-    one = a_stab_label(counts[:1], 1.0, 1e-6, rng=rng)
+    one = a_stab_label(counts[:1], epsilon=1.0, delta=1e-6, rng=rng)
     assert one.epsilon == 1.0 and one.delta == 1e-6 and one.labels[0] == 1
 
 
 def test_parameter_errors():
     counts = np.tile([3, 1], (5, 1))
     with pytest.raises(ParameterError):
-        btt_label(counts, 0, 1e-5, 3)
+        btt_label(counts, epsilon=0, delta=1e-5, T=3)
     with pytest.raises(ParameterError):
-        btt_label(counts, 1.0, 0.0, 3)
+        btt_label(counts, epsilon=1.0, delta=0.0, T=3)
     with pytest.raises(ParameterError):
-        btt_label(counts, 1.0, 1e-5, 0)
+        btt_label(counts, epsilon=1.0, delta=1e-5, T=0)
     with pytest.raises(ParameterError):
-        btt_soft_label(np.full((3, 4), 0.5), 1.0, 1e-5, 3, 0.3)
+        btt_soft_label(np.full((3, 4), 0.5), epsilon=1.0, delta=1e-5, T=3, eta=0.3)
     with pytest.raises(ParameterError):
-        lnmax_label(counts, -1.0)
+        lnmax_label(counts, gamma=-1.0)
     with pytest.raises(DataError):
-        btt_label(np.array([[3, 1], [2, 1]]), 1.0, 1e-5, 3)  # unequal vote totals
+        btt_label(np.array([[3, 1], [2, 1]]), epsilon=1.0, delta=1e-5, T=3)  # unequal vote totals
 
 
 # ---------------------------------------------------------------------------
@@ -323,7 +323,7 @@ def _scan_loop(values, thresholds, max_failures):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_sparse_vector_scan_matches_loop(seed):
-    from core.aggregators import sparse_vector_scan
+    from core.mechanisms import sparse_vector_scan
 
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 400))
@@ -341,9 +341,9 @@ def test_sparse_vector_scan_matches_loop(seed):
 
 def test_infeasible_reason_gives_advice_that_fits_the_mechanism():
     unanimous = np.array([[4, 0]] * 50)
-    paper = btt_label(unanimous, 1.0, 1e-5, 5, calibration="paper", rng=0)
-    tight = btt_label(unanimous, 1.0, 1e-5, 5, calibration="tight", rng=0)
-    base = composition_baseline_label(unanimous, 1.0, 1e-5, rng=0)
+    paper = btt_label(unanimous, epsilon=1.0, delta=1e-5, T=5, calibration="paper", rng=0)
+    tight = btt_label(unanimous, epsilon=1.0, delta=1e-5, T=5, calibration="tight", rng=0)
+    base = composition_baseline_label(unanimous, epsilon=1.0, delta=1e-5, rng=0)
     assert not paper.feasible and "use the tight calibration" in paper.reason
     assert not tight.feasible and "use the tight calibration" not in tight.reason and "lower T" in tight.reason
     assert not base.feasible and "lower T" not in base.reason and "fewer queries" in base.reason

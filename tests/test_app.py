@@ -286,7 +286,7 @@ def test_every_page_works_on_an_uploaded_csv(lab):
     ("mechanism", "explained", "parameter", "summary"),
     [
         ("btt", "answers a query only when the vote is *stable*", "threshold", "BTT, hard labels"),
-        ("btt_soft", "answers a query only when the vote is *stable*", "eta", "BTT, soft labels"),
+        ("btt-soft", "answers a query only when the vote is *stable*", "eta", "BTT, soft labels"),
         ("lnmax", "PATE's noisy max", "gamma", "PATE, Laplace noisy max"),
         ("baseline", "answers every query on its own", "eps0", "Advanced-composition baseline"),
     ],
@@ -306,7 +306,7 @@ def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, param
     if mechanism == "lnmax":
         assert m["Answered"] == str(M) and "γ (inverse noise scale)" in [s.label for s in at.slider]
         assert EPSILON not in [s.key for s in at.slider]
-    if mechanism == "btt_soft":  # soft labels on the binary default data: released scores
+    if mechanism == "btt-soft":  # soft labels on the binary default data: released scores
         assert "Mean absolute error of the released scores" in m
         assert "η (precision of a soft label)" in [s.label for s in at.select_slider]
 
@@ -343,7 +343,7 @@ def test_soft_labels_on_a_multiclass_dataset_say_why_not(lab):
     at.button[0].click().run()
     assert not at.exception and "Trained 10 teachers." in texts(at.success)
     go(at, "Private labeling")
-    at.radio(key=MECHANISM).set_value("btt_soft").run()
+    at.radio(key=MECHANISM).set_value("btt-soft").run()
     assert not at.exception, at.exception
     assert any("Soft labels need a binary task" in e for e in texts(at.error)), texts(at.error)
     # the rest of the session is intact: back to hard labels on the same ensemble

@@ -54,7 +54,7 @@ def test_runs_a_small_audit_and_shows_the_bound_next_to_the_claim(page):
 
 
 def test_teaching_variant_is_labelled_and_caught(page):
-    page.selectbox(key="audit_mechanism").set_value("printed_distance_a_stab").run()
+    page.selectbox(key="audit_mechanism").set_value("printed-distance-a-stab").run()
     assert any("Teaching example of a leak" in w.value for w in page.warning)
     page.select_slider(key="audit_trials").set_value(20_000)
     page.button(key="audit_run").click().run()
@@ -64,7 +64,7 @@ def test_teaching_variant_is_labelled_and_caught(page):
     assert any("Violation" in e.value for e in page.error)
 
 
-@pytest.mark.parametrize("mechanism", ["a_stab", "baseline", "btt_soft", "lnmax", "printed_distance_btt"])
+@pytest.mark.parametrize("mechanism", ["a-stab", "baseline", "btt-soft", "lnmax", "printed-distance-btt"])
 def test_every_mechanism_runs(page, mechanism):
     page.selectbox(key="audit_mechanism").set_value(mechanism).run()
     page.select_slider(key="audit_trials").set_value(20_000)

@@ -15,7 +15,7 @@ How these tests can fail, and how often they would by chance
   each test); the trial counts were chosen so that the bound's sampling error is a
   small fraction of that margin.
 * The fast vectorized samplers of ``core.audit`` are checked against the real
-  ``core.aggregators`` functions by a chi-square test of homogeneity rejected only at
+  ``core.mechanisms`` functions by a chi-square test of homogeneity rejected only at
   p < 1e-6 (false failure at most 1e-6 per comparison, asymptotically).
 
 The broken variants are written here, in the test module only (DESIGN §2: the printed
@@ -30,9 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from core import aggregators as ag
+from core import mechanisms as ag
+from core import pipeline
 from core.accounting import a_stab_threshold, calibrate_btt, composition_baseline_parameters
-from core.aggregators import BOTTOM, UNPROCESSED
+from core.mechanisms import BOTTOM, UNPROCESSED
 from core.audit import (
     AStabSampler,
     AUDIT_MECHANISMS,
@@ -56,7 +57,7 @@ from core.audit import (
 )
 from core.errors import ParameterError
 from core.noise import check_rng, discrete_laplace, laplace
-from core.stability import distance_to_instability, distance_to_instability_printed, plurality
+from core.mechanisms.stability import distance_to_instability, distance_to_instability_printed, plurality
 from core.validation import check_counts
 
 P_MIN = 1e-6
@@ -238,16 +239,16 @@ def test_soft_neighbouring_pairs_differ_in_one_teacher():
 @pytest.mark.parametrize("name", sorted(AUDIT_MECHANISMS) + sorted(TEACHING_MECHANISMS))
 def test_scenarios_claim_what_the_real_mechanism_reports(name):
     scn = scenario(name, epsilon=1.0, delta=1e-2, T=1, calibration="tight", gamma=1.0, eta=0.25)
-    if name == "btt_soft":
+    if name == "btt-soft":
         check_neighbouring_scores(scn.pair.a, scn.pair.b)
-        real = ag.btt_soft_label(scn.pair.a, 1.0, 1e-2, 1, 0.25, calibration="tight", rng=0)
+        real = ag.btt_soft_label(scn.pair.a, epsilon=1.0, delta=1e-2, T=1, eta=0.25, calibration="tight", rng=0)
     else:
         check_neighbouring_counts(scn.pair.a, scn.pair.b)
-        fn = {"printed_distance_a_stab": "a_stab", "printed_distance_btt": "btt"}.get(name, name)
+        fn = {"printed-distance-a-stab": "a-stab", "printed-distance-btt": "btt"}.get(name, name)
         kw = {"gamma": 1.0} if fn == "lnmax" else {"epsilon": 1.0, "delta": 1e-2}
         if fn == "btt":
             kw.update(T=1, calibration="tight")
-        real = ag.MECHANISMS[fn](scn.pair.a, **kw, rng=0)
+        real = pipeline.label(scn.pair.a, fn, kw, rng=0)
     assert (scn.claimed_epsilon, scn.claimed_delta) == (real.epsilon, real.delta)
     assert scn.teaching == (name in TEACHING_MECHANISMS)
 
@@ -276,7 +277,7 @@ class BrokenBTT:
         self.epsilon, self.delta, self.T, self.calibration, self.bug = epsilon, delta, T, calibration, bug
 
     def claim(self, counts):
-        r = ag.btt_label(counts, self.epsilon, self.delta, self.T, calibration=self.calibration, rng=0)
+        r = ag.btt_label(counts, epsilon=self.epsilon, delta=self.delta, T=self.T, calibration=self.calibration, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n, rng):
@@ -392,7 +393,7 @@ def case_printed_distance_a_stab():
     thr = a_stab_threshold(EPS, DELTA)
     d = int(math.floor((thr - 1) / 2))  # printed distances 2d+1 / 2d-1 straddle Γ
     pair = [p for p in neighbouring_pairs(60, distance=d - 1) if p.name == "top_loses_vote"][0]
-    claim = ag.a_stab_label(pair.a, EPS, DELTA, rng=0)
+    claim = ag.a_stab_label(pair.a, epsilon=EPS, delta=DELTA, rng=0)
     return Case("A_stab, printed distance", BrokenAStab(EPS, DELTA), pair.a, pair.b, claim.epsilon, claim.delta,
                 rng=101, min_ratio=1.5)
 
@@ -438,7 +439,7 @@ def case_release_noisy_distance():
 def case_half_noise_lnmax():
     # γ = 1 claims 2γ = 2 per answer; with Lap(1/(2γ)) the leak approaches 4.
     a, b = _rows([4], k=40), _rows([2], k=40)
-    claim = ag.lnmax_label(a, 1.0, rng=0)
+    claim = ag.lnmax_label(a, gamma=1.0, rng=0)
     return Case("LNMax with half the noise", HalfNoiseLNMax(1.0), a, b, claim.epsilon, claim.delta, rng=106,
                 min_ratio=1.4)
 
@@ -449,8 +450,8 @@ def n_bottom(out):
 
 
 CAUGHT_CASES = {
-    "printed_distance_a_stab": case_printed_distance_a_stab,
-    "printed_distance_btt": case_printed_distance_btt,
+    "printed-distance-a-stab": case_printed_distance_a_stab,
+    "printed-distance-btt": case_printed_distance_btt,
     "no_query_noise": case_no_query_noise,
     "no_cutoff": case_no_cutoff,
     "release_noisy_distance": case_release_noisy_distance,
@@ -471,7 +472,7 @@ def test_broken_variant_is_caught(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["printed_distance_btt", "no_cutoff"])
+@pytest.mark.parametrize("name", ["printed-distance-btt", "no_cutoff"])
 def test_the_correct_mechanism_passes_where_the_variant_is_caught(name):
     case = CAUGHT_CASES[name]()
     case.sampler = BTTSampler(EPS, DELTA, 1, calibration="tight")
@@ -580,7 +581,7 @@ def test_a_stab_passes_and_the_audit_is_tight_on_it():
 def test_composition_baseline_passes():
     for m in (2, 3):
         s = AStabSampler(EPS, DELTA, baseline=True)
-        thr = composition_baseline_parameters(EPS, DELTA, m)["threshold"]
+        thr = composition_baseline_parameters(EPS, DELTA, m).threshold
         d = int(math.floor(thr))
         for i, p in enumerate(neighbouring_pairs(2 * d + 40, distance=d - 1, n_queries=m)):
             if p.a.shape[0] != m and p.name != "top_loses_vote":
@@ -596,12 +597,12 @@ REAL_CASES = {
                   lambda: BTTSampler(EPS, DELTA, 1, calibration="tight"), "btt"),
     "btt-paper": (lambda: RealAggregator("btt", epsilon=EPS, delta=DELTA, T=1, calibration="paper"),
                   lambda: BTTSampler(EPS, DELTA, 1, calibration="paper"), "btt-paper"),
-    "btt_soft-tight": (lambda: RealAggregator("btt_soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="tight"),
-                       lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="tight"), "btt_soft"),
-    "btt_soft-paper": (lambda: RealAggregator("btt_soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
+    "btt_soft-tight": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="tight"),
+                       lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="tight"), "btt-soft"),
+    "btt_soft-paper": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="paper"), "btt_soft-paper"),
     "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0), lambda: LNMaxSampler(1.0), "lnmax"),
-    "a_stab": (lambda: RealAggregator("a_stab", epsilon=EPS, delta=DELTA), lambda: AStabSampler(EPS, DELTA), "a_stab"),
+    "a-stab": (lambda: RealAggregator("a-stab", epsilon=EPS, delta=DELTA), lambda: AStabSampler(EPS, DELTA), "a-stab"),
     "baseline": (lambda: RealAggregator("baseline", epsilon=EPS, delta=DELTA),
                  lambda: AStabSampler(EPS, DELTA, baseline=True), "baseline"),
 }
@@ -628,6 +629,6 @@ def test_real_aggregators_pass_the_audit(key):
     real, _, _ = REAL_CASES[key]
     mech = real()
     pair = _real_pair(key)
-    n = 20_000 if key in ("btt-tight", "btt-paper", "a_stab") else 8_000
+    n = 20_000 if key in ("btt-tight", "btt-paper", "a-stab") else 8_000
     r = _assert_passes(mech, pair.a, pair.b, mech.claim(pair.a), rng=800, n=n)
     assert r.n_trials == n

@@ -1,4 +1,4 @@
-"""Tests of core.bounds: hand-computed values (arithmetic in the comments), the loop
+"""Tests of core.theory: hand-computed values (arithmetic in the comments), the loop
 solver, monotonicity properties, feasibility boundary and vectorization."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import accounting, bounds
+from core import accounting
+from core import theory as bounds
 from core.errors import ParameterError
 from core.noise import discrete_laplace
 
@@ -93,7 +94,7 @@ def test_k_uses_beta_when_beta_half_is_below_delta():
 
 
 # ---------------------------------------------------------------------------------------
-# Baselines of the issue (accounting functions reached through core.bounds)
+# Baselines of the issue (accounting functions reached through core.theory)
 # ---------------------------------------------------------------------------------------
 
 
@@ -510,7 +511,7 @@ def test_expected_answers_composition_hand_value():
     # query has d = ceil(k/2) − 1 and passes with P[DLap(1/ε0) > Γ − d] = p0^(floor(Γ−d)+1)/(1+p0),
     # p0 = e^{−ε0}, for Γ − d >= 0.
     par = accounting.composition_baseline_parameters(1.0, 1e-5, 1000)
-    eps0, gam = par["eps0"], par["threshold"]
+    eps0, gam = par.eps0, par.threshold
     k = 4001
     d = math.ceil(k / 2) - 1  # 2000
     p0 = math.exp(-eps0)
@@ -637,11 +638,11 @@ def test_bad_parameters_raise_parameter_error(call):
 
 
 def test_pass_probability_and_min_teachers_match_the_mechanism():
-    # One unanimous query (m = 1) labeled by core.aggregators.btt_label: answered exactly
+    # One unanimous query (m = 1) labeled by core.mechanisms.btt_label: answered exactly
     # when d + DLap(2λ) > w + DLap(λ).  Small λ makes the 1/2 boundary sharp:
     # ε = 20, δ = 1e-3, T = 1: λ = sqrt(32·log(2000))/20 = sqrt(243.23)/20 = 0.7798,
     # w = 2λ·log(2000) = 1.5596·7.6009 = 11.854, so k_min = 2·11 + 3 = 25.
-    from core.aggregators import btt_label
+    from core.mechanisms import btt_label
 
     eps, delta, T = 20.0, 1e-3, 1
     cal = accounting.calibrate_btt(eps, delta, T, 1)
@@ -652,7 +653,7 @@ def test_pass_probability_and_min_teachers_match_the_mechanism():
     runs = 1500
     for k in (k_min - 1, k_min):
         p = float(bounds.btt_pass_probability(math.ceil(k / 2) - 1, cal.noise_scale, cal.threshold))
-        answered = sum(btt_label([[k, 0]], eps, delta, T, rng=rng).n_answered for _ in range(runs))
+        answered = sum(btt_label([[k, 0]], epsilon=eps, delta=delta, T=T, rng=rng).n_answered for _ in range(runs))
         assert abs(answered / runs - p) < 5 * math.sqrt(p * (1 - p) / runs)
         assert (p >= 0.5) == (k == k_min)
 

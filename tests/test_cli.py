@@ -20,16 +20,16 @@ import pandas as pd
 import pytest
 from sklearn.pipeline import make_pipeline
 
-from core import aggregators as agg
+from core import mechanisms as agg
 from core import audit as A
-from core import bounds as B
+from core import theory as B
 from core.accounting import a_stab_threshold, calibrate_btt, composition_baseline_parameters, pate_simple_epsilon
 from core.cli import EXIT_ERROR, EXIT_HALTED, EXIT_OK, EXIT_VIOLATION, ProgressBar, main
 from core.data import load_table, read_public
-from core.datasets import DATASETS_DIR, halfspaces
+from core.data import DATASETS_DIR, halfspaces
 from core.export import REPORT_KEYS, labeled_frame, privacy_report, report_json
-from core.learners import make_learner
-from core.teachers import train_teachers
+from core.ensemble.learners import make_learner
+from core.ensemble.teachers import train_teachers
 
 ROOT = Path(__file__).resolve().parents[1]
 N_PRIVATE, N_PUBLIC = 1600, 30
@@ -130,7 +130,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     public = read_public(files["public"], table)
     model = make_pipeline(table.preprocessor(), make_learner("gaussian_nb"))
     ensemble = train_teachers(table.features, table.labels, model, 160, n_classes=2, rng=rng)
-    result = agg.btt_label(ensemble.vote_counts(public), 50.0, 1e-5, 30, calibration="tight", beta=0.05, rng=rng)
+    result = agg.btt_label(ensemble.vote_counts(public), epsilon=50.0, delta=1e-5, T=30, calibration="tight", beta=0.05, rng=rng)
     expected_csv = labeled_frame(public, result, table.class_names).to_csv(index=False)
     assert (tmp_path / "labeled.csv").read_text(encoding="utf-8") == expected_csv
     expected_report = report_json(privacy_report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
@@ -144,7 +144,7 @@ def test_label_btt_soft(files, tmp_path, capsys):
     # T = m: at most 2T = 2m failed tests, two per query, so the run never halts early.
     rc = main(label_args(files, tmp_path, mechanism=("btt-soft", "--epsilon", "50", "--T", "30", "--eta", "0.25")))
     assert rc == EXIT_OK, capsys.readouterr().err
-    labeled, report = check_outputs(tmp_path, "btt_soft")
+    labeled, report = check_outputs(tmp_path, "btt-soft")
     answered = labeled["answered"].astype(str) == "True"
     scores = labeled["label"][answered].astype(float)
     # released scores are bin midpoints of P_eta (k/8) or of the shifted bins (k/4)
@@ -178,7 +178,7 @@ def test_label_baseline(files, tmp_path, capsys):
     _, report = check_outputs(tmp_path, "baseline")
     assert report["counts"]["not_processed"] == 0
     expected = composition_baseline_parameters(20.0, 1e-5, N_PUBLIC)
-    assert report["parameters"]["eps0"] == expected["eps0"]
+    assert report["parameters"]["eps0"] == expected.eps0
 
 
 # ------------------------------------------------------------------------------ label: halting
@@ -404,10 +404,10 @@ def test_bounds_json_equals_the_library(capsys):
     assert btt["epsilon"] == cal.guarantee.epsilon and btt["delta"] == cal.guarantee.delta
     assert btt["k_recommended"] == float(B.btt_num_teachers(cal.noise_scale, 1000, 10, 1e-5, 0.05))
     assert btt["k_min_unanimous"] == B.btt_min_teachers(1.0, 1e-5, 10, 1000, "paper") == 4781  # docstring value
-    assert math.isclose(btt["k_recommended"], 66_441, rel_tol=1e-4)  # core.bounds docstring example
-    assert data["a_stab"]["threshold"] == a_stab_threshold(1.0, 1e-5)
+    assert math.isclose(btt["k_recommended"], 66_441, rel_tol=1e-4)  # core.theory docstring example
+    assert data["a-stab"]["threshold"] == a_stab_threshold(1.0, 1e-5)
     base = composition_baseline_parameters(1.0, 1e-5, 1000)
-    assert data["baseline"]["eps0"] == base["eps0"] and data["baseline"]["epsilon"] == base["guarantee"].epsilon
+    assert data["baseline"]["eps0"] == base.eps0 and data["baseline"]["epsilon"] == base.guarantee.epsilon
     assert data["lnmax"]["epsilon_pate_simple"] == pate_simple_epsilon(0.05, 1000, 1e-5)
     thm = data["theorem_3_2"]
     assert thm["cutoff_T"] == float(B.cutoff_T(0.0, 0.01, 1000, 0.05))
@@ -415,7 +415,7 @@ def test_bounds_json_equals_the_library(capsys):
     loop = B.solve_btt_parameters(1e10, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper")
     assert data["loop_solver"]["feasible"] is True
     assert data["loop_solver"]["k"] == loop.k and data["loop_solver"]["T"] == loop.T
-    assert math.isclose(loop.k, 192_769, rel_tol=1e-4)  # core.bounds docstring example
+    assert math.isclose(loop.k, 192_769, rel_tol=1e-4)  # core.theory docstring example
 
 
 def test_bounds_table_shows_the_json_values(capsys):

@@ -1,4 +1,4 @@
-"""Tests of core.datasets: bundled CSV files and the teaching generators.
+"""Tests of core.data: bundled CSV files and the teaching generators.
 
 Statistical checks use fixed seeds and Hoeffding bounds: for the mean of n independent
 variables with range R, P[|mean - expectation| >= t] <= 2 exp(-2 n t^2 / R^2).  Each
@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import norm
 
 from core.data import Table
-from core.datasets import (
+from core.data import (
     BUNDLED,
     DATASETS_DIR,
     GENERATORS,

@@ -1,4 +1,4 @@
-"""Teachers on a Dask cluster and under other joblib backends (core.distributed).
+"""Teachers on a Dask cluster and under other joblib backends (core.ensemble.distributed).
 
 The cluster tests start one local ``dask.distributed`` cluster with two worker
 processes for the whole module (one xdist group, so a single pytest worker owns it) and
@@ -22,11 +22,11 @@ import pytest
 from joblib import parallel_config
 from sklearn.linear_model import LogisticRegression
 
-from core import distributed as cd
-from core.datasets import halfspaces
-from core.distributed import joblib_backend
+from core.ensemble import distributed as cd
+from core.data import halfspaces
+from core.ensemble.distributed import joblib_backend
 from core.errors import ParameterError, PrivacyWarning
-from core.teachers import train_teachers
+from core.ensemble.teachers import train_teachers
 
 K = 40
 # One xdist group keeps the module's cluster on a single pytest worker (`make test` runs
@@ -307,7 +307,7 @@ def test_malformed_address_leaves_no_client_behind():
     import subprocess
 
     code = (
-        "from core.distributed import joblib_backend\n"
+        "from core.ensemble.distributed import joblib_backend\n"
         "try:\n"
         "    with joblib_backend('dask', 'nonsense'):\n"
         "        pass\n"

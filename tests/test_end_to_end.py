@@ -11,7 +11,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from core import btt_label, lnmax_label, train_student, train_teachers
-from core.datasets import halfspaces
+from core.data import halfspaces
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def task():
 def test_btt_tight_end_to_end(task):
     teachers = train_teachers(task["X_priv"], task["y_priv"], LogisticRegression(), k=2000, rng=1)
     votes = teachers.vote_counts(task["X_pub"])
-    res = btt_label(votes, 8.0, 1e-5, 50, calibration="tight", rng=2)
+    res = btt_label(votes, epsilon=8.0, delta=1e-5, T=50, calibration="tight", rng=2)
     assert res.epsilon <= 8.0 and res.delta <= 1e-5
     assert res.n_answered >= 150
     answered = res.answered
@@ -44,7 +44,7 @@ def test_btt_tight_end_to_end(task):
 def test_lnmax_end_to_end(task):
     teachers = train_teachers(task["X_priv"], task["y_priv"], LogisticRegression(), k=250, rng=3)
     votes = teachers.vote_counts(task["X_pub"])
-    res = lnmax_label(votes, 0.05, delta=1e-5, rng=4)
+    res = lnmax_label(votes, gamma=0.05, delta=1e-5, rng=4)
     assert res.n_answered == 2000
     assert np.mean(res.labels == task["y_pub"]) >= 0.95
     assert res.epsilon_data_dependent is not None and 0 < res.epsilon_data_dependent < res.epsilon

@@ -5,7 +5,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from core import PrivateEnsembleClassifier
-from core.datasets import halfspaces
+from core.data import halfspaces
 from core.errors import BudgetExhausted, NotFittedError, ParameterError
 
 

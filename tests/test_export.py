@@ -10,7 +10,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import core
-from core.aggregators import BOTTOM, UNPROCESSED, LabelingResult
+from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
 from core.errors import DataError, ParameterError, SchemaError
 from core.export import (
     FORBIDDEN_WORDS,
@@ -74,7 +74,7 @@ def test_bottom_rows_are_empty_in_csv(public):
 def test_soft_labels_write_the_released_score(public):
     labels = [1, BOTTOM, 1, 1, UNPROCESSED, 1]
     scores = [0.125, np.nan, 0.875, 0.5, np.nan, 0.375]
-    frame = labeled_frame(public, make_result(labels, scores, mechanism="btt_soft"), None)
+    frame = labeled_frame(public, make_result(labels, scores, mechanism="btt-soft"), None)
     assert list(frame["label"]) == [0.125, "", 0.875, 0.5, "", 0.375]
     assert frame.to_csv(index=False).splitlines()[2].split(",")[3] == ""
 
@@ -171,10 +171,10 @@ def test_allow_list_survives_the_forbidden_words():
 
 
 def test_report_of_real_mechanism_params_is_json_and_drops_nothing_public():
-    from core.aggregators import btt_label, lnmax_label
+    from core.mechanisms import btt_label, lnmax_label
 
     counts = np.tile([[45, 5]], (20, 1))
-    for result in (btt_label(counts, 8.0, 1e-5, 5, calibration="tight", rng=0), lnmax_label(counts, 0.05, rng=0)):
+    for result in (btt_label(counts, epsilon=8.0, delta=1e-5, T=5, calibration="tight", rng=0), lnmax_label(counts, gamma=0.05, rng=0)):
         rep = privacy_report(result, n_private=500, n_public=20, learner=LogisticRegression(), k=50)
         assert set(rep["parameters"]) == {name for name in result.params if name in PUBLIC_PARAMETERS}
         assert json.loads(report_json(rep)) == rep
@@ -198,7 +198,7 @@ def test_report_json_is_stable_and_strict():
 
 
 def test_report_learner_descriptions():
-    from core.teachers import train_teachers
+    from core.ensemble.teachers import train_teachers
 
     gen = np.random.default_rng(0)
     X = gen.normal(size=(60, 2))

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import aggregators as ag
+from core import mechanisms as ag
 from core.export import (
     FORBIDDEN_WORDS,
     LABEL_COLUMNS,
@@ -28,7 +28,7 @@ from core.export import (
     privacy_report,
     report_json,
 )
-from core.stability import distance_to_instability, margins
+from core.mechanisms.stability import distance_to_instability, margins
 
 K = 7919
 SEED = 987_654_321  # a seed used for the noise: it must appear nowhere in an export
@@ -66,12 +66,12 @@ def _public(m):
 def _results():
     c = _counts()
     return {
-        "btt": ag.btt_label(c, 20.0, 1e-5, 2, calibration="tight", rng=SEED),
-        "btt_paper": ag.btt_label(c, 1.0, 1e-5, 1, calibration="paper", rng=SEED),
-        "btt_soft": ag.btt_soft_label(_scores(), 10.0, 1e-5, 2, 0.1, calibration="tight", rng=SEED),
-        "lnmax": ag.lnmax_label(c, 0.05, delta=1e-5, rng=SEED),
-        "baseline": ag.composition_baseline_label(c, 20.0, 1e-5, rng=SEED),
-        "a_stab": ag.a_stab_label(c, 5.0, 1e-5, rng=SEED),
+        "btt": ag.btt_label(c, epsilon=20.0, delta=1e-5, T=2, calibration="tight", rng=SEED),
+        "btt_paper": ag.btt_label(c, epsilon=1.0, delta=1e-5, T=1, calibration="paper", rng=SEED),
+        "btt-soft": ag.btt_soft_label(_scores(), epsilon=10.0, delta=1e-5, T=2, eta=0.1, calibration="tight", rng=SEED),
+        "lnmax": ag.lnmax_label(c, gamma=0.05, delta=1e-5, rng=SEED),
+        "baseline": ag.composition_baseline_label(c, epsilon=20.0, delta=1e-5, rng=SEED),
+        "a-stab": ag.a_stab_label(c, epsilon=5.0, delta=1e-5, rng=SEED),
     }
 
 

@@ -1,4 +1,4 @@
-"""Tests of the learner registry (core.learners)."""
+"""Tests of the learner registry (core.ensemble.learners)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from sklearn.base import clone, is_classifier
 
 from core.errors import ParameterError
-from core.learners import LEARNERS, Hyperparameter, learner_names, make_learner, parse_assignments
+from core.ensemble.learners import LEARNERS, Hyperparameter, learner_names, make_learner, parse_assignments
 
 EXPECTED = {
     "logistic_regression",

@@ -186,7 +186,7 @@ def test_integer_mechanisms_never_draw_continuous_noise(monkeypatch):
     """BTT (hard and soft), A_stab and the baseline add only discrete Laplace noise to
     their integer distances and thresholds: with the continuous sampler disabled they
     still run.  Only LNMax (PATE's analysis is for continuous Laplace) uses it."""
-    from core import aggregators
+    from core import mechanisms as aggregators
 
     def forbidden(*args, **kwargs):
         raise AssertionError("continuous Laplace noise drawn by an integer-valued mechanism")
@@ -194,19 +194,19 @@ def test_integer_mechanisms_never_draw_continuous_noise(monkeypatch):
     monkeypatch.setattr(noise, "laplace", forbidden)
     counts = _counts()
     scores = np.array([[0.1, 0.2, 0.15, 0.9], [0.6, 0.62, 0.7, 0.65]])
-    aggregators.btt_label(counts, 1.0, 1e-3, 2, calibration="tight", rng=0)
-    aggregators.btt_label(counts, 1.0, 1e-3, 2, calibration="paper", rng=0)
-    aggregators.btt_soft_label(scores, 1.0, 1e-3, 2, 0.25, rng=0)
-    aggregators.a_stab_label(counts, 1.0, 1e-3, rng=0)
-    aggregators.composition_baseline_label(counts, 1.0, 1e-3, rng=0)
+    aggregators.btt_label(counts, epsilon=1.0, delta=1e-3, T=2, calibration="tight", rng=0)
+    aggregators.btt_label(counts, epsilon=1.0, delta=1e-3, T=2, calibration="paper", rng=0)
+    aggregators.btt_soft_label(scores, epsilon=1.0, delta=1e-3, T=2, eta=0.25, rng=0)
+    aggregators.a_stab_label(counts, epsilon=1.0, delta=1e-3, rng=0)
+    aggregators.composition_baseline_label(counts, epsilon=1.0, delta=1e-3, rng=0)
     with pytest.raises(AssertionError, match="continuous"):
-        aggregators.lnmax_label(counts, 0.5, rng=0)
+        aggregators.lnmax_label(counts, gamma=0.5, rng=0)
 
 
 def test_mechanisms_take_all_randomness_from_the_noise_module(monkeypatch):
     """With the noise module returning zeros the mechanisms are deterministic, whatever
     the generator: no other source of randomness is used."""
-    from core import aggregators
+    from core import mechanisms as aggregators
 
     monkeypatch.setattr(noise, "discrete_laplace", lambda scale, size=None, rng=None: np.zeros(size, dtype=np.int64))
     monkeypatch.setattr(noise, "laplace", lambda scale, size=None, rng=None: np.zeros(size))

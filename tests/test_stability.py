@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.errors import DataError
-from core.stability import (
+from core.mechanisms.stability import (
     distance_to_instability,
     distance_to_instability_printed,
     margins,

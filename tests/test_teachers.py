@@ -1,4 +1,4 @@
-"""Tests of the teacher ensemble (core.teachers)."""
+"""Tests of the teacher ensemble (core.ensemble.teachers)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from core.errors import DataError, ParameterError
-from core.learners import make_learner
-from core.teachers import ConstantClassifier, TeacherEnsemble, default_block_size, seed_estimator, train_teachers
+from core.ensemble.learners import make_learner
+from core.ensemble.teachers import ConstantClassifier, TeacherEnsemble, default_block_size, seed_estimator, train_teachers
 
 
 class RowRecorder(ClassifierMixin, BaseEstimator):

@@ -1,4 +1,4 @@
-"""Tests of the student (core.transfer), on LabelingResult objects built by hand."""
+"""Tests of the student (core.ensemble.student), on LabelingResult objects built by hand."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import LinearSVC
 
-from core.aggregators import BOTTOM, UNPROCESSED, LabelingResult
+from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
 from core.errors import DataError, ParameterError
-from core.learners import make_learner
-from core.transfer import Student, least_confident_first, train_student
+from core.ensemble.learners import make_learner
+from core.ensemble.student import Student, least_confident_first, train_student
 
 
 class Recorder(ClassifierMixin, BaseEstimator):
@@ -130,10 +130,10 @@ def test_soft_labels_are_thresholded_at_one_half():
     X, _ = two_blobs(6)
     labels = [1, 1, 1, BOTTOM, UNPROCESSED, 1]
     scores = [0.25, 0.5, 0.75, np.nan, np.nan, 0.45]
-    student = train_student(X, make_result(labels, scores, mechanism="btt_soft"), Recorder(), rng=0)
+    student = train_student(X, make_result(labels, scores, mechanism="btt-soft"), Recorder(), rng=0)
     assert np.array_equal(student.model.rows_, [0, 1, 2, 5])
     assert np.array_equal(student.model.y_, [0, 1, 1, 0])
-    assert student.n_classes == 2 and student.mechanism == "btt_soft"
+    assert student.n_classes == 2 and student.mechanism == "btt-soft"
 
 
 def test_student_carries_the_labeling_guarantee():

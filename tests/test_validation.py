@@ -202,32 +202,32 @@ SCORES = np.array([[0.1, 0.2, 0.9, 0.15], [0.6, 0.7, 0.65, 0.9]])
 
 
 def _mechanism_calls():
-    from core import aggregators as ag
+    from core import mechanisms as ag
 
     return {
-        "btt": lambda **kw: ag.btt_label(kw.pop("counts", COUNTS), kw.pop("epsilon", 1.0), kw.pop("delta", 1e-3), kw.pop("T", 2), rng=0, **kw),
-        "btt_soft": lambda **kw: ag.btt_soft_label(kw.pop("scores", SCORES), kw.pop("epsilon", 1.0), kw.pop("delta", 1e-3), kw.pop("T", 2), kw.pop("eta", 0.25), rng=0, **kw),
-        "a_stab": lambda **kw: ag.a_stab_label(kw.pop("counts", COUNTS), kw.pop("epsilon", 1.0), kw.pop("delta", 1e-3), rng=0, **kw),
-        "baseline": lambda **kw: ag.composition_baseline_label(kw.pop("counts", COUNTS), kw.pop("epsilon", 1.0), kw.pop("delta", 1e-3), rng=0, **kw),
-        "lnmax": lambda **kw: ag.lnmax_label(kw.pop("counts", COUNTS), kw.pop("gamma", 0.5), rng=0, **kw),
+        "btt": lambda **kw: ag.btt_label(kw.pop("counts", COUNTS), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), T=kw.pop("T", 2), rng=0, **kw),
+        "btt-soft": lambda **kw: ag.btt_soft_label(kw.pop("scores", SCORES), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), T=kw.pop("T", 2), eta=kw.pop("eta", 0.25), rng=0, **kw),
+        "a-stab": lambda **kw: ag.a_stab_label(kw.pop("counts", COUNTS), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), rng=0, **kw),
+        "baseline": lambda **kw: ag.composition_baseline_label(kw.pop("counts", COUNTS), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), rng=0, **kw),
+        "lnmax": lambda **kw: ag.lnmax_label(kw.pop("counts", COUNTS), gamma=kw.pop("gamma", 0.5), rng=0, **kw),
     }
 
 
-@pytest.mark.parametrize("name", ["btt", "btt_soft", "a_stab", "baseline"])
+@pytest.mark.parametrize("name", ["btt", "btt-soft", "a-stab", "baseline"])
 @pytest.mark.parametrize("eps", [0, -1.0, NAN, INF])
 def test_mechanisms_reject_bad_epsilon(name, eps):
     with pytest.raises(ParameterError, match="epsilon"):
         _mechanism_calls()[name](epsilon=eps)
 
 
-@pytest.mark.parametrize("name", ["btt", "btt_soft", "a_stab", "baseline", "lnmax"])
+@pytest.mark.parametrize("name", ["btt", "btt-soft", "a-stab", "baseline", "lnmax"])
 @pytest.mark.parametrize("delta", [0, 1, -1e-5, 1.5, NAN])
 def test_mechanisms_reject_bad_delta(name, delta):
     with pytest.raises(ParameterError, match="delta"):
         _mechanism_calls()[name](delta=delta)
 
 
-@pytest.mark.parametrize("name", ["btt", "btt_soft"])
+@pytest.mark.parametrize("name", ["btt", "btt-soft"])
 @pytest.mark.parametrize("T", [0, -1, 1.5])
 def test_btt_rejects_bad_T(name, T):
     with pytest.raises(ParameterError, match="T"):
@@ -237,10 +237,10 @@ def test_btt_rejects_bad_T(name, T):
 @pytest.mark.parametrize("eta", [0.3, 0, 1, -0.5])
 def test_soft_labels_reject_bad_eta(eta):
     with pytest.raises(ParameterError, match="eta"):
-        _mechanism_calls()["btt_soft"](eta=eta)
+        _mechanism_calls()["btt-soft"](eta=eta)
 
 
-@pytest.mark.parametrize("name", ["btt", "btt_soft"])
+@pytest.mark.parametrize("name", ["btt", "btt-soft"])
 def test_btt_rejects_bad_calibration_and_beta(name):
     with pytest.raises(ParameterError, match="calibration"):
         _mechanism_calls()[name](calibration="loose")
@@ -254,7 +254,7 @@ def test_lnmax_rejects_bad_gamma(gamma):
         _mechanism_calls()["lnmax"](gamma=gamma)
 
 
-@pytest.mark.parametrize("name", ["btt", "a_stab", "baseline", "lnmax"])
+@pytest.mark.parametrize("name", ["btt", "a-stab", "baseline", "lnmax"])
 @pytest.mark.parametrize("counts", [np.array([[3, -1]]), np.array([[2, 1], [1, 1]]), np.array([1, 2]), np.array([[0.5, 1.5]])])
 def test_mechanisms_reject_bad_counts(name, counts):
     with pytest.raises(DataError):
@@ -264,7 +264,7 @@ def test_mechanisms_reject_bad_counts(name, counts):
 @pytest.mark.parametrize("scores", [np.array([[0.2, 1.5]]), np.array([[np.nan, 0.5]]), np.array([0.1, 0.2])])
 def test_soft_labels_reject_bad_scores(scores):
     with pytest.raises(DataError):
-        _mechanism_calls()["btt_soft"](scores=scores)
+        _mechanism_calls()["btt-soft"](scores=scores)
 
 
 # ----------------------------------------------------------------------------- teachers
@@ -280,7 +280,7 @@ def _xy(n):
 
 @pytest.mark.parametrize("k, n, match", [(1, 20, "at least 2"), (21, 20, "more than"), (11, 20, "fewer than two rows")])
 def test_train_teachers_rejects_bad_k(k, n, match):
-    from core.teachers import train_teachers
+    from core.ensemble.teachers import train_teachers
 
     X, y = _xy(n)
     with pytest.raises(ParameterError, match=match):

@@ -30,8 +30,8 @@ or ``(n_trials, d)`` (a row per trial, e.g. the released label vector; rows are 
 to one int64 per trial, and a hash collision only merges outputs, which is again a
 post-processing).  :class:`BTTSampler` and friends below sample the library's mechanisms
 many times at once from the same building blocks the aggregators use
-(:mod:`core.stability`, :mod:`core.noise`, :mod:`core.accounting`); :class:`RealAggregator`
-calls the real :mod:`core.aggregators` functions once per trial, to test the real code
+(:mod:`core.mechanisms.stability`, :mod:`core.noise`, :mod:`core.accounting`); :class:`RealAggregator`
+calls the real :mod:`core.mechanisms` functions once per trial, to test the real code
 and to cross-check the fast samplers (:func:`compare_samplers`).
 """
 
@@ -44,11 +44,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from .errors import ParameterError
-from .noise import RNGLike, check_rng
-from .validation import check_counts, check_probability, check_scores
+from core.errors import ParameterError
+from core.noise import RNGLike, check_rng
+from core.validation import check_counts, check_probability, check_scores
 
 __all__ = [
+    "audit_mechanisms",
+    "builtin_scenario",
+    "builtin_pairs",
+    "TEACHING_MECHANISMS",
     "AuditResult",
     "audit",
     "clopper_pearson",
@@ -679,7 +683,7 @@ def soft_neighbouring_pairs(k: int, eta: float, *, distance: int = 0) -> list[Ne
         split between two bins; one teacher moves.  ``outer_half_bin``: a teacher moves
         from the outer half-bin (dropped by the shifted bins) into a kept bin.
     """
-    from .validation import check_eta
+    from core.validation import check_eta
 
     eta, n_bins = check_eta(eta)
     k = int(k)
@@ -719,7 +723,7 @@ def soft_neighbouring_pairs(k: int, eta: float, *, distance: int = 0) -> list[Ne
 # ----------------------------------------------------------------------------- samplers
 #
 # Trial-vectorized samplers of the library's mechanisms.  They use the same building
-# blocks as core.aggregators (distance from core.stability, noise from core.noise,
+# blocks as core.mechanisms (distance from core.mechanisms.stability, noise from core.noise,
 # calibration from core.accounting) and the same decision rules; the audit tests
 # cross-check their output distribution against the real functions
 # (RealAggregator + compare_samplers).
@@ -733,12 +737,12 @@ def _encode_soft(labels: np.ndarray, scores: np.ndarray, n_bins: int) -> np.ndar
 
 
 class BTTSampler:
-    """Vectorized sampler of :func:`core.aggregators.btt_label`.
+    """Vectorized sampler of :func:`core.mechanisms.btt_label`.
 
     ``sampler(counts, n_trials, rng)`` returns the released label vectors, shape
     ``(n_trials, m)`` (class id, ``BOTTOM`` or ``UNPROCESSED``), each trial an
     independent run: threshold noise ``DLap(λ)`` per round and query noise ``DLap(2λ)``
-    per query, compared as in :func:`core.aggregators.sparse_vector_scan`.
+    per query, compared as in :func:`core.mechanisms.sparse_vector_scan`.
 
     Parameters
     ----------
@@ -746,35 +750,35 @@ class BTTSampler:
     T : int
     calibration : {"paper", "tight"}
     distance : callable, optional
-        Distance to instability (default :func:`core.stability.distance_to_instability`);
+        Distance to instability (default :func:`core.mechanisms.stability.distance_to_instability`);
         the printed form here is the audit's teaching example of a leak.
     """
 
     name = "btt"
 
     def __init__(self, epsilon: float, delta: float, T: int, *, calibration: str = "paper", distance=None):
-        from .stability import distance_to_instability
+        from core.mechanisms.stability import distance_to_instability
 
         self.epsilon, self.delta, self.T, self.calibration = epsilon, delta, T, calibration
         self.distance = distance or distance_to_instability
 
     def calibration_for(self, m: int):
         """The :class:`core.accounting.BTTCalibration` for ``m`` queries."""
-        from .accounting import calibrate_btt
+        from core.accounting.btt import calibrate_btt
 
         return calibrate_btt(self.epsilon, self.delta, self.T, m, self.calibration)
 
     def claim(self, counts) -> tuple[float, float]:
-        """The (ε, δ) the real :func:`~core.aggregators.btt_label` reports on ``counts``."""
-        from .aggregators import btt_label
+        """The (ε, δ) the real :func:`~core.mechanisms.btt_label` reports on ``counts``."""
+        from core.mechanisms.btt import btt_label
 
-        r = btt_label(counts, self.epsilon, self.delta, self.T, calibration=self.calibration, rng=0)
+        r = btt_label(counts, epsilon=self.epsilon, delta=self.delta, T=self.T, calibration=self.calibration, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:
-        from .aggregators import BOTTOM, UNPROCESSED
-        from .noise import discrete_laplace
-        from .stability import plurality
+        from core.mechanisms.result import BOTTOM, UNPROCESSED
+        from core.noise import discrete_laplace
+        from core.mechanisms.stability import plurality
 
         counts = check_counts(counts)
         m = counts.shape[0]
@@ -798,29 +802,30 @@ class BTTSampler:
 
 
 class BTTSoftSampler:
-    """Vectorized sampler of :func:`core.aggregators.btt_soft_label`.
+    """Vectorized sampler of :func:`core.mechanisms.btt_soft_label`.
 
     Returns encoded outputs ``(n_trials, m)``: a released score ``s`` as
     ``round(2·s/η)``, ⊥ as -1, not processed as -2 (see :func:`_encode_soft`).
     """
 
-    name = "btt_soft"
+    name = "btt-soft"
 
     def __init__(self, epsilon: float, delta: float, T: int, eta: float, *, calibration: str = "paper"):
         self.epsilon, self.delta, self.T, self.eta, self.calibration = epsilon, delta, T, eta, calibration
 
     def claim(self, scores) -> tuple[float, float]:
-        from .aggregators import btt_soft_label
+        from core.mechanisms.soft import btt_soft_label
 
-        r = btt_soft_label(scores, self.epsilon, self.delta, self.T, self.eta, calibration=self.calibration, rng=0)
+        r = btt_soft_label(scores, epsilon=self.epsilon, delta=self.delta, T=self.T, eta=self.eta, calibration=self.calibration, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, scores, n_trials: int, rng) -> np.ndarray:
-        from .accounting import calibrate_btt
-        from .aggregators import BOTTOM, UNPROCESSED, soft_bin_histograms
-        from .noise import discrete_laplace
-        from .stability import distance_to_instability
-        from .validation import check_eta
+        from core.accounting.btt import calibrate_btt
+        from core.mechanisms.result import BOTTOM, UNPROCESSED
+        from core.mechanisms.soft import soft_bin_histograms
+        from core.noise import discrete_laplace
+        from core.mechanisms.stability import distance_to_instability
+        from core.validation import check_eta
 
         scores = check_scores(scores)
         _, n_bins = check_eta(self.eta)
@@ -855,7 +860,7 @@ class BTTSoftSampler:
 
 
 class LNMaxSampler:
-    """Vectorized sampler of :func:`core.aggregators.lnmax_label`: label vectors
+    """Vectorized sampler of :func:`core.mechanisms.lnmax_label`: label vectors
     ``argmax_j (counts[i, j] + Lap(1/γ))``, shape ``(n_trials, m)``."""
 
     name = "lnmax"
@@ -864,13 +869,13 @@ class LNMaxSampler:
         self.gamma, self.delta = gamma, delta
 
     def claim(self, counts) -> tuple[float, float]:
-        from .aggregators import lnmax_label
+        from core.mechanisms.lnmax import lnmax_label
 
-        r = lnmax_label(counts, self.gamma, delta=self.delta, rng=0)
+        r = lnmax_label(counts, gamma=self.gamma, delta=self.delta, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:
-        from .noise import laplace
+        from core.noise import laplace
 
         counts = check_counts(counts)
         noisy = counts[None, :, :] + laplace(1.0 / self.gamma, (n_trials,) + counts.shape, check_rng(rng))
@@ -878,8 +883,8 @@ class LNMaxSampler:
 
 
 class AStabSampler:
-    """Vectorized sampler of :func:`core.aggregators.a_stab_label` (``baseline=False``)
-    or :func:`core.aggregators.composition_baseline_label` (``baseline=True``): each
+    """Vectorized sampler of :func:`core.mechanisms.a_stab_label` (``baseline=False``)
+    or :func:`core.mechanisms.composition_baseline_label` (``baseline=True``): each
     query independently, ``dist + DLap(1/ε0) > Γ`` releases the plurality, else ⊥.
 
     Parameters
@@ -892,32 +897,32 @@ class AStabSampler:
     """
 
     def __init__(self, epsilon: float, delta: float, *, baseline: bool = False, distance=None):
-        from .stability import distance_to_instability
+        from core.mechanisms.stability import distance_to_instability
 
         self.epsilon, self.delta, self.baseline = epsilon, delta, baseline
         self.distance = distance or distance_to_instability
-        self.name = "baseline" if baseline else "a_stab"
+        self.name = "baseline" if baseline else "a-stab"
 
     def parameters(self, m: int) -> tuple[float, float]:
         """Per-query ``(ε0, Γ)``."""
-        from .accounting import a_stab_threshold, composition_baseline_parameters
+        from core.accounting.baseline import a_stab_threshold, composition_baseline_parameters
 
         if self.baseline:
             par = composition_baseline_parameters(self.epsilon, self.delta, m)
-            return par["eps0"], par["threshold"]
+            return par.eps0, par.threshold
         return float(self.epsilon), a_stab_threshold(self.epsilon, self.delta)
 
     def claim(self, counts) -> tuple[float, float]:
-        from .aggregators import a_stab_label, composition_baseline_label
+        from core.mechanisms.a_stab import a_stab_label, composition_baseline_label
 
         fn = composition_baseline_label if self.baseline else a_stab_label
-        r = fn(counts, self.epsilon, self.delta, rng=0)
+        r = fn(counts, epsilon=self.epsilon, delta=self.delta, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:
-        from .aggregators import BOTTOM
-        from .noise import discrete_laplace
-        from .stability import plurality
+        from core.mechanisms.result import BOTTOM
+        from core.noise import discrete_laplace
+        from core.mechanisms.stability import plurality
 
         counts = check_counts(counts)
         eps0, gamma_thr = self.parameters(counts.shape[0])
@@ -927,7 +932,7 @@ class AStabSampler:
 
 
 class RealAggregator:
-    """Audit adapter that calls a real :mod:`core.aggregators` function once per trial.
+    """Audit adapter that calls a real :mod:`core.mechanisms` function once per trial.
 
     Slow (one call per trial) but it tests the library's code itself.  Outputs are the
     released label vectors ``(n_trials, m)``; for ``btt_soft`` the encoded scores as in
@@ -936,34 +941,32 @@ class RealAggregator:
     Parameters
     ----------
     mechanism : str
-        A key of :data:`core.aggregators.MECHANISMS`.
+        A registered mechanism (:mod:`core.mechanisms.registry`).
     **params
         The function's parameters other than the input and ``rng``.
     """
 
     def __init__(self, mechanism: str, **params):
-        from .aggregators import MECHANISMS
+        from core import pipeline
 
-        if mechanism not in MECHANISMS:
-            raise ParameterError(f"Unknown mechanism {mechanism!r}; choose one of {sorted(MECHANISMS)}.")
-        self.fn = MECHANISMS[mechanism]
         self.name = mechanism
         self.params = params
+        self.fn = lambda inp, rng: pipeline.label(inp, mechanism, params, rng=rng)
 
     def claim(self, inp) -> tuple[float, float]:
-        r = self.fn(inp, **self.params, rng=0)
+        r = self.fn(inp, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, inp, n_trials: int, rng) -> np.ndarray:
         gen = check_rng(rng)
         rows = []
         n_bins = None
-        if self.name == "btt_soft":
-            from .validation import check_eta
+        if self.name == "btt-soft":
+            from core.validation import check_eta
 
             n_bins = check_eta(self.params["eta"])[1]
         for _ in range(n_trials):
-            r = self.fn(inp, **self.params, rng=gen)
+            r = self.fn(inp, rng=gen)
             rows.append(_encode_soft(r.labels, r.scores, n_bins) if n_bins else r.labels)
         return np.asarray(rows, dtype=np.int64).reshape(n_trials, -1)
 
@@ -1020,21 +1023,14 @@ def compare_samplers(fast, real, inp, n_trials: int, rng: RNGLike = None) -> Sam
 # worst-case neighbouring pair placed where that mechanism's threshold makes it leak
 # most.  The page renders these; it computes nothing itself.
 
-AUDIT_MECHANISMS: dict[str, dict[str, Any]] = {
-    "a_stab": {"label": "A_stab (one query, stability + noisy threshold)", "params": ("epsilon", "delta")},
-    "baseline": {"label": "Advanced-composition baseline (A_stab per query)", "params": ("epsilon", "delta")},
-    "btt": {"label": "BTT sparse vector, hard labels", "params": ("epsilon", "delta", "T", "calibration")},
-    "btt_soft": {"label": "BTT sparse vector, soft labels", "params": ("epsilon", "delta", "T", "eta", "calibration")},
-    "lnmax": {"label": "PATE Laplace noisy max (LNMax)", "params": ("gamma",)},
-}
-"""Mechanisms the audit page offers: key → label and the settings it uses."""
+
 
 TEACHING_MECHANISMS: dict[str, dict[str, Any]] = {
-    "printed_distance_a_stab": {
+    "printed-distance-a-stab": {
         "label": "TEACHING EXAMPLE (leaks): A_stab with the paper's printed distance max(0, M − 1)",
         "params": ("epsilon", "delta"),
     },
-    "printed_distance_btt": {
+    "printed-distance-btt": {
         "label": "TEACHING EXAMPLE (leaks): BTT with the paper's printed distance max(0, M − 1)",
         "params": ("epsilon", "delta", "T", "calibration"),
     },
@@ -1078,7 +1074,7 @@ def teaching_printed_distance_a_stab(epsilon: float, delta: float) -> AStabSampl
     It claims ``(ε, δ)`` but leaks ``2ε`` on pairs near the threshold; the audit shows it.
     Never use it to label data.
     """
-    from .stability import distance_to_instability_printed
+    from core.mechanisms.stability import distance_to_instability_printed
 
     s = AStabSampler(epsilon, delta, distance=distance_to_instability_printed)
     s.name = "printed_distance_a_stab (teaching: leaks)"
@@ -1091,7 +1087,7 @@ def teaching_printed_distance_btt(epsilon: float, delta: float, T: int, calibrat
     Its true leak can reach twice the claimed ε; the audit shows it exceeding the claim
     with the tight calibration.  Never use it to label data.
     """
-    from .stability import distance_to_instability_printed
+    from core.mechanisms.stability import distance_to_instability_printed
 
     s = BTTSampler(epsilon, delta, T, calibration=calibration, distance=distance_to_instability_printed)
     s.name = "printed_distance_btt (teaching: leaks)"
@@ -1109,7 +1105,63 @@ def _even_k(min_k: int) -> int:
     return int(min_k + (min_k % 2) + 20)
 
 
-def scenario(
+def audit_mechanisms() -> dict[str, dict[str, Any]]:
+    """The mechanisms the audit offers, from the registry: name → label and settings.
+
+    Every registered mechanism with an audit scenario is offered; the settings are its
+    ``audit_defaults`` (values at which the audit has power).
+    """
+    from core.mechanisms import registry
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in registry.names():
+        mech = registry.get(name)
+        if mech.audit is not None:
+            out[name] = {"label": mech.title, "params": tuple(mech.audit_defaults), "defaults": dict(mech.audit_defaults)}
+    return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AUDIT_MECHANISMS":  # always the registry's current list
+        return audit_mechanisms()
+    raise AttributeError(name)
+
+
+def scenario(mechanism: str, *, pair: str | None = None, **settings: Any) -> "AuditScenario":
+    """Build the audit of one mechanism on its worst-case neighbouring pair.
+
+    Registered mechanisms come from the registry (``Mechanism.audit``); the teaching
+    variants of :data:`TEACHING_MECHANISMS` are built here.  Settings the mechanism does
+    not use are ignored; missing ones take the mechanism's audit defaults.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism with an audit, or a key of :data:`TEACHING_MECHANISMS`.
+    pair : str, optional
+        Name of a neighbouring pair (see :func:`pair_choices`).
+    **settings
+        The mechanism's settings.
+
+    Returns
+    -------
+    AuditScenario
+    """
+    from core.mechanisms import registry
+
+    if mechanism in TEACHING_MECHANISMS:
+        return builtin_scenario(mechanism, pair=pair, **settings)
+    offered = audit_mechanisms()
+    if mechanism not in offered:
+        raise ParameterError(
+            f"Unknown mechanism {mechanism!r}; choose one of {sorted(offered) + sorted(TEACHING_MECHANISMS)}."
+        )
+    mech = registry.get(mechanism)
+    used = {k: v for k, v in settings.items() if k in mech.audit_defaults and v is not None}
+    return mech.audit(pair=pair, **{**mech.audit_defaults, **used})
+
+
+def builtin_scenario(
     mechanism: str,
     *,
     epsilon: float = 1.0,
@@ -1141,28 +1193,27 @@ def scenario(
     -------
     AuditScenario
     """
-    from .accounting import a_stab_threshold, calibrate_btt, composition_baseline_parameters
-    from .validation import check_delta, check_epsilon, check_gamma, check_T
+    from core.accounting.baseline import a_stab_threshold, composition_baseline_parameters
+    from core.accounting.btt import calibrate_btt
+    from core.validation import check_delta, check_epsilon, check_gamma, check_T
+
+    from core.mechanisms import registry
 
     teaching = mechanism in TEACHING_MECHANISMS
-    if mechanism not in AUDIT_MECHANISMS and not teaching:
-        raise ParameterError(
-            f"Unknown mechanism {mechanism!r}; choose one of {sorted(AUDIT_MECHANISMS) + sorted(TEACHING_MECHANISMS)}."
-        )
-    label = (TEACHING_MECHANISMS if teaching else AUDIT_MECHANISMS)[mechanism]["label"]
+    label = TEACHING_MECHANISMS[mechanism]["label"] if teaching else registry.get(mechanism).title
     settings: dict[str, Any] = {}
-    if mechanism in ("a_stab", "printed_distance_a_stab", "baseline"):
+    if mechanism in ("a-stab", "printed-distance-a-stab", "baseline"):
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         settings = {"epsilon": epsilon, "delta": delta}
         if mechanism == "baseline":
             n_q = 2
-            thr = composition_baseline_parameters(epsilon, delta, n_q)["threshold"]
+            thr = composition_baseline_parameters(epsilon, delta, n_q).threshold
             d = int(math.floor(thr))
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=d - 1, n_queries=n_q)
             sampler = AStabSampler(epsilon, delta, baseline=True)
         else:
             thr = a_stab_threshold(epsilon, delta)
-            if mechanism == "a_stab":
+            if mechanism == "a-stab":
                 # distance floor(Γ) against floor(Γ) - 1: the Laplace tail ratio is exactly e^ε
                 d = int(math.floor(thr))
                 sampler = AStabSampler(epsilon, delta)
@@ -1171,7 +1222,7 @@ def scenario(
                 d = max(0, int(math.floor((thr - 1) / 2)))
                 sampler = teaching_printed_distance_a_stab(epsilon, delta)
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=max(0, d - 1))
-    elif mechanism in ("btt", "printed_distance_btt"):
+    elif mechanism in ("btt", "printed-distance-btt"):
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "calibration": calibration}
         n_q = 3 if mechanism == "btt" else 6
@@ -1180,7 +1231,7 @@ def scenario(
         pairs = neighbouring_pairs(_even_k(2 * d + 6), distance=d, n_queries=n_q)
         sampler = (BTTSampler(epsilon, delta, T, calibration=calibration) if mechanism == "btt"
                    else teaching_printed_distance_btt(epsilon, delta, T, calibration))
-    elif mechanism == "btt_soft":
+    elif mechanism == "btt-soft":
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "eta": eta, "calibration": calibration}
         w = calibrate_btt(epsilon, delta, T, 1, calibration, soft=True).threshold
@@ -1194,9 +1245,9 @@ def scenario(
         sampler = LNMaxSampler(gamma)
     chosen = _pair(pairs, pair or _DEFAULT_PAIRS[mechanism])
     # the claim is what the correct mechanism reports (for teaching variants too)
-    if mechanism == "printed_distance_a_stab":
+    if mechanism == "printed-distance-a-stab":
         claim = AStabSampler(epsilon, delta).claim(chosen.a)
-    elif mechanism == "printed_distance_btt":
+    elif mechanism == "printed-distance-btt":
         claim = BTTSampler(epsilon, delta, T, calibration=calibration).claim(chosen.a)
     else:
         claim = sampler.claim(chosen.a)
@@ -1204,12 +1255,12 @@ def scenario(
 
 
 _DEFAULT_PAIRS = {
-    "a_stab": "top_loses_vote",
-    "printed_distance_a_stab": "top_loses_vote",
+    "a-stab": "top_loses_vote",
+    "printed-distance-a-stab": "top_loses_vote",
     "baseline": "all_queries_move",
     "btt": "answered_then_bottom",
-    "printed_distance_btt": "answered_then_bottom",
-    "btt_soft": "adjacent_bins",
+    "printed-distance-btt": "answered_then_bottom",
+    "btt-soft": "adjacent_bins",
     "lnmax": "top_loses_vote",
 }
 _COUNT_PAIRS = ["tie", "top_loses_vote", "all_queries_move", "mixed_directions", "answered_then_bottom"]
@@ -1223,11 +1274,23 @@ def pair_choices(mechanism: str) -> tuple[list[str], str]:
     -------
     (names, default) : (list of str, str)
     """
-    if mechanism not in _DEFAULT_PAIRS:
+    from core.mechanisms import registry
+
+    if mechanism in TEACHING_MECHANISMS:
+        return builtin_pairs(mechanism)
+    offered = audit_mechanisms()
+    if mechanism not in offered or registry.get(mechanism).audit_pairs is None:
         raise ParameterError(
-            f"Unknown mechanism {mechanism!r}; choose one of {sorted(AUDIT_MECHANISMS) + sorted(TEACHING_MECHANISMS)}."
+            f"Unknown mechanism {mechanism!r}; choose one of {sorted(offered) + sorted(TEACHING_MECHANISMS)}."
         )
-    names = _SOFT_PAIRS if mechanism == "btt_soft" else _COUNT_PAIRS
+    return registry.get(mechanism).audit_pairs()
+
+
+def builtin_pairs(mechanism: str) -> tuple[list[str], str]:
+    """The neighbouring pairs of the built-in mechanisms' scenarios, and the default."""
+    if mechanism not in _DEFAULT_PAIRS:
+        raise ParameterError(f"No built-in audit scenario for {mechanism!r}.")
+    names = _SOFT_PAIRS if mechanism == "btt-soft" else _COUNT_PAIRS
     return list(names), _DEFAULT_PAIRS[mechanism]
 
 

@@ -1,7 +1,7 @@
 """Where teacher training and vote computation run: a joblib backend or a Dask cluster.
 
-:func:`train_teachers <core.teachers.train_teachers>` and the vote computations of
-:class:`TeacherEnsemble <core.teachers.TeacherEnsemble>` run their work through
+:func:`train_teachers <core.ensemble.teachers.train_teachers>` and the vote computations of
+:class:`TeacherEnsemble <core.ensemble.teachers.TeacherEnsemble>` run their work through
 :class:`joblib.Parallel`, so they follow the caller's :func:`joblib.parallel_config`.
 :func:`joblib_backend` is the one place that turns a backend name (and, for Dask, a
 scheduler address) into such a configuration.  It is the library's way of choosing
@@ -9,7 +9,7 @@ where the work runs (the functions themselves take no backend argument), and the
 command line's ``--backend`` and ``--scheduler`` options go through it: one context
 around training and voting serves both, with one connection to the cluster, including
 the vote computations made inside the aggregators and
-:class:`core.estimator.PrivateEnsembleClassifier`.
+:class:`core.ensemble.estimator.PrivateEnsembleClassifier`.
 
 What is sent where
 ------------------
@@ -44,7 +44,7 @@ import importlib.metadata
 import warnings
 from typing import Any, Iterator
 
-from .errors import ParameterError, PrivacyWarning
+from core.errors import ParameterError, PrivacyWarning
 
 __all__ = ["joblib_backend", "DEFAULT_CONNECT_TIMEOUT", "DASK_EXTRA", "DISTRIBUTION"]
 
@@ -156,8 +156,8 @@ def joblib_backend(
 
     Examples
     --------
-    >>> from core.distributed import joblib_backend
-    >>> from core.teachers import train_teachers
+    >>> from core.ensemble.distributed import joblib_backend
+    >>> from core.ensemble.teachers import train_teachers
     >>> with joblib_backend("dask", "tcp://10.0.0.5:8786"):  # doctest: +SKIP
     ...     ensemble = train_teachers(X, y, "logistic_regression", k=200, rng=0)
     ...     votes = ensemble.vote_counts(X_public)

@@ -31,10 +31,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .data import Table, load_table, table_from_arrays
-from .errors import DataError, ParameterError
-from .noise import RNGLike, check_rng
-from .validation import check_integer, check_real
+from core.data.table import Table, load_table, table_from_arrays
+from core.errors import DataError, ParameterError
+from core.noise import RNGLike, check_rng
+from core.validation import check_integer, check_real
 
 __all__ = [
     "DATASETS_DIR",
@@ -56,10 +56,10 @@ def _datasets_dir() -> Path:
 
     The installed copy is looked for first: beside an installed ``core`` another package's
     ``datasets`` folder may stand."""
-    installed = Path(__file__).resolve().parent / "bundled"
+    installed = Path(__file__).resolve().parents[1] / "bundled"
     if installed.is_dir():
         return installed
-    return Path(__file__).resolve().parent.parent / "datasets"
+    return Path(__file__).resolve().parents[2] / "datasets"
 
 
 #: The folder of bundled CSV files.

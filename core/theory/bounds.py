@@ -42,28 +42,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
-from . import noise as _noise
-from .accounting import (
-    advanced_composition_eps0,
-    advanced_composition_epsilon,
-    btt_noise_scale,
-    btt_threshold,
-    calibrate_btt,
-    composition_baseline_parameters,
-    pate_simple_epsilon,
-)
-from .errors import ParameterError
-from .stability import distance_to_instability, min_teachers_for_threshold
-from .validation import (
-    check_beta,
-    check_delta,
-    check_epsilon,
-    check_k,
-    check_m,
-    check_probability,
-    check_real_array,
-    check_T,
-)
+from core import noise as _noise
+from core.accounting.composition import advanced_composition_eps0, advanced_composition_epsilon
+from core.accounting.btt import btt_noise_scale, btt_threshold, calibrate_btt
+from core.accounting.baseline import composition_baseline_parameters
+from core.accounting.pate import pate_simple_epsilon
+from core.errors import ParameterError
+from core.mechanisms.stability import distance_to_instability, min_teachers_for_threshold
+from core.validation import check_beta, check_delta, check_epsilon, check_k, check_m, check_probability, check_real_array, check_T
 
 FloatOrArray = Union[np.floating, np.ndarray]
 """Return annotation of the vectorized functions: a numpy scalar for scalar input, else an array."""
@@ -994,7 +980,7 @@ def btt_min_teachers(
       ``k_min = 2·ceil(w) + 1``
 
     (the smallest k with ``ceil(k/2) >= c`` is ``2c - 1``).  The two agree unless w is a
-    whole number.  The discrete rule is :func:`core.stability.min_teachers_for_threshold`,
+    whole number.  The discrete rule is :func:`core.mechanisms.stability.min_teachers_for_threshold`,
     the one the aggregators report as ``k_min_unanimous``.  w comes from ``core.accounting.calibrate_btt`` for the given
     calibration (``soft=True``: ``2T`` rounds and ``2m`` tests).  With fewer teachers even
     a unanimous query is more likely to be ⊥ than answered, so the run answers little.
@@ -1118,7 +1104,7 @@ def expected_answers_composition(
     params = composition_baseline_parameters(epsilon, delta, m)
     m = int(m)
     k, a = _model_args(k, alpha)
-    eps0, gamma_thr = float(params["eps0"]), float(params["threshold"])
+    eps0, gamma_thr = float(params.eps0), float(params.threshold)
     out = np.empty(k.shape)
     for idx in np.ndindex(k.shape):
         dist, pmf = _distance_pmf(int(k[idx]), float(a[idx]))

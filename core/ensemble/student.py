@@ -1,7 +1,7 @@
 """Knowledge transfer: train a publishable student on privately labeled public points.
 
 DESIGN §3.6 (BTT Algorithm 3, PATE's student).  An aggregator of
-:mod:`core.aggregators` labels public points with a differential-privacy guarantee; a
+:mod:`core.mechanisms` labels public points with a differential-privacy guarantee; a
 student (any scikit-learn learner) is then trained on the public points and those
 labels only.  The student never sees the private data or the teachers, so it is a
 post-processing of the labeling: **it carries exactly the labeling's (ε, δ)** and may be
@@ -18,13 +18,13 @@ Abstentions (⊥) are handled by one of three policies (``bottom``):
 ``"semi"``
     Keep ⊥ rows as unlabeled data for a semi-supervised student: scikit-learn's
     :class:`~sklearn.semi_supervised.SelfTrainingClassifier` around the learner (it
-    marks unlabeled rows with -1, which is :data:`core.aggregators.BOTTOM`).
+    marks unlabeled rows with -1, which is :data:`core.mechanisms.BOTTOM`).
     Self-training needs class probabilities; for a learner without ``predict_proba``
     (e.g. the linear SVM) the student is a
     :class:`~sklearn.semi_supervised.LabelSpreading` model instead (after the
     learner's preprocessing steps when the learner is a pipeline).  PATE-G used GANs.
 
-Rows the mechanism did not process (:data:`core.aggregators.UNPROCESSED`, after it
+Rows the mechanism did not process (:data:`core.mechanisms.UNPROCESSED`, after it
 halted) are never used as labels: ``drop`` and ``random`` leave them out, ``semi`` treats
 them as unlabeled.
 
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from .aggregators import BOTTOM, UNPROCESSED, LabelingResult
-from .errors import DataError, ParameterError
-from .noise import RNGLike, check_rng
-from .teachers import _check_X, _learner_name, _num_rows, _resolve_learner, _rows, seed_estimator
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult
+from core.errors import DataError, ParameterError
+from core.noise import RNGLike, check_rng
+from core.ensemble.teachers import _check_X, _learner_name, _num_rows, _resolve_learner, _rows, seed_estimator
 
 __all__ = ["Student", "BOTTOM_POLICIES", "train_student", "least_confident_first"]
 
@@ -153,7 +153,7 @@ def train_student(
     result : LabelingResult
         The private labeling of these points.
     learner : sklearn classifier, Pipeline or str
-        The student's learner (cloned), or a name from :data:`core.learners.LEARNERS`.
+        The student's learner (cloned), or a name from :data:`core.ensemble.learners.LEARNERS`.
     bottom : {"drop", "random", "semi"}
         What to do with ⊥ rows (see the module docstring).
     n_classes : int, optional
@@ -179,7 +179,7 @@ def train_student(
     if bottom not in BOTTOM_POLICIES:
         raise ParameterError(f"bottom must be one of {', '.join(BOTTOM_POLICIES)}, got {bottom!r}.")
     if not isinstance(result, LabelingResult):
-        raise ParameterError(f"result must be a LabelingResult from core.aggregators, got {type(result).__name__}.")
+        raise ParameterError(f"result must be a LabelingResult from core.mechanisms, got {type(result).__name__}.")
     learner = _resolve_learner(learner)
     X_public = _check_X(X_public, "public points")
     labels = _training_labels(result)

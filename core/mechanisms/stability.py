@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .validation import check_counts
+from core.validation import check_counts
 
 __all__ = [
     "plurality",

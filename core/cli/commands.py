@@ -6,10 +6,10 @@ Three commands, each a thin layer over the library (no algorithm lives here):
     Train teachers on a private CSV file, label a public CSV file with a private
     mechanism, and write the labeled CSV (:func:`core.export.labeled_frame`), the JSON
     privacy report (:func:`core.export.privacy_report`, :func:`core.export.report_json`)
-    and optionally a student model (:func:`core.transfer.train_student`) -- the same
+    and optionally a student model (:func:`core.ensemble.student.train_student`) -- the same
     files the app's "Student and export" page offers for download.
 ``bounds``
-    Print the theory calculators' values (:mod:`core.accounting`, :mod:`core.bounds`)
+    Print the theory calculators' values (:mod:`core.accounting`, :mod:`core.theory`)
     for given settings, as an aligned table or as JSON.
 ``audit``
     Run the empirical privacy audit of a mechanism (:mod:`core.audit`) and print the
@@ -80,13 +80,13 @@ AUDIT_CHOICES = (
 # Privacy settings of the label command: which each mechanism uses, which it needs.
 _LABEL_USES = {
     "btt": ("epsilon", "delta", "T", "beta", "calibration"),
-    "btt_soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
+    "btt-soft": ("epsilon", "delta", "T", "eta", "beta", "calibration"),
     "lnmax": ("gamma", "epsilon", "delta"),
     "baseline": ("epsilon", "delta"),
 }
 _LABEL_NEEDS = {
     "btt": ("epsilon", "delta", "T"),
-    "btt_soft": ("epsilon", "delta", "T"),
+    "btt-soft": ("epsilon", "delta", "T"),
     "lnmax": ("delta",),  # and one of --gamma / --epsilon
     "baseline": ("epsilon", "delta"),
 }
@@ -232,7 +232,7 @@ def _mechanism_name(text: str) -> str:
 
 
 def _learner_epilog() -> str:
-    from .learners import LEARNERS
+    from core.ensemble.learners import LEARNERS
 
     lines = ["learners (--learner NAME) and their hyperparameters (--learner-param key=value, defaults shown):"]
     for spec in LEARNERS.values():
@@ -306,7 +306,7 @@ def _add_privacy_options(parser: argparse.ArgumentParser, helps: dict[str, str],
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``private-label-lab`` and its three commands."""
-    from . import __version__
+    from core import __version__
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -528,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_ERROR)
     bar = ProgressBar(stderr, _progress_enabled(getattr(args, "progress", None), stderr))
-    from .errors import PrivateLabelLabError
+    from core.errors import PrivateLabelLabError
 
     try:
         with _warnings_as_lines(stderr, bar):
@@ -581,7 +581,7 @@ def _privacy_settings(args: argparse.Namespace, mechanism: str, uses: dict, need
 
 
 def _validate_settings(settings: dict[str, Any]) -> None:
-    from . import validation as v
+    from core import validation as v
 
     checks = {
         "epsilon": v.check_epsilon,
@@ -632,13 +632,13 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
     import numpy as np
     from sklearn.pipeline import make_pipeline
 
-    from . import aggregators as agg
-    from .data import check_class_sizes, load_table, read_public
-    from .errors import ParameterError, PrivateLabelLabError
-    from .export import labeled_frame, privacy_report, report_json
-    from .learners import LEARNERS, make_learner, parse_assignments
-    from .teachers import train_teachers
-    from .validation import check_delta, check_k
+    from core import mechanisms as agg
+    from core.data.table import check_class_sizes, load_table, read_public
+    from core.errors import ParameterError, PrivateLabelLabError
+    from core.export import labeled_frame, privacy_report, report_json
+    from core.ensemble.learners import LEARNERS, make_learner, parse_assignments
+    from core.ensemble.teachers import train_teachers
+    from core.validation import check_delta, check_k
 
     mechanism = args.mechanism.replace("-", "_")
 
@@ -651,13 +651,13 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
     if args.student is None and (args.student_learner is not None or args.student_param):
         raise CommandError("--student-learner and --student-param need --student FILE to write the student to.")
     student_params = parse_assignments(student_learner, args.student_param)
-    if mechanism == "btt_soft" and not LEARNERS[args.learner].has_predict_proba:
+    if mechanism == "btt-soft" and not LEARNERS[args.learner].has_predict_proba:
         raise ParameterError(
             f"--mechanism btt-soft needs class probabilities, but {args.learner} has none. Choose a "
             "learner with probabilities (e.g. logistic_regression) or use --mechanism btt."
         )
     paths = _output_paths(args)
-    from .distributed import DEFAULT_CONNECT_TIMEOUT, joblib_backend
+    from core.ensemble.distributed import DEFAULT_CONNECT_TIMEOUT, joblib_backend
 
     timeout = DEFAULT_CONNECT_TIMEOUT if args.scheduler_timeout is None else args.scheduler_timeout
     backend = joblib_backend(args.backend, args.scheduler, timeout=timeout)  # checked now, connects on entering
@@ -670,7 +670,7 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
     public = read_public(args.public, table)
     check_delta(settings["delta"], n=table.n_rows)
     check_class_sizes(table, k)
-    if mechanism == "btt_soft" and table.n_classes != 2:
+    if mechanism == "btt-soft" and table.n_classes != 2:
         raise ParameterError(
             f"--mechanism btt-soft needs a binary task, but the label column '{table.label_column}' "
             f"holds {table.n_classes} classes. Use --mechanism btt (hard labels) instead."
@@ -689,27 +689,27 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
             n_jobs=args.n_jobs,
             progress=bar.task(f"Training {k} teachers"),
         )
-        if mechanism == "btt_soft":
+        if mechanism == "btt-soft":
             inputs = ensemble.scores(public, progress=bar.task("Scoring the public rows"))
         else:
             inputs = ensemble.vote_counts(public, progress=bar.task("Counting votes"))
 
     # 4. The private labeling.
     if mechanism == "btt":
-        result = agg.btt_label(inputs, settings["epsilon"], settings["delta"], settings["T"],
+        result = agg.btt_label(inputs, epsilon=settings["epsilon"], delta=settings["delta"], T=settings["T"],
                                calibration=settings["calibration"], beta=settings["beta"], rng=rng)
-    elif mechanism == "btt_soft":
-        result = agg.btt_soft_label(inputs, settings["epsilon"], settings["delta"], settings["T"], settings["eta"],
+    elif mechanism == "btt-soft":
+        result = agg.btt_soft_label(inputs, epsilon=settings["epsilon"], delta=settings["delta"], T=settings["T"], eta=settings["eta"],
                                     calibration=settings["calibration"], beta=settings["beta"], rng=rng)
     elif mechanism == "lnmax":
         gamma = settings["gamma"]
         if gamma is None:  # --epsilon: PATE's data-independent bound on all public rows meets it
-            from .accounting import pate_gamma_for_epsilon
+            from core.accounting.pate import pate_gamma_for_epsilon
 
             gamma = pate_gamma_for_epsilon(settings["epsilon"], len(public), settings["delta"])
-        result = agg.lnmax_label(inputs, gamma, delta=settings["delta"], rng=rng)
+        result = agg.lnmax_label(inputs, gamma=gamma, delta=settings["delta"], rng=rng)
     else:
-        result = agg.composition_baseline_label(inputs, settings["epsilon"], settings["delta"], rng=rng)
+        result = agg.composition_baseline_label(inputs, epsilon=settings["epsilon"], delta=settings["delta"], rng=rng)
     del inputs, ensemble  # non-private: never written
 
     # 5. Outputs (exactly the app's export functions).
@@ -737,7 +737,7 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
         stderr.write(f"{PROG}: warning: {_one_line(result.reason)}\n")
     halted = result.n_unprocessed > 0
     if halted:
-        failed = "failed tests" if mechanism == "btt_soft" else "abstentions"
+        failed = "failed tests" if mechanism == "btt-soft" else "abstentions"
         row = "?" if result.halted_at is None else str(result.halted_at + 1)
         stderr.write(
             f"{PROG}: budget exhausted: {args.mechanism} halted after {result.params.get('rounds')} "
@@ -751,7 +751,7 @@ def _cmd_label(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: Pr
     if "--student" in paths:
         import joblib
 
-        from .transfer import train_student
+        from core.ensemble.student import train_student
 
         student_model = make_pipeline(table.preprocessor(), make_learner(student_learner, **student_params))
         try:
@@ -779,9 +779,9 @@ Row = tuple[str, Any, str]
 
 def _bounds_sections(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
     """Every value the bounds command prints: (section key, title, rows of (key, value, text))."""
-    from . import accounting as acc
-    from . import bounds as b
-    from .validation import check_beta, check_delta, check_epsilon, check_m, check_T
+    from core import accounting as acc
+    from core.theory import bounds as b
+    from core.validation import check_beta, check_delta, check_epsilon, check_m, check_T
 
     eps, delta = check_epsilon(args.epsilon), check_delta(args.delta)
     T, m, beta = check_T(args.T), check_m(args.m), check_beta(args.beta)
@@ -815,21 +815,21 @@ def _bounds_sections(args: argparse.Namespace) -> list[tuple[str, str, list[Row]
         ("k_min_unanimous", int(b.btt_min_teachers(eps, delta, T, m, calibration=args.calibration, soft=args.soft)),
          "fewest teachers whose unanimous vote passes with probability >= 1/2"),
     ]))
-    sections.append(("a_stab", "A_stab (one query)", [
+    sections.append(("a-stab", "A_stab (one query)", [
         ("threshold", float(acc.a_stab_threshold(eps, delta)), "Gamma = log(1/delta)/epsilon"),
     ]))
     base = acc.composition_baseline_parameters(eps, delta, m)
     sections.append(("baseline", "Composition baseline (A_stab on each of m queries)", [
-        ("eps0", float(base["eps0"]), "per-query epsilon"),
-        ("delta0", float(base["delta0"]), "per-query delta"),
-        ("delta_prime", float(base["delta_prime"]), "delta' of advanced composition (0 for basic)"),
-        ("threshold", float(base["threshold"]), "per-query A_stab threshold log(1/delta0)/eps0"),
-        ("composition", str(base["composition"]), "the composition giving the lower threshold"),
-        ("epsilon", float(base["guarantee"].epsilon), "epsilon of the run"),
-        ("delta", float(base["guarantee"].delta), "delta of the run"),
+        ("eps0", float(base.eps0), "per-query epsilon"),
+        ("delta0", float(base.delta0), "per-query delta"),
+        ("delta_prime", float(base.delta_prime), "delta' of advanced composition (0 for basic)"),
+        ("threshold", float(base.threshold), "per-query A_stab threshold log(1/delta0)/eps0"),
+        ("composition", str(base.composition), "the composition giving the lower threshold"),
+        ("epsilon", float(base.guarantee.epsilon), "epsilon of the run"),
+        ("delta", float(base.guarantee.delta), "delta of the run"),
     ]))
     if args.lnmax_gamma is not None:
-        from .validation import check_gamma
+        from core.validation import check_gamma
 
         g = check_gamma(args.lnmax_gamma, "lnmax_gamma")
         comp = acc.compose_pure_dp(2.0 * g, m, delta, method="best")
@@ -933,17 +933,17 @@ def _cmd_bounds(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: P
 
 _AUDIT_USES = {
     "btt": ("epsilon", "delta", "T", "calibration"),
-    "printed_distance_btt": ("epsilon", "delta", "T", "calibration"),
-    "btt_soft": ("epsilon", "delta", "T", "eta", "calibration"),
+    "printed-distance-btt": ("epsilon", "delta", "T", "calibration"),
+    "btt-soft": ("epsilon", "delta", "T", "eta", "calibration"),
     "lnmax": ("gamma",),
     "baseline": ("epsilon", "delta"),
-    "a_stab": ("epsilon", "delta"),
-    "printed_distance_a_stab": ("epsilon", "delta"),
+    "a-stab": ("epsilon", "delta"),
+    "printed-distance-a-stab": ("epsilon", "delta"),
 }
 
 
 def _cmd_audit(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
-    from . import audit as A
+    from core import audit as A
 
     mechanism = args.mechanism.replace("-", "_")
     settings = _privacy_settings(args, mechanism, _AUDIT_USES, {m: () for m in _AUDIT_USES}, _AUDIT_DEFAULTS)

@@ -19,10 +19,10 @@ the private aggregators, not private outputs themselves: they are non-private an
 never be shown outside a "non-private diagnostics" heading or exported.
 
 Training and vote computation run through :class:`joblib.Parallel` and follow the
-caller's ``joblib.parallel_config``; :func:`core.distributed.joblib_backend` chooses a
+caller's ``joblib.parallel_config``; :func:`core.ensemble.distributed.joblib_backend` chooses a
 backend by name, or a Dask cluster by its scheduler address, for both at once.  Process
 and Dask workers receive private chunks and fitted teachers in memory only (see
-:mod:`core.distributed` for Dask's own spilling to disk).
+:mod:`core.ensemble.distributed` for Dask's own spilling to disk).
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from threadpoolctl import threadpool_limits
 
-from .errors import DataError, ParameterError
-from .noise import RNGLike, check_rng
-from .validation import check_k
+from core.errors import DataError, ParameterError
+from core.noise import RNGLike, check_rng
+from core.validation import check_k
 
 __all__ = ["ConstantClassifier", "TeacherEnsemble", "train_teachers", "BLOCK_BYTES", "default_block_size"]
 
@@ -151,13 +151,13 @@ def _learner_name(learner: Any) -> str:
 
 def _resolve_learner(learner: Any) -> BaseEstimator:
     if isinstance(learner, str):
-        from .learners import make_learner
+        from core.ensemble.learners import make_learner
 
         return make_learner(learner)
     if not (hasattr(learner, "fit") and hasattr(learner, "predict") and hasattr(learner, "get_params")):
         raise ParameterError(
             f"The learner must be a scikit-learn classifier or pipeline (with fit, predict and "
-            f"get_params) or a name from core.learners.LEARNERS, got {type(learner).__name__}."
+            f"get_params) or a name from core.ensemble.learners.LEARNERS, got {type(learner).__name__}."
         )
     return learner
 
@@ -383,7 +383,7 @@ class TeacherEnsemble:
     Built by :func:`train_teachers`.  The fitted teachers are private (they are derived
     from the private rows): they live in memory only.  Every method here returns
     *non-private* per-teacher quantities meant as input to the private aggregators of
-    :mod:`core.aggregators`; never show them outside a non-private diagnostics heading
+    :mod:`core.mechanisms`; never show them outside a non-private diagnostics heading
     and never export them.
 
     Attributes
@@ -406,7 +406,7 @@ class TeacherEnsemble:
         none).  The teachers are split into one contiguous group per worker; prediction
         prefers threads, which share the fitted teachers, unless the configuration names
         a backend: under processes or a Dask cluster
-        (:func:`core.distributed.joblib_backend`) each block of query rows is sent with
+        (:func:`core.ensemble.distributed.joblib_backend`) each block of query rows is sent with
         one group of teachers to each worker.  The results are identical either way.
     block_size : int or None
         Default number of query rows predicted at once; None (default) picks
@@ -681,7 +681,7 @@ def train_teachers(
         Private labels as class ids ``0..C-1``.
     learner : sklearn classifier, Pipeline or str
         Cloned (:func:`sklearn.base.clone`) for every teacher; a name from
-        :data:`core.learners.LEARNERS` builds that learner with its defaults.
+        :data:`core.ensemble.learners.LEARNERS` builds that learner with its defaults.
     k : int
         Number of teachers; checked by :func:`core.validation.check_k` against ``n``
         (every chunk needs at least two rows).
@@ -696,7 +696,7 @@ def train_teachers(
         ``"loky"`` processes by default); None defers to that configuration (sequential
         when there is none, every worker thread under Dask).  To choose the backend, or
         to send the work to a Dask cluster, enter
-        :func:`core.distributed.joblib_backend` around training and voting::
+        :func:`core.ensemble.distributed.joblib_backend` around training and voting::
 
             with joblib_backend("dask", "tcp://10.0.0.5:8786"):
                 ensemble = train_teachers(X, y, learner, k, rng=0)
@@ -705,7 +705,7 @@ def train_teachers(
         That context is the library's one way to choose where the work runs (the
         command line's ``--backend``/``--scheduler`` use it too): one connection serves
         training and every vote computation, including those made inside the
-        aggregators and :class:`core.estimator.PrivateEnsembleClassifier`.  Private
+        aggregators and :class:`core.ensemble.estimator.PrivateEnsembleClassifier`.  Private
         chunks go to the workers' memory only (joblib's memory-mapping of large
         arguments to a temporary folder is turned off).
     progress : callable, optional

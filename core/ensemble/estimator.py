@@ -14,15 +14,12 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from . import accounting, noise
-from .aggregators import BOTTOM, UNPROCESSED, _a_stab, lnmax_label, sparse_vector_scan
-from .errors import BudgetExhausted, DataError, NotFittedError, ParameterError
-from .stability import plurality_and_distance
-from .validation import check_counts, check_delta, check_gamma, check_m, check_T
+from core import noise, pipeline
+from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError
+from core.mechanisms import registry
+from core.validation import check_m
 
 __all__ = ["PrivateEnsembleClassifier"]
-
-_MECHANISMS = ("btt", "lnmax", "baseline")
 
 
 class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -34,9 +31,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         Cloned for each of the ``k`` teachers.
     k : int
         Number of teachers (disjoint chunks of the training data).
-    mechanism : {"btt", "lnmax", "baseline"}
-        BTT sparse-vector labeling (hard labels), PATE's LNMax, or the
-        advanced-composition baseline (DESIGN §3.2, §3.4, §3.5).
+    mechanism : str
+        Any registered mechanism that can answer a stream of queries
+        (:func:`core.pipeline.session`): BTT's sparse vector (``"btt"``), the
+        advanced-composition baseline, or a per-query mechanism such as LNMax.
     epsilon, delta : float
         The privacy budget for all queries together (BTT and the baseline); for
         LNMax the guarantee follows from ``gamma`` and ``max_queries``.
@@ -46,8 +44,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         The most queries that will ever be answered (m in the calibration).
     calibration : {"paper", "tight"}
         BTT's calibration (:func:`core.accounting.calibrate_btt`).
-    gamma : float
-        LNMax noise parameter.
+    gamma : float or None
+        LNMax noise parameter; None spends ``epsilon`` over ``max_queries``.
+    mechanism_params : dict or None
+        Further parameters of the mechanism (its registry parameters, e.g. ``sigma``).
     abstain : int
         The value ``predict`` returns for ⊥ (and for queries not processed after the
         budget ran out).
@@ -58,7 +58,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    teachers_ : core.teachers.TeacherEnsemble
+    teachers_ : core.ensemble.teachers.TeacherEnsemble
     classes_ : ndarray
         The class labels seen in ``fit``.
     calibration_ : core.accounting.BTTCalibration or None
@@ -86,7 +86,8 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         T: int = 10,
         max_queries: int = 1000,
         calibration: str = "tight",
-        gamma: float = 0.05,
+        gamma: float | None = 0.05,
+        mechanism_params: dict | None = None,
         abstain: int = -1,
         n_jobs: int | None = None,
         rng: Any = None,
@@ -100,67 +101,65 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.max_queries = max_queries
         self.calibration = calibration
         self.gamma = gamma
+        self.mechanism_params = mechanism_params
         self.abstain = abstain
         self.n_jobs = n_jobs
         self.rng = rng
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, progress=None) -> "PrivateEnsembleClassifier":
-        """Train the k teachers on disjoint chunks of ``(X, y)`` and reset the budget."""
-        from .teachers import train_teachers
+    def _settings(self) -> dict[str, Any]:
+        """The mechanism's settings from the estimator's parameters (only those it takes)."""
+        mech = registry.get(self.mechanism)
+        common = {"epsilon": self.epsilon, "delta": self.delta, "T": self.T,
+                  "calibration": self.calibration, "gamma": self.gamma}
+        taken = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
+        settings = {name: value for name, value in common.items() if name in taken}
+        if mech.spend is not None and any(settings.get(d) is not None for d in mech.derived):
+            settings.pop("epsilon", None)  # the noise parameter was given: ε follows from it
+        settings.update(self.mechanism_params or {})
+        return settings
 
-        if self.mechanism not in _MECHANISMS:
-            raise ParameterError(f"mechanism must be one of {_MECHANISMS}, got {self.mechanism!r}.")
+    def fit(self, X, y, progress=None) -> "PrivateEnsembleClassifier":
+        """Train the k teachers on disjoint chunks of ``(X, y)`` and start the budget."""
+        from core.ensemble.teachers import train_teachers
+
+        registry.get(self.mechanism)  # a clear error for an unknown name
         self._gen = noise.check_rng(self.rng)
         y = np.asarray(y)
         if y.ndim != 1:
             raise DataError("y must be one column of class labels.")
         self.classes_, y_ids = np.unique(y, return_inverse=True)
         m_max = check_m(self.max_queries, "max_queries")
+        settings = self._settings()
+        pipeline.resolve(self.mechanism, settings, m_max)  # refuse bad settings before training
         self.teachers_ = train_teachers(
             X, y_ids, clone(self.learner), self.k, n_classes=len(self.classes_),
             rng=self._gen, n_jobs=self.n_jobs, progress=progress,
         )
-        self.calibration_ = None
-        if self.mechanism == "btt":
-            T = check_T(self.T)
-            self.calibration_ = accounting.calibrate_btt(self.epsilon, self.delta, T, m_max, self.calibration)
-            self._thresholds = self.calibration_.threshold + noise.discrete_laplace(
-                self.calibration_.noise_scale, T, self._gen
-            )
-        elif self.mechanism == "baseline":
-            self._baseline = accounting.composition_baseline_parameters(self.epsilon, self.delta, m_max)
-        else:
-            check_gamma(self.gamma)
-            check_delta(self.delta)
-        self.n_queries_ = 0
-        self.n_bottom_ = 0
-        self.halted_ = False
+        self.session_ = pipeline.session(self.mechanism, settings, m_max, rng=self._gen)
+        self.calibration_ = getattr(self.session_, "calibration", None)
         return self
+
+    @property
+    def n_queries_(self) -> int:
+        return self.session_.n_processed
+
+    @property
+    def n_bottom_(self) -> int:
+        return self.session_.n_bottom
+
+    @property
+    def halted_(self) -> bool:
+        return self.session_.halted
 
     # ------------------------------------------------------------ budget
     @property
     def privacy_spent_(self) -> tuple[float, float]:
+        """The a-priori guarantee of every query processed so far (never outcome-dependent)."""
         if not hasattr(self, "teachers_"):
             raise NotFittedError("Call fit before asking for privacy_spent_.")
-        n = self.n_queries_
-        if n == 0:
-            return (0.0, 0.0)
-        if self.mechanism == "btt":
-            cal = self.calibration_
-            rounds = min(self.n_bottom_ + 1, cal.rounds)
-            g = accounting.btt_guarantee(cal.noise_scale, cal.threshold, rounds, n, cal.guarantee.parts["delta_svt"])
-            return (min(g.epsilon, cal.epsilon), min(g.delta, cal.delta))
-        if self.mechanism == "baseline":
-            b = self._baseline
-            eps_basic = b["eps0"] * n
-            if b["composition"] == "basic":
-                return (eps_basic, n * b["delta0"])
-            eps_adv = float(accounting.advanced_composition_epsilon(b["eps0"], n, b["delta_prime"]))
-            if eps_basic <= eps_adv:
-                return (eps_basic, n * b["delta0"])
-            return (eps_adv, n * b["delta0"] + b["delta_prime"])
-        return (accounting.lnmax_guarantee(self.gamma, n, self.delta).epsilon, float(self.delta))
+        g = self.session_.spent()
+        return (float(g.epsilon), float(g.delta))
 
     # ----------------------------------------------------------- predict
     def predict(self, X) -> np.ndarray:
@@ -182,36 +181,8 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
                 f"({self.n_bottom_} abstentions): no further query can be answered. "
                 "Fit a new classifier (on fresh private data) to answer more."
             )
-        counts = self.teachers_.vote_counts(X)
-        m = counts.shape[0]
-        room = self.max_queries - self.n_queries_
-        ids = np.full(m, UNPROCESSED, dtype=np.int64)
-        take = min(m, room)
-        part = counts[:take]
-        if take > 0:
-            if self.mechanism == "btt":
-                cal = self.calibration_
-                top, dist = plurality_and_distance(part)
-                zq = noise.discrete_laplace(2.0 * cal.noise_scale, take, self._gen)
-                status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom_ :], cal.rounds - self.n_bottom_)
-                ids[:take] = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED))
-                processed = take if halted_at is None else halted_at + 1
-                self.n_bottom_ += int(np.count_nonzero(status == 0))
-                self.n_queries_ += processed
-                if halted_at is not None:
-                    self.halted_ = True
-            elif self.mechanism == "baseline":
-                b = self._baseline
-                ids[:take] = _a_stab(check_counts(part, equal_totals=False), b["eps0"], b["threshold"], self._gen)
-                self.n_bottom_ += int(np.count_nonzero(ids[:take] == BOTTOM))
-                self.n_queries_ += take
-            else:
-                res = lnmax_label(part, self.gamma, delta=self.delta, rng=self._gen)
-                ids[:take] = res.labels
-                self.n_queries_ += take
-        if self.n_queries_ >= self.max_queries:
-            self.halted_ = True
-        out = np.empty(m, dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
+        ids = self.session_.answer(self.teachers_.vote_counts(X))
+        out = np.empty(ids.shape[0], dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
         answered = ids >= 0
         out[answered] = self.classes_[ids[answered]]
         out[~answered] = self.abstain

@@ -39,9 +39,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, ParameterError, SchemaError
-from .noise import RNGLike, check_rng
-from .validation import check_k
+from core.errors import DataError, ParameterError, SchemaError
+from core.noise import RNGLike, check_rng
+from core.validation import check_k
 
 __all__ = [
     "Table",

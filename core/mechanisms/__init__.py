@@ -1,0 +1,39 @@
+"""Private labeling mechanisms: one module per family, the one sparse-vector scan, the
+distance to instability, and the registry every caller picks mechanisms from.
+"""
+
+from __future__ import annotations
+
+from core._lazy import lazy_exports
+
+_EXPORTS = {
+    "BaselineSession": "a_stab",
+    "a_stab_label": "a_stab",
+    "composition_baseline_label": "a_stab",
+    "BTTSession": "btt",
+    "btt_label": "btt",
+    "lnmax_label": "lnmax",
+    "Mechanism": "registry",
+    "PARAMETERS": "registry",
+    "Parameter": "registry",
+    "REGISTRY": "registry",
+    "get": "registry",
+    "names": "registry",
+    "register": "registry",
+    "unregister": "registry",
+    "BOTTOM": "result",
+    "LabelingResult": "result",
+    "UNPROCESSED": "result",
+    "btt_soft_label": "soft",
+    "soft_bin_histograms": "soft",
+    "distance_to_instability": "stability",
+    "distance_to_instability_printed": "stability",
+    "margins": "stability",
+    "max_distance": "stability",
+    "min_teachers_for_threshold": "stability",
+    "plurality": "stability",
+    "plurality_and_distance": "stability",
+    "sparse_vector_scan": "svt",
+}
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

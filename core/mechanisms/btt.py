@@ -1,0 +1,194 @@
+"""BTT's private labeling by stability and sparse vector, hard labels (docs/design.md §3.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core import accounting, noise
+from core.mechanisms.result import (
+    BOTTOM,
+    UNPROCESSED,
+    LabelingResult,
+    _btt_remedies,
+    _infeasible_reason,
+    _result,
+)
+from core.mechanisms.stability import (
+    _plurality_and_distance,
+    min_teachers_for_threshold,
+)
+from core.mechanisms.svt import sparse_vector_scan
+from core.validation import (
+    check_beta,
+    check_counts,
+    check_delta,
+    check_epsilon,
+    check_T,
+)
+
+__all__ = ["btt_label", "BTTSession"]
+
+
+def _btt_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta, calibration, k, extra=None) -> dict:
+    from core.theory.bounds import btt_num_teachers
+
+    params: dict[str, Any] = {
+        "epsilon_target": epsilon,
+        "delta_target": delta,
+        "T": T,
+        "m": m,
+        "beta": beta,
+        "calibration": calibration,
+        "noise_scale": cal.noise_scale,
+        "query_noise_scale": 2.0 * cal.noise_scale,
+        "threshold": cal.threshold,
+        "rounds": cal.rounds,
+        "tests": cal.tests,
+        "k": k,
+        "k_recommended": float(btt_num_teachers(cal.noise_scale, cal.tests, cal.rounds, delta, beta)),
+        "k_min_unanimous": min_teachers_for_threshold(cal.threshold),
+        "epsilon_svt": cal.guarantee.parts["epsilon_svt"],
+        "delta_svt": cal.guarantee.parts["delta_svt"],
+        "delta_release": cal.guarantee.parts["delta_release"],
+        "composition": cal.guarantee.parts["composition"],
+        "noise": "discrete Laplace",
+    }
+    if extra:
+        params.update(extra)
+    return params
+
+
+def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str = "paper", beta: float = 0.05, rng=None) -> LabelingResult:
+    """BTT's private labeling by stability and sparse vector (DESIGN §3.2, BTT Alg. 2).
+
+    For each query in order, while fewer than ``T`` ⊥ were given:
+    ``dist_i + DLap(2λ) > w + DLap(λ)`` releases the plurality label, else ⊥ and the
+    threshold noise is refreshed.  Queries after the T-th ⊥ are not processed.
+
+    Guarantee: (ε', δ')-DP under replace-one adjacency with ``ε' <= ε`` and
+    ``δ' <= δ``, as computed exactly by :func:`core.accounting.btt_guarantee`
+    (T pure ``2/λ``-DP rounds composed optimally, plus the release term).  The
+    guarantee does not depend on the number of teachers, which decides utility only.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts (each row sums to k).
+    epsilon, delta : float
+        Target guarantee.
+    T : int
+        Cutoff: the maximum number of ⊥.
+    calibration : {"paper", "tight"}
+        λ and w as printed in the paper, or the smallest meeting (ε, δ) exactly
+        (see :func:`core.accounting.calibrate_btt`).
+    beta : float
+        Failure probability used for the paper's recommended number of teachers
+        (reported as ``params["k_recommended"]``).
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.
+
+    Returns
+    -------
+    LabelingResult
+        ``feasible`` is False (with a ``reason``) when even a unanimous vote would be
+        answered with probability below 1/2.
+    """
+    counts = check_counts(counts)
+    epsilon = check_epsilon(epsilon)
+    k = int(counts[0].sum())
+    delta = check_delta(delta)
+    T = check_T(T)
+    beta = check_beta(beta)
+    m = counts.shape[0]
+    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
+    gen = noise.check_rng(rng)
+    top, dist = _plurality_and_distance(counts)  # counts checked above
+    zt = noise.discrete_laplace(cal.noise_scale, T, gen)
+    zq = noise.discrete_laplace(2.0 * cal.noise_scale, m, gen)
+    status, halted_at = sparse_vector_scan(dist + zq, cal.threshold + zt, T)
+    labels = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED)).astype(np.int64)
+    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
+                                _btt_remedies(calibration))
+    return _result(
+        "btt",
+        labels,
+        None,
+        halted_at,
+        cal.guarantee,
+        _btt_params(cal, epsilon, delta, T, m, beta, calibration, k),
+        feasible=reason is None,
+        reason=reason,
+    )
+
+
+class BTTSession:
+    """BTT's sparse vector answering a stream of query batches (the estimator's ``predict``).
+
+    The calibration is for at most ``m_max`` queries; the ``T`` threshold noises are drawn
+    when the session starts, then each batch draws its query noises, so one batch of all
+    queries replays :func:`btt_label` on the same random stream.  The state (rounds used,
+    queries processed) carries over between batches; after ``T`` abstentions or
+    ``m_max`` queries the session is spent.
+
+    Guarantee: every answer over all batches together is covered by
+    :meth:`spent`, the a-priori guarantee of what has run: BTT's exact accounting with
+    ``min(T, n)`` rounds and ``n`` tests for the ``n`` queries processed so far.  It
+    depends on the number of queries only, never on which were answered, and never
+    exceeds the calibration's (ε, δ) (docs/design.md §3.2).
+
+    Parameters
+    ----------
+    m_max : int
+        The most queries that will ever be answered.
+    rng : Generator, int or None
+    epsilon, delta, T, calibration
+        As for :func:`btt_label`.
+    """
+
+    def __init__(self, m_max: int, rng, *, epsilon: float, delta: float, T: int, calibration: str = "tight") -> None:
+        from core.validation import check_m
+
+        self.m_max = check_m(m_max, "max_queries")
+        self.T = check_T(T)
+        self.calibration = accounting.calibrate_btt(epsilon, delta, self.T, self.m_max, calibration)
+        self._gen = noise.check_rng(rng)
+        self._thresholds = self.calibration.threshold + noise.discrete_laplace(self.calibration.noise_scale, self.T, self._gen)
+        self.n_processed = 0
+        self.n_bottom = 0
+        self.halted = False
+
+    def answer(self, counts) -> np.ndarray:
+        """Labels for a batch (class ids, BOTTOM, or UNPROCESSED once the session is spent)."""
+        counts = check_counts(counts, equal_totals=False)
+        m = counts.shape[0]
+        ids = np.full(m, UNPROCESSED, dtype=np.int64)
+        take = 0 if self.halted else min(m, self.m_max - self.n_processed)
+        if take > 0:
+            cal = self.calibration
+            top, dist = _plurality_and_distance(counts[:take])
+            zq = noise.discrete_laplace(2.0 * cal.noise_scale, take, self._gen)
+            status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom:], cal.rounds - self.n_bottom)
+            ids[:take] = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED))
+            self.n_bottom += int(np.count_nonzero(status == 0))
+            self.n_processed += take if halted_at is None else halted_at + 1
+            if halted_at is not None:
+                self.halted = True
+        if self.n_processed >= self.m_max:
+            self.halted = True
+        return ids
+
+    def spent(self) -> accounting.PrivacyGuarantee:
+        """The a-priori guarantee of the ``n`` queries processed so far (0 before any)."""
+        n = self.n_processed
+        if n == 0:
+            return accounting.PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
+        cal = self.calibration
+        rounds = min(self.T, n)
+        g = accounting.btt_guarantee(cal.noise_scale, cal.threshold, rounds, n, cal.guarantee.parts["delta_svt"])
+        return accounting.PrivacyGuarantee(
+            min(g.epsilon, cal.epsilon), min(g.delta, cal.delta), g.method,
+            f"{n} queries processed: at most min(T, {n}) = {rounds} sparse-vector rounds. " + g.detail,
+            g.parts,
+        )

@@ -1,0 +1,285 @@
+"""The one registry of labeling mechanisms.
+
+Every mechanism is registered once, here, with everything its callers need: its name
+(one spelling everywhere: the library, the app, the command line, the audit, the
+estimator, the experiments and the exports), a title and a one-line description, its
+public parameters (name, type, range, default, help), its labeling function, its
+privacy map (public parameters and the number of queries -> the guarantee, before any
+data is seen), the inverse that spends a target ε (which noise parameter follows from
+ε), and its audit scenario.  The app's mechanism selector and parameter widgets, the
+command line's ``--mechanism`` choices, flags and ``--help``, the audit's list, the
+estimator and the experiments are all generated from :data:`REGISTRY`; adding a
+mechanism is one module plus one :func:`register` call (docs/design.md §5).
+
+Parameters are validated by the labeling function itself (one validation path:
+:mod:`core.validation`); the registry only describes them.
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+.. [PATE17] N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar. Semi-supervised
+   Knowledge Transfer for Deep Learning from Private Training Data. ICLR 2017.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from core.errors import ParameterError
+
+__all__ = ["Parameter", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A public parameter of a mechanism.
+
+    Attributes
+    ----------
+    name : str
+        The keyword of the labeling function (and ``--name`` on the command line).
+    kind : {"float", "int", "choice"}
+    default : Any
+        The default (None: the parameter must be given, or follows from ε).
+    label : str
+        A short label for a widget.
+    help : str
+        One or two sentences for a tooltip or ``--help``.
+    low, high : float or None
+        The range offered by widgets (validation is the labeling function's).
+    choices : tuple or None
+        The values of a ``"choice"`` parameter (or the steps of a select slider).
+    log : bool
+        Whether a widget should step on a log scale.
+    metavar : str
+        The command line's placeholder.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple | None = None
+    log: bool = False
+    metavar: str = "X"
+
+    def convert(self, value: Any) -> Any:
+        """``value`` as this parameter's type (command-line text or a widget value)."""
+        if value is None:
+            return None
+        try:
+            if self.kind == "int":
+                as_float = float(value)
+                if as_float != int(as_float):
+                    raise ValueError
+                return int(as_float)
+            if self.kind == "float":
+                return float(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{self.name} must be a {'whole number' if self.kind == 'int' else 'number'}, got {value!r}.") from None
+        if self.choices is not None and value not in self.choices:
+            raise ParameterError(f"{self.name} must be one of {', '.join(map(str, self.choices))}, got {value!r}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """Everything the callers of a mechanism need, registered once.
+
+    Attributes
+    ----------
+    name : str
+        The one spelling of the mechanism's name (``LabelingResult.mechanism``).
+    title : str
+        A short human name ("BTT, hard labels").
+    description : str
+        One line saying what it does and what it costs.
+    parameters : tuple of Parameter
+        Every keyword of ``label`` besides the input and ``rng``.
+    label : callable
+        ``label(inputs, **params, rng=None) -> LabelingResult``.
+    privacy_map : callable
+        ``privacy_map(m, **params) -> PrivacyGuarantee``: the data-independent guarantee
+        of a run on ``m`` queries, from public parameters only.
+    spend : callable or None
+        ``spend(epsilon, m, **params) -> dict``: the noise parameters (named in
+        ``derived``) at which the run on ``m`` queries spends exactly ``epsilon``.
+        None when ε is itself a parameter.
+    derived : tuple of str
+        The parameters ``spend`` sets.
+    inputs : {"counts", "scores"}
+        Vote counts ``(m, n_classes)`` or positive-class scores ``(m, k)`` (binary only).
+    audit : callable or None
+        ``audit(pair=None, **settings) -> core.audit.AuditScenario``: the mechanism on
+        its worst-case neighbouring pair, for the empirical privacy audit.
+    audit_pairs : callable or None
+        ``audit_pairs() -> (names, default)``: the neighbouring pairs the audit offers.
+    audit_defaults : dict
+        Settings at which the audit has power (small ε, few queries).
+    explanation : str
+        Markdown for the app: how it works, in two or three sentences.
+    formulas : tuple of str
+        LaTeX lines shown under the explanation.
+    data_dependent : str or None
+        What ``LabelingResult.epsilon_data_dependent`` holds, if the mechanism reports a
+        NON-PRIVATE data-dependent diagnostic.
+    per_query : bool
+        True when every query is answered independently with the same noise, so a
+        stream of queries can be answered batch by batch (the estimator) and the
+        guarantee of ``n`` queries is ``privacy_map(n, ...)``.
+    online : callable or None
+        For a mechanism with state across queries (BTT's sparse vector):
+        ``online(m_max, rng, **params)`` returning an object with ``answer(inputs) ->
+        labels`` and ``spent() -> PrivacyGuarantee`` (see :mod:`core.ensemble.estimator`).
+    """
+
+    name: str
+    title: str
+    description: str
+    parameters: tuple[Parameter, ...]
+    label: Callable[..., Any]
+    privacy_map: Callable[..., Any]
+    spend: Callable[..., dict] | None = None
+    derived: tuple[str, ...] = ()
+    inputs: str = "counts"
+    audit: Callable[..., Any] | None = None
+    audit_pairs: Callable[[], tuple[list[str], str]] | None = None
+    audit_defaults: Mapping[str, Any] = field(default_factory=dict)
+    explanation: str = ""
+    formulas: tuple[str, ...] = ()
+    data_dependent: str | None = None
+    per_query: bool = False
+    online: Callable[..., Any] | None = None
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def parameter(self, name: str) -> Parameter:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise ParameterError(f"{self.name} has no parameter {name!r}; it takes {', '.join(self.parameter_names)}.")
+
+    @property
+    def takes_epsilon(self) -> bool:
+        """Whether ε can be given (as a parameter, or spent through ``spend``)."""
+        return "epsilon" in self.parameter_names or self.spend is not None
+
+
+REGISTRY: dict[str, Mechanism] = {}
+"""Name -> :class:`Mechanism`, in registration order."""
+
+_LOCK = threading.Lock()
+
+
+def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
+    """Add a mechanism to :data:`REGISTRY` (every caller picks it up from there).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    replace : bool
+        Allow replacing a registered mechanism of the same name.
+
+    Returns
+    -------
+    Mechanism
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise ParameterError("register() takes a core.mechanisms.Mechanism.")
+    if not mechanism.name or mechanism.name != mechanism.name.strip().lower() or "_" in mechanism.name or " " in mechanism.name:
+        raise ParameterError(
+            f"A mechanism's name is lower case with hyphens (e.g. 'btt-soft'), got {mechanism.name!r}."
+        )
+    if mechanism.inputs not in ("counts", "scores"):
+        raise ParameterError(f"inputs must be 'counts' or 'scores', got {mechanism.inputs!r}.")
+    missing = [d for d in mechanism.derived if d not in mechanism.parameter_names]
+    if missing:
+        raise ParameterError(f"{mechanism.name}: derived parameters {missing} are not among its parameters.")
+    with _LOCK:
+        if mechanism.name in REGISTRY and not replace:
+            raise ParameterError(f"A mechanism named {mechanism.name!r} is already registered.")
+        REGISTRY[mechanism.name] = mechanism
+    return mechanism
+
+
+def unregister(name: str) -> None:
+    """Remove a mechanism (tests register toy mechanisms and remove them again)."""
+    with _LOCK:
+        REGISTRY.pop(name, None)
+
+
+def names() -> list[str]:
+    """The registered mechanisms' names, in registration order."""
+    _load_builtin()
+    return list(REGISTRY)
+
+
+def get(name: str) -> Mechanism:
+    """The registered mechanism called ``name``; a clear error listing the names if none."""
+    _load_builtin()
+    mech = REGISTRY.get(name)
+    if mech is None:
+        raise ParameterError(f"Unknown mechanism {name!r}; choose one of {', '.join(REGISTRY)}.")
+    return mech
+
+
+_LOADED = False
+
+
+def _load_builtin() -> None:
+    """Register the built-in mechanisms once (their modules import lazily)."""
+    global _LOADED
+    if _LOADED:
+        return
+    with _LOCK:
+        if _LOADED:
+            return
+        _LOADED = True
+    from core.mechanisms import builtin  # noqa: F401  (registers on import)
+
+
+# The parameters shared by several mechanisms: one definition each.
+PARAMETERS: dict[str, Parameter] = {
+    "epsilon": Parameter(
+        "epsilon", "float", 4.0, "ε (privacy budget)",
+        "The privacy budget for all queries together: smaller ε is stronger privacy and fewer or noisier answers.",
+        low=0.1, high=20.0, metavar="E",
+    ),
+    "delta": Parameter(
+        "delta", "float", 1e-5, "δ",
+        "The probability allowance of (ε, δ)-DP; keep it well below 1/(number of private rows).",
+        low=1e-10, high=0.1, choices=(1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8), log=True, metavar="D",
+    ),
+    "T": Parameter(
+        "T", "int", 5, "cutoff T (most ⊥)",
+        "BTT's cutoff: the mechanism stops after T abstentions (⊥); each ⊥ is one paid sparse-vector round.",
+        low=1, high=200, metavar="N",
+    ),
+    "calibration": Parameter(
+        "calibration", "choice", "tight", "calibration",
+        "'tight': the smallest noise whose exact accounting meets (ε, δ); 'paper': BTT's printed constants.",
+        choices=("tight", "paper"), metavar="C",
+    ),
+    "beta": Parameter(
+        "beta", "float", 0.05, "β (failure probability)",
+        "Failure probability used only for BTT's recommended number of teachers (not a privacy parameter).",
+        low=1e-4, high=0.5, metavar="B",
+    ),
+    "eta": Parameter(
+        "eta", "float", 0.1, "precision η",
+        "Width of the score bins of soft labels; 1/η must be a whole number.",
+        choices=(0.5, 0.25, 0.2, 0.1, 0.05), metavar="H",
+    ),
+    "gamma": Parameter(
+        "gamma", "float", None, "LNMax noise γ",
+        "LNMax adds Lap(1/γ) to every vote count; follows from ε when ε is given.",
+        low=1e-4, high=1.0, log=True, metavar="G",
+    ),
+}

@@ -1,0 +1,313 @@
+"""The one path from private data to a published student: train → vote → label → student → export.
+
+The app, the command line, the estimator and the experiments call these functions and
+nothing else to run a mechanism, so the same request chooses the same parameters and
+spends the same ε everywhere (docs/design.md §5):
+
+:func:`resolve`
+    A mechanism's settings from a request: defaults filled in, the noise parameter
+    derived from a target ε through the registry's ``spend`` (e.g. LNMax's γ), unknown
+    or conflicting settings refused with a sentence.
+:func:`privacy_map`
+    The guarantee of a run before any data is seen.
+:func:`label`
+    Run a registered mechanism on votes (or scores).
+:func:`session`
+    A mechanism answering a stream of query batches under one budget (the estimator).
+:func:`teacher_model`, :func:`model_input`, :func:`train`, :func:`mechanism_inputs`
+    The teachers of a table and their votes (or scores) on public rows.
+:func:`student`, :func:`labeled_csv`, :func:`report`
+    The student and the export.
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+.. [PATE17] N. Papernot et al. Semi-supervised Knowledge Transfer for Deep Learning from
+   Private Training Data. ICLR 2017.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from core.errors import ParameterError
+from core.mechanisms import registry
+
+__all__ = [
+    "resolve",
+    "privacy_map",
+    "label",
+    "session",
+    "teacher_model",
+    "model_input",
+    "plain_numeric",
+    "train",
+    "mechanism_inputs",
+    "student",
+    "labeled_csv",
+    "report",
+]
+
+
+def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = False) -> dict[str, Any]:
+    """The keyword arguments of ``mechanism``'s labeling function for a request.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered name (:func:`core.mechanisms.registry.names`).
+    settings : mapping
+        The request: any of the mechanism's parameters, and ``epsilon`` for a mechanism
+        whose noise follows from ε.  A parameter left out (or None) takes its default.
+    m : int
+        The number of queries the run will label (ε is spent over these).
+    strict : bool
+        Refuse settings the mechanism does not take (the command line), instead of
+        ignoring them (the app keeps one set of settings for every mechanism).
+
+    Returns
+    -------
+    dict
+        Exactly the mechanism's parameters, each set.
+
+    Raises
+    ------
+    ParameterError
+        An unknown mechanism or setting, a missing required setting, or both ε and the
+        noise parameter it decides.
+    """
+    mech = registry.get(mechanism)
+    given = {name: value for name, value in settings.items() if value is not None}
+    allowed = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
+    if strict:
+        extra = sorted(set(given) - allowed)
+        if extra:
+            raise ParameterError(
+                f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}."
+            )
+    out: dict[str, Any] = {}
+    for p in mech.parameters:
+        if p.name in given:
+            out[p.name] = p.convert(given[p.name])
+    if mech.spend is not None:
+        derived_given = [d for d in mech.derived if d in out]
+        if derived_given and "epsilon" in given and strict:
+            raise ParameterError(
+                f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both."
+            )
+        if len(derived_given) < len(mech.derived):
+            if "epsilon" not in given:
+                raise ParameterError(f"{mech.name} needs epsilon (or {', '.join(mech.derived)}).")
+            known = {p.name: out.get(p.name, p.default) for p in mech.parameters if p.name not in mech.derived}
+            from core.validation import check_epsilon
+
+            out.update(mech.spend(check_epsilon(float(given["epsilon"])), int(m), **known))
+    for p in mech.parameters:
+        if p.name not in out:
+            if p.default is None:
+                raise ParameterError(f"{mech.name} needs {p.name}.")
+            out[p.name] = p.default
+    return out
+
+
+def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
+    """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
+
+    Returns
+    -------
+    core.accounting.PrivacyGuarantee
+    """
+    mech = registry.get(mechanism)
+    return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
+
+
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False):
+    """Label queries with a registered mechanism.
+
+    Parameters
+    ----------
+    inputs : array-like
+        Vote counts ``(m, n_classes)``, or teacher scores ``(m, k)`` for a mechanism
+        whose ``inputs`` is ``"scores"``.
+    mechanism : str
+    settings : mapping
+        See :func:`resolve`.
+    rng : Generator, int or None
+    strict : bool
+        See :func:`resolve`.
+
+    Returns
+    -------
+    core.mechanisms.LabelingResult
+    """
+    mech = registry.get(mechanism)
+    m = int(np.shape(inputs)[0]) if np.ndim(inputs) else 0
+    return mech.label(inputs, **resolve(mechanism, settings, max(m, 1), strict=strict), rng=rng)
+
+
+class _PerQuerySession:
+    """A per-query mechanism (same noise for every query) answering batches."""
+
+    def __init__(self, mech, m_max: int, rng, params: dict[str, Any]) -> None:
+        from core import noise
+
+        self.mech, self.m_max, self.params = mech, int(m_max), params
+        self._gen = noise.check_rng(rng)
+        self.n_processed = 0
+        self.n_bottom = 0
+        self.halted = False
+
+    def answer(self, counts) -> np.ndarray:
+        from core.mechanisms.result import BOTTOM, UNPROCESSED
+
+        m = int(np.shape(counts)[0])
+        ids = np.full(m, UNPROCESSED, dtype=np.int64)
+        take = min(m, self.m_max - self.n_processed)
+        if take > 0:
+            ids[:take] = self.mech.label(np.asarray(counts)[:take], **self.params, rng=self._gen).labels
+            self.n_bottom += int(np.count_nonzero(ids[:take] == BOTTOM))
+            self.n_processed += take
+        if self.n_processed >= self.m_max:
+            self.halted = True
+        return ids
+
+    def spent(self):
+        from core.accounting import PrivacyGuarantee
+
+        if self.n_processed == 0:
+            return PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
+        return self.mech.privacy_map(self.n_processed, **self.params)
+
+
+def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None):
+    """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
+
+    The returned object has ``answer(counts) -> labels`` (class ids, ⊥ = -1, -2 once
+    spent), ``spent() -> PrivacyGuarantee`` (the a-priori guarantee of what has run),
+    ``n_processed``, ``n_bottom`` and ``halted``.  Mechanisms with state across queries
+    provide their own (``Mechanism.online``); per-query mechanisms are answered batch by
+    batch with the noise set for ``m_max`` queries.
+
+    Raises
+    ------
+    ParameterError
+        For a mechanism that can answer only a whole set of queries at once.
+    """
+    mech = registry.get(mechanism)
+    params = resolve(mechanism, settings, m_max)
+    if mech.online is not None:
+        return mech.online(int(m_max), rng, **params)
+    if mech.per_query and mech.inputs == "counts":
+        return _PerQuerySession(mech, m_max, rng, params)
+    raise ParameterError(
+        f"{mech.name} labels a whole set of queries at once and cannot answer a stream of "
+        f"batches; choose one of {', '.join(n for n in registry.names() if _streams(registry.get(n)))}."
+    )
+
+
+def _streams(mech) -> bool:
+    return mech.online is not None or (mech.per_query and mech.inputs == "counts")
+
+
+# ----------------------------------------------------------------------------- teachers
+
+
+def plain_numeric(table) -> bool:
+    """Whether a table's features go to the learner unchanged (numeric, no imputation)."""
+    return not table.categorical_columns and table.missing == "refuse"
+
+
+def model_input(table, X):
+    """Features as the teachers see them: a float array for a plain numeric table.
+
+    Fitting and predicting on an array skips pandas' per-call checks, which cost more
+    than fitting a small teacher; both give the same teachers and votes.
+    """
+    return X.to_numpy(dtype=float) if plain_numeric(table) else X
+
+
+def teacher_model(table, learner: str, params: Mapping[str, Any] | None = None):
+    """The learner behind the table's preprocessing (one-hot encoding, imputation).
+
+    A table of numeric columns loaded without imputation needs no preprocessing (its
+    preprocessor passes every column through unchanged), so the learner is used on its
+    own there: the same model, fitted about twice as fast, which matters for hundreds
+    of teachers.  Imputation, where chosen, is fitted inside each teacher's pipeline on
+    that teacher's chunk only.
+    """
+    from sklearn.pipeline import make_pipeline
+
+    from core.ensemble.learners import make_learner
+
+    model = make_learner(learner, **dict(params or {}))
+    if plain_numeric(table):
+        return model
+    return make_pipeline(table.preprocessor(), model)
+
+
+def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=None, n_jobs: int | None = 1,
+          progress: Callable[[int, int], None] | None = None):
+    """Train ``k`` teachers of ``learner`` on disjoint chunks of a table's private rows.
+
+    Returns
+    -------
+    core.ensemble.TeacherEnsemble
+    """
+    from core.data import check_class_sizes
+    from core.ensemble.teachers import train_teachers
+
+    check_class_sizes(table, int(k))
+    return train_teachers(
+        model_input(table, table.features),
+        table.labels,
+        teacher_model(table, learner, params),
+        int(k),
+        n_classes=table.n_classes,
+        rng=rng,
+        n_jobs=n_jobs,
+        progress=progress,
+    )
+
+
+def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None) -> np.ndarray:
+    """What ``mechanism`` reads from the teachers on the public rows: votes or scores."""
+    mech = registry.get(mechanism)
+    X = model_input(table, public_X)
+    if mech.inputs == "scores":
+        return np.asarray(teachers.scores(X, progress=progress))
+    return np.asarray(teachers.vote_counts(X, progress=progress))
+
+
+# ----------------------------------------------------------------------------- student and export
+
+
+def student(public_X, result, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop", rng=None):
+    """Train the student on the privately labeled public rows (post-processing: same guarantee).
+
+    Returns
+    -------
+    core.ensemble.Student
+    """
+    from core.ensemble.student import train_student
+
+    # Fitted on the public DataFrame (never the plain-array shortcut): the student is
+    # published and applied to a table of the same named columns.
+    model = teacher_model(table, learner, params)
+    n_classes = 2 if result.scores is not None else table.n_classes
+    return train_student(public_X, result, model, bottom=bottom, n_classes=n_classes, rng=rng)
+
+
+def labeled_csv(public_frame, result, class_names) -> bytes:
+    """The labeled CSV of the public rows (:func:`core.export.labeled_frame`), as UTF-8 bytes."""
+    from core.export import labeled_frame
+
+    return labeled_frame(public_frame, result, class_names).to_csv(index=False).encode("utf-8")
+
+
+def report(result, **context: Any) -> str:
+    """The JSON privacy report of a run (:func:`core.export.privacy_report`)."""
+    from core.export import privacy_report, report_json
+
+    return report_json(privacy_report(result, **context))
