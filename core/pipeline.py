@@ -106,7 +106,7 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
             out.update(mech.spend(check_epsilon(float(given["epsilon"])), int(m), **known))
     for p in mech.parameters:
         if p.name not in out:
-            if p.default is None:
+            if p.default is None and not p.optional:
                 raise ParameterError(f"{mech.name} needs {p.name}.")
             out[p.name] = p.default
     return out
@@ -215,8 +215,9 @@ def _streams(mech) -> bool:
 
 
 def plain_numeric(table) -> bool:
-    """Whether a table's features go to the learner unchanged (numeric, no imputation)."""
-    return not table.categorical_columns and table.missing == "refuse"
+    """Whether a table's features go to the learner unchanged (numeric, no imputation:
+    loaded with ``missing="refuse"`` or ``"drop"``)."""
+    return not table.categorical_columns and table.missing != "impute"
 
 
 def model_input(table, X):

@@ -241,14 +241,10 @@ def test_scenarios_claim_what_the_real_mechanism_reports(name):
     scn = scenario(name, epsilon=1.0, delta=1e-2, T=1, calibration="tight", gamma=1.0, eta=0.25)
     if name == "btt-soft":
         check_neighbouring_scores(scn.pair.a, scn.pair.b)
-        real = ag.btt_soft_label(scn.pair.a, epsilon=1.0, delta=1e-2, T=1, eta=0.25, calibration="tight", rng=0)
     else:
         check_neighbouring_counts(scn.pair.a, scn.pair.b)
-        fn = {"printed-distance-a-stab": "a-stab", "printed-distance-btt": "btt"}.get(name, name)
-        kw = {"gamma": 1.0} if fn == "lnmax" else {"epsilon": 1.0, "delta": 1e-2}
-        if fn == "btt":
-            kw.update(T=1, calibration="tight")
-        real = pipeline.label(scn.pair.a, fn, kw, rng=0)
+    fn = {"printed-distance-a-stab": "a-stab", "printed-distance-btt": "btt"}.get(name, name)
+    real = pipeline.label(scn.pair.a, fn, scn.settings, rng=0)
     assert (scn.claimed_epsilon, scn.claimed_delta) == (real.epsilon, real.delta)
     assert scn.teaching == (name in TEACHING_MECHANISMS)
 

@@ -458,7 +458,7 @@ def test_unsupported_source_type():
 
 
 def test_bad_missing_option():
-    refused(GOOD.encode(), "missing must be", error=ParameterError, missing="drop")
+    refused(GOOD.encode(), "missing must be", error=ParameterError, missing="skip")
 
 
 @settings(

@@ -98,8 +98,12 @@ def test_datasets_dir_is_the_repository_folder():
 
 def test_readme_names_every_file_and_a_license():
     readme = (DATASETS_DIR / "README.md").read_text(encoding="utf-8")
+    files = sorted(DATASETS_DIR.glob("*.csv")) + sorted(DATASETS_DIR.glob("*.csv.gz"))
+    assert files
+    for path in files:
+        assert f"`{path.name}`" in readme
     for name in bundled_names():
-        assert f"`{name}.csv`" in readme
+        assert f"`{name}" in readme
     assert "BSD" in readme and "CC BY 4.0" in readme
 
 

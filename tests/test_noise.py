@@ -226,3 +226,238 @@ def test_module_documents_the_remaining_continuous_draws():
     doc = noise.__doc__
     assert "LNMax" in doc and "continuous" in doc.lower()
     assert "operating system" in doc
+
+
+# ----------------------------------------------------------------------------- exact samplers (CKS 2020)
+
+from fractions import Fraction
+
+from core.noise import bernoulli_exp, discrete_gaussian, rational_scale, rational_variance, secure_rng
+
+CHI2_P = 1e-7  # critical value chi2.isf(1e-7, df): a correct sampler fails with probability 1e-7
+
+
+def _chi2_check(x: np.ndarray, support: np.ndarray, pmf: np.ndarray, label) -> None:
+    """Pearson chi-square of ``x`` against an exact pmf on ``support`` (covering all but
+    a negligible mass); outer cells are pooled into the tails until each has an expected
+    count >= 5, and the test rejects above ``chi2.isf(CHI2_P, df)``."""
+    n = x.size
+    pmf = pmf / pmf.sum()
+    counts = np.bincount(x - support[0], minlength=support.size)
+    assert counts.sum() == n  # no draw outside the support
+    exp = n * pmf
+    lo = int(np.argmax(np.cumsum(exp) >= 5))
+    hi = support.size - 1 - int(np.argmax(np.cumsum(exp[::-1]) >= 5))
+    obs = np.concatenate([[counts[: lo + 1].sum()], counts[lo + 1 : hi], [counts[hi:].sum()]])
+    e = np.concatenate([[exp[: lo + 1].sum()], exp[lo + 1 : hi], [exp[hi:].sum()]])
+    chi2 = float(((obs - e) ** 2 / e).sum())
+    crit = stats.chi2.isf(CHI2_P, df=obs.size - 1)
+    assert chi2 < crit, (label, chi2, crit, obs.size)
+
+
+SCALES = [0.5, 1.0, 2.47, 7.3, 40.0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scale", SCALES)
+def test_discrete_laplace_exact_pmf_chi2_1e7(scale):
+    # 10^7 draws against (1-p)/(1+p) p^|z|, p = exp(-1/t) for the rational t sampled.
+    # False-alarm probability 1e-7 per scale (fixed seed: deterministic).
+    t = float(rational_scale(scale))
+    x = discrete_laplace(scale, 10_000_000, rng=2020)
+    half = int(60 * t) + 60  # P[|Z| > half] < e^-60
+    z = np.arange(-half, half + 1)
+    p = math.exp(-1.0 / t)
+    _chi2_check(x, z, (1 - p) / (1 + p) * p ** np.abs(z).astype(float), ("dlap", scale))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma", SCALES)
+def test_discrete_gaussian_exact_pmf_chi2_1e7(sigma):
+    # 10^7 draws against exp(-z²/(2σ²)) / normaliser, σ² the rational sampled.
+    # False-alarm probability 1e-7 per σ (fixed seed: deterministic).
+    v = float(rational_variance(sigma))
+    x = discrete_gaussian(sigma, 10_000_000, rng=2004)
+    half = int(12 * math.sqrt(v)) + 12  # mass beyond 12σ < 1e-32
+    z = np.arange(-half, half + 1)
+    _chi2_check(x, z, np.exp(-(z.astype(float) ** 2) / (2 * v)), ("dgauss", sigma))
+
+
+@pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(7), Fraction(1, 3 * 2**70)])
+def test_bernoulli_exp_has_mean_exp_minus_gamma(gamma):
+    # Binomial count among n draws; 6-sigma tolerance (false failure < 2e-9).  The last
+    # γ has a denominator beyond 2**62 and goes through the Python-int path.
+    n = 1_000_000 if gamma.denominator < 2**62 else 20_000
+    x = bernoulli_exp(gamma, n, rng=17)
+    assert x.dtype == bool and x.shape == (n,)
+    p = math.exp(-float(gamma))
+    assert abs(int(x.sum()) - n * p) <= 6 * math.sqrt(n * p * (1 - p)) + 1e-9
+
+
+def test_rational_scale_rounds_up_with_bounded_denominator():
+    assert rational_scale(0.5) == Fraction(1, 2)
+    assert rational_scale(1.0) == 1 and rational_scale(40) == 40
+    assert rational_scale(7.3) == Fraction(73, 10)  # 73/10 is above the float 7.3
+    for s in [2.47, 0.1, 1 / 3, math.pi, 1e6 + 0.1, 123.456789, 3e-5]:
+        t = rational_scale(s)
+        assert t >= Fraction(s) and t.denominator <= noise.MAX_DENOMINATOR
+        assert t - Fraction(s) <= Fraction(1, noise.MAX_DENOMINATOR), s
+    assert rational_scale(Fraction(247, 100)) == Fraction(247, 100)  # exact Fractions kept
+    for s in [0.5, 2.47, 7.3, 40.0, 1 / 7]:
+        v = rational_variance(s)
+        assert v >= Fraction(s) ** 2 and v - Fraction(s) ** 2 < Fraction(1, 2**14)
+
+
+def test_round_up_is_the_best_upper_approximation():
+    # Brute force: min over q <= N of ceil(x q)/q.
+    r = np.random.default_rng(5)
+    for _ in range(300):
+        x = Fraction(int(r.integers(1, 10**9)), int(r.integers(1, 10**9)))
+        n_max = int(r.integers(1, 60))
+        best = min(Fraction(-((-x.numerator * q) // x.denominator), q) for q in range(1, n_max + 1))
+        assert noise._round_up(x, n_max) == best, (x, n_max)
+
+
+def test_exact_samplers_reject_out_of_range_parameters():
+    with pytest.raises(ParameterError, match="scale"):
+        discrete_laplace(2.0**33, 3, rng=0)
+    with pytest.raises(ParameterError, match="sigma"):
+        discrete_gaussian(40_000, 3, rng=0)
+    for bad in [0, -1.0, float("nan"), float("inf")]:
+        with pytest.raises(ParameterError):
+            discrete_gaussian(bad, 3, rng=0)
+    with pytest.raises(ParameterError, match="gamma"):
+        bernoulli_exp(-1, 3, rng=0)
+
+
+def test_discrete_gaussian_shapes_and_moments():
+    assert discrete_gaussian(2.0, (3, 4), rng=0).shape == (3, 4)
+    assert np.ndim(discrete_gaussian(2.0, None, rng=0)) == 0
+    # Var of N_Z(0, σ²) for σ = 3 is within 1e-30 of 9 (Poisson summation); 6-sd bound.
+    x = discrete_gaussian(3.0, 1_000_000, rng=8).astype(float)
+    assert x.dtype == float and abs(x.mean()) < 6 * 3 / 1000
+    assert abs(x.var() - 9.0) < 6 * math.sqrt(2 * 81 / 1e6)
+    y = discrete_gaussian(5000.0, 20_000, rng=9).astype(float)  # b = 1 regime
+    assert abs(y.std() / 5000 - 1) < 0.03
+
+
+class _IntegersOnly(np.random.Generator):
+    """A Generator whose float (and numpy-distribution) methods all raise."""
+
+
+_FLOAT_METHODS = ["random", "uniform", "exponential", "geometric", "standard_normal", "standard_exponential",
+                  "standard_gamma", "standard_cauchy", "standard_t", "normal", "laplace", "binomial",
+                  "poisson", "gamma", "beta", "choice", "logseries", "negative_binomial"]
+for _name in _FLOAT_METHODS:
+    def _forbidden(self, *args, _name=_name, **kwargs):
+        raise AssertionError(f"{_name} used in an exact sampler")
+    setattr(_IntegersOnly, _name, _forbidden)
+
+
+def test_no_float_draw_in_the_decision_path():
+    g = _IntegersOnly(np.random.PCG64(3))
+    with pytest.raises(AssertionError, match="random"):
+        g.random()
+    for s in [0.5, 2.47, 40.0, Fraction(7, 3)]:
+        assert discrete_laplace(s, 10_000, rng=g).dtype == np.int64
+        assert discrete_gaussian(s, 10_000, rng=g).dtype == np.int64
+    assert bernoulli_exp(Fraction(13, 7), 1000, rng=g).dtype == bool
+
+
+# -- scalar reference (pure Python ints and Fractions), CKS 2020 Algorithms 1-3 ---------------
+#
+# The vectorized samplers draw for all pending slots at once, so for size > 1 their stream
+# order differs from a scalar loop's.  For size 1 each vectorized integers() call draws one
+# value, and numpy's integers(0, h, 1) equals integers(0, h) on the same stream; so a
+# sequence of size-1 calls must agree value for value with the scalar reference below.
+# (For size > 1 the chi-square tests above give distributional agreement.)
+
+_F12 = math.factorial(12)
+
+
+def ref_bern_exp_one(g) -> bool:
+    w = int(g.integers(0, _F12))  # trials K = 2..12 from the mixed-radix digits of W
+    for k in range(2, 13):
+        w, d = divmod(w, k)
+        if d != 0:
+            return k % 2 == 1
+    k = 13
+    while int(g.integers(0, k)) == 0:
+        k += 1
+    return k % 2 == 1
+
+
+def ref_bern_exp_le1(gamma: Fraction, den: int, g) -> bool:
+    # gamma = num/den <= 1, with den fixed (the vectorized code's common denominator)
+    num = gamma * den
+    assert num.denominator == 1
+    k = 1
+    while int(g.integers(0, den * k)) < num:  # Bernoulli(gamma / k)
+        k += 1
+    return k % 2 == 1
+
+
+def ref_bern_exp(gamma: Fraction, den: int, g) -> bool:
+    for _ in range(math.floor(gamma)):
+        if not ref_bern_exp_one(g):
+            return False
+    return ref_bern_exp_le1(gamma - math.floor(gamma), den, g)
+
+
+def ref_dlap(t: Fraction, g) -> int:
+    num, den = t.numerator, t.denominator
+    while True:
+        w = int(g.integers(0, 2 * num))
+        u, b = w >> 1, w & 1
+        if num > 1 and not ref_bern_exp_le1(Fraction(u, num), num, g):
+            continue
+        v = 0
+        while ref_bern_exp_one(g):
+            v += 1
+        y = (u + num * v) // den
+        if b == 1 and y == 0:
+            continue
+        return -y if b else y
+
+
+def ref_dgauss(v: Fraction, g) -> int:
+    t = math.isqrt(math.floor(v)) + 1
+    den = 2 * v.numerator * v.denominator * t * t
+    while True:
+        y = ref_dlap(Fraction(t), g)
+        gamma = (abs(y) - v / t) ** 2 / (2 * v)
+        if ref_bern_exp(gamma, den, g):
+            return y
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.47, 7.3, Fraction(7, 3), 40.0])
+def test_vectorized_samplers_agree_with_the_scalar_reference_on_one_stream(scale):
+    g1, g2 = np.random.default_rng(77), np.random.default_rng(77)
+    t, v = rational_scale(scale), rational_variance(scale)
+    for _ in range(300):
+        assert int(discrete_laplace(scale, 1, rng=g1)[0]) == ref_dlap(t, g2)
+        assert int(discrete_gaussian(scale, 1, rng=g1)[0]) == ref_dgauss(v, g2)
+        gamma = Fraction(int(g2.integers(0, 50)), 7)
+        g1.integers(0, 50)
+        assert bool(bernoulli_exp(gamma, 1, rng=g1)[0]) == ref_bern_exp(gamma, gamma.denominator, g2)
+    assert g1.integers(0, 2**62) == g2.integers(0, 2**62)  # same number of draws consumed
+
+
+# ----------------------------------------------------------------------------- secure default
+
+
+def test_the_default_generator_is_chacha20_keyed_from_secrets():
+    from randomgen import ChaCha
+
+    g = check_rng(None)
+    assert isinstance(g.bit_generator, ChaCha)
+    assert isinstance(secure_rng().bit_generator, ChaCha)
+    assert g.integers(0, 2**62) != check_rng(None).integers(0, 2**62)  # fresh 256-bit keys
+    assert discrete_laplace(5.0, 8).dtype == np.int64  # rng=None draws from it
+
+
+def test_an_int_seed_gives_reproducible_pcg64():
+    g = check_rng(12)
+    assert isinstance(g.bit_generator, np.random.PCG64)
+    assert np.array_equal(discrete_gaussian(3.0, 100, rng=12), discrete_gaussian(3.0, 100, rng=12))
+    assert np.array_equal(discrete_laplace(2.47, 100, rng=12), discrete_laplace(2.47, 100, rng=12))

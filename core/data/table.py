@@ -19,9 +19,26 @@ Reading rules
 - A feature column whose every non-empty field is a number is numeric (float64); any other
   column is categorical (text).  Categorical columns are one-hot encoded inside the
   scikit-learn pipeline of :meth:`Table.preprocessor`, never by hand.
-- Empty fields and the usual markers (``NA``, ``N/A``, ``NaN``, ``null``...) are missing.
-  Missing feature values are refused (``missing="refuse"``, the default) or left for the
-  pipeline to impute (``missing="impute"``).  Rows without a label are always refused.
+- gzip-compressed content (a ``.csv.gz`` file) is decompressed in memory; the size limit
+  applies to the compressed and to the decompressed bytes.
+- Empty fields and the usual markers (``NA``, ``N/A``, ``NaN``, ``null``...) are missing;
+  ``missing_markers`` adds the text a file uses for a missing cell (e.g. ``("?",)`` for
+  UCI Adult), so such a value is never read as a category or a number.
+- Missing feature values are refused (``missing="refuse"``, the default), their rows are
+  dropped (``missing="drop"``, which also drops rows without a label), or they are left
+  for the pipeline to impute (``missing="impute"``).  Rows without a label are refused
+  unless dropping.  The :class:`Table` records how many cells were missing per column
+  (``missing_counts``), how many rows had one (``missing_rows``) and how many were
+  dropped (``dropped_rows``).
+
+Imputation and privacy
+----------------------
+An imputer fitted on all private rows is a release of their statistics (a median, a most
+frequent category), outside the teachers' disjoint chunks.  So nothing is imputed at load
+time: :meth:`Table.preprocessor` puts the imputers inside the scikit-learn pipeline that
+:func:`core.teachers.train_teachers` clones for every teacher, and each teacher's imputer
+is fitted on that teacher's chunk only: private rows of one chunk, never all private rows
+at once, never public rows (the public rows are only transformed by each fitted teacher).
 """
 
 from __future__ import annotations
@@ -64,7 +81,7 @@ MAX_CLASSES = 100
 #: Default size limit of a CSV file: 50 MiB.
 DEFAULT_MAX_BYTES = 50 * 2**20
 
-_MISSING_OPTIONS = ("refuse", "impute")
+_MISSING_OPTIONS = ("refuse", "impute", "drop")
 
 # Leading bytes of common binary formats that users upload by mistake.
 _MAGIC = (
@@ -74,7 +91,6 @@ _MAGIC = (
     (b"%PDF", "a PDF document"),
     (b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)"),
     (b"PK\x05\x06", "an empty zip archive"),
-    (b"\x1f\x8b", "a gzip-compressed file"),
     (b"BZh", "a bzip2-compressed file"),
     (b"\xfd7zXZ\x00", "an xz-compressed file"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive"),
@@ -114,13 +130,27 @@ class Table:
         The feature columns of each kind, in file order.
     name : str
         A display name (file name without extension, bundled dataset or generator name).
-    missing : {"refuse", "impute"}
+    missing : {"refuse", "impute", "drop"}
         How the table was loaded: with ``"impute"`` the features may hold missing values
-        and :meth:`preprocessor` imputes them.
+        and :meth:`preprocessor` imputes them (inside each teacher's pipeline); with
+        ``"refuse"`` and ``"drop"`` they hold none.
+    missing_markers : tuple of str
+        Text read as a missing cell besides the empty field and pandas' usual markers
+        (e.g. ``("?",)``); :func:`check_public` applies them to the public table too.
+    missing_counts : dict of str to int
+        Missing cells per column of the source file (feature columns in order, then the
+        label column), counted before any row was dropped.
+    missing_rows : int
+        Rows of the source file with at least one missing cell (feature or label).
+    dropped_rows : int
+        Rows dropped for a missing cell (``missing="drop"``; 0 otherwise).
 
     Notes
     -----
-    The representation shows only sizes, never the private values.
+    The representation shows only sizes, never the private values.  The missing-value
+    counts, like :attr:`class_counts`, are computed from the rows: for the private table
+    they are non-private diagnostics (show them as such, never export them).  A part made
+    by :func:`split_public` keeps the counts of the file it came from.
     """
 
     features: pd.DataFrame = field(repr=False)
@@ -131,6 +161,10 @@ class Table:
     categorical_columns: tuple[str, ...]
     name: str
     missing: str = "refuse"
+    missing_markers: tuple[str, ...] = ()
+    missing_counts: dict[str, int] = field(default_factory=dict)
+    missing_rows: int = 0
+    dropped_rows: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -157,7 +191,15 @@ class Table:
                 "every feature column exactly once."
             )
         if self.missing not in _MISSING_OPTIONS:
-            raise ParameterError(f"missing must be 'refuse' or 'impute', got {self.missing!r}.")
+            raise ParameterError(
+                f"missing must be 'refuse', 'impute' or 'drop', got {self.missing!r}."
+            )
+        object.__setattr__(self, "missing_markers", tuple(str(m) for m in self.missing_markers))
+        object.__setattr__(
+            self, "missing_counts", {str(c): int(n) for c, n in dict(self.missing_counts).items()}
+        )
+        object.__setattr__(self, "missing_rows", int(self.missing_rows))
+        object.__setattr__(self, "dropped_rows", int(self.dropped_rows))
         object.__setattr__(self, "labels", labels.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
 
@@ -199,6 +241,12 @@ class Table:
         is a dense float array.  Put it in front of a learner with
         ``sklearn.pipeline.make_pipeline(table.preprocessor(), learner)``: each teacher then
         fits its own encoder and imputer on its own chunk, which keeps the chunks disjoint.
+
+        Never fit it (or the pipeline) on all private rows at once to impute them: an
+        imputer fitted on all private rows is a release of their statistics (medians,
+        most frequent categories) that no teacher's chunk bounds.  Nor fit it on public
+        rows for the teachers: their imputers see their own chunk only, and the public
+        rows are only transformed.
 
         Returns
         -------
@@ -317,6 +365,37 @@ def _too_big(size: int, max_bytes: int) -> DataError:
     )
 
 
+def _stem(name: str) -> str:
+    """A file name without its folder, ``.gz`` and extension: ``adult.csv.gz`` -> ``adult``."""
+    base = Path(name).name
+    if base.lower().endswith(".gz"):
+        base = base[:-3]
+    return Path(base).stem
+
+
+def _gunzip(data: bytes | str, max_bytes: int) -> bytes | str:
+    """Decompress gzip content in memory (at most ``max_bytes`` out); other content as is."""
+    if not (isinstance(data, bytes) and data.startswith(b"\x1f\x8b")):
+        return data
+    import gzip
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as handle:
+            out = handle.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(
+            f"The file is gzip-compressed but cannot be decompressed ({exc}): it is damaged or "
+            "cut short. Compress the CSV file again (gzip file.csv) or load it uncompressed."
+        ) from None
+    if len(out) > max_bytes:
+        raise DataError(
+            f"The file decompresses to more than the size limit of {_megabytes(max_bytes)}; "
+            "load a sample of its rows, or raise max_bytes if your machine has the memory."
+        )
+    return out
+
+
 def _read_source(source, max_bytes: int) -> tuple[bytes | str, str | None]:
     """Return the raw content (bytes, or str from a text-mode file) and a default name."""
     if isinstance(source, (str, os.PathLike)):
@@ -336,11 +415,11 @@ def _read_source(source, max_bytes: int) -> tuple[bytes | str, str | None]:
                 data = handle.read(max_bytes + 1)
         except OSError as exc:
             raise DataError(f"Cannot read '{path}': {exc.strerror or exc}. Check the file's permissions.") from None
-        return data, path.stem
+        return data, _stem(path.name)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), None
     name = getattr(source, "name", None)
-    stem = Path(str(name)).stem if isinstance(name, (str, os.PathLike)) and str(name) else None
+    stem = _stem(str(name)) if isinstance(name, (str, os.PathLike)) and str(name) else None
     size = getattr(source, "size", None)
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool) and size > max_bytes:
         raise _too_big(int(size), max_bytes)
@@ -577,8 +656,9 @@ def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
         raise DataError(
             f"Column '{name}' holds numbers except for {n_failed} value(s) that are not numbers "
             f"({examples}; data row(s) {_row_list(np.flatnonzero(failed))}). If these mark "
-            "missing values, leave those fields empty; otherwise correct them (numbers use '.' "
-            "as decimal point and no thousands separator), then load the file again."
+            "missing values, leave those fields empty or name the marker with missing_markers "
+            f"(e.g. missing_markers=({pd.unique(text)[0]!r},)); otherwise correct them (numbers "
+            "use '.' as decimal point and no thousands separator), then load the file again."
         )
     return _clean_text(column), False
 
@@ -619,10 +699,50 @@ def _read_csv(source, max_bytes, no_rows: str) -> tuple[pd.DataFrame, str | None
     """
     max_bytes = _check_max_bytes(max_bytes)
     raw, default_name = _read_source(source, max_bytes)
-    frame = _parse_csv(_decode(raw, max_bytes))
+    frame = _parse_csv(_decode(_gunzip(raw, max_bytes), max_bytes))
     if frame.shape[0] == 0:
         raise DataError(no_rows)
     return frame, default_name
+
+
+def _check_markers(markers) -> tuple[str, ...]:
+    """``missing_markers`` as a tuple of distinct non-blank stripped strings."""
+    if markers is None:
+        return ()
+    if isinstance(markers, str):
+        markers = (markers,)
+    try:
+        items = list(markers)
+    except TypeError:
+        raise ParameterError(
+            f"missing_markers must be a sequence of text values such as ('?',), got {markers!r}."
+        ) from None
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ParameterError(
+                "missing_markers must hold non-blank text values such as '?' (blank fields are "
+                f"always missing), got {item!r}."
+            )
+        if item.strip() not in out:
+            out.append(item.strip())
+    return tuple(out)
+
+
+def _mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
+    """``frame`` with every text cell equal (after stripping) to a marker set to NaN."""
+    if not markers:
+        return frame
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype != object and not pd.api.types.is_string_dtype(values):
+            continue
+        text = values.map(lambda v: v.strip() if isinstance(v, str) else v)
+        hit = text.isin(markers).to_numpy()
+        if hit.any():
+            out[column] = values.astype(object).mask(hit, np.nan)
+    return out
 
 
 def _check_table(table) -> None:
@@ -633,8 +753,9 @@ def _check_table(table) -> None:
 def _check_missing_option(missing) -> str:
     if missing not in _MISSING_OPTIONS:
         raise ParameterError(
-            f"missing must be 'refuse' (stop on missing feature values) or 'impute' (fill them "
-            f"inside the learning pipeline), got {missing!r}."
+            f"missing must be 'refuse' (stop on missing feature values), 'impute' (fill them "
+            f"inside each teacher's learning pipeline) or 'drop' (drop the rows that have "
+            f"them), got {missing!r}."
         )
     return missing
 
@@ -644,10 +765,11 @@ def load_table(
     *,
     label_column: str | None = None,
     missing: str = "refuse",
+    missing_markers: Iterable[str] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     name: str | None = None,
 ) -> Table:
-    """Load a labeled CSV file into a :class:`Table`, in memory.
+    """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
 
     Parameters
     ----------
@@ -658,13 +780,21 @@ def load_table(
     label_column : str, optional
         Name of the label column.  Default: the first column named (ignoring case)
         ``label``, ``target``, ``y`` or ``class``, else the last column.
-    missing : {"refuse", "impute"}
+    missing : {"refuse", "impute", "drop"}
         ``"refuse"`` (default) raises :class:`DataError` on any missing feature value;
-        ``"impute"`` keeps them, and :meth:`Table.preprocessor` imputes them (median for
-        numbers, most frequent value for categories).  Rows without a label are refused
-        either way.
+        ``"drop"`` drops every row with a missing feature value or label (the count is
+        ``Table.dropped_rows``); ``"impute"`` keeps them, and :meth:`Table.preprocessor`
+        imputes them (median for numbers, most frequent value for categories) inside each
+        teacher's pipeline, fitted on that teacher's chunk only: nothing is imputed here,
+        since an imputer fitted on all private rows is a release of their statistics.
+        Rows without a label are refused unless dropping.
+    missing_markers : sequence of str, optional
+        Text that marks a missing cell in this file, compared after stripping spaces,
+        e.g. ``("?",)`` for UCI Adult.  Empty fields and pandas' markers (``NA``,
+        ``N/A``, ``NaN``, ``null``...) are always missing.  Without it, a ``?`` is an
+        ordinary value: a category in a text column (and refused in a number column).
     max_bytes : int
-        Largest accepted file size, 50 MiB by default.
+        Largest accepted file size, 50 MiB by default (compressed and decompressed).
     name : str, optional
         Display name; default the file name without extension, or ``"uploaded table"``.
 
@@ -681,14 +811,17 @@ def load_table(
         or (with ``missing="refuse"``) missing feature values.  The message names the
         problem and what to do.
     ParameterError
-        On an invalid option (``missing``, ``max_bytes``, ``label_column``'s type).
+        On an invalid option (``missing``, ``missing_markers``, ``max_bytes``,
+        ``label_column``'s type).
     """
     missing = _check_missing_option(missing)
+    markers = _check_markers(missing_markers)
     frame, default_name = _read_csv(
         source,
         max_bytes,
         "The file has a header row but no data rows. Add at least one row per class and load it again.",
     )
+    frame = _mark_missing(frame, markers)
     columns = list(frame.columns)
     label = _choose_label_column(columns, label_column)
     feature_columns = [c for c in columns if c != label]
@@ -712,32 +845,15 @@ def load_table(
             f"The label column '{label}' is empty in every row. Fill in the labels, or choose "
             "the column that holds them with label_column."
         )
-    if no_label.any():
+    if no_label.any() and missing != "drop":
         rows = np.flatnonzero(no_label)
         raise DataError(
             f"{len(rows)} row(s) have no label in column '{label}' (data row(s) "
-            f"{_row_list(rows)}). Labels are never imputed: fill them in or delete those rows, "
-            "and load the file again."
+            f"{_row_list(rows)}). Labels are never imputed: fill them in or delete those rows "
+            "(or load with missing='drop'), and load the file again."
         )
-    distinct = pd.unique(labels_text)
-    if len(distinct) < 2:
-        raise DataError(
-            f"The label column '{label}' holds a single class ('{distinct[0]}'). A classifier "
-            "needs at least two classes: add rows of another class, or choose another "
-            "label_column."
-        )
-    if len(distinct) > MAX_CLASSES:
-        raise DataError(
-            f"The label column '{label}' holds {len(distinct)} distinct values, more than "
-            f"{MAX_CLASSES}: it is likely a regression target or an identifier, not a class. "
-            "Choose the right column with label_column, or group the values into at most "
-            f"{MAX_CLASSES} classes."
-        )
-    class_names = _label_order(distinct)
-    class_id = {c: i for i, c in enumerate(class_names)}
-    labels = labels_text.map(class_id).to_numpy(dtype=np.int64)
 
-    # Features.
+    # Features (read from every row, so the kinds and the counts describe the whole file).
     features = frame[feature_columns]
     empty = [c for c in feature_columns if features[c].isna().all()]
     if empty:
@@ -756,13 +872,51 @@ def load_table(
     for column in categorical:  # keep text columns as object dtype (text, NaN missing)
         features[column] = features[column].astype(object)
     _check_finite(features, numeric, "The file holds")
-    if missing == "refuse" and features.isna().any().any():
-        n_rows = int(features.isna().any(axis=1).sum())
+    cell_missing = features.isna()
+    counts = {c: int(n) for c, n in cell_missing.sum().items()}
+    counts[label] = int(no_label.sum())
+    row_missing = cell_missing.any(axis=1).to_numpy() | no_label
+    missing_rows = int(row_missing.sum())
+    if missing == "refuse" and cell_missing.any().any():
+        n_rows = int(cell_missing.any(axis=1).sum())
         raise DataError(
             f"{n_rows} row(s) have missing feature values, in column(s) "
             f"{_missing_report(features)}. Fill them in, delete those rows, or load with "
-            "missing='impute' to impute them inside the learning pipeline."
+            "missing='drop' to drop them or missing='impute' to impute them inside each "
+            "teacher's learning pipeline."
         )
+    dropped = 0
+    if missing == "drop" and missing_rows:
+        if missing_rows == len(row_missing):
+            raise DataError(
+                f"Every row has a missing value (in column(s) {_missing_report(features)}"
+                + (f", and '{label}' ({counts[label]})" if counts[label] else "")
+                + "), so missing='drop' leaves no rows. Fill in the values, or load with "
+                "missing='impute'."
+            )
+        keep = ~row_missing
+        features = features.loc[keep].reset_index(drop=True)
+        labels_text = labels_text[keep].reset_index(drop=True)
+        dropped = missing_rows
+
+    # Classes.
+    distinct = pd.unique(labels_text)
+    if len(distinct) < 2:
+        raise DataError(
+            f"The label column '{label}' holds a single class ('{distinct[0]}'). A classifier "
+            "needs at least two classes: add rows of another class, or choose another "
+            "label_column."
+        )
+    if len(distinct) > MAX_CLASSES:
+        raise DataError(
+            f"The label column '{label}' holds {len(distinct)} distinct values, more than "
+            f"{MAX_CLASSES}: it is likely a regression target or an identifier, not a class. "
+            "Choose the right column with label_column, or group the values into at most "
+            f"{MAX_CLASSES} classes."
+        )
+    class_names = _label_order(distinct)
+    class_id = {c: i for i, c in enumerate(class_names)}
+    labels = labels_text.map(class_id).to_numpy(dtype=np.int64)
     if name is None:
         name = default_name or "uploaded table"
     return Table(
@@ -774,6 +928,10 @@ def load_table(
         categorical_columns=tuple(categorical),
         name=str(name),
         missing=missing,
+        missing_markers=markers,
+        missing_counts=counts,
+        missing_rows=missing_rows,
+        dropped_rows=dropped,
     )
 
 
@@ -803,8 +961,12 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
 
     Numeric columns must hold numbers (text that reads as a number is converted);
     categorical columns accept any value, compared as text; values never seen in the
-    private data encode as all zeros.  Missing values are refused when the private table
-    was loaded with ``missing="refuse"`` and left to the pipeline's imputer otherwise.
+    private data encode as all zeros.  Text equal to one of the table's
+    ``missing_markers`` is missing.  Missing values are refused when the private table was
+    loaded with ``missing="refuse"``, their rows dropped with ``missing="drop"`` (the
+    count is in the returned frame's ``attrs["dropped_rows"]``), and left to each
+    teacher's fitted imputer with ``missing="impute"`` (the public rows are only
+    transformed, never fitted on).
 
     Parameters
     ----------
@@ -868,7 +1030,7 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
         )
     if frame.shape[0] == 0:
         raise DataError("The public table has no rows. Add the points to label and load it again.")
-    frame = frame[wanted].reset_index(drop=True)
+    frame = _mark_missing(frame[wanted].reset_index(drop=True), table.missing_markers)
     out = {}
     for column in table.numeric_columns:
         values = frame[column]
@@ -902,13 +1064,25 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     for column in table.categorical_columns:
         checked[column] = checked[column].astype(object)
     _check_finite(checked, table.numeric_columns, "The public table holds")
-    if table.missing == "refuse" and checked.isna().any().any():
-        n_rows = int(checked.isna().any(axis=1).sum())
+    has_missing = checked.isna().any(axis=1).to_numpy()
+    if table.missing == "refuse" and has_missing.any():
         raise DataError(
-            f"{n_rows} row(s) of the public table have missing values, in column(s) "
+            f"{int(has_missing.sum())} row(s) of the public table have missing values, in column(s) "
             f"{_missing_report(checked)}. Fill them in or delete those rows; or load the "
-            "private table with missing='impute', which imputes them inside the pipeline."
+            "private table with missing='drop' (drops them) or missing='impute' (imputes them "
+            "inside each teacher's pipeline)."
         )
+    dropped = 0
+    if table.missing == "drop" and has_missing.any():
+        if has_missing.all():
+            raise DataError(
+                f"Every row of the public table has a missing value (in column(s) "
+                f"{_missing_report(checked)}), so missing='drop' leaves no rows. Fill in the "
+                "values, or load the private table with missing='impute'."
+            )
+        dropped = int(has_missing.sum())
+        checked = checked.loc[~has_missing].reset_index(drop=True)
+    checked.attrs["dropped_rows"] = dropped
     return checked
 
 
@@ -1057,6 +1231,10 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             categorical_columns=table.categorical_columns,
             name=f"{table.name} ({suffix})",
             missing=table.missing,
+            missing_markers=table.missing_markers,
+            missing_counts=table.missing_counts,
+            missing_rows=table.missing_rows,
+            dropped_rows=table.dropped_rows,
         )
 
     return part(private_rows, "private"), part(public_rows, "public")

@@ -55,6 +55,9 @@ class Parameter:
         Whether a widget should step on a log scale.
     metavar : str
         The command line's placeholder.
+    optional : bool
+        None is a valid value (the mechanism chooses it from public sizes, e.g. a
+        threshold as a share of the number of teachers).
     """
 
     name: str
@@ -67,6 +70,7 @@ class Parameter:
     choices: tuple | None = None
     log: bool = False
     metavar: str = "X"
+    optional: bool = False
 
     def convert(self, value: Any) -> Any:
         """``value`` as this parameter's type (command-line text or a widget value)."""
@@ -276,6 +280,39 @@ PARAMETERS: dict[str, Parameter] = {
         "eta", "float", 0.1, "precision η",
         "Width of the score bins of soft labels; 1/η must be a whole number.",
         choices=(0.5, 0.25, 0.2, 0.1, 0.05), metavar="H",
+    ),
+    "sigma": Parameter(
+        "sigma", "float", None, "GNMax noise σ",
+        "GNMax adds N(0, σ²) to every vote count; follows from ε when ε is given.",
+        low=0.1, high=1000.0, log=True, metavar="S",
+    ),
+    "threshold": Parameter(
+        "threshold", "float", None, "confidence threshold t",
+        "Confident-GNMax answers a query only when its top vote count plus N(0, σ1²) reaches t "
+        "(default 0.8 × the number of teachers, a public choice).",
+        low=0.0, high=100000.0, metavar="T", optional=True,
+    ),
+    "ratio": Parameter(
+        "ratio", "float", 3.75, "σ1 / σ2",
+        "Ratio of the threshold test's noise σ1 to the answer noise σ2 when both follow from ε "
+        "(PATE 2018 used 150/40 = 3.75 on MNIST).",
+        low=0.25, high=20.0, metavar="R",
+    ),
+    "sigma1": Parameter(
+        "sigma1", "float", None, "threshold noise σ1",
+        "Noise of Confident-GNMax's threshold test; follows from ε (with σ2) when ε is given.",
+        low=0.1, high=1000.0, log=True, metavar="S",
+    ),
+    "sigma2": Parameter(
+        "sigma2", "float", None, "answer noise σ2",
+        "Noise of Confident-GNMax's noisy argmax; follows from ε (with σ1) when ε is given.",
+        low=0.1, high=1000.0, log=True, metavar="S",
+    ),
+    "accounting": Parameter(
+        "accounting", "choice", "fixed", "accounting",
+        "'fixed': every query is charged both steps in advance; 'filter': a Rényi filter with the "
+        "same budget stops before the realised charge would exceed it.",
+        choices=("fixed", "filter"), metavar="A",
     ),
     "gamma": Parameter(
         "gamma", "float", None, "LNMax noise γ",

@@ -1,0 +1,561 @@
+"""Smooth sensitivity of Confident-GNMax's data-dependent RDP (docs/design.md §8.5 step 2).
+
+The certified guarantee (:mod:`core.certified`) releases a noisy version of
+
+    E(D) = Σ_i [ρ_thr,i(λ) + ρ_gn,i(λ)]
+
+(the data-dependent RDP of every query's threshold step and GNMax answer at one order
+λ).  Its noise is scaled by a β-smooth upper bound on the local sensitivity of E
+(Nissim, Raskhodnikova, Smith 2007):
+
+    S(D) = max_{d ≥ 0} e^{−βd} Σ_i A_i(D, d),
+
+where ``A_i(D, d)`` bounds the local sensitivity of query i's term at every dataset
+within d teacher changes of D.  One teacher change moves one vote in every query at
+once, so ``Σ_i A_i(D, d)`` bounds the local sensitivity of E on that ball, and
+``A_i(D, d) ≤ A_i(D', d + 1)`` for neighbours D, D' makes S β-smooth:
+``S(D) ≤ e^β S(D')``.
+
+**Every value here describes the private data: S(D), E(D) and the per-distance
+profile are NON-PRIVATE diagnostics.**  Only their noisy releases in
+:mod:`core.certified` leave the private side.
+
+How ``A_i`` is computed (PATE 2018, Appendix B, Algorithms 3–5, Prop. 13)
+---------------------------------------------------------------------------
+GNMax term.  ``ρ_gn`` is a function ``f(q̃)`` of Prop. 7's ``q̃``: Theorem 6's bound
+for ``q̃ ≤ q0`` and the data-independent ``λ/σ2²`` above, where ``q0`` is where the two
+meet (:class:`GNMaxSensitivity`).  A neighbour's ``q̃`` lies in ``[bl(q̃), bu(q̃)]`` with
+``bu/bl(q) = (K−1) Φ(Φ⁻¹(q/(K−1)) ± √2/σ2)`` (every gap moves by at most 2 and the
+Gaussian ROC curve is concave), so with ``f`` non-decreasing (condition C5) the local
+sensitivity at ``q̃`` is at most ``g(q) = max(f(bu(q)) − f(q), f(q) − f(bl(q)))``,
+evaluated at ``q1 = bl(q0)`` for ``q ∈ [q1, q0]`` (Algorithm 3).  With condition C6
+(``f(bu(q)) − f(q)`` non-decreasing on ``(0, q1]``), g is non-decreasing up to ``q1``,
+flat (the plateau) on ``[q1, q0]`` and non-increasing above ``q0``.  The maximum over
+the ball of radius d is therefore g at the reachable ``q̃`` nearest the plateau: the
+smallest reachable ``q̃`` (move d votes from the runner-up to the top, one at a time)
+when ``q̃ > q0``, the largest (move d votes from the top to the runner-up) when
+``q̃ < q1`` — and the plateau once the walk reaches or crosses ``[q1, q0]``
+(Algorithms 4–5).  C5 and C6 are checked numerically on a dense grid for the given
+(σ2, K, λ) (:func:`check_conditions`); a failure raises ``ParameterError``.
+
+Threshold term.  ``ρ_thr`` depends only on the top count v; a neighbour moves v by at
+most 1, so the local sensitivity at v is at most ``max |ρ_thr(v ± 1) − ρ_thr(v)|`` over
+the feasible ``v ± 1`` (``ceil(k/K) ≤ v ≤ k``), and ``A_i(d)`` is the maximum of that
+over ``[v − d, v + d]``.  Computed exactly from a table over v.
+
+Cost: O(k²) for the threshold table plus O(m · K) per distance step for the walking
+queries (vote tables are integer lookups), with an early stop once
+``e^{−βd} · (largest possible Σ_i A_i)`` cannot beat the running maximum.
+
+References
+----------
+K. Nissim, S. Raskhodnikova, A. Smith, "Smooth sensitivity and sampling in private data
+analysis", STOC 2007.
+N. Papernot et al., "Scalable Private Learning with PATE", ICLR 2018, Appendix B
+(Algorithms 3–5, Prop. 13, conditions C5–C6).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+from scipy.special import log_ndtr, logsumexp, ndtri_exp
+
+from core.accounting.data_dependent import _log_q_threshold_top, _rdp_from_logq, _theorem6
+from core.errors import ParameterError
+from core.validation import check_counts, check_real
+
+__all__ = [
+    "GNMaxSensitivity",
+    "SmoothSensitivityProfile",
+    "certified_rdp_terms",
+    "check_conditions",
+    "confident_gnmax_smooth_sensitivity",
+    "gnmax_sensitivity",
+    "local_sensitivity_profile",
+    "smooth_sensitivity_profile",
+]
+
+_SQRT2 = math.sqrt(2.0)
+_GRID = 4000  # points of the numerical check of C5/C6
+
+
+def _check_order(order) -> float:
+    lam = check_real(order, "order", 1.0, math.inf, low_open=True)
+    if lam <= 1.01:
+        raise ParameterError(f"order must be greater than 1.01, got {order!r}.")
+    return lam
+
+
+def _check_sigma(sigma, name: str) -> float:
+    return check_real(sigma, name, 0.0, math.inf, low_open=True)
+
+
+# ---------------------------------------------------------------------------- GNMax
+
+
+def _dd_raw(x: float, sigma: float, order: float) -> tuple[float, bool]:
+    dd, cond = _theorem6(np.array([x]), sigma, np.array([order]))
+    return float(dd[0, 0]), bool(cond[0, 0])
+
+
+def _compute_logq0(sigma: float, order: float) -> float:
+    """``log q0``: where Theorem 6's bound meets ``λ/σ²`` (data-dependent below it)."""
+    ind = order / sigma**2
+    # Upper end where Theorem 6's conditions are guaranteed (μ2 ≥ σ + 1 > 1,
+    # μ1 ≥ λ + 0.01, q e^{ε2} < 1).
+    x_hi = min(-(1.0 + 1.0 / sigma) ** 2, -((order - 0.99) / sigma) ** 2, -1.0 / sigma**2)
+    val, ok = _dd_raw(x_hi, sigma, order)
+    if not ok:
+        raise ParameterError(
+            f"Theorem 6's conditions fail at the start of the search for sigma = {sigma:g}, "
+            f"order = {order:g}; choose a larger sigma or a smaller order."
+        )
+    if val - ind < 0:
+        return x_hi
+    x_lo = 2.0 * x_hi
+    while _dd_raw(x_lo, sigma, order)[0] - ind > 0:
+        x_lo *= 1.5
+        if x_lo < -1e7:
+            raise ParameterError(f"Could not bracket q0 for sigma = {sigma:g}, order = {order:g}.")
+    x0 = optimize.brentq(lambda x: _dd_raw(x, sigma, order)[0] - ind, x_lo, x_hi, xtol=1e-14, rtol=1e-14)
+    # Stay on the data-dependent side of the root (dd(x0) ≤ λ/σ²).
+    while _dd_raw(x0, sigma, order)[0] > ind:
+        x0 = np.nextafter(x0, -np.inf) - 1e-13 * abs(x0)
+    if not _dd_raw(x0, sigma, order)[1]:
+        raise ParameterError(f"Theorem 6's conditions fail at q0 for sigma = {sigma:g}, order = {order:g}.")
+    return float(x0)
+
+
+@dataclass(frozen=True)
+class GNMaxSensitivity:
+    """Local-sensitivity analysis of GNMax's data-dependent RDP at one order.
+
+    Public: depends only on (σ, K, λ).  The methods evaluate functions of ``log q̃``,
+    which are private when applied to private votes.
+
+    Attributes
+    ----------
+    sigma : float
+        GNMax noise σ (σ2 of Confident-GNMax).
+    n_classes : int
+        K.
+    order : float
+        λ.
+    logq0 : float
+        ``log q0``: Theorem 6's bound is used for ``q̃ ≤ q0``, ``λ/σ²`` above.
+    logq1 : float
+        ``log bl(q0)``: start of the plateau of the local-sensitivity bound.
+    plateau : float
+        The largest local-sensitivity bound of one query (the value on ``[q1, q0]``).
+    """
+
+    sigma: float
+    n_classes: int
+    order: float
+    logq0: float
+    logq1: float
+    plateau: float
+
+    @property
+    def rdp_independent(self) -> float:
+        """``λ/σ²``."""
+        return self.order / self.sigma**2
+
+    @property
+    def log_cap(self) -> float:
+        return math.log1p(-1.0 / self.n_classes) if self.n_classes > 1 else -math.inf
+
+    def rho(self, logq) -> np.ndarray:
+        """``f(q̃)``: Theorem 6's bound for ``q̃ ≤ q0``, ``λ/σ²`` above; 0 at ``q̃ = 0``."""
+        x = np.minimum(np.asarray(logq, dtype=float), self.log_cap)
+        out = np.full(x.shape, self.rdp_independent)
+        low = x <= self.logq0
+        if np.any(low):
+            out[low] = _rdp_from_logq(x[low].ravel(), self.sigma, np.array([self.order]))[:, 0].reshape(x[low].shape)
+        return out
+
+    def log_bu(self, logq) -> np.ndarray:
+        """``log bu(q)``: the largest ``log q̃`` of a neighbour (capped at ``log(1 − 1/K)``)."""
+        return self._shift(logq, +_SQRT2 / self.sigma)
+
+    def log_bl(self, logq) -> np.ndarray:
+        """``log bl(q)``: the smallest ``log q̃`` of a neighbour."""
+        return self._shift(logq, -_SQRT2 / self.sigma)
+
+    def _shift(self, logq, s: float) -> np.ndarray:
+        x = np.asarray(logq, dtype=float)
+        lk = math.log(self.n_classes - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = ndtri_exp(np.minimum(x - lk, 0.0))
+            out = lk + log_ndtr(z + s)
+        out = np.where(np.isneginf(x), -np.inf, out)
+        return np.minimum(out, self.log_cap)
+
+    def _ls_raw(self, logq) -> np.ndarray:
+        x = np.asarray(logq, dtype=float)
+        f0 = self.rho(x)
+        return np.maximum(self.rho(self.log_bu(x)) - f0, f0 - self.rho(self.log_bl(x)))
+
+    def ls_below(self, logq) -> np.ndarray:
+        """Algorithm 3 for ``q̃ < q1``: ``f(bu(q)) − f(q)`` (which dominates ``f(q) − f(bl(q))``
+        there by condition C6)."""
+        x = np.asarray(logq, dtype=float)
+        return self.rho(self.log_bu(x)) - self.rho(x)
+
+    def ls_above(self, logq) -> np.ndarray:
+        """Algorithm 3 for ``q̃ > q0``: ``λ/σ² − f(bl(q))`` (here ``f(q) = f(bu(q)) = λ/σ²``)."""
+        x = np.asarray(logq, dtype=float)
+        return self.rdp_independent - self.rho(self.log_bl(x))
+
+    def local_sensitivity(self, logq) -> np.ndarray:
+        """Algorithm 3: a bound on the local sensitivity at a histogram with this ``log q̃``."""
+        x = np.asarray(logq, dtype=float)
+        x = np.where((x >= self.logq1) & (x <= self.logq0), self.logq1, x)
+        return self._ls_raw(x)
+
+
+def check_conditions(sigma: float, n_classes: int, order: float) -> tuple[bool, bool]:
+    """Check conditions C5 and C6 of PATE 2018 (App. B.4) numerically on a dense grid.
+
+    C5: Theorem 6's conditions hold and its bound ``f`` is non-decreasing in ``q`` on
+    ``(0, q0]``.  C6: ``f(bu(q)) − f(q)`` is non-decreasing on ``(0, q1]``.  Both are
+    checked at 4,000 points log-spaced in ``log(1/q)`` from ``log(1/q0)`` (resp.
+    ``log(1/q1)``) to 1,000 times that, with a relative tolerance of 1e-9.  A grid
+    check is evidence, not a proof (PATE 2018's reference checks the sign of a symbolic
+    derivative numerically, which is not a proof either).
+
+    Returns
+    -------
+    (c5, c6) : (bool, bool)
+    """
+    a = _analysis(float(sigma), int(n_classes), float(order), check=False)
+    return _c5_c6(a)
+
+
+def _c5_c6(a: GNMaxSensitivity) -> tuple[bool, bool]:
+    xs = -np.geomspace(-a.logq0, -a.logq0 * 1000.0, _GRID)[::-1]  # increasing, ends at logq0
+    dd, cond = _theorem6(xs, a.sigma, np.array([a.order]))
+    f = np.maximum(dd[:, 0], 0.0)
+    tol = 1e-9 * a.rdp_independent
+    c5 = bool(np.all(cond[:, 0])) and bool(np.all(np.diff(f) >= -tol))
+    ys = -np.geomspace(-a.logq1, -a.logq1 * 1000.0, _GRID)[::-1]
+    delta = a.rho(a.log_bu(ys)) - a.rho(ys)
+    c6 = bool(np.all(np.diff(delta) >= -tol))
+    return c5, c6
+
+
+@functools.lru_cache(maxsize=256)
+def _analysis(sigma: float, n_classes: int, order: float, check: bool = True) -> GNMaxSensitivity:
+    logq0 = _compute_logq0(sigma, order)
+    tmp = GNMaxSensitivity(sigma, n_classes, order, logq0, -np.inf, 0.0)
+    if n_classes < 2:
+        return GNMaxSensitivity(sigma, n_classes, order, logq0, -np.inf, 0.0)
+    logq1 = float(tmp.log_bl(np.array(logq0)))
+    tmp = GNMaxSensitivity(sigma, n_classes, order, logq0, logq1, 0.0)
+    plateau = float(tmp._ls_raw(np.array(logq1)))
+    a = GNMaxSensitivity(sigma, n_classes, order, logq0, logq1, plateau)
+    if check:
+        c5, c6 = _c5_c6(a)
+        if not (c5 and c6):
+            which = "C5" if not c5 else "C6"
+            raise ParameterError(
+                f"The smooth-sensitivity analysis of GNMax needs condition {which} (PATE 2018, App. B.4), "
+                f"which fails numerically for sigma2 = {sigma:g}, {n_classes} classes, order = {order:g}; "
+                "choose a larger sigma2 or a smaller order."
+            )
+    return a
+
+
+def gnmax_sensitivity(*, sigma: float, n_classes: int, order: float) -> GNMaxSensitivity:
+    """The (public) local-sensitivity analysis of GNMax at (σ, K, λ), C5/C6 checked.
+
+    Raises
+    ------
+    ParameterError
+        If σ or λ is invalid, or C5/C6 fail numerically.
+    """
+    sigma = _check_sigma(sigma, "sigma")
+    order = _check_order(order)
+    if isinstance(n_classes, bool) or int(n_classes) != n_classes or n_classes < 1:
+        raise ParameterError(f"n_classes must be a whole number ≥ 1, got {n_classes!r}.")
+    return _analysis(float(sigma), int(n_classes), float(order))
+
+
+# ---------------------------------------------------------------------------- terms
+
+
+def _threshold_table(k: int, n_classes: int, threshold: float, sigma1: float, order: float):
+    """ρ_thr(v) for v = 0..k, and the bound on the local sensitivity at v."""
+    v = np.arange(k + 1)
+    rho = _rdp_from_logq(_log_q_threshold_top(v, threshold, sigma1), _SQRT2 * sigma1, np.array([order]))[:, 0]
+    vmin = -(-k // n_classes)  # ceil(k / K): the smallest possible top count
+    ls = np.zeros(k + 1)
+    up = np.abs(np.diff(rho))  # |ρ(v+1) − ρ(v)| for v = 0..k−1
+    ls[:-1] = up
+    ls[1:] = np.maximum(ls[1:], up)
+    ls[vmin] = up[vmin] if vmin < k else 0.0  # v − 1 is infeasible at vmin
+    ls[:vmin] = 0.0
+    return rho, ls, vmin
+
+
+def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: float, order: float):
+    """Per-query terms of ``E(D)`` at one order: ``(ρ_thr, ρ_gn)``, each shape (m,).
+
+    ``ρ_thr`` is :func:`core.data_dependent.threshold_rdp_data_dependent` at λ; ``ρ_gn``
+    is GNMax's data-dependent bound under the ``q0`` rule (Theorem 6 for ``q̃ ≤ q0``,
+    ``λ/σ2²`` above), which equals ``min(ρ_dd, λ/σ2²)`` of
+    :func:`core.data_dependent.gnmax_rdp_data_dependent` for ``q̃ ≤ q0`` and is never
+    smaller.  Both are capped by the data-independent bound.
+
+    **NON-PRIVATE**: functions of the private votes.
+    """
+    counts = check_counts(counts)
+    threshold = check_real(threshold, "threshold")
+    sigma1 = _check_sigma(sigma1, "sigma1")
+    sigma2 = _check_sigma(sigma2, "sigma2")
+    order = _check_order(order)
+    a = gnmax_sensitivity(sigma=sigma2, n_classes=counts.shape[1], order=order)
+    return _terms(counts, threshold, sigma1, a)
+
+
+def _terms(counts: np.ndarray, threshold: float, sigma1: float, a: GNMaxSensitivity):
+    from core.accounting.data_dependent import _log_q_gnmax
+
+    thr = _rdp_from_logq(_log_q_threshold_top(counts.max(axis=1), threshold, sigma1), _SQRT2 * sigma1,
+                         np.array([a.order]))[:, 0]
+    gn = a.rho(_log_q_gnmax(counts, a.sigma)) if counts.shape[1] > 1 else np.zeros(counts.shape[0])
+    return thr, gn
+
+
+# ---------------------------------------------------------------------------- profile
+
+
+@dataclass(frozen=True)
+class SmoothSensitivityProfile:
+    """Smooth sensitivity of E at one order, with its per-distance profile.
+
+    **NON-PRIVATE diagnostic**: every field describes the private votes.
+
+    Attributes
+    ----------
+    smooth : float
+        ``S(D) = max_d e^{−βd} (ls_threshold[d] + ls_gnmax[d])``.
+    argmax_d : int
+        The distance attaining it.
+    ls_threshold, ls_gnmax : numpy.ndarray
+        ``Σ_i A_i(D, d)`` of each term for ``d = 0 .. len − 1`` (computed up to the
+        early stop; larger d cannot raise S).
+    beta, order : float
+    """
+
+    smooth: float
+    argmax_d: int
+    ls_threshold: np.ndarray
+    ls_gnmax: np.ndarray
+    beta: float
+    order: float
+
+    @property
+    def ls_total(self) -> np.ndarray:
+        return self.ls_threshold + self.ls_gnmax
+
+
+def _gnmax_walk(counts: np.ndarray, a: GNMaxSensitivity, k: int, after_step) -> np.ndarray:
+    """``Σ_i A_i(d)`` of the GNMax term for d = 0..k (Algorithms 4–5, all queries at once).
+
+    Each query walks from its histogram towards the plateau: runner-up → top when
+    ``q̃ > q0`` (smallest reachable ``q̃``), top → runner-up when ``q̃ < q1`` (largest);
+    rows are kept sorted in decreasing order.  A query leaves the walk when it reaches
+    or crosses the plateau (its A_i is the plateau from then on) or cannot move (no
+    runner-up vote left).  ``after_step(d, total_d)`` is called after each distance and
+    returns True to stop early; the entries after an early stop are NaN.
+    """
+    n_classes = counts.shape[1]
+    total = np.full(k + 1, np.nan)
+    if n_classes < 2:
+        total[:] = 0.0
+        after_step(0, 0.0)
+        return total
+    table = log_ndtr(-np.arange(k + 1, dtype=float) / (_SQRT2 * a.sigma))  # log Φ(−g/(√2σ)), g = 0..k
+    linear = table[-1] > -700.0  # every term is a normal double: sum in linear space
+    lin_table = np.exp(table)
+
+    def logq_of(srt: np.ndarray) -> np.ndarray:
+        gaps = srt[:, :1] - srt[:, 1:]
+        if linear:
+            with np.errstate(divide="ignore"):
+                lq = np.log(lin_table[gaps].sum(axis=1))
+        else:
+            lq = logsumexp(table[gaps], axis=1)
+        return np.minimum(lq, a.log_cap)
+
+
+    srt = -np.sort(-counts, axis=1)  # descending
+    logq = logq_of(srt)
+    left = logq > a.logq0
+    right = logq < a.logq1
+    ls0 = a.local_sensitivity(logq)
+    total[0] = ls0.sum()
+    # `constant`: Σ of A_i over the queries that no longer change.
+    constant = a.plateau * np.count_nonzero(~left & ~right)
+    sl = srt[left].copy()
+    stuck = sl[:, 1] == 0
+    constant += ls0[left][stuck].sum()
+    sl = sl[~stuck]
+    sr = srt[right].copy()
+    if after_step(0, total[0]):
+        return total
+    for d in range(1, k + 1):
+        moving = 0.0
+        if sl.shape[0]:
+            sl[:, 0] += 1
+            j = (sl[:, 1:] == sl[:, 1:2]).sum(axis=1)  # last index of the runner-up's run
+            sl[np.arange(sl.shape[0]), j] -= 1
+            lq = logq_of(sl)
+            done = lq <= a.logq0
+            val = np.full(lq.shape, a.plateau)
+            val[~done] = a.ls_above(lq[~done])
+            fixed = done | (sl[:, 1] == 0)
+            constant += val[fixed].sum()
+            moving += val[~fixed].sum()
+            sl = sl[~fixed]
+        if sr.shape[0]:
+            sr[:, 0] -= 1
+            sr[:, 1] += 1
+            swap = sr[:, 1] > sr[:, 0]
+            if np.any(swap):
+                sr[swap, :2] = sr[swap, 1::-1]
+            lq = logq_of(sr)
+            done = lq >= a.logq1
+            val = np.full(lq.shape, a.plateau)
+            val[~done] = a.ls_below(lq[~done])
+            constant += val[done].sum()
+            moving += val[~done].sum()
+            sr = sr[~done]
+        total[d] = constant + moving
+        if sl.shape[0] == 0 and sr.shape[0] == 0:
+            total[d + 1:] = total[d]  # nothing moves any more: constant from here on
+            after_step(d, total[d])
+            break
+        if after_step(d, total[d]):
+            break
+    return total
+
+
+def _window_max(ls_v: np.ndarray, vmin: int, k: int, d_max: int) -> np.ndarray:
+    """``W[v, d]`` = max of ``ls_v`` over ``[max(vmin, v−d), min(k, v+d)]``, shape (k+1, d_max+1)."""
+    w = np.zeros((k + 1, d_max + 1))
+    w[:, 0] = ls_v
+    v = np.arange(k + 1)
+    for d in range(1, d_max + 1):
+        lo = np.clip(v - d, vmin, k)
+        hi = np.clip(v + d, 0, k)
+        w[:, d] = np.maximum(w[:, d - 1], np.maximum(ls_v[lo], ls_v[hi]))
+        if d >= k:
+            w[:, d + 1:] = w[:, [d]]
+            break
+    return w
+
+
+def local_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2: float, order: float,
+                              d_max: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query ``A_i(D, d)`` of both terms for ``d = 0..d_max`` (default k).
+
+    Loops over queries: for diagnostics and tests, not for large m.
+
+    **NON-PRIVATE diagnostic**.
+
+    Returns
+    -------
+    (ls_threshold, ls_gnmax) : each numpy.ndarray of shape (m, d_max + 1)
+    """
+    counts = check_counts(counts)
+    threshold = check_real(threshold, "threshold")
+    sigma1 = _check_sigma(sigma1, "sigma1")
+    m, n_classes = counts.shape
+    k = int(counts[0].sum())
+    d_max = k if d_max is None else int(d_max)
+    a = gnmax_sensitivity(sigma=sigma2, n_classes=n_classes, order=order)
+    _, ls_v, vmin = _threshold_table(k, n_classes, threshold, sigma1, a.order)
+    thr = _window_max(ls_v, vmin, k, d_max)[counts.max(axis=1)]
+    gn = np.zeros((m, d_max + 1))
+    for i in range(m):
+        full = _gnmax_walk(counts[i:i + 1], a, k, lambda d, t: False)
+        n = min(d_max, k) + 1
+        gn[i, :n] = full[:n]
+        gn[i, n:] = full[k]
+    return thr, gn
+
+
+def smooth_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2: float, order: float,
+                               beta: float) -> SmoothSensitivityProfile:
+    """``S(D)`` and its per-distance profile (docs/design.md §8.5 step 2).
+
+    ``S(D) = max_{0 ≤ d ≤ k} e^{−βd} Σ_i A_i(D, d)`` (beyond d = k every histogram is
+    reachable, so ``A_i`` is constant and the discounted value only falls).  The walk
+    stops early once ``e^{−βd} · m · (plateau_gn + max LS_thr)`` — an upper bound on
+    every later discounted value — cannot beat the running maximum.
+
+    **NON-PRIVATE diagnostic**: S(D) describes the private votes; only its noisy
+    release in :mod:`core.certified` is private.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, K)
+        Vote counts (every row sums to k).
+    threshold, sigma1, sigma2 : float
+        Confident-GNMax's public parameters.
+    order : float
+        The Rényi order λ of E (> 1.01).
+    beta : float
+        Smoothness β > 0.
+
+    Returns
+    -------
+    SmoothSensitivityProfile
+    """
+    counts = check_counts(counts)
+    threshold = check_real(threshold, "threshold")
+    sigma1 = _check_sigma(sigma1, "sigma1")
+    beta = check_real(beta, "beta", 0.0, math.inf, low_open=True)
+    m, n_classes = counts.shape
+    k = int(counts[0].sum())
+    a = gnmax_sensitivity(sigma=sigma2, n_classes=n_classes, order=order)
+    _, ls_v, vmin = _threshold_table(k, n_classes, threshold, sigma1, a.order)
+    window = _window_max(ls_v, vmin, k, k)
+    thr_sums = np.bincount(counts.max(axis=1), minlength=k + 1) @ window  # Σ_i A_thr,i(d), d = 0..k
+    upper = m * (a.plateau + float(ls_v.max()))
+    best = [-np.inf]
+
+    def after_step(d: int, total_d: float) -> bool:
+        best[0] = max(best[0], math.exp(-beta * d) * (thr_sums[d] + total_d))
+        return math.exp(-beta * (d + 1)) * upper <= best[0]
+
+    gn = _gnmax_walk(counts, a, k, after_step)
+    n = int(np.argmax(np.isnan(gn))) if np.isnan(gn).any() else k + 1
+    ls_gn, ls_thr = gn[:n], thr_sums[:n]
+    disc = np.exp(-beta * np.arange(n)) * (ls_thr + ls_gn)
+    j = int(np.argmax(disc))
+    return SmoothSensitivityProfile(float(disc[j]), j, ls_thr, ls_gn, float(beta), a.order)
+
+
+def confident_gnmax_smooth_sensitivity(counts, *, threshold: float, sigma1: float, sigma2: float,
+                                       order: float, beta: float) -> float:
+    """``S(D) = max_{d≥0} e^{−βd} Σ_i LS_i(d)`` for Confident-GNMax's E at order λ.
+
+    See the module docstring for the analysis; :func:`smooth_sensitivity_profile`
+    returns the per-distance profile too.
+
+    **NON-PRIVATE diagnostic**: a function of the private votes.
+
+    Returns
+    -------
+    float
+    """
+    return smooth_sensitivity_profile(counts, threshold=threshold, sigma1=sigma1, sigma2=sigma2,
+                                      order=order, beta=beta).smooth
