@@ -39,6 +39,7 @@ __all__ = [
     "resolve",
     "privacy_map",
     "label",
+    "ledger_entry",
     "session",
     "teacher_model",
     "model_input",
@@ -123,7 +124,25 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
     return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False):
+def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
+    """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
+
+    The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
+    else its privacy map's (ε, δ).
+    """
+    from core.accounting.ledger import ApproxDPEntry
+
+    mech = registry.get(mechanism)
+    params = resolve(mechanism, settings, m)
+    if mech.ledger_entry is not None:
+        return mech.ledger_entry(int(m), **params)
+    g = mech.privacy_map(int(m), **params)
+    public = {k: v for k, v in params.items() if isinstance(v, (int, float, str))}
+    return ApproxDPEntry(epsilon=float(g.epsilon), delta=float(g.delta), mechanism=mech.name,
+                         description=g.detail, params=public)
+
+
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False, ledger=None):
     """Label queries with a registered mechanism.
 
     Parameters
@@ -137,14 +156,23 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     rng : Generator, int or None
     strict : bool
         See :func:`resolve`.
+    ledger : core.accounting.PrivacyLedger or None
+        The ledger of the private data the inputs come from: the run's a-priori privacy
+        map is charged to it BEFORE the run (a run past the ledger's budget is refused
+        with :class:`core.errors.BudgetExhausted` and nothing runs).  Every run that
+        touches the private data should be charged, including runs that are only looked
+        at (docs/design.md §9).
 
     Returns
     -------
     core.mechanisms.LabelingResult
     """
     mech = registry.get(mechanism)
-    m = int(np.shape(inputs)[0]) if np.ndim(inputs) else 0
-    return mech.label(inputs, **resolve(mechanism, settings, max(m, 1), strict=strict), rng=rng)
+    m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
+    params = resolve(mechanism, settings, m, strict=strict)
+    if ledger is not None:
+        ledger.charge(ledger_entry(mechanism, params, m))
+    return mech.label(inputs, **params, rng=rng)
 
 
 class _PerQuerySession:

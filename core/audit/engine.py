@@ -770,9 +770,9 @@ class BTTSampler:
 
     def claim(self, counts) -> tuple[float, float]:
         """The (ε, δ) the real :func:`~core.mechanisms.btt_label` reports on ``counts``."""
-        from core.mechanisms.btt import btt_label
+        from core import pipeline
 
-        r = btt_label(counts, epsilon=self.epsilon, delta=self.delta, T=self.T, calibration=self.calibration, rng=0)
+        r = pipeline.label(counts, "btt", {"epsilon": self.epsilon, "delta": self.delta, "T": self.T, "calibration": self.calibration}, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:
@@ -814,9 +814,9 @@ class BTTSoftSampler:
         self.epsilon, self.delta, self.T, self.eta, self.calibration = epsilon, delta, T, eta, calibration
 
     def claim(self, scores) -> tuple[float, float]:
-        from core.mechanisms.soft import btt_soft_label
+        from core import pipeline
 
-        r = btt_soft_label(scores, epsilon=self.epsilon, delta=self.delta, T=self.T, eta=self.eta, calibration=self.calibration, rng=0)
+        r = pipeline.label(scores, "btt-soft", {"epsilon": self.epsilon, "delta": self.delta, "T": self.T, "eta": self.eta, "calibration": self.calibration}, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, scores, n_trials: int, rng) -> np.ndarray:
@@ -869,9 +869,9 @@ class LNMaxSampler:
         self.gamma, self.delta = gamma, delta
 
     def claim(self, counts) -> tuple[float, float]:
-        from core.mechanisms.lnmax import lnmax_label
+        from core import pipeline
 
-        r = lnmax_label(counts, gamma=self.gamma, delta=self.delta, rng=0)
+        r = pipeline.label(counts, "lnmax", {"gamma": self.gamma, "delta": self.delta}, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:
@@ -913,10 +913,9 @@ class AStabSampler:
         return float(self.epsilon), a_stab_threshold(self.epsilon, self.delta)
 
     def claim(self, counts) -> tuple[float, float]:
-        from core.mechanisms.a_stab import a_stab_label, composition_baseline_label
+        from core import pipeline
 
-        fn = composition_baseline_label if self.baseline else a_stab_label
-        r = fn(counts, epsilon=self.epsilon, delta=self.delta, rng=0)
+        r = pipeline.label(counts, "baseline" if self.baseline else "a-stab", {"epsilon": self.epsilon, "delta": self.delta}, rng=0)
         return r.epsilon, r.delta
 
     def __call__(self, counts, n_trials: int, rng) -> np.ndarray:

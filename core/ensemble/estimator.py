@@ -63,7 +63,12 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         The class labels seen in ``fit``.
     calibration_ : core.accounting.BTTCalibration or None
     privacy_spent_ : tuple (epsilon, delta)
-        The guarantee for everything answered so far (data-independent).
+        The a-priori guarantee of the queries processed so far (data-independent; for
+        BTT ``min(T, queries)`` rounds, never the realised number of ⊥).
+    ledger_total_ : tuple (epsilon, delta)
+        The privacy ledger's total on this training data: every ``fit`` on the same data
+        (and on clones) charges its whole budget for ``max_queries`` queries, and the
+        totals compose (docs/design.md §9).
     n_queries_ : int
         Queries processed so far.
     n_bottom_ : int
@@ -136,9 +141,23 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             X, y_ids, clone(self.learner), self.k, n_classes=len(self.classes_),
             rng=self._gen, n_jobs=self.n_jobs, progress=progress,
         )
+        # The private data's ledger continues across fit calls on the same data (and
+        # clones): the session's whole a-priori budget is charged now, before any answer.
+        from core.accounting.ledger import dataset_fingerprint, ledger_for
+
+        self.ledger_ = ledger_for(dataset_fingerprint(np.asarray(X, dtype=object) if not hasattr(X, "dtype") else X, y))
+        self.ledger_.charge(pipeline.ledger_entry(self.mechanism, settings, m_max))
         self.session_ = pipeline.session(self.mechanism, settings, m_max, rng=self._gen)
         self.calibration_ = getattr(self.session_, "calibration", None)
         return self
+
+    @property
+    def ledger_total_(self) -> tuple[float, float]:
+        """The composition of every run on this training data so far (all fits together)."""
+        if not hasattr(self, "ledger_"):
+            raise NotFittedError("Call fit before asking for ledger_total_.")
+        g = self.ledger_.total()
+        return (float(g.epsilon), float(g.delta))
 
     @property
     def n_queries_(self) -> int:

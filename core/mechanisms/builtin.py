@@ -86,6 +86,36 @@ def _a_stab_map(m: int, *, epsilon, delta, **_: Any):
     return a_stab_guarantee(epsilon, delta, m)
 
 
+# ----------------------------------------------------------------------------- ledger entries
+
+
+def _planned(name: str):
+    def entry(m: int, *, delta, epsilon=None, T=None, calibration="tight", gamma=None, **_: Any):
+        from core.accounting.ledger import planned_entry
+
+        return planned_entry(name, epsilon=epsilon, delta=delta, m=m, T=T, calibration=calibration, gamma=gamma)
+
+    return entry
+
+
+def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
+    from core.accounting.ledger import RDPEntry
+    from core.accounting.rdp import ORDERS, gnmax_rdp
+
+    return RDPEntry(orders=tuple(ORDERS), rho=tuple(gnmax_rdp(sigma, m)), delta_conversion=delta,
+                    mechanism="gnmax", description=f"{m} GNMax answers, σ = {sigma:.4g}", params={"sigma": sigma, "m": m})
+
+
+def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
+    from core.accounting.ledger import RDPEntry
+    from core.accounting.rdp import ORDERS, confident_gnmax_rdp
+
+    return RDPEntry(orders=tuple(ORDERS), rho=tuple(confident_gnmax_rdp(sigma1, sigma2, m)), delta_conversion=delta,
+                    mechanism="confident-gnmax",
+                    description=f"{m} Confident-GNMax queries charged in advance, σ1 = {sigma1:.4g}, σ2 = {sigma2:.4g}",
+                    params={"sigma1": sigma1, "sigma2": sigma2, "m": m})
+
+
 # ----------------------------------------------------------------------------- audit
 
 
@@ -155,6 +185,7 @@ register(Mechanism(
     explanation=_BTT_TEXT,
     formulas=_BTT_FORMULAS,
     online=_btt_online,
+    ledger_entry=_planned("btt"),
 ))
 
 register(Mechanism(
@@ -171,6 +202,7 @@ register(Mechanism(
     explanation=_BTT_TEXT + " Soft labels test the histogram of the teachers' scores on bins of width η, "
     "then on bins shifted by η/2, and release the midpoint of the top bin.",
     formulas=_BTT_FORMULAS[:1],
+    ledger_entry=_planned("btt-soft"),
 ))
 
 register(Mechanism(
@@ -196,6 +228,7 @@ register(Mechanism(
     ),
     data_dependent="PATE's data-dependent moments-accountant ε (a NON-PRIVATE diagnostic)",
     per_query=True,
+    ledger_entry=_planned("lnmax"),
 ))
 
 register(Mechanism(
@@ -215,6 +248,7 @@ register(Mechanism(
     ),
     formulas=(r"\varepsilon = \sqrt{2m\log(1/\delta')}\,\varepsilon_0 + m\,\varepsilon_0\,(e^{\varepsilon_0}-1)",),
     online=_baseline_online,
+    ledger_entry=_planned("baseline"),
 ))
 
 register(Mechanism(
@@ -233,6 +267,7 @@ register(Mechanism(
     ),
     formulas=(r"\mathrm{dist}_i + \mathrm{Lap}(1/\varepsilon) > \log(1/\delta)/\varepsilon",),
     per_query=True,
+    ledger_entry=_planned("a-stab"),
 ))
 
 
@@ -323,6 +358,7 @@ register(Mechanism(
     ),
     formulas=_GAUSS_FORMULAS,
     per_query=True,
+    ledger_entry=_gnmax_entry,
 ))
 
 register(Mechanism(
@@ -345,6 +381,7 @@ register(Mechanism(
     ),
     formulas=(r"\max_c n_c(x_i) + \mathcal{N}(0, \sigma_1^2) \ge t \Rightarrow \arg\max_c \big(n_c(x_i) + \mathcal{N}(0, \sigma_2^2)\big), \text{ else } \bot",),
     per_query=True,
+    ledger_entry=_confident_entry,
 ))
 
 register(Mechanism(

@@ -140,6 +140,10 @@ class Mechanism:
         For a mechanism with state across queries (BTT's sparse vector):
         ``online(m_max, rng, **params)`` returning an object with ``answer(inputs) ->
         labels`` and ``spent() -> PrivacyGuarantee`` (see :mod:`core.ensemble.estimator`).
+    ledger_entry : callable or None
+        ``ledger_entry(m, **params)``: the run's privacy map in the ledger's terms (pure-DP
+        steps or an RDP curve, which compose more tightly than (ε, δ)); None records the
+        privacy map's (ε, δ) (:mod:`core.accounting.ledger`).
     """
 
     name: str
@@ -159,6 +163,7 @@ class Mechanism:
     data_dependent: str | None = None
     per_query: bool = False
     online: Callable[..., Any] | None = None
+    ledger_entry: Callable[..., Any] | None = None
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
