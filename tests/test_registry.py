@@ -153,7 +153,7 @@ def test_the_ledger_charges_every_run_before_it_runs():
     b = pipeline.label(v, "lnmax", {"epsilon": 2.0, "delta": 1e-5}, rng=0, ledger=led)
     total = led.total()
     assert len(led) == 2 and total.epsilon > max(a.epsilon, b.epsilon)
-    led.set_budget(epsilon=total.epsilon + 0.05, delta=1e-3)
+    led.set_budget(epsilon=total.epsilon + 0.05, delta=3e-5)
     with pytest.raises(BudgetExhausted):
         pipeline.label(v, "gnmax", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=led)
     assert len(led) == 2  # the refused run was not recorded (and did not run)
