@@ -309,3 +309,84 @@ def run_main(main: Callable[[Sequence[str] | None], Any]) -> None:
     except PrivateLabelLabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+# --------------------------------------------------------------------------- UCI Adult (PATE 2017, 2018)
+
+
+@dataclass(frozen=True)
+class AdultSplit:
+    """UCI Adult's original split: private training rows; public queries and evaluation rows
+    from the test file (queries first, evaluation the last rows, disjoint)."""
+
+    table: Any
+    X_public: Any
+    y_public: np.ndarray
+    X_eval: Any
+    y_eval: np.ndarray
+
+
+def adult_split(n_public: int, n_eval: int, missing: str = "impute") -> AdultSplit:
+    """``adult_train`` as the private table; the first ``n_public`` rows of ``adult_test`` as
+    the public queries and its last ``n_eval`` rows as the student's evaluation set."""
+    from core.data import load_bundled
+
+    train = load_bundled("adult_train", missing=missing)
+    test = load_bundled("adult_test", missing=missing)
+    if n_public + n_eval > test.n_rows:
+        raise SystemExit(f"error: adult_test has {test.n_rows:,} rows; {n_public:,} public and {n_eval:,} "
+                         "evaluation rows would overlap.")
+    X, y = test.features, test.labels
+    return AdultSplit(train, X.iloc[:n_public].reset_index(drop=True), y[:n_public],
+                      X.iloc[test.n_rows - n_eval:].reset_index(drop=True), y[test.n_rows - n_eval:])
+
+
+def forest_teachers(split: AdultSplit, k: int, trees: int, seed: int, n_jobs: int, *stream: int):
+    """``k`` random-forest teachers (``trees`` trees) on disjoint chunks of the private rows,
+    through ``core.pipeline.train`` (the table's preprocessing inside each teacher)."""
+    from core import pipeline
+
+    return pipeline.train(split.table, "random_forest", {"n_estimators": trees}, k,
+                          rng=rng_for(seed, 2, *stream), n_jobs=n_jobs)
+
+
+def forest_student_accuracy(split: AdultSplit, result, trees: int, rng) -> float:
+    """Test accuracy of a random-forest student trained on a labeling of the public rows
+    (``core.pipeline.student``, ⊥ dropped); NaN when fewer than two classes were answered."""
+    from core import pipeline
+    from core.errors import DataError
+
+    try:
+        model = pipeline.student(split.X_public, result, "random_forest", {"n_estimators": trees}, split.table, rng=rng)
+    except DataError:
+        return float("nan")
+    return float(np.mean(model.predict(split.X_eval) == split.y_eval))
+
+
+def nonprivate_forest_accuracy(split: AdultSplit, trees: int, seed: int) -> float:
+    """Test accuracy of one random forest on all private rows (the non-private reference)."""
+    from core import pipeline
+    from core.ensemble.teachers import seed_estimator
+
+    model = seed_estimator(pipeline.teacher_model(split.table, "random_forest", {"n_estimators": trees}), seed)
+    model.fit(pipeline.model_input(split.table, split.table.features), split.table.labels)
+    return float(np.mean(model.predict(pipeline.model_input(split.table, split.X_eval)) == split.y_eval))
+
+
+def auto_cutoff(epsilon: float, delta: float, m: int, k: int, soft: bool = False) -> int:
+    """BTT's cutoff from public quantities only: the largest T on a geometric grid whose
+    tightly calibrated threshold w (``core.accounting.calibrate_btt``) is at most k/4, at least 1."""
+    from core.accounting import calibrate_btt
+
+    grid = [int(t) for t in np.unique(np.geomspace(1, max(1, m), 40).round())]
+    ok = lambda t: calibrate_btt(epsilon, delta, t, m, "tight", soft=soft).threshold <= k / 4  # noqa: E731
+    if not ok(grid[0]):
+        return 1
+    lo, hi = 0, len(grid) - 1
+    while lo < hi:  # invariant: grid[lo] passes
+        mid = (lo + hi + 1) // 2
+        if ok(grid[mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    return grid[lo]

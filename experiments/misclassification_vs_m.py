@@ -11,7 +11,7 @@ cutoff the theorem asks for.
 
 Setting: halfspaces in d dimensions with label noise γ (γ is then the best error of the
 class); k logistic-regression teachers on disjoint chunks; BTT with the tight calibration
-(``core.mechanisms.btt_label``) calibrated for each m; every repeat draws fresh public
+(registry name ``btt`` through ``core.pipeline.label``) calibrated for each m; every repeat draws fresh public
 queries and fresh mechanism noise (same teachers).  α for the theorem is the largest
 teacher error on a held-out sample minus γ (the theorem needs every teacher within γ + α).
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.mechanisms import btt_label  # noqa: E402
+from core import pipeline  # noqa: E402
 from core.theory import cutoff_T, misclassification_bound  # noqa: E402
 
 NAME = "misclassification_vs_m"
@@ -78,10 +78,11 @@ def run(args) -> dict:
         runs = []
         for r in range(args.repeats):
             sl = slice(r * m_max, r * m_max + m)
-            res = btt_label(votes[sl], epsilon=args.epsilon, delta=args.delta, T=args.T, calibration="tight",
-                            beta=args.beta, rng=common.rng_for(args.seed, 3, i, r))
+            res = pipeline.label(votes[sl], "btt", {"epsilon": args.epsilon, "delta": args.delta, "T": args.T,
+                                                     "calibration": "tight", "beta": args.beta},
+                                 rng=common.rng_for(args.seed, 3, i, r))
             if res.epsilon > args.epsilon * (1 + 1e-9) or res.delta > args.delta * (1 + 1e-9):
-                raise RuntimeError(f"btt_label reported ({res.epsilon:g}, {res.delta:g}) above the target.")
+                raise RuntimeError(f"btt reported ({res.epsilon:g}, {res.delta:g}) above the target.")
             answered = res.answered
             wrong = int(np.count_nonzero(res.labels[answered] != y_q[sl][answered]))
             runs.append({

@@ -13,10 +13,10 @@ k logistic-regression teachers on disjoint chunks; the label noise makes the tea
 error α (measured against the noise-free halfspace) grow.  For every noise level, on the
 same teacher votes over a stream of m public queries:
 
-* BTT, tight calibration (``core.mechanisms.btt_label``), cutoff T, calibrated for the
+* BTT, tight calibration (registry name ``btt``, run through ``core.pipeline.label``), cutoff T, calibrated for the
   whole stream: the number of queries answered before the T-th ⊥ (mean over repeats of
   the mechanism's noise);
-* the advanced-composition baseline (``core.mechanisms.composition_baseline_label``),
+* the advanced-composition baseline (registry name ``baseline``, through ``core.pipeline.label``),
   which must fix its number of queries in advance: run on the first m' queries for a
   grid of m' and report the largest mean answered count (its best m', chosen after the
   fact, which favours the baseline).
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 from _common import plt  # noqa: E402
 
-from core.mechanisms import btt_label, composition_baseline_label  # noqa: E402
+from core import pipeline  # noqa: E402
 
 NAME = "one_over_alpha"
 
@@ -88,8 +88,8 @@ def run(args) -> dict:
 
         btt = []
         for r in range(args.repeats):
-            res = btt_label(votes, epsilon=args.epsilon, delta=args.delta, T=args.T, calibration="tight",
-                            rng=common.rng_for(args.seed, 3, i, r))
+            res = pipeline.label(votes, "btt", {"epsilon": args.epsilon, "delta": args.delta, "T": args.T,
+                                                 "calibration": "tight"}, rng=common.rng_for(args.seed, 3, i, r))
             within(res, args.epsilon, args.delta)
             btt.append((res.n_answered, res.halted_at is not None,
                         common.accuracy(res.labels, task.y_public_clean)))
@@ -97,8 +97,8 @@ def run(args) -> dict:
         for j, mm in enumerate(grid):
             counts = []
             for r in range(args.repeats):
-                res = composition_baseline_label(votes[:mm], epsilon=args.epsilon, delta=args.delta,
-                                                 rng=common.rng_for(args.seed, 4, i, j, r))
+                res = pipeline.label(votes[:mm], "baseline", {"epsilon": args.epsilon, "delta": args.delta},
+                                     rng=common.rng_for(args.seed, 4, i, j, r))
                 within(res, args.epsilon, args.delta)
                 counts.append(res.n_answered)
             if np.mean(counts) > best[0]:
