@@ -1,5 +1,5 @@
 """``python -m core``: the command line, as the ``private-label-lab`` script."""
 
-from core.cli.commands import main
+from core.cli import main
 
 raise SystemExit(main())

@@ -1,4 +1,9 @@
 """The command line: ``private-label-lab`` (also ``python -m core``).
+
+Modules, one topic each: :mod:`core.cli.parser` (``build_parser``, ``main``),
+:mod:`core.cli.common` (exit codes, messages, progress bar, shared options),
+:mod:`core.cli.options` (the mechanisms' flags, generated from the registry),
+:mod:`core.cli.label`, :mod:`core.cli.bounds` and :mod:`core.cli.audit` (the commands).
 """
 
 from __future__ import annotations
@@ -6,13 +11,13 @@ from __future__ import annotations
 from core._lazy import lazy_exports
 
 _EXPORTS = {
-    "EXIT_ERROR": "commands",
-    "EXIT_HALTED": "commands",
-    "EXIT_OK": "commands",
-    "EXIT_VIOLATION": "commands",
-    "ProgressBar": "commands",
-    "build_parser": "commands",
-    "main": "commands",
+    "EXIT_ERROR": "common",
+    "EXIT_HALTED": "common",
+    "EXIT_OK": "common",
+    "EXIT_VIOLATION": "common",
+    "ProgressBar": "common",
+    "build_parser": "parser",
+    "main": "parser",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

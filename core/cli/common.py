@@ -1,0 +1,231 @@
+"""What every command shares: exit codes, errors, one-line messages, the progress bar,
+the help formatter and the ``--seed``/``--progress`` options (docs/design.md §5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import textwrap
+import warnings
+from typing import Any, Callable, Iterator, TextIO
+
+__all__ = [
+    "PROG",
+    "EXIT_OK",
+    "EXIT_ERROR",
+    "EXIT_HALTED",
+    "EXIT_VIOLATION",
+    "EXIT_CODES",
+    "CommandError",
+    "ProgressBar",
+    "Formatter",
+    "para",
+    "one_line",
+    "warnings_as_lines",
+    "progress_enabled",
+    "add_progress",
+    "add_seed",
+    "mechanism_name",
+    "json_value",
+    "fmt",
+]
+
+PROG = "private-label-lab"
+
+EXIT_OK = 0
+"""Success."""
+EXIT_ERROR = 2
+"""Bad arguments or bad input (argparse's usage errors use 2 as well)."""
+EXIT_HALTED = 3
+"""``label``: the mechanism halted (budget exhausted) before every row was processed."""
+EXIT_VIOLATION = 4
+"""``audit``: the audited lower bound exceeds the claimed ε."""
+
+EXIT_CODES = """\
+exit codes:
+  0  done (audit: no violation found)
+  2  bad arguments or bad input (one line 'private-label-lab: error: ...' on stderr)
+  3  label: the privacy budget ran out before every public row was processed (BTT
+     reached its cutoff T); the files are still written, the remaining rows have an
+     empty label and the status 'not processed'
+  4  audit: the audited lower bound exceeds the claimed epsilon (a violation)"""
+
+WIDTH = 96
+"""Width of the help screens."""
+
+
+class CommandError(Exception):
+    """A problem with the command's arguments that the library does not check itself
+    (an option that does not apply, an output path that cannot be written)."""
+
+
+# ----------------------------------------------------------------------------- terminal output
+
+
+class ProgressBar:
+    """A plain-text progress bar on one line of a stream, redrawn with ``\\r``.
+
+    Parameters
+    ----------
+    stream : text stream
+        Where to draw (stderr).
+    enabled : bool
+        When False every method does nothing and :meth:`task` returns None, so the
+        library skips its progress calls.
+    width : int
+        Number of characters of the bar itself.
+
+    Examples
+    --------
+    >>> import sys
+    >>> bar = ProgressBar(sys.stderr, enabled=False)
+    >>> bar.task("Training teachers") is None
+    True
+    """
+
+    def __init__(self, stream: TextIO, enabled: bool, width: int = 30) -> None:
+        self.stream = stream
+        self.enabled = bool(enabled)
+        self.width = int(width)
+        self._open = False
+
+    def task(self, label: str) -> Callable[[int, int], None] | None:
+        """A ``progress(done, total)`` callback drawing ``label`` (None when disabled)."""
+        if not self.enabled:
+            return None
+
+        def progress(done: int, total: int) -> None:
+            self.draw(label, done, total)
+
+        return progress
+
+    def draw(self, label: str, done: int, total: int) -> None:
+        """Redraw the line; end it when ``done`` reaches ``total``."""
+        if not self.enabled:
+            return
+        total = max(int(total), 1)
+        done = min(max(int(done), 0), total)
+        filled = (self.width * done) // total
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\r{label} [{bar}] {done}/{total}")
+        self._open = True
+        if done >= total:
+            self.stream.write("\n")
+            self._open = False
+        self.stream.flush()
+
+    def break_line(self) -> None:
+        """End an unfinished bar's line, so that a message starts on a line of its own."""
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of white space (line breaks included) made one space."""
+    return " ".join(str(text).split())
+
+
+@contextlib.contextmanager
+def warnings_as_lines(stream: TextIO, bar: ProgressBar) -> Iterator[None]:
+    """Show warnings raised inside as ``private-label-lab: warning: ...`` lines.
+
+    Parameters
+    ----------
+    stream : text stream
+        Where to write them (stderr).
+    bar : ProgressBar
+        Its unfinished line is ended first.
+    """
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        bar.break_line()
+        stream.write(f"{PROG}: warning: {one_line(message)}\n")
+        stream.flush()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        warnings.showwarning = show
+        yield
+
+
+def progress_enabled(choice: bool | None, stream: TextIO) -> bool:
+    """Whether to draw progress bars: ``--progress``/``--no-progress``, else only on a terminal."""
+    if choice is not None:
+        return choice
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        return False
+
+
+def fmt(x: float) -> str:
+    """A number in four significant digits."""
+    return f"{x:.4g}"
+
+
+def json_value(value: Any) -> Any:
+    """``value`` for strict JSON: non-finite floats as text, as :func:`core.export.report_json` writes them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+# ----------------------------------------------------------------------------- help screens and options
+
+
+def para(text: str) -> str:
+    """A description paragraph wrapped for the help screen (the formatter keeps line breaks)."""
+    return textwrap.fill(" ".join(text.split()), width=WIDTH, break_on_hyphens=False)
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """The help formatter of every command: descriptions and epilogs as written."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30, width=WIDTH)
+
+
+def mechanism_name(text: str) -> str:
+    """A ``--mechanism`` value in the registry's spelling (``btt_soft`` is read as ``btt-soft``)."""
+    return text.strip().lower().replace("_", "-")
+
+
+def add_progress(parser: argparse.ArgumentParser) -> None:
+    """Add ``--progress``/``--no-progress``."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: only when stderr is a terminal)",
+    )
+
+
+def _seed(text: str) -> int:
+    """A seed: a whole number of at least 0 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the seed must be 0 or more, got {value}")
+    return value
+
+
+def add_seed(parser: argparse.ArgumentParser) -> None:
+    """Add ``--seed N`` (a reproducible demonstration option, never written to any output)."""
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        metavar="N",
+        help="reproducible demo seed: runs repeat exactly. Not for production (the noise "
+        "becomes predictable); never written to any output. Default: fresh randomness "
+        "from the operating system",
+    )

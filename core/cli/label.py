@@ -1,0 +1,337 @@
+"""``label``: teachers on a private CSV file, private labels for a public one, the student.
+
+A thin layer over :mod:`core.pipeline` (docs/design.md §5): the same functions, in the
+same order, as the app's pages, so a request spends the same ε and gives the same files
+here and there.  The mechanisms, their flags and their help come from the registry
+(:mod:`core.cli.options`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.cli.common import (
+    EXIT_CODES,
+    EXIT_HALTED,
+    EXIT_OK,
+    PROG,
+    CommandError,
+    Formatter,
+    ProgressBar,
+    add_progress,
+    add_seed,
+    fmt,
+    mechanism_name,
+    one_line,
+    para,
+)
+from core.cli import options
+
+__all__ = ["add_parser", "run"]
+
+_EXAMPLES = """\
+examples:
+  private-label-lab label --private private.csv --label-column label --public public.csv \\
+      --learner logistic_regression --k 50 --mechanism btt --epsilon 2 --delta 1e-6 --T 10 \\
+      --out labeled.csv --report report.json --student student.joblib
+  private-label-lab label --private private.csv --public public.csv --learner random_forest \\
+      --learner-param n_estimators=10 --k 40 --mechanism lnmax --gamma 0.05 --delta 1e-6 \\
+      --out labeled.csv --report report.json
+"""
+
+
+def _score_mechanisms() -> list[str]:
+    from core.mechanisms import registry
+
+    return [n for n in registry.names() if registry.get(n).inputs == "scores"]
+
+
+def _vote_mechanisms() -> list[str]:
+    from core.mechanisms import registry
+
+    return [n for n in registry.names() if registry.get(n).inputs == "counts"]
+
+
+def _learner_epilog() -> str:
+    from core.ensemble.learners import LEARNERS
+
+    scores = ", ".join(_score_mechanisms())
+    lines = ["learners (--learner NAME) and their hyperparameters (--learner-param key=value, defaults shown):"]
+    for spec in LEARNERS.values():
+        params = ", ".join(
+            f"{h.name}={'none' if h.default is None else str(h.default).lower() if h.type is bool else h.default}"
+            for h in spec.hyperparameters
+        )
+        proba = f" (no probabilities: not for {scores})" if scores and not spec.has_predict_proba else ""
+        lines.append(f"  {spec.name:<21} {params}{proba}")
+    return "\n".join(lines)
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``label`` command to the subparsers ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse subparsers action
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    from core.mechanisms import registry
+
+    label = commands.add_parser(
+        "label",
+        help="label public rows privately; write the labeled CSV, the privacy report and a student",
+        description=para(
+            "Train k teachers on disjoint chunks of the private CSV file, label the rows of the "
+            "public CSV file with a differentially private mechanism, and write the labeled CSV "
+            "(public features, the private label -- empty where not answered --, 'answered' and "
+            "'status' columns), the JSON privacy report and optionally a student model trained on "
+            "the private labels. Every output is safe to publish: it holds no seed, vote count or "
+            "teacher output. The teachers themselves stay in memory and are never written."
+        ),
+        epilog=(_EXAMPLES + "\n" + options.mechanisms_epilog() + "\n\n" + _learner_epilog()
+                + "\n\n" + EXIT_CODES),
+        formatter_class=Formatter,
+    )
+    data = label.add_argument_group("data")
+    data.add_argument("--private", required=True, metavar="FILE",
+                      help="private labeled CSV file (UTF-8, comma separated, header row)")
+    data.add_argument("--label-column", default=None, metavar="NAME",
+                      help="label column of the private file (default: the first column named label, "
+                      "target, y or class, ignoring case, else the last column)")
+    data.add_argument("--public", required=True, metavar="FILE",
+                      help="public CSV file of the rows to label: the private file's feature columns "
+                      "(a label column is allowed and ignored)")
+    data.add_argument("--missing", choices=("refuse", "impute"), default="refuse",
+                      help="missing feature values: refuse the file (default) or impute them inside "
+                      "the learning pipeline")
+
+    ens = label.add_argument_group("teachers")
+    ens.add_argument("--learner", required=True, metavar="NAME",
+                     help="the teachers' learner (see the list below)")
+    ens.add_argument("--learner-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="a hyperparameter of the learner, e.g. C=0.5; repeat for several")
+    ens.add_argument("--k", required=True, type=int, metavar="N",
+                     help="number of teachers; each is fitted on about n/k private rows")
+
+    priv = label.add_argument_group("privacy (each mechanism's settings are listed below)")
+    names = registry.names()
+    priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=names,
+                      help="the labeling mechanism: " + ", ".join(names))
+    options.add_mechanism_flags(priv, {n: options.takes(registry.get(n)) for n in names})
+
+    out = label.add_argument_group("outputs")
+    out.add_argument("--out", required=True, metavar="FILE",
+                     help="the labeled CSV file to write")
+    out.add_argument("--report", default=None, metavar="FILE",
+                     help="the JSON privacy report to write (mechanism, parameters, epsilon, delta, counts)")
+    out.add_argument("--student", default=None, metavar="FILE",
+                     help="train a student on the private labels and write it with joblib "
+                     "(load it with joblib.load; it carries the labeling's epsilon and delta)")
+    out.add_argument("--student-learner", default=None, metavar="NAME",
+                     help="the student's learner (default: the teachers' learner)")
+    out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="a hyperparameter of the student's learner (default: its defaults)")
+    out.add_argument("--bottom", choices=("drop", "random", "semi"), default="drop",
+                     help="the student's rows without a label: drop them (default), give them a random "
+                     "class, or keep them unlabeled for a semi-supervised student")
+
+    run_group = label.add_argument_group("execution")
+    run_group.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                           help="parallel workers for training and prediction (-1: all cores; default: "
+                           "sequential, or the backend's own setting)")
+    run_group.add_argument("--backend", default=None, metavar="NAME",
+                           help="joblib backend for training and prediction, e.g. loky, threading or dask "
+                           "(default: joblib's)")
+    run_group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="address of the Dask scheduler for --backend dask, e.g. tcp://127.0.0.1:8786")
+    run_group.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
+                           help="how long to wait for the Dask scheduler to answer (default 10)")
+    add_seed(run_group)
+    add_progress(run_group)
+    label.set_defaults(handler=run)
+    return label
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def output_paths(args: argparse.Namespace) -> dict[str, Path]:
+    """The output files, checked before any work: writable places, distinct from the inputs.
+
+    Returns
+    -------
+    dict
+        Flag (``--out``, ``--report``, ``--student``) -> path, for those given.
+
+    Raises
+    ------
+    CommandError
+    """
+    outputs = {"--out": args.out, "--report": args.report, "--student": args.student}
+    paths = {flag: Path(p).expanduser() for flag, p in outputs.items() if p is not None}
+    inputs = {Path(p).expanduser().resolve() for p in (args.private, args.public)}
+    seen: dict[Path, str] = {}
+    for flag, path in paths.items():
+        resolved = path.resolve()
+        if resolved in inputs:
+            raise CommandError(f"{flag} '{path}' is one of the input files; choose another file name.")
+        if resolved in seen:
+            raise CommandError(f"{seen[resolved]} and {flag} name the same file '{path}'; give each its own file.")
+        seen[resolved] = flag
+        if path.is_dir():
+            raise CommandError(f"{flag} '{path}' is a folder; give a file name.")
+        parent = resolved.parent
+        if not parent.is_dir():
+            raise CommandError(f"Cannot write {flag} '{path}': the folder '{parent}' does not exist.")
+    return paths
+
+
+def _write(path: Path, data: bytes, flag: str) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise CommandError(f"Cannot write {flag} '{path}': {exc.strerror or exc}.") from None
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The request of a ``label`` command: the mechanism's flags that were given, checked.
+
+    Refuses flags the mechanism does not take, a missing budget, and (through
+    :func:`core.pipeline.resolve` with ``strict=True``) both ε and the noise it decides.
+
+    Raises
+    ------
+    CommandError, core.errors.ParameterError
+    """
+    from core import pipeline
+    from core.mechanisms import registry
+
+    mech = registry.get(args.mechanism)
+    given = options.given_settings(args)
+    options.check_flags(given, mech.name, options.takes(mech))
+    options.check_budget(given, mech.name)
+    pipeline.resolve(mech.name, given, 1, strict=True)
+    pipeline.privacy_map(mech.name, given, 1)  # the guarantee's own checks, before any file is read
+    return given
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
+    """Run ``label``: the exit code (0 done, 3 halted before every row was processed)."""
+    import numpy as np
+
+    from core import pipeline
+    from core.data.table import load_table, read_public
+    from core.ensemble.distributed import DEFAULT_CONNECT_TIMEOUT, joblib_backend
+    from core.ensemble.learners import LEARNERS, parse_assignments
+    from core.errors import ParameterError, PrivateLabelLabError
+    from core.mechanisms import registry
+    from core.validation import check_delta, check_k
+
+    mech = registry.get(args.mechanism)
+    votes = ", ".join(_vote_mechanisms()) or "one reading votes"
+
+    # 1. Arguments, before any file is read.
+    given = settings_of(args)
+    k = check_k(args.k)
+    params = parse_assignments(args.learner, args.learner_param)
+    student_learner = args.student_learner or args.learner
+    if args.student is None and (args.student_learner is not None or args.student_param):
+        raise CommandError("--student-learner and --student-param need --student FILE to write the student to.")
+    student_params = parse_assignments(student_learner, args.student_param)
+    if mech.inputs == "scores" and not LEARNERS[args.learner].has_predict_proba:
+        raise ParameterError(
+            f"--mechanism {mech.name} needs class probabilities, but {args.learner} has none. Choose a "
+            f"learner with probabilities (e.g. logistic_regression) or a mechanism reading votes ({votes})."
+        )
+    paths = output_paths(args)
+    timeout = DEFAULT_CONNECT_TIMEOUT if args.scheduler_timeout is None else args.scheduler_timeout
+    backend = joblib_backend(args.backend, args.scheduler, timeout=timeout)  # checked now, connects on entering
+    if args.seed is not None:
+        stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
+    rng = np.random.default_rng(args.seed) if args.seed is not None else None
+
+    # 2. Data (the app's loading path: the same checks and messages).
+    table = load_table(args.private, label_column=args.label_column, missing=args.missing)
+    public = read_public(args.public, table)
+    settings = pipeline.resolve(mech.name, given, len(public), strict=True)
+    if "delta" in settings:
+        check_delta(settings["delta"], n=table.n_rows)
+    if mech.inputs == "scores" and table.n_classes != 2:
+        raise ParameterError(
+            f"--mechanism {mech.name} needs a binary task, but the label column '{table.label_column}' "
+            f"holds {table.n_classes} classes. Use a mechanism reading votes ({votes}) instead."
+        )
+
+    # 3. Teachers and their votes (or scores), on the chosen joblib backend.
+    reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
+    with backend:
+        teachers = pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
+                                  progress=bar.task(f"Training {k} teachers"))
+        inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
+
+    # 4. The private labeling.
+    result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
+    del inputs, teachers  # non-private: never written
+
+    # 5. Outputs (exactly the app's export functions).
+    _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
+    written = [str(paths["--out"])]
+    if "--report" in paths:
+        report = pipeline.report(result, n_private=table.n_rows, n_public=len(public),
+                                 learner=args.learner, k=k, dataset=None)
+        _write(paths["--report"], report.encode("utf-8"), "--report")
+        written.append(str(paths["--report"]))
+    stdout.write(
+        f"Labeled {result.m} public rows with {mech.name} "
+        f"({k} teachers, {args.learner}, on {table.n_rows} private rows):\n"
+        f"  answered       {result.n_answered}\n"
+        f"  abstained      {result.n_bottom}\n"
+        f"  not processed  {result.n_unprocessed}\n"
+        f"Guarantee: ({fmt(result.epsilon)}, {fmt(result.delta)})-differential privacy "
+        "(replace one private row).\n"
+        f"Wrote {', '.join(written)}.\n"
+    )
+    stdout.flush()
+    bar.break_line()
+    if not result.feasible and result.reason:
+        stderr.write(f"{PROG}: warning: {one_line(result.reason)}\n")
+    halted = result.n_unprocessed > 0
+    if halted:
+        failed = "failed tests" if mech.inputs == "scores" else "abstentions"
+        row = "?" if result.halted_at is None else str(result.halted_at + 1)
+        raise_ = " or ".join(f"--{n}" for n in ("T", "epsilon") if n in options.takes(mech)) or "the budget"
+        stderr.write(
+            f"{PROG}: budget exhausted: {mech.name} halted after {result.params.get('rounds')} "
+            f"{failed} at public row {row}; the {result.n_unprocessed} rows after it were not "
+            f"processed (empty label, status 'not processed' in {paths['--out']}). Raise {raise_}, "
+            "or use more teachers, to label more rows.\n"
+        )
+    stderr.flush()
+
+    # 6. The student: a post-processing of the labels, with the same guarantee.
+    if "--student" in paths:
+        import joblib
+
+        try:
+            student = pipeline.student(public, result, student_learner, student_params, table,
+                                       bottom=args.bottom, rng=rng)
+        except PrivateLabelLabError as exc:
+            raise CommandError(f"The labels were written but the student was not: {exc}") from None
+        buffer = io.BytesIO()
+        joblib.dump(student.model, buffer)
+        _write(paths["--student"], buffer.getvalue(), "--student")
+        stdout.write(
+            f"Student ({student_learner}) trained on {student.n_labeled} labeled rows; it carries the "
+            f"same guarantee. Wrote {paths['--student']}.\n"
+        )
+        stdout.flush()
+    return EXIT_HALTED if halted else EXIT_OK
