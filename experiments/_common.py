@@ -28,6 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a fresh clone without installing the package
     sys.path.insert(0, str(ROOT))
 
+import os  # noqa: E402
+
+# core.ensemble.teachers hands sklearn's ``delayed`` to a plain joblib Parallel, and every
+# teacher then warns once in its worker (hundreds of identical lines): silence that one
+# warning here and in the workers (they inherit the environment).
+os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:sklearn.utils.parallel")
+
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
