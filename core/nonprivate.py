@@ -1,0 +1,178 @@
+"""NON-PRIVATE diagnostics: how good the teachers and the private labels are.
+
+Every function here reads the public queries' held-out **true labels** or the teachers'
+**raw votes and predictions**, which depend on the private data without any noise.  They
+are for understanding a run only: never exported, never part of a privacy report, never
+published.  Numpy arrays in, plain numbers out; a function returns None where the true
+labels are unknown (``y`` is None, e.g. an unlabeled public file) or where the measure
+does not apply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "teacher_accuracies",
+    "mean_teacher_error",
+    "plurality_accuracy",
+    "answered_accuracy",
+    "correct_count",
+    "soft_error",
+    "theorem_32_check",
+]
+
+
+def teacher_accuracies(predictions, y) -> np.ndarray | None:
+    """Each teacher's accuracy on the public queries.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    predictions : array-like of int, shape (m, k)
+        Every teacher's label on every public query.
+    y : array-like of int, shape (m,), or None
+        The queries' true labels.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (k,), or None
+        The share of queries each teacher labels correctly; None without ``y``.
+    """
+    if y is None:
+        return None
+    return np.mean(np.asarray(predictions) == np.asarray(y)[:, None], axis=0)
+
+
+def mean_teacher_error(predictions, y) -> float | None:
+    """Average teacher error on the public queries.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    predictions : array-like of int, shape (m, k)
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    float or None
+        ``1 - mean(teacher_accuracies)``; None without ``y``.
+    """
+    accs = teacher_accuracies(predictions, y)
+    return None if accs is None else float(1.0 - np.mean(accs))
+
+
+def plurality_accuracy(votes, y) -> float | None:
+    """Accuracy of the un-noised plurality vote.  NON-PRIVATE: reads raw votes and true labels.
+
+    Parameters
+    ----------
+    votes : array-like of int, shape (m, n_classes)
+        Vote counts per query and class.
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    float or None
+    """
+    from core.mechanisms.stability import plurality
+
+    if y is None:
+        return None
+    return float(np.mean(np.asarray(plurality(np.asarray(votes))) == np.asarray(y)))
+
+
+def answered_accuracy(labels, y) -> float | None:
+    """Accuracy of released hard labels on the answered queries.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (m,)
+        Released class ids; negative values (⊥, not processed) are not answers.
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    float or None
+        None without ``y`` or without any answer.
+    """
+    if y is None:
+        return None
+    labels = np.asarray(labels)
+    mask = labels >= 0
+    if not mask.any():
+        return None
+    return float(np.mean(labels[mask] == np.asarray(y)[mask]))
+
+
+def correct_count(labels, y) -> int | None:
+    """Answered hard labels equal to the true label.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (m,)
+        Released class ids; negative values are not answers.
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    int or None
+    """
+    if y is None:
+        return None
+    labels = np.asarray(labels)
+    mask = labels >= 0
+    return int(np.count_nonzero(labels[mask] == np.asarray(y)[mask]))
+
+
+def soft_error(scores, answered, y) -> float | None:
+    """Mean absolute error of released scores against the 0/1 truth.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    scores : array-like of float, shape (m,)
+        Released soft labels (positive-class scores).
+    answered : array-like of bool, shape (m,)
+        Which queries were answered.
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    float or None
+        None without ``y`` or without any answer.
+    """
+    if y is None:
+        return None
+    mask = np.asarray(answered, dtype=bool)
+    if not mask.any():
+        return None
+    return float(np.mean(np.abs(np.asarray(y, dtype=float)[mask] - np.asarray(scores, dtype=float)[mask])))
+
+
+def theorem_32_check(teacher_error: float | None, m: int, beta: float) -> dict[str, float] | None:
+    """Theorem 3.2's cutoff and misclassification bound T/m with a measured teacher error.
+
+    NON-PRIVATE: ``teacher_error`` is measured on true labels (:func:`mean_teacher_error`);
+    it stands for γ + α of the theorem.
+
+    Parameters
+    ----------
+    teacher_error : float or None
+        The teachers' mean error (γ + α).
+    m : int
+        Number of queries.
+    beta : float
+        Failure probability of the theorem.
+
+    Returns
+    -------
+    dict or None
+        ``{"error", "T", "bound"}`` (the Theorem 3.2 bound T/m); None without an error.
+    """
+    from core.theory import cutoff_T, misclassification_bound
+
+    if teacher_error is None:
+        return None
+    return {
+        "error": float(teacher_error),
+        "T": float(cutoff_T(teacher_error, 0.0, int(m), float(beta))),
+        "bound": float(misclassification_bound(teacher_error, 0.0, int(m), float(beta))),
+    }
