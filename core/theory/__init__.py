@@ -36,6 +36,11 @@ _EXPORTS = {
     "sample_complexity_private": "bounds",
     "solve_btt_parameters": "bounds",
     "teacher_error": "bounds",
+    # curve grids for plotting (the app's Bounds page)
+    "answers_model": "curves",
+    "rate_curves": "curves",
+    "sample_complexity_curves": "curves",
+    "solve_loop": "curves",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
