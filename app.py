@@ -1,8 +1,9 @@
 """Private Label Lab: the Streamlit entry point (navigation and the shared sidebar only).
 
 Run with ``make run`` (or ``streamlit run app.py``).  The pages live in ``pages/``;
-``pages/_state.py`` holds the list of pages (``PAGES``) and the session state
-and caches they share.
+``pages/_session.py`` holds the list of pages (``PAGES``) and the session state,
+``pages/_cache.py`` the caches, ``pages/_widgets.py`` the widgets generated from the
+mechanism registry, ``pages/_charts.py`` the chart data.
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
-from pages import _state as state
+from pages import _session as session
+from pages import _cache as cache
+from pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
 
-state.init()
+session.init()
 page = st.navigation(
     [
         st.Page(path, title=title, icon=icon, default=(i == 0))
-        for i, (path, title, icon) in enumerate(state.app_pages())
+        for i, (path, title, icon) in enumerate(session.app_pages())
     ]
 )
 
@@ -30,13 +33,13 @@ with st.sidebar:
         "to one public seed. Off, all randomness comes from the operating system. "
         "A seed is never written to an export.",
     )
-    st.caption("Demo seed on: runs repeat exactly. Not for production." if state.demo_mode()
+    st.caption("Demo seed on: runs repeat exactly. Not for production." if session.demo_mode()
                else "All randomness comes from the operating system.")
     data_box = st.container()
     privacy_box = st.container()
 
-state.enter_page(page.url_path)
-st.session_state["_in_app"] = True  # pages check it (pages/_state.run_through_app)
+session.enter_page(page.url_path)
+st.session_state["_in_app"] = True  # pages check it (pages/_session.run_through_app)
 try:
     page.run()
 finally:
@@ -46,8 +49,9 @@ finally:
 with data_box:
     st.subheader("Dataset")
     try:
-        ds = state.dataset()
+        ds = cache.dataset()
     except PrivateLabelLabError as exc:
+        ds = None
         st.caption(f"No dataset loaded: {exc}")
     else:
         st.markdown(
@@ -56,5 +60,4 @@ with data_box:
         )
 with privacy_box:
     st.subheader("Privacy settings")
-    p = state.privacy()
-    st.markdown(state.privacy_summary(p))
+    st.markdown(widgets.privacy_summary(None if ds is None else ds.n_public))

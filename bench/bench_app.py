@@ -27,19 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-_original_init = PagesManager.__init__
+from pages._session import navigation_mode_on_every_run  # noqa: E402
 
-
-def _navigation_init(self, *args, **kwargs):
-    # as tests/conftest.py's navigation_reruns: AppTest reruns app.py like a served app
-    _original_init(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-
-
-PagesManager.__init__ = _navigation_init
+# as tests/conftest.py's navigation_reruns: AppTest reruns app.py like a served app
+navigation_mode_on_every_run(None)
 
 PAGES = {
     "labeling": "pages/3_Private_labeling.py",

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import _state as state
+from pages import _session as session
+from pages import _cache as cache
+from pages import _widgets as widgets
 
-state.run_through_app()
-state.init()
+session.run_through_app()
+session.init()
 ss = st.session_state
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV"}
-ss.setdefault("data_ui", {"source": _SOURCE_LABELS[state.DEFAULT_DATA["source"]], "name": state.DEFAULT_DATASET,
-                          "generator": state.DEFAULT_GENERATOR, "n": state.DEFAULT_DATA.get("n", 5000),
-                          "public_fraction": state.DEFAULT_DATA["public_fraction"],
-                          "test_fraction": state.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
+ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"]], "name": session.DEFAULT_DATASET,
+                          "generator": session.DEFAULT_GENERATOR, "n": session.DEFAULT_DATA.get("n", 5000),
+                          "public_fraction": session.DEFAULT_DATA["public_fraction"],
+                          "test_fraction": session.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
 
 st.title("Data")
 st.markdown(
@@ -27,8 +29,8 @@ st.latex(r"D = D_1 \cup \dots \cup D_k,\quad |D_j| \approx n/k, \qquad Q = \{x_1
 result_box = st.container(border=True)
 
 SOURCES = ["Bundled dataset", "Generator", "Upload CSV"]
-source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=state.widget_key("data_ui", "source"))
-state.remember("data_ui", "source", source)
+source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=session.widget_key("data_ui", "source"))
+session.remember("data_ui", "source", source)
 
 with st.expander("Split sizes", expanded=False):
     st.caption(
@@ -39,10 +41,10 @@ with st.expander("Split sizes", expanded=False):
     st.latex(r"m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
              r"\qquad n = N - m - n_{\text{test}}\ \text{private rows}")
     c1, c2 = st.columns(2)
-    pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=state.widget_key("data_ui", "public_fraction"))
-    tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=state.widget_key("data_ui", "test_fraction"))
-    state.remember("data_ui", "public_fraction", pf)
-    state.remember("data_ui", "test_fraction", tf)
+    pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=session.widget_key("data_ui", "public_fraction"))
+    tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=session.widget_key("data_ui", "test_fraction"))
+    session.remember("data_ui", "public_fraction", pf)
+    session.remember("data_ui", "test_fraction", tf)
 
 active = dict(ss["data_cfg"])
 wanted = None
@@ -53,8 +55,8 @@ if source == "Bundled dataset":
     names = bundled_names()
     if ss["data_ui"]["name"] not in names:
         ss["data_ui"]["name"] = names[0]
-    name = st.selectbox("Dataset", names, key=state.widget_key("data_ui", "name"))
-    state.remember("data_ui", "name", name)
+    name = st.selectbox("Dataset", names, key=session.widget_key("data_ui", "name"))
+    session.remember("data_ui", "name", name)
     wanted = {"source": "bundled", "name": name, "public_fraction": pf, "test_fraction": tf}
 
 elif source == "Generator":
@@ -64,19 +66,19 @@ elif source == "Generator":
     if ss["data_ui"]["generator"] not in gen_names:
         ss["data_ui"]["generator"] = gen_names[0]
     gen = st.selectbox("Generator", gen_names, format_func=lambda g: GENERATORS[g].get("label", g),
-                       key=state.widget_key("data_ui", "generator"))
-    state.remember("data_ui", "generator", gen)
+                       key=session.widget_key("data_ui", "generator"))
+    session.remember("data_ui", "generator", gen)
     spec = GENERATORS[gen]
-    st.caption(state.generator_description(spec))
+    st.caption(widgets.generator_description(spec))
     n_spec = spec["n"]
     ss["data_ui"]["n"] = min(max(int(ss["data_ui"]["n"]), int(n_spec["min"])), 200_000)
     n = st.number_input(n_spec.get("label", "Rows n"), min_value=int(n_spec["min"]), max_value=200_000, step=500,
-                        key=state.widget_key("data_ui", "n"), help=n_spec.get("help"))
-    state.remember("data_ui", "n", int(n))
+                        key=session.widget_key("data_ui", "n"), help=n_spec.get("help"))
+    session.remember("data_ui", "n", int(n))
     params = {}
     pcols = st.columns(3)
-    for i, p in enumerate(state.generator_parameters(spec)):
-        params[p["name"]] = state.parameter_widget(pcols[i % 3], f"gen_{gen}", p)
+    for i, p in enumerate(widgets.generator_parameters(spec)):
+        params[p["name"]] = widgets.generator_widget(pcols[i % 3], f"gen_{gen}", p)
     wanted = {"source": "generator", "name": gen, "n": int(n), "params": params,
               "public_fraction": pf, "test_fraction": tf}
 
@@ -89,14 +91,14 @@ else:
     up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private")
     up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public")
     missing = st.radio(
-        "Missing values", ["refuse", "impute"], horizontal=True, key=state.widget_key("data_ui", "missing"),
+        "Missing values", ["refuse", "impute"], horizontal=True, key=session.widget_key("data_ui", "missing"),
         help="refuse: a missing value is an error; impute: fill with the column's median (numbers) "
         "or most frequent value (categories) inside each model's pipeline.",
     )
-    state.remember("data_ui", "missing", missing)
+    session.remember("data_ui", "missing", missing)
     if up_private is not None:
-        ph = state.keep_upload(up_private)
-        pubh = state.keep_upload(up_public) if up_public is not None else None
+        ph = cache.keep_upload(up_private)
+        pubh = cache.keep_upload(up_public) if up_public is not None else None
         # The label-column box lists the file's columns once it has loaded; its value from the
         # previous run (kept under its key) is read before the box is drawn, so a new choice
         # reloads the data on the same run and the box appears on the run the file loads.
@@ -108,9 +110,9 @@ else:
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
                   "label_column": label_column, "missing": missing, "public_fraction": pf, "test_fraction": tf}
         if wanted != active:
-            ds_new = state.try_dataset(wanted)
+            ds_new = cache.try_dataset(wanted)
             if ds_new is not None:
-                state.drop_uploads({h for h in (ph, pubh) if h})
+                cache.drop_uploads({h for h in (ph, pubh) if h})
                 if columns is None:  # first load: the detected label column, then the features
                     columns = [ds_new.private.label_column, *ds_new.private.features.columns]
                     ss["_upload_columns"] = {ph: columns}
@@ -126,10 +128,10 @@ else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
 
 if wanted is not None and wanted != active:
-    state.try_dataset(wanted)
+    cache.try_dataset(wanted)
 
-with state.shown_errors():
-    ds = state.dataset()
+with session.shown_errors():
+    ds = cache.dataset()
 
     st.subheader(f"Loaded: {ds.title}")
     c = st.columns(5)
@@ -142,16 +144,16 @@ with state.shown_errors():
     st.markdown(f"Label column **{ds.private.label_column}**; classes: " + ", ".join(f"`{c}`" for c in ds.class_names))
     tab_priv, tab_pub = st.tabs(["Private rows (preview)", "Public queries (preview)"])
     with tab_priv:
-        st.dataframe(state.preview(ds.private), height=240)
+        st.dataframe(cache.preview(ds.private), height=240)
     with tab_pub:
         st.dataframe(ds.public_X.head(20), height=240)
 
 
-with result_box, state.shown_errors():
-    ds = state.dataset()
+with result_box, session.shown_errors():
+    ds = cache.dataset()
     st.subheader("Result with the current settings")
-    ens = state.ensemble()
-    result, _ = state.labeling()
+    ens = cache.ensemble()
+    result, _ = cache.labeling()
     m = st.columns([1, 1, 1, 1.7])
     m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
     m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
@@ -159,13 +161,13 @@ with result_box, state.shown_errors():
                 help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
     m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
     st.caption(
-        f"{state.MECHANISMS[result.mechanism]} · ensemble of {ens.teachers.k} teachers "
-        f"({state.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
+        f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
+        f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
         f"{result.n_answered:,} of the {result.m:,} public queries received a label that is safe to publish: "
         "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
         "every step can be changed on its page."
     )
     # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
-    targets = [t for t in state.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
+    targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
     for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
         col.page_link(path, label=label, icon=icon)

@@ -5,12 +5,16 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from core import nonprivate
 from core.errors import PrivateLabelLabError
 from core.mechanisms.stability import margins
-from pages import _state as state
+from pages import _session as session
+from pages import _cache as cache
+from pages import _widgets as widgets
+from pages import _charts as charts
 
-state.run_through_app()
-state.init()
+session.run_through_app()
+session.init()
 ss = st.session_state
 active = ss["ensemble_cfg"]
 ss.setdefault("ens_ui", {"learner": active["learner"], "k": active["k"]})
@@ -24,14 +28,14 @@ st.markdown(
 )
 st.latex(r"n_c(x) = \#\{\, j : f_j(x) = c \,\}, \qquad \sum_c n_c(x) = k")
 
-with state.shown_errors():
-    ds = state.dataset()
-    names = state.learner_names()
+with session.shown_errors():
+    ds = cache.dataset()
+    names = widgets.learner_names()
     if ss["ens_ui"]["learner"] not in names:
         ss["ens_ui"]["learner"] = names[0]
-    learner = st.selectbox("Learner", names, format_func=state.learner_label, key=state.widget_key("ens_ui", "learner"))
-    state.remember("ens_ui", "learner", learner)
-    spec = state.learner_spec(learner)
+    learner = st.selectbox("Learner", names, format_func=widgets.learner_label, key=session.widget_key("ens_ui", "learner"))
+    session.remember("ens_ui", "learner", learner)
+    spec = widgets.learner_spec(learner)
     st.caption(spec.description)
 
     with st.form("train_form"):
@@ -42,17 +46,17 @@ with state.shown_errors():
         if section not in ss:
             ss[section] = dict(active["params"]) if active["learner"] == learner else dict(spec.defaults)
         for i, hp in enumerate(spec.hyperparameters):
-            params[hp.name] = state.hyperparameter_widget(cols[i % 3], section, hp)
+            params[hp.name] = widgets.hyperparameter_widget(cols[i % 3], section, hp)
         k_max = max(2, ds.n_private // 2)
         if ss["ens_ui"]["k"] > k_max:
             ss["ens_ui"]["k"] = k_max
             ss.pop("w_ens_ui_k", None)
         k = st.number_input(
-            "Number of teachers k", min_value=2, max_value=k_max, step=1, key=state.widget_key("ens_ui", "k"),
+            "Number of teachers k", min_value=2, max_value=k_max, step=1, key=session.widget_key("ens_ui", "k"),
             help="More teachers give larger vote margins (a steadier answer) but each sees fewer rows.",
         )
         st.latex(rf"\text{{rows per teacher}} \approx n/k = {ds.n_private}/{int(k)}")
-        k_min = state.min_teachers_for_settings(ds.n_public)
+        k_min = charts.min_teachers_for_settings(session.privacy(), ds.n_public)
         if k_min is not None:
             st.caption(
                 "How many teachers does BTT need? A query is answered when its distance to instability "
@@ -65,11 +69,11 @@ with state.shown_errors():
         submitted = st.form_submit_button("Train ensemble", type="primary")
 
     if submitted:
-        state.remember("ens_ui", "k", int(k))
+        session.remember("ens_ui", "k", int(k))
         cfg = {"learner": learner, "params": {h.name: params[h.name] for h in spec.hyperparameters}, "k": int(k)}
         bar = st.progress(0.0, text=f"Training {int(k)} teachers…")
         try:
-            state.train(ds, cfg, lambda done, total: bar.progress(done / total, text=f"Trained {done} of {total} teachers"))
+            cache.train(ds, cfg, lambda done, total: bar.progress(done / total, text=f"Trained {done} of {total} teachers"))
         except PrivateLabelLabError as exc:
             st.error(str(exc))
             st.caption("The previous ensemble is kept.")
@@ -79,12 +83,12 @@ with state.shown_errors():
         finally:
             bar.empty()
 
-    ens = state.ensemble()
+    ens = cache.ensemble()
     cfg = ss["ensemble_cfg"]
     st.subheader("Current ensemble")
     c = st.columns([1, 2.2, 1.1, 1.3])
     c[0].metric("Teachers (k)", ens.teachers.k)
-    c[1].metric("Learner", state.learner_label(cfg["learner"]))
+    c[1].metric("Learner", widgets.learner_label(cfg["learner"]))
     c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
     c[3].metric("Public queries voted on", ens.votes.shape[0])
     if cfg["params"]:
@@ -98,7 +102,7 @@ with state.shown_errors():
         "exported, and should not be published."
     )
     left, right = st.columns(2)
-    accs = state.teacher_accuracies(ens, ds)
+    accs = nonprivate.teacher_accuracies(ens.predictions, ds.public_y) if ds.public_y is not None else None
     with left:
         st.markdown("**Teacher accuracy** on the public queries' held-out true labels")
         if accs is None:
@@ -108,8 +112,8 @@ with state.shown_errors():
             fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
                               height=300, margin=dict(l=10, r=10, t=10, b=10))
             st.plotly_chart(fig, key="teacher_acc")
-            st.caption(f"Median teacher accuracy {state.fmt(state.median(accs))}; "
-                       f"plurality vote accuracy {state.fmt(state.plurality_accuracy(ens, ds))}.")
+            st.caption(f"Median teacher accuracy {session.fmt(charts.median(accs))}; "
+                       f"plurality vote accuracy {session.fmt(nonprivate.plurality_accuracy(ens.votes, ds.public_y))}.")
     with right:
         st.markdown("**Vote margins**: top count minus runner-up count on each query")
         st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")

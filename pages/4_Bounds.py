@@ -5,11 +5,15 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from core import nonprivate, theory
 from core.errors import PrivateLabelLabError
-from pages import _state as state
+from pages import _session as session
+from pages import _cache as cache
+from pages import _widgets as widgets
+from pages import _charts as charts
 
-state.run_through_app()
-state.init()
+session.run_through_app()
+session.init()
 ss = st.session_state
 
 st.title("Bounds: what the theory predicts")
@@ -21,11 +25,11 @@ st.markdown(
     "queries use the explicit constants."
 )
 
-with state.shown_errors():
-    ds = state.dataset()
+with session.shown_errors():
+    ds = cache.dataset()
     ss.setdefault("bounds_ui", {})
     ui = ss["bounds_ui"]
-    defaults = state.bounds_defaults(ds)
+    defaults = charts.bounds_defaults(ds, ss["data_cfg"])
     if ui.get("_for") != ds.key:  # new data: start from its sizes
         ui.update(defaults, _for=ds.key)
         for name in defaults:
@@ -33,25 +37,24 @@ with state.shown_errors():
 
     st.subheader("Settings")
     c = st.columns(4)
-    setting = c[0].radio("Setting", ["realizable", "agnostic"], key=state.widget_key("bounds_ui", "setting"),
+    setting = c[0].radio("Setting", ["realizable", "agnostic"], key=session.widget_key("bounds_ui", "setting"),
                          help="realizable: some hypothesis of the class is always right; agnostic: the best one "
                          "errs on a fraction γ of the points.")
     V = c[1].number_input("VC dimension V", min_value=1, max_value=100_000, step=1,
-                          key=state.widget_key("bounds_ui", "V"), help=defaults["V_note"])
+                          key=session.widget_key("bounds_ui", "V"), help=defaults["V_note"])
     n = c[2].number_input("Private rows n", min_value=2, max_value=10**12, step=100,
-                          key=state.widget_key("bounds_ui", "n"))
-    m = c[3].number_input("Queries m", min_value=1, max_value=10**9, step=100, key=state.widget_key("bounds_ui", "m"))
+                          key=session.widget_key("bounds_ui", "n"))
+    m = c[3].number_input("Queries m", min_value=1, max_value=10**9, step=100, key=session.widget_key("bounds_ui", "m"))
     c = st.columns(4)
-    eps = c[0].slider("ε", 0.1, 20.0, step=0.1, key=state.widget_key("privacy", "epsilon"))
-    delta = c[1].select_slider("δ", state.DELTAS, format_func=lambda d: f"{d:.0e}", key=state.widget_key("privacy", "delta"))
-    beta = c[2].slider("β", 0.01, 0.5, step=0.01, key=state.widget_key("privacy", "beta"))
-    gamma = c[3].slider("γ (best error of the class, agnostic)", 0.0, 0.4, step=0.01,
-                        key=state.widget_key("bounds_ui", "gamma"), disabled=setting == "realizable")
+    eps = widgets.shared_widget(c[0], "epsilon")
+    delta = widgets.shared_widget(c[1], "delta")
+    beta = widgets.shared_widget(c[2], "beta")
+    gamma = c[3].slider("Best error of the class (agnostic)", 0.0, 0.4, step=0.01,
+                        key=session.widget_key("bounds_ui", "gamma"), disabled=setting == "realizable")
     for section, name, value in (("bounds_ui", "setting", setting), ("bounds_ui", "V", int(V)),
                                  ("bounds_ui", "n", int(n)), ("bounds_ui", "m", int(m)),
-                                 ("privacy", "epsilon", float(eps)), ("privacy", "delta", float(delta)),
-                                 ("privacy", "beta", float(beta)), ("bounds_ui", "gamma", float(gamma))):
-        state.remember(section, name, value)
+                                 ("bounds_ui", "gamma", float(gamma))):
+        session.remember(section, name, value)
     g = 0.0 if setting == "realizable" else float(gamma)
 
     # ------------------------------------------------------------------ misclassification vs m
@@ -63,12 +66,12 @@ with state.shown_errors():
     )
     st.latex(r"\text{BTT: } \frac{V}{\varepsilon n}\ \text{ for } m \lesssim \frac{\varepsilon n}{V},\ "
              r"\text{ then } \frac{m V^2}{\varepsilon^2 n^2};\qquad \text{composition: } \frac{\sqrt{m}\,V}{\varepsilon n}")
-    curves = state.rate_curves(int(V), float(eps), int(n), setting, g, int(m))
+    curves = theory.rate_curves(int(V), float(eps), int(n), setting, g, int(m))
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT", mode="lines"))
     fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="advanced composition", mode="lines"))
     # Vertical markers as line traces: plotly's add_vline takes log10 units on a log axis.
-    lo, hi = state.value_range(curves["btt"], curves["composition"])
+    lo, hi = charts.value_range(curves["btt"], curves["composition"])
     fig.add_trace(go.Scatter(x=[curves["crossover"]] * 2, y=[lo, hi], mode="lines", line=dict(dash="dash", color="#444"),
                              name=f"crossover M ≈ {curves['crossover']:.3g}"))
     fig.add_trace(go.Scatter(x=[int(m)] * 2, y=[lo, hi], mode="lines", line=dict(dash="dot", color="#999"),
@@ -85,7 +88,7 @@ with state.shown_errors():
              r"\text{(Remark 3)}")
     st.latex(r"n_{\text{non-private}} \approx \frac{V}{\alpha}\ \text{(realizable)},\qquad "
              r"\frac{V}{\alpha^2}\ \text{(agnostic)}")
-    sc = state.sample_complexity_curves(int(V), float(eps))
+    sc = theory.sample_complexity_curves(int(V), float(eps))
     fig = go.Figure()
     for name, values in sc["curves"].items():
         fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines",
@@ -107,13 +110,13 @@ with state.shown_errors():
     )
     st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)m\log(m/\beta)/2}\Big),\quad "
              r"k = 34\sqrt{2}\,\lambda\log\frac{4mT}{\min(\delta,\beta/2)},\quad \lambda = \frac{\sqrt{32T\log(2/\delta)}}{\varepsilon}")
-    sol = state.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting)
+    sol = cache.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting)
     if sol.feasible:
         s = st.columns(4)
         s[0].metric("Teachers k", f"{sol.k:,.0f}")
-        s[1].metric("Cutoff T", f"{sol.T:,.1f}")
-        s[2].metric("Teacher error α", state.fmt(sol.alpha))
-        s[3].metric("Misclassification bound T/m", state.fmt(sol.misclassification))
+        s[1].metric("Cutoff T (Theorem 3.2 bound)", f"{sol.T:,.1f}")
+        s[2].metric("Teacher error α", session.fmt(sol.alpha))
+        s[3].metric("Misclassification bound T/m", session.fmt(sol.misclassification))
     else:
         st.warning(sol.reason)
         st.caption(
@@ -122,7 +125,7 @@ with state.shown_errors():
             "(Private labeling page) show how many queries BTT answers with the teachers you have."
         )
     try:
-        ens = state.ensemble()  # trained now (with a progress bar) if this data has none yet
+        ens = cache.ensemble()  # trained now (with a progress bar) if this data has none yet
     except PrivateLabelLabError as exc:
         ens = None
         st.info(f"No ensemble to compare with: {exc}")
@@ -137,11 +140,13 @@ with state.shown_errors():
         "T-th ⊥. The model uses your ε, δ, T, m and calibration; your measured count is overlaid."
     )
     alpha_model = st.slider("Teacher error α for the model", 0.0, 0.5, step=0.01,
-                            key=state.widget_key_for("bounds_ui", "alpha_model", 0.1))
-    state.remember("bounds_ui", "alpha_model", float(alpha_model))
+                            key=session.widget_key_for("bounds_ui", "alpha_model", 0.1))
+    session.remember("bounds_ui", "alpha_model", float(alpha_model))
     if ens is not None:
-        result, _ = state.labeling("btt")
-        model = state.answers_model(float(alpha_model), ens, result)
+        result, _ = cache.labeling("btt")
+        p = result.params
+        model = theory.answers_model(float(alpha_model), ens.teachers.k, p["epsilon_target"], p["delta_target"],
+                                     int(p["T"]), int(p["m"]), calibration=p["calibration"])
         fig = go.Figure()
         fig.add_trace(go.Scatter(x=model["k"], y=model["answered"], mode="lines", name="model: expected answered"))
         fig.add_trace(go.Scatter(x=[ens.teachers.k], y=[result.n_answered], mode="markers", name="your run (BTT)",
@@ -164,9 +169,10 @@ with state.shown_errors():
     elif ds.public_y is None:
         st.info("The public queries came from an unlabeled file: misclassification cannot be measured.")
     else:
-        result, _ = state.labeling("btt")
-        acc = state.answered_accuracy(result, ds)
-        bound = state.theorem_32(result, ens, ds)
+        result, _ = cache.labeling("btt")
+        acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
+        bound = nonprivate.theorem_32_check(nonprivate.mean_teacher_error(ens.predictions, ds.public_y), result.m,
+                                            ss["privacy"]["beta"])
         fig = go.Figure()
         fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
         fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
@@ -174,13 +180,13 @@ with state.shown_errors():
             fig.add_trace(go.Scatter(x=[result.m], y=[max(1.0 - acc, 1e-4)], mode="markers", name="your run: measured",
                                      marker=dict(size=12, symbol="x", color="#c62828")))
         if bound is not None:
-            fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound T/m",
+            fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound / m",
                                      marker=dict(size=11, symbol="triangle-down", color="#6a1b9a")))
         fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
                           yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
                           legend=dict(orientation="h", y=-0.3))
         st.plotly_chart(fig, key="measured")
         st.caption(
-            f"Measured on {result.n_answered} answered queries: {state.fmt(None if acc is None else 1.0 - acc)} "
+            f"Measured on {result.n_answered} answered queries: {session.fmt(None if acc is None else 1.0 - acc)} "
             "(a measured 0 is drawn at 1e-4 on the log axis)."
         )

@@ -6,10 +6,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core import audit as A
-from pages import _state as state
+from core.mechanisms import registry
+from pages import _session as session
+from pages import _widgets as widgets
 
-state.run_through_app()
-state.init()
+session.run_through_app()
+session.init()
 ss = st.session_state
 
 st.title("Privacy audit")
@@ -30,16 +32,32 @@ st.markdown(
     "this session is used."
 )
 
-DELTAS = [1e-1, 5e-2, 1e-2, 1e-3, 1e-4, 1e-5]
-ETAS = [0.5, 0.25, 0.2, 0.1]
 TRIALS = [20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]
 CONFIDENCES = [0.95, 0.99, 0.999]
-CHOICES = list(A.AUDIT_MECHANISMS) + list(A.TEACHING_MECHANISMS)
+OFFERED = {**A.audit_mechanisms(), **A.TEACHING_MECHANISMS}
+"""The registry's mechanisms with an audit (``core.audit.audit_mechanisms``), then the teaching variants."""
+CHOICES = list(OFFERED)
 
 
 def _label(key: str) -> str:
-    spec = A.AUDIT_MECHANISMS.get(key) or A.TEACHING_MECHANISMS[key]
-    return spec["label"]
+    return OFFERED[key]["label"]
+
+
+def _audit_parameter(name: str):
+    """The registry's description of an audit setting (the first mechanism that has it)."""
+    for mech_name in registry.names():
+        mech = registry.get(mech_name)
+        if name in mech.parameter_names:
+            return mech.parameter(name)
+    return registry.PARAMETERS[name]
+
+
+def _audit_default(name: str):
+    """The audit's default for a setting: a registered mechanism's ``audit_defaults``."""
+    for spec in OFFERED.values():
+        if name in spec.get("defaults", {}):
+            return spec["defaults"][name]
+    return _audit_parameter(name).default
 
 
 controls, results = st.columns([2, 3], gap="large")
@@ -56,25 +74,18 @@ with controls:
             "move of 1: the true ε is up to **twice** the claim. The library uses the corrected "
             "max(0, ⌈M/2⌉ − 1); this deliberately broken variant exists only here and never labels data."
         )
-    params = (A.AUDIT_MECHANISMS.get(mechanism) or A.TEACHING_MECHANISMS[mechanism])["params"]
+    # The settings' widgets come from the registry's parameters; their audit defaults are
+    # the values at which the audit has power (small ε, few queries).
     settings: dict = {}
-    if "epsilon" in params:
-        settings["epsilon"] = st.slider("ε claimed", 0.25, 4.0, 1.0, step=0.25, key="audit_epsilon",
-                                        help="The target ε; small values make a violation easier to see.")
-    if "delta" in params:
-        settings["delta"] = st.select_slider("δ", DELTAS, value=1e-2, format_func=lambda d: f"{d:.0e}",
-                                             key="audit_delta")
-    if "T" in params:
-        settings["T"] = int(st.number_input("T (maximum number of ⊥)", 1, 5, 1, key="audit_T"))
-    if "calibration" in params:
-        settings["calibration"] = st.radio("Calibration", ["tight", "paper"], horizontal=True,
-                                           key="audit_calibration",
-                                           help="paper: the paper's λ and w, whose exact ε is far below the "
-                                           "target; tight: the smallest noise meeting the target.")
-    if "eta" in params:
-        settings["eta"] = st.select_slider("η (soft-label precision)", ETAS, value=0.25, key="audit_eta")
-    if "gamma" in params:
-        settings["gamma"] = st.slider("γ (LNMax noise Lap(1/γ))", 0.1, 2.0, 1.0, step=0.1, key="audit_gamma")
+    for name in OFFERED[mechanism]["params"]:
+        p = _audit_parameter(name)
+        default = _audit_default(name)
+        key = f"audit_{name}"
+        st.session_state.setdefault(key, default)
+        choices = None
+        if p.choices is not None and p.kind != "choice" and default not in p.choices:
+            choices = tuple(sorted({*p.choices, default}, reverse=True))
+        settings[name] = widgets.parameter_widget(st, p, key=key, choices=choices)
 
     names, default_pair = A.pair_choices(mechanism)
     pair = st.selectbox("Neighbouring inputs", names, index=names.index(default_pair), key=f"audit_pair_{mechanism}",
@@ -87,9 +98,9 @@ with controls:
     run = st.button("Run the audit", type="primary", key="audit_run")
 
 with results:
-    with state.shown_errors():
+    with session.shown_errors():
         scn = A.scenario(mechanism, pair=pair, **settings)
-        run_key = (mechanism, pair, tuple(sorted(settings.items())), n_trials, confidence, state.demo_mode())
+        run_key = (mechanism, pair, tuple(sorted(settings.items())), n_trials, confidence, session.demo_mode())
         if run:
             bar = st.progress(0.0, text="Sampling the mechanism…")
 
@@ -97,7 +108,7 @@ with results:
                 bar.progress(done / total, text=f"{done:,} of {total:,} runs")
 
             ss["audit_result"] = (run_key, A.run_scenario(
-                scn, n_trials=n_trials, confidence=confidence, rng=state.noise_rng(),
+                scn, n_trials=n_trials, confidence=confidence, rng=session.noise_rng(),
                 chunk_size=max(1_000, n_trials // 10), progress=progress,
             ))
             bar.empty()

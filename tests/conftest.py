@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
 ]
 
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # `from pages import _state`, as under `streamlit run app.py`
+    sys.path.insert(0, str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
 
 
 def free_port() -> int:
@@ -118,15 +118,9 @@ def navigation_reruns(monkeypatch):
     and no reset of widget state on a page change.  This fixture makes every new
     ``PagesManager`` start in navigation mode, as the served app does after its first run.
     """
-    from streamlit.runtime.pages_manager import PagesManager
+    from pages._session import navigation_mode_on_every_run  # the one place that patches PagesManager
 
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+    navigation_mode_on_every_run(monkeypatch)
 
 
 @pytest.fixture

@@ -47,14 +47,14 @@ TITLES = {
 }
 DEFAULT_TITLE = "two_gaussians (generated, n = 20000)"
 M = 2000  # public queries of the default dataset
-EPSILON = "w_privacy_epsilon"  # pages/_state.widget_key("privacy", "epsilon")
+EPSILON = "w_privacy_epsilon"  # pages/_session.widget_key("privacy", "epsilon")
 MECHANISM = "w_privacy_mechanism"
 
 
 @pytest.fixture
 def lab(navigation_reruns, monkeypatch):
     """A factory of fresh app sessions in demo mode, on the Data page."""
-    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _state`, as under `streamlit run app.py`
+    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
 
     def start() -> AppTest:
         at = AppTest.from_file(APP, default_timeout=300)
@@ -189,12 +189,22 @@ def test_epsilon_changes_the_comparison(lab):
     set_epsilon(at, 8.0)
     after = at.dataframe[0].value
     assert list(after["mechanism"]) == list(before["mechanism"])
-    tight = after["mechanism"] == "BTT hard labels (tight)"
+    tight = after["mechanism"] == "BTT, hard labels (tight)"
     assert float(before.loc[tight, "ε spent"].iloc[0]) == pytest.approx(4.0, abs=1e-3)
     assert float(after.loc[tight, "ε spent"].iloc[0]) == pytest.approx(8.0, abs=1e-3)
     assert not after.equals(before)
     assert (after["ε spent"] <= 8.0 + 1e-6).all()
     assert any(s.startswith("At ε = 8,") for s in texts(at.subheader))
+    # every registered mechanism that spends at most ε is a row (plus BTT's paper calibration)
+    from core import pipeline
+    from core.mechanisms import registry
+
+    for name in registry.names():
+        mech = registry.get(name)
+        spent = pipeline.privacy_map(name, {**{p.name: p.default for p in mech.parameters if p.kind == "choice"},
+                                            "epsilon": 8.0, "delta": 1e-5, "T": 5}, M).epsilon
+        shown = any(str(row).startswith(mech.title) for row in after["mechanism"])
+        assert shown == (spent <= 8.0 + 1e-6), (name, spent)
 
 
 def test_epsilon_changes_the_privacy_audit(lab):
@@ -283,16 +293,20 @@ def test_every_page_works_on_an_uploaded_csv(lab):
 
 
 @pytest.mark.parametrize(
-    ("mechanism", "explained", "parameter", "summary"),
+    ("mechanism", "explained", "parameter"),
     [
-        ("btt", "answers a query only when the vote is *stable*", "threshold", "BTT, hard labels"),
-        ("btt-soft", "answers a query only when the vote is *stable*", "eta", "BTT, soft labels"),
-        ("lnmax", "PATE's noisy max", "gamma", "PATE, Laplace noisy max"),
-        ("baseline", "answers every query on its own", "eps0", "Advanced-composition baseline"),
+        ("btt", "answers a query only when the vote is *stable*", "threshold"),
+        ("btt-soft", "answers a query only when the vote is *stable*", "eta"),
+        ("lnmax", "PATE's noisy max", "gamma"),
+        ("baseline", "answers every query on its own", "eps0"),
     ],
 )
-def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, parameter, summary):
+def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, parameter):
+    from core.mechanisms import registry
+
     at = go(lab(), "Private labeling")
+    # the selector lists the registry (every mechanism applies to the binary default data)
+    assert at.radio(key=MECHANISM).options == [registry.get(n).title for n in registry.names()]
     if mechanism != "btt":
         at.radio(key=MECHANISM).set_value(mechanism).run()
         assert not at.exception, at.exception
@@ -300,15 +314,21 @@ def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, param
     assert any(explained in t for t in texts(at.markdown))
     params = json.loads(at.json[0].value)
     assert parameter in params
-    assert summary in sidebar_text(at)
+    assert registry.get(mechanism).title in sidebar_text(at)
     m = metrics(at)
     assert int(m["Answered"]) + int(m["Abstained (⊥)"]) + int(m["Not processed"]) == M
+    # ε is the control of every mechanism; LNMax's γ follows from it and is shown, not set
+    assert EPSILON in [s.key for s in at.slider]
+    labels = [w.label for w in (*at.slider, *at.number_input, *at.select_slider)]
     if mechanism == "lnmax":
-        assert m["Answered"] == str(M) and "γ (inverse noise scale)" in [s.label for s in at.slider]
-        assert EPSILON not in [s.key for s in at.slider]
+        assert m["Answered"] == str(M) and "LNMax noise γ" not in labels
+        assert any(t.startswith("LNMax noise γ = ") and ", from ε" in t for t in texts(at.info)), texts(at.info)
+        assert float(m["Guarantee ε"]) == pytest.approx(4.0, abs=1e-3)
     if mechanism == "btt-soft":  # soft labels on the binary default data: released scores
         assert "Mean absolute error of the released scores" in m
-        assert "η (precision of a soft label)" in [s.label for s in at.select_slider]
+        assert "precision η" in [s.label for s in at.select_slider]
+    # the teachers' error is never called γ; Theorem 3.2's T is "Theorem 3.2 bound"
+    assert not any("γ + α" in t for t in texts(at.caption))
 
 
 @pytest.mark.slow
@@ -343,14 +363,14 @@ def test_soft_labels_on_a_multiclass_dataset_say_why_not(lab):
     at.button[0].click().run()
     assert not at.exception and "Trained 10 teachers." in texts(at.success)
     go(at, "Private labeling")
-    at.radio(key=MECHANISM).set_value("btt-soft").run()
-    assert not at.exception, at.exception
-    assert any("Soft labels need a binary task" in e for e in texts(at.error)), texts(at.error)
+    # soft labels read teacher scores, which a multiclass ensemble has not: not offered, said why
+    assert "BTT, soft labels" not in at.radio(key=MECHANISM).options and "BTT, hard labels" in at.radio(key=MECHANISM).options
+    assert any("Soft labels need a binary task" in c for c in texts(at.caption)), texts(at.caption)
     # the rest of the session is intact: back to hard labels on the same ensemble
     at.radio(key=MECHANISM).set_value("btt").run()
     assert not at.exception and "Answered" in metrics(at)
     go(at, "Compare")
-    assert any("Soft labels are not compared" in c for c in texts(at.caption))
+    assert any("BTT, soft labels is not compared: Soft labels need a binary task" in c for c in texts(at.caption)), (texts(at.caption), texts(at.error))
 
 
 # ----------------------------------------------------------------------------- ensemble
@@ -426,7 +446,7 @@ def test_bounds_page_shows_its_charts(lab):
     assert "your run: measured" in names[3]
     # the loop solver gives k, T, α, or says that no k works (the paper's constants need huge n)
     m = metrics(at)
-    assert {"Teachers k", "Cutoff T", "Teacher error α", "Misclassification bound T/m"} <= set(m) or \
+    assert {"Teachers k", "Cutoff T (Theorem 3.2 bound)", "Teacher error α", "Misclassification bound T/m"} <= set(m) or \
         any("no k works" in w for w in texts(at.warning))
     assert at.number_input(key="w_bounds_ui_V").value == 3  # d + 1 for the 2-D generator
 
@@ -437,7 +457,7 @@ def test_bounds_page_shows_its_charts(lab):
 def test_a_page_started_on_its_own_runs_again_through_app_py(monkeypatch):
     """Without ``navigation_reruns``, AppTest starts every rerun in Streamlit's old
     "pages folder" mode and runs the page file alone, as a fresh server does for the first
-    request of a page's URL.  The page notices (pages/_state.run_through_app) and starts
+    request of a page's URL.  The page notices (pages/_session.run_through_app) and starts
     the run again through app.py: the sidebar and the page-change logic are always there."""
     monkeypatch.syspath_prepend(str(ROOT))
     at = AppTest.from_file(APP, default_timeout=300)

@@ -20,7 +20,7 @@ PAGE = str(ROOT / "pages" / "8_Privacy_audit.py")
 
 @pytest.fixture
 def page(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _state`, as under `streamlit run app.py`
+    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["demo_seed"] = True
     at.run()

@@ -1,0 +1,305 @@
+"""Session binding shared by the pages: defaults, widget keys, the demo seed, errors in place.
+
+Everything here remembers the user's choices (``st.session_state``, one per browser
+session).  The privacy settings are one dict for every mechanism, generated from the
+registry (:mod:`core.mechanisms.registry`): each registered parameter's default, and
+the chosen mechanism's name.  No algorithm lives here.
+
+This module is also the one place that touches Streamlit's private ``PagesManager``
+(:func:`leave_pages_directory_mode`, :func:`navigation_mode_on_every_run`); the
+Streamlit versions it is known to work with are pinned in ``pyproject.toml`` and
+``tests/test_app.py::test_streamlit_still_has_the_pages_manager_flag`` fails with a clear
+message when Streamlit changes underneath it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import streamlit as st
+
+from core.errors import PrivateLabelLabError
+
+DEMO_SEED = 2018
+"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
+
+DEFAULT_DATASET = "breast_cancer"
+"""The bundled dataset offered first when the user picks "Bundled dataset"."""
+
+# First launch: a complete, convincing result without a click, in a few seconds.
+#
+# BTT answers a query for free when its vote is stable and pays one of its T rounds for
+# each ⊥, so the first screen needs (a) enough teachers that a unanimous vote clears the
+# threshold w with room to spare (core.theory.btt_min_teachers: k ≥ 2⌊w⌋ + 3, here w = 97 and
+# k ≥ 197 at ε = 4, δ = 1e-5, T = 5, m = 2,000, tight calibration; k = 400 lets a vote
+# with about 75 % agreement pass, so accurate teachers pass on almost every query) and
+# (b) data on which few public queries are genuinely ambiguous.  Two Gaussian classes
+# 6 standard deviations apart (Bayes error Φ(−3) ≈ 0.13 %) in d = 2 dimensions do both:
+# 40 rows per teacher already give accurate teachers, and only the handful of queries
+# near the boundary are ⊥.  Gaussian naive Bayes is the matching generative model and
+# among the fastest learners to fit, so 400 teachers train in about two seconds.
+# 20,000 rows split 10 % public (m = 2,000 queries), 10 % held-out test, 80 % private
+# (16,000 rows, δ = 1e-5 well below 1/n).  The demo seed gives 1,997 answered and 3 ⊥.
+DEFAULT_GENERATOR = "two_gaussians"
+DEFAULT_GENERATOR_PARAMS: dict[str, Any] = {"d": 2, "separation": 6.0}
+
+DEFAULT_DATA: dict[str, Any] = {
+    "source": "generator",
+    "name": DEFAULT_GENERATOR,
+    "n": 20_000,
+    "params": dict(DEFAULT_GENERATOR_PARAMS),
+    "public_fraction": 0.1,
+    "test_fraction": 0.1,
+}
+DEFAULT_ENSEMBLE: dict[str, Any] = {"learner": "gaussian_nb", "params": {}, "k": 400}
+DEFAULT_MECHANISM = "btt"
+
+PAGES: list[tuple[str, str, str]] = [
+    ("pages/1_Data.py", "Data", ":material/table_view:"),
+    ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
+    ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+    ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+    ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
+    ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
+]
+"""The app's pages in menu order: (script from the repository root, title, icon)."""
+
+BOTTOM_POLICIES: dict[str, str] = {
+    "drop": "drop the ⊥ rows (default)",
+    "random": "give ⊥ rows a random label (BTT's analysis)",
+    "semi": "keep ⊥ rows unlabeled (semi-supervised student)",
+}
+
+
+def app_pages() -> list[tuple[str, str, str]]:
+    """The entries of :data:`PAGES` whose script exists: the pages ``app.py`` registers."""
+    root = Path(__file__).resolve().parent.parent
+    return [entry for entry in PAGES if (root / entry[0]).is_file()]
+
+
+def default_privacy() -> dict[str, Any]:
+    """The privacy settings of a new session: every registered parameter's default.
+
+    Derived parameters (they follow from ε) and parameters without a default are left
+    out; :func:`core.pipeline.resolve` fills them in.
+    """
+    from core.mechanisms import registry
+
+    out: dict[str, Any] = {"mechanism": DEFAULT_MECHANISM}
+    for name in registry.names():
+        mech = registry.get(name)
+        for p in mech.parameters:
+            if p.default is not None and p.name not in mech.derived:
+                out.setdefault(p.name, p.default)
+    out.setdefault("epsilon", registry.PARAMETERS["epsilon"].default)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Session state
+# --------------------------------------------------------------------------------------
+
+
+def init() -> None:
+    """Put the defaults into this session's state (idempotent).
+
+    Parameters of mechanisms registered after the session started get their defaults
+    too (the registry is read on every call).
+    """
+    ss = st.session_state
+    if "_session_seed" not in ss:
+        # A per-session seed drawn from the operating system: it only names this
+        # session's random split and teacher partition so that they can be cached.
+        ss["_session_seed"] = secrets.randbits(31)
+    ss.setdefault("demo_seed", False)
+    ss.setdefault("data_cfg", dict(DEFAULT_DATA, params=dict(DEFAULT_DATA["params"])))
+    # The Data page's generator controls start from the default dataset's parameters.
+    ss.setdefault(f"gen_{DEFAULT_GENERATOR}", dict(DEFAULT_GENERATOR_PARAMS))
+    ss.setdefault("ensemble_cfg", dict(DEFAULT_ENSEMBLE, params=dict(DEFAULT_ENSEMBLE["params"])))
+    privacy_now = ss.setdefault("privacy", {})
+    for name, value in default_privacy().items():
+        privacy_now.setdefault(name, value)
+    ss.setdefault("_labelings", OrderedDict())
+
+
+def demo_mode() -> bool:
+    """Whether the "reproducible demo seed" option is on."""
+    return bool(st.session_state.get("demo_seed", False))
+
+
+def seed() -> int:
+    """The seed naming this session's random split and teacher partition."""
+    init()
+    return DEMO_SEED if demo_mode() else int(st.session_state["_session_seed"])
+
+
+def noise_rng() -> int | None:
+    """The ``rng`` argument of the private mechanisms: OS entropy unless in demo mode."""
+    return DEMO_SEED if demo_mode() else None
+
+
+def privacy() -> dict[str, Any]:
+    """The current privacy settings (one dict for every mechanism, in session state)."""
+    init()
+    return st.session_state["privacy"]
+
+
+def request(mechanism: str, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the session asks ``mechanism`` for: ε (where it takes ε) and its other settings.
+
+    Derived parameters (e.g. LNMax's γ) are never part of the request: they follow from ε
+    through :func:`core.pipeline.resolve`, as on the command line.
+    """
+    from core.mechanisms import registry
+
+    mech = registry.get(mechanism)
+    source = dict(privacy(), **(settings or {}))
+    wanted = [p.name for p in mech.parameters if p.name not in mech.derived]
+    if mech.takes_epsilon and "epsilon" not in wanted:
+        wanted.insert(0, "epsilon")
+    return {name: source[name] for name in wanted if source.get(name) is not None}
+
+
+def widget_key(section: str, name: str) -> str:
+    """The key of the widget editing ``st.session_state[section][name]``.
+
+    Streamlit forgets a widget's value when its page is not shown; the persistent copy
+    lives in ``st.session_state[section]`` and seeds the widget when it comes back.
+    """
+    init()
+    key = f"w_{section}_{name}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state[section][name]
+    return key
+
+
+def widget_key_for(section: str, name: str, default: Any) -> str:
+    """Like :func:`widget_key` for a value that has no persistent entry yet."""
+    st.session_state.setdefault(section, {}).setdefault(name, default)
+    return widget_key(section, name)
+
+
+def remember(section: str, name: str, value: Any) -> None:
+    """Store a widget's value in the persistent settings."""
+    init()
+    st.session_state[section][name] = value
+
+
+def enter_page(name: str) -> None:
+    """Called by ``app.py`` before a page runs: on a page change, forget widget mirrors.
+
+    Pages share settings (ε is set on three pages), and their widgets use the same keys.
+    When the page changes, every ``w_*`` widget key is dropped so that the new page's
+    widgets start from the persistent settings, never from another page's widget state.
+    """
+    init()
+    ss = st.session_state
+    if ss.get("_page") != name:
+        for key in [k for k in ss if isinstance(k, str) and k.startswith("w_")]:
+            del ss[key]
+        ss["_page"] = name
+
+
+@contextlib.contextmanager
+def shown_errors() -> Iterator[None]:
+    """Show a library error in place with ``st.error`` instead of a traceback."""
+    try:
+        yield
+    except PrivateLabelLabError as exc:
+        st.error(str(exc))
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    """Format a number for display (— when absent)."""
+    if x is None or (isinstance(x, float) and not np.isfinite(x)):
+        return "—"
+    return f"{x:.{digits}g}"
+
+
+# --------------------------------------------------------------------------------------
+# Streamlit's pages-directory mode (private API, in this one place)
+# --------------------------------------------------------------------------------------
+
+PAGES_MANAGER_FLAG = "uses_pages_directory"
+"""The class attribute of ``streamlit.runtime.pages_manager.PagesManager`` patched here."""
+
+
+def pages_manager_class():
+    """Streamlit's private ``PagesManager``, checked to still carry the flag patched here.
+
+    Raises
+    ------
+    RuntimeError
+        When this Streamlit has no ``PagesManager`` or no ``uses_pages_directory``: the
+        pages would run without ``app.py``.  Check the pin in ``pyproject.toml``.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError as exc:  # pragma: no cover - a Streamlit without this module
+        raise RuntimeError(
+            f"streamlit {st.__version__} has no streamlit.runtime.pages_manager.PagesManager; "
+            "pages/_session.py switches off its pages-directory mode (see pyproject.toml's pin)."
+        ) from exc
+    if PAGES_MANAGER_FLAG not in vars(PagesManager):
+        raise RuntimeError(
+            f"streamlit {st.__version__}: PagesManager has no class attribute {PAGES_MANAGER_FLAG!r} any "
+            "more; pages/_session.py switches it off so that every page runs through app.py. "
+            "Update pages/_session.py (and the pin in pyproject.toml) for this Streamlit."
+        )
+    return PagesManager
+
+
+def leave_pages_directory_mode() -> bool:
+    """Switch Streamlit's old "pages directory" mode off; True when it was on."""
+    try:
+        manager = pages_manager_class()
+    except RuntimeError:  # pragma: no cover - caught by the test named in the docstring
+        return False
+    if getattr(manager, PAGES_MANAGER_FLAG, None):
+        setattr(manager, PAGES_MANAGER_FLAG, False)
+        return True
+    return False
+
+
+def navigation_mode_on_every_run(monkeypatch) -> None:
+    """Make every new ``PagesManager`` start in navigation mode (AppTest, benchmarks).
+
+    ``AppTest`` builds a fresh ``PagesManager`` for every run, so from its second run on
+    it would run the page file alone, without ``app.py``; a served app keeps its manager
+    and runs ``app.py`` first.  ``monkeypatch`` is pytest's fixture, or None to patch for
+    the rest of the process (the benchmark).
+    """
+    manager = pages_manager_class()
+    original = manager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        setattr(manager, PAGES_MANAGER_FLAG, False)
+
+    if monkeypatch is None:
+        manager.__init__ = init
+    else:
+        monkeypatch.setattr(manager, "__init__", init)
+
+
+def run_through_app() -> None:
+    """Make sure a page runs inside ``app.py`` (navigation and sidebar), never alone.
+
+    Streamlit treats an app with a ``pages/`` folder as an old-style multipage app until
+    its main script has called ``st.navigation`` once in the server process.  So the very
+    first request of a fresh server for a page's URL (a bookmark, or a browser tab that
+    reconnects after a restart) runs that page file on its own.  A page calls this first:
+    when it was started on its own that way, the old mode is switched off and the run
+    starts again, now through ``app.py`` (same page, same URL).  A page opened directly as
+    a script (``streamlit run pages/x.py``) is not in that mode and runs as it is.
+    """
+    if st.session_state.get("_in_app"):
+        return
+    if leave_pages_directory_mode():
+        st.rerun()

@@ -1,0 +1,194 @@
+"""The app is generated from the mechanism registry and runs through the one pipeline.
+
+* A toy mechanism registered at run time appears in the Private labeling page's selector,
+  with its parameter widget generated from its ``Parameter``, and runs.
+* For every registered mechanism, the app and ``core.pipeline.resolve``/``privacy_map``
+  choose the same parameters and the same ε for the same request.
+* The one patch of Streamlit's private ``PagesManager`` (pages/_session.py) still finds
+  what it patches, within the Streamlit versions pinned in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+LABELING = "pages/3_Private_labeling.py"
+MECHANISM = "w_privacy_mechanism"
+M = 2000  # public queries of the default dataset
+
+
+@pytest.fixture
+def labeling_page(navigation_reruns, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["demo_seed"] = True
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page(LABELING).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.main.metric}
+
+
+# ----------------------------------------------------------------------------- a toy mechanism
+
+
+def _toy_label(counts, *, spread, rng=None):
+    from core import noise
+    from core.mechanisms import LabelingResult
+
+    counts = np.asarray(counts, dtype=float)
+    gen = noise.check_rng(rng)
+    labels = np.argmax(counts + gen.laplace(0.0, spread, size=counts.shape), axis=1).astype(np.int64)
+    return LabelingResult(mechanism="toy-max", labels=labels, scores=None, n_answered=len(labels), n_bottom=0,
+                          n_unprocessed=0, halted_at=None, epsilon=2.0 / spread, delta=0.0,
+                          params={"spread": spread, "m": len(labels)}, accounting="toy: 2/spread")
+
+
+def _toy_map(m, *, spread):
+    from core.accounting import PrivacyGuarantee
+
+    return PrivacyGuarantee(2.0 / spread, 0.0, "toy", "2/spread")
+
+
+@pytest.fixture
+def toy():
+    from core.mechanisms import registry
+    from core.mechanisms.registry import Mechanism, Parameter
+
+    registry.names()  # the built-in mechanisms first
+    registry.register(Mechanism(
+        name="toy-max", title="Toy max", description="argmax of Laplace-noised counts (a test mechanism).",
+        parameters=(Parameter("spread", "float", 1.0, "spread", "help", low=0.1, high=5.0),),
+        label=_toy_label, privacy_map=_toy_map,
+        explanation="**Toy max** adds noise of scale *spread* to each count.",
+    ))
+    try:
+        yield "toy-max"
+    finally:
+        registry.unregister("toy-max")
+
+
+def test_a_registered_mechanism_appears_in_the_selector_and_runs(toy, labeling_page):
+    at = labeling_page
+    at.run()  # the selector is read from the registry on every run
+    assert "Toy max" in at.radio(key=MECHANISM).options
+    at.radio(key=MECHANISM).set_value(toy).run()
+    assert not at.exception, at.exception
+    assert any("**Toy max** adds noise" in t.value for t in at.markdown)
+    spread = at.slider(key="w_privacy_spread")  # generated from Parameter("spread", "float", ...)
+    assert spread.label == "spread" and spread.value == 1.0 and (spread.min, spread.max) == (0.1, 5.0)
+    m = metrics(at)
+    assert m["Answered"] == str(M) and m["Guarantee ε"] == "2"
+    spread.set_value(4.0).run()
+    assert not at.exception, at.exception
+    assert metrics(at)["Guarantee ε"] == "0.5"
+    assert "Toy max" in " ".join(t.value for t in at.sidebar.markdown)
+    # Compare lists it too (it takes no ε: said why)
+    at.switch_page("pages/5_Compare.py").run()
+    assert not at.exception, at.exception
+    assert any("Toy max is not compared: it takes no ε." in c.value for c in at.caption)
+
+
+# ----------------------------------------------------------------------------- the app and the pipeline agree
+
+
+def _request(name: str) -> dict:
+    """The request of a new session for ``name``: ε = 4 and the registered defaults."""
+    from core.mechanisms import registry
+
+    mech = registry.get(name)
+    out = {p.name: p.default for p in mech.parameters if p.name not in mech.derived and p.default is not None}
+    if mech.takes_epsilon:
+        out["epsilon"] = 4.0
+    return out
+
+
+def test_the_app_and_the_pipeline_choose_the_same_parameters_and_epsilon(labeling_page):
+    from core import pipeline
+    from core.mechanisms import registry
+
+    at = labeling_page
+    names = registry.names()
+    assert at.radio(key=MECHANISM).options == [registry.get(n).title for n in names]
+    for name in names:
+        at.radio(key=MECHANISM).set_value(name).run()
+        assert not at.exception, (name, at.exception)
+        from pages import _session
+
+        assert at.session_state["privacy"]["mechanism"] == name
+        resolved = pipeline.resolve(name, _request(name), M)
+        guarantee = pipeline.privacy_map(name, _request(name), M)
+        m = metrics(at)
+        if "Guarantee ε" not in m:  # a run the library refused: said in place
+            assert at.error, name
+            continue
+        assert at.json, (name, [e.value for e in at.error], m)
+        shown = json.loads(at.json[0].value)
+        for key, value in resolved.items():
+            if key in shown and isinstance(value, (int, float)) and not isinstance(value, bool):
+                assert shown[key] == pytest.approx(value, rel=1e-9), (name, key)
+        mech = registry.get(name)
+        for d in mech.derived:  # shown beside ε, as the pipeline derives it
+            label = mech.parameter(d).label
+            assert any(f"{label} = {resolved[d]:.4g}" in t.value for t in at.info), (name, d, [t.value for t in at.info])
+        if mech.data_dependent is None and "certified" not in name:
+            assert float(m["Guarantee ε"]) == pytest.approx(guarantee.epsilon, rel=1e-3), name
+        else:  # a data-dependent run may spend less than the a-priori guarantee
+            assert float(m["Guarantee ε"]) <= guarantee.epsilon * (1 + 1e-3), name
+        assert _session.request(name, {**at.session_state["privacy"]}) is not None
+
+
+# ----------------------------------------------------------------------------- Streamlit's private API
+
+
+def test_streamlit_still_has_the_pages_manager_flag():
+    import streamlit
+    from packaging.specifiers import SpecifierSet
+
+    from pages import _session
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pin = next(d for d in deps if re.match(r"streamlit\b", d))
+    spec = SpecifierSet(pin[len("streamlit"):])
+    assert any(s.operator == "<" for s in spec), f"pin Streamlit's range in pyproject.toml: {pin}"
+    assert streamlit.__version__ in spec, (
+        f"streamlit {streamlit.__version__} is outside pyproject.toml's pin {pin}: check pages/_session.py's "
+        "patch of PagesManager.uses_pages_directory against this Streamlit, then move the pin."
+    )
+    try:
+        manager = _session.pages_manager_class()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    assert _session.PAGES_MANAGER_FLAG in vars(manager), (
+        f"streamlit {streamlit.__version__}: PagesManager.{_session.PAGES_MANAGER_FLAG} is gone; "
+        "pages/_session.py must be updated."
+    )
+
+
+def test_the_pages_manager_patch_lives_in_one_place():
+    hits = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("tests/*.py"),
+                                                *ROOT.glob("bench/*.py")]
+            if "uses_pages_directory" in p.read_text() and p.name not in ("test_app_registry.py",)]
+    assert hits == ["pages/_session.py"], hits
+
+
+def test_no_page_calls_a_labeling_function_directly():
+    # a call of a labeling (or teacher/student) function, other than through core.pipeline
+    pattern = re.compile(r"(?<!pipeline\.)\b(btt_label|btt_soft_label|lnmax_label|composition_baseline_label|"
+                         r"a_stab_label|train_teachers|train_student|make_pipeline|model_input|plain_numeric)\s*\(")
+    offenders = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py"]
+                 if pattern.search(p.read_text())]
+    assert offenders == [], offenders
