@@ -107,9 +107,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--public", required=True, metavar="FILE",
                       help="public CSV file of the rows to label: the private file's feature columns "
                       "(a label column is allowed and ignored)")
-    data.add_argument("--missing", choices=("refuse", "impute"), default="refuse",
-                      help="missing feature values: refuse the file (default) or impute them inside "
-                      "the learning pipeline")
+    data.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
+                      help="missing feature values: refuse the file (default), impute them inside "
+                      "the learning pipeline, or drop the rows that have one")
+    data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
+                      help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
 
     ens = label.add_argument_group("teachers")
     ens.add_argument("--learner", required=True, metavar="NAME",
@@ -260,7 +262,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
     # 2. Data (the app's loading path: the same checks and messages).
-    table = load_table(args.private, label_column=args.label_column, missing=args.missing)
+    table = load_table(args.private, label_column=args.label_column, missing=args.missing,
+                       missing_markers=args.missing_marker or None)
     public = read_public(args.public, table)
     settings = pipeline.resolve(mech.name, given, len(public), strict=True)
     if "delta" in settings:
