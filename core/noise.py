@@ -95,6 +95,7 @@ __all__ = [
     "RNGLike",
     "check_rng",
     "secure_rng",
+    "gaussian",
     "laplace",
     "discrete_laplace",
     "discrete_laplace_tail",
@@ -598,3 +599,27 @@ def laplace(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
         See :func:`check_rng`.
     """
     return check_rng(rng).laplace(0.0, float(_check_scale(scale)), size)
+
+
+def gaussian(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
+    """Continuous Gaussian noise ``N(0, scale²)`` (GNMax and Confident-GNMax).
+
+    As PATE 2018 analyses the Gaussian noisy max with continuous noise, these draws are
+    floats; like LNMax's Laplace noise they are only compared (a threshold test, an
+    argmax) and never released.  The integer-valued alternative is
+    :func:`discrete_gaussian`, which satisfies the same Rényi bound for integer shifts
+    (Canonne, Kamath, Steinke 2020).
+
+    Parameters
+    ----------
+    scale : float
+        The standard deviation σ > 0.
+    size : int or tuple, optional
+    rng : Generator, int or None
+        See :func:`check_rng`.
+
+    Returns
+    -------
+    numpy.ndarray of float
+    """
+    return check_rng(rng).normal(0.0, float(_check_scale(scale)), size)

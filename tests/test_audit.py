@@ -589,13 +589,13 @@ def test_composition_baseline_passes():
 
 
 REAL_CASES = {
-    "btt-tight": (lambda: RealAggregator("btt", epsilon=EPS, delta=DELTA, T=1, calibration="tight"),
+    "btt:tight": (lambda: RealAggregator("btt", epsilon=EPS, delta=DELTA, T=1, calibration="tight"),
                   lambda: BTTSampler(EPS, DELTA, 1, calibration="tight"), "btt"),
-    "btt-paper": (lambda: RealAggregator("btt", epsilon=EPS, delta=DELTA, T=1, calibration="paper"),
+    "btt:paper": (lambda: RealAggregator("btt", epsilon=EPS, delta=DELTA, T=1, calibration="paper"),
                   lambda: BTTSampler(EPS, DELTA, 1, calibration="paper"), "btt-paper"),
-    "btt_soft-tight": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="tight"),
+    "btt-soft:tight": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="tight"),
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="tight"), "btt-soft"),
-    "btt_soft-paper": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
+    "btt-soft:paper": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="paper"), "btt_soft-paper"),
     "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0), lambda: LNMaxSampler(1.0), "lnmax"),
     "a-stab": (lambda: RealAggregator("a-stab", epsilon=EPS, delta=DELTA), lambda: AStabSampler(EPS, DELTA), "a-stab"),
@@ -605,7 +605,7 @@ REAL_CASES = {
 
 
 def _real_pair(key):
-    name, _, calibration = key.partition("-")
+    name, _, calibration = key.partition(":")
     return scenario(name, epsilon=EPS, delta=DELTA, T=1, calibration=calibration or "tight", gamma=1.0, eta=0.25).pair
 
 
@@ -625,6 +625,6 @@ def test_real_aggregators_pass_the_audit(key):
     real, _, _ = REAL_CASES[key]
     mech = real()
     pair = _real_pair(key)
-    n = 20_000 if key in ("btt-tight", "btt-paper", "a-stab") else 8_000
+    n = 20_000 if key in ("btt:tight", "btt:paper", "a-stab") else 8_000
     r = _assert_passes(mech, pair.a, pair.b, mech.claim(pair.a), rng=800, n=n)
     assert r.n_trials == n

@@ -80,7 +80,7 @@ def test_pass_releases_confident_gnmax_labels():
     counts = confident_counts()
     p = cert.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=123)
-    assert r.mechanism == "certified_gnmax" and r.feasible and r.params["passed"]
+    assert r.mechanism == "certified-gnmax" and r.feasible and r.params["passed"]
     # replay the stream: two test normals, then Confident-GNMax's own draws
     gen = np.random.default_rng(123)
     gen.standard_normal(None), gen.standard_normal(None)
@@ -194,5 +194,5 @@ def test_audit_finds_no_violation():
     assert 0.05 < min(rates) and max(rates) < 0.95  # the test passes sometimes on both inputs
     eps, delta = sampler.claim(d)
     res = audit(sampler, d, d2, claimed_epsilon=eps, claimed_delta=delta, n_trials=200_000, rng=7,
-                name="certified_gnmax")
+                name="certified-gnmax")
     assert res.passed, res.summary()

@@ -119,7 +119,7 @@ def test_gnmax_guarantee_and_params():
 
 
 def test_gnmax_ties_go_to_smallest_index(monkeypatch):
-    monkeypatch.setattr(gaussian, "_gaussian", lambda scale, size, gen: np.zeros(size))
+    monkeypatch.setattr(gaussian.noise, "gaussian", lambda scale, size=None, rng=None: np.zeros(size))
     counts = np.array([[3, 3, 0], [0, 3, 3], [3, 0, 3], [2, 2, 2], [0, 1, 5]])
     np.testing.assert_array_equal(gnmax_label(counts, sigma=1.0, delta=1e-5, rng=0).labels, [0, 1, 0, 0, 2])
     r = confident_gnmax_label(counts, threshold=3, sigma1=1.0, sigma2=1.0, delta=1e-5, rng=0)
@@ -168,7 +168,7 @@ def test_confident_fixed_replays_plain_loop(seed):
     r = confident_gnmax_label(counts, threshold=30, sigma1=6.0, sigma2=3.0, delta=1e-5, rng=seed)
     ref, halted, n_proc, n_ans = loop_confident(counts, 30, 6.0, 3.0, seed)
     np.testing.assert_array_equal(r.labels, ref)
-    assert r.mechanism == "confident_gnmax" and r.halted_at is None and n_proc == 400
+    assert r.mechanism == "confident-gnmax" and r.halted_at is None and n_proc == 400
     assert r.n_answered == n_ans and 0 < r.n_answered < 400 and r.n_bottom == 400 - n_ans
     assert r.n_unprocessed == 0
     g = rdp.confident_gnmax_guarantee(6.0, 3.0, n_queries=400, delta=1e-5)
@@ -345,11 +345,11 @@ def test_real_confident_gnmax_passes_the_audit():
     for i, (a, b) in enumerate(pairs + [(TAIL_A, TAIL_B)]):
         eps, delta = s.claim(a)
         res = audit(s, a, b, claimed_epsilon=eps, claimed_delta=delta, n_trials=200_000,
-                    confidence=CONF, rng=200 + i, name="confident_gnmax")
+                    confidence=CONF, rng=200 + i, name="confident-gnmax")
         assert res.passed, res.summary()  # false failure <= 1e-6 each
     eps, delta = s.claim(TAIL_A)
     res = audit(s, TAIL_A, TAIL_B, claimed_epsilon=eps, claimed_delta=delta, n_trials=1_000_000,
-                confidence=CONF, rng=3, statistic=answered, name="confident_gnmax")
+                confidence=CONF, rng=3, statistic=answered, name="confident-gnmax")
     assert res.passed, res.summary()
 
 

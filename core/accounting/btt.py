@@ -12,7 +12,7 @@ import numpy as np
 from core.accounting.composition import compose_pure_dp
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
-from core.noise import discrete_laplace_tail
+from core.noise import discrete_laplace_tail, rational_scale
 from core.validation import (
     check_delta,
     check_epsilon,
@@ -68,7 +68,11 @@ def svt_round_epsilon(noise_scale: float) -> float:
 
 def _dlap_pmf_support(scale: float, tail: float = 1e-30):
     """Support and pmf of DLap(scale) truncated where the two tails hold < ``tail``;
-    returns (z, pmf, dropped_mass)."""
+    returns (z, pmf, dropped_mass).
+
+    The scale is the one :func:`core.noise.discrete_laplace` actually samples (the
+    float rounded up to a rational, :func:`core.noise.rational_scale`)."""
+    scale = float(rational_scale(scale))
     p = math.exp(-1.0 / scale)
     log_p = -1.0 / scale
     # P[|Z| > a] = 2 p^(a+1) / (1 + p) <= tail  =>  a >= log(tail (1+p) / 2) / log p - 1
@@ -255,6 +259,14 @@ def _calibrate(epsilon: float, delta: float, T: int, m: int, calibration: str, s
         # The paper's constants leave room: spend what δ_release leaves on the composition.
         delta_svt = max(delta - d_rel, delta * 1e-3)
         g = btt_guarantee(lam, w, T, m, delta_svt, soft=soft)
+        if g.delta > delta * (1.0 + 1e-9):
+            # Never report a δ above the target without a word: refuse, naming the fix.
+            raise ParameterError(
+                f"The paper calibration cannot meet δ = {delta:g} at ε = {epsilon:g}, T = {T}, m = {m}: "
+                f"its own release term alone is δ_release = {d_rel:.3g}, so the run would be "
+                f"({g.epsilon:.4g}, {g.delta:.3g})-DP. Use calibration='tight' (which meets any target), "
+                "or lower T, or label more queries at once (a larger m)."
+            )
         return BTTCalibration("paper", lam, w, rounds, tests, g)
     # tight: smallest λ whose composed ε meets the target at δ_svt = split·δ, then the
     # smallest w whose release term fits in the rest of δ.

@@ -96,7 +96,7 @@ class ConfidentGNMaxSampler:
     noises, then ``(n_trials, m, C)`` answer noises.
     """
 
-    name = "confident_gnmax"
+    name = "confident-gnmax"
 
     def __init__(self, threshold: float, sigma1: float, sigma2: float, delta: float):
         self.threshold = check_real(threshold, "threshold")

@@ -453,7 +453,7 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     Returns
     -------
     LabelingResult
-        ``mechanism="certified_gnmax"``.  ``epsilon``/``delta`` is the certified
+        ``mechanism="certified-gnmax"``.  ``epsilon``/``delta`` is the certified
         guarantee (:meth:`CertifiedParameters.guarantee`), the same whether the test
         passes or fails.  On a fail every label is :data:`~core.aggregators.UNPROCESSED`
         (no query was processed — ⊥ would wrongly suggest the teachers disagreed),
@@ -551,7 +551,7 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         "n_classes": n_classes,
         "noise": "Gaussian",
     }
-    return _result("certified_gnmax", labels, None, None, guarantee, out_params,
+    return _result("certified-gnmax", labels, None, None, guarantee, out_params,
                    feasible=passed, reason=reason, eps_dd=eps_dd)
 
 
@@ -567,7 +567,7 @@ class CertifiedSampler:
     valid).  E(D) and S(D) are computed once per input (they are deterministic).
     """
 
-    name = "certified_gnmax"
+    name = "certified-gnmax"
 
     def __init__(self, params: CertifiedParameters):
         if not isinstance(params, CertifiedParameters):

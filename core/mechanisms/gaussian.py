@@ -48,6 +48,7 @@ import numpy as np
 from core.accounting import rdp
 from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, _result
 from core.errors import ParameterError
+from core import noise
 from core.noise import RNGLike, check_rng
 from core.validation import check_counts, check_delta, check_real
 
@@ -56,15 +57,6 @@ __all__ = ["gnmax_label", "confident_gnmax_label", "ACCOUNTING_MODES", "check_or
 ACCOUNTING_MODES = ("fixed", "filter")
 
 _BLOCK_ROWS = 1 << 16  # rows of answer noise drawn at a time (bounds peak memory)
-
-
-def _gaussian(scale: float, size, gen: np.random.Generator) -> np.ndarray:
-    """Continuous Gaussian noise ``N(0, scale²)``: ``gen.normal(0.0, scale, size)``.
-
-    This belongs in :mod:`core.noise` (beside ``laplace``); it lives here until the
-    package layout is settled and will be moved there by the integration.
-    """
-    return gen.normal(0.0, scale, size)
 
 
 def _noisy_argmax(counts: np.ndarray, sigma: float, gen: np.random.Generator) -> np.ndarray:
@@ -77,7 +69,7 @@ def _noisy_argmax(counts: np.ndarray, sigma: float, gen: np.random.Generator) ->
     labels = np.empty(m, dtype=np.int64)
     for start in range(0, m, _BLOCK_ROWS):
         stop = min(m, start + _BLOCK_ROWS)
-        noisy = _gaussian(sigma, (stop - start, n_classes), gen)
+        noisy = noise.gaussian(sigma, (stop - start, n_classes), gen)
         noisy += counts[start:stop]
         labels[start:stop] = np.argmax(noisy, axis=1)
     return labels
@@ -212,7 +204,7 @@ def confident_gnmax_label(
     Returns
     -------
     LabelingResult
-        ``mechanism="confident_gnmax"``; labels are a class, :data:`BOTTOM` (⊥) or, with
+        ``mechanism="confident-gnmax"``; labels are a class, :data:`BOTTOM` (⊥) or, with
         the filter, :data:`UNPROCESSED` for the queries after the halt;
         ``halted_at`` is the index (original numbering) of the last query processed
         when the filter halted, else None.  ``params`` holds every public parameter,
@@ -284,7 +276,7 @@ def confident_gnmax_label(
 
     gen = check_rng(rng)
     top = counts.max(axis=1)
-    passed = (top + _gaussian(sigma1, m, gen)) >= threshold
+    passed = (top + noise.gaussian(sigma1, m, gen)) >= threshold
     answers = _noisy_argmax(counts, sigma2, gen)
     labels = np.where(passed, answers, BOTTOM).astype(np.int64)
 
@@ -338,5 +330,5 @@ def confident_gnmax_label(
         "n_classes": n_classes,
         "noise": "Gaussian",
     }
-    return _result("confident_gnmax", labels, None, halted_at, guarantee, params,
+    return _result("confident-gnmax", labels, None, halted_at, guarantee, params,
                    feasible=reason is None, reason=reason)

@@ -1127,7 +1127,7 @@ def private_error_estimate(
 ) -> FloatOrArray:
     """A private estimate of the error rate γ + α from a held-out split (BTT Remark 1).
 
-    ``clip((n_errors + Lap(1/ε)) / n_holdout, 0, 1)``.  The error count over held-out
+    ``clip((n_errors + DLap(1/ε)) / n_holdout, 0, 1)``.  The error count over held-out
     rows has sensitivity 1 under replacement adjacency (one row changes one error), so
     the estimate is ε-DP for the held-out rows, provided the evaluated hypothesis does
     not depend on them.  Rows that trained the evaluated hypothesis are not protected by
@@ -1135,7 +1135,10 @@ def private_error_estimate(
     is a non-private diagnostic.  Use the estimate as ``cutoff_T(estimate, 0, m, β)``
     (it estimates γ + α together); its standard deviation is ``sqrt(2)/(ε n_holdout)``,
     negligible for a large hold-out, so the asymptotics of Theorem 3.2 are unchanged.
-    The noise is continuous Laplace from :func:`core.noise.laplace`.
+    The noise is the exact discrete Laplace of :func:`core.noise.discrete_laplace` on the
+    integer count: an integer plus integer noise has no floating-point representation to
+    leak through (Mironov 2012), and the ε-DP proof is that of the Laplace mechanism for an
+    integer-valued sensitivity-1 query.
 
     Parameters
     ----------
@@ -1153,8 +1156,8 @@ def private_error_estimate(
     e = _nonnegative(n_errors, "n_errors", "the number of held-out errors")
     if np.any(e > n_holdout) or np.any(e != np.round(e)):
         raise ParameterError(f"n_errors must be whole numbers between 0 and n_holdout = {n_holdout}, got {n_errors!r}.")
-    z = _noise.laplace(1.0 / epsilon, size=e.shape, rng=rng)
-    return _out(np.clip((e + z) / n_holdout, 0.0, 1.0))
+    z = _noise.discrete_laplace(1.0 / epsilon, size=e.shape, rng=rng)
+    return _out(np.clip((e.astype(np.int64) + z) / n_holdout, 0.0, 1.0))
 
 
 class BudgetSplit(NamedTuple):
