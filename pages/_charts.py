@@ -58,7 +58,7 @@ def _sparse_vector(mechanism: str) -> bool:
     """
     from core.mechanisms import registry
 
-    names = registry.get(mechanism.replace("_", "-") if mechanism not in registry.names() else mechanism).parameter_names
+    names = registry.get(mechanism).parameter_names
     return "T" in names and "calibration" in names
 
 

@@ -113,14 +113,8 @@ def shared_widget(where, name: str) -> Any:
 
 
 def mechanism_title(name: str) -> str:
-    """The registered title of a mechanism (a result's ``mechanism`` spelled with ``_`` too)."""
-    return registry.get(registered_name(name)).title
-
-
-def registered_name(name: str) -> str:
-    """The registry's spelling of ``name`` (some results spell it with ``_``; see the report)."""
-    names = registry.names()
-    return name if name in names else name.replace("_", "-")
+    """The registered title of a mechanism (``LabelingResult.mechanism`` is its registry name)."""
+    return registry.get(name).title
 
 
 def derived_values(name: str, m: int) -> dict[str, Any]:

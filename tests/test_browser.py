@@ -103,8 +103,9 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
 
             # ---- Private labeling: BTT hard labels; read the counts from the page
             go_to(page, "Private labeling", "Private labeling")
-            page.get_by_text("BTT, hard labels (stability + sparse vector)").click()
-            expect(page.get_by_role("radio", name="BTT, hard labels (stability + sparse vector)")).to_be_checked()
+            main = page.get_by_test_id("stMainBlockContainer")  # the sidebar shows the title too
+            main.get_by_text("BTT, hard labels", exact=True).click()
+            expect(main.get_by_role("radio", name="BTT, hard labels")).to_be_checked()
             settle(page)
             expect(page.get_by_test_id("stMetric").filter(has_text="Guarantee ε")).to_be_visible()
             answered = int(metric_value(page, "Answered").replace(",", ""))
