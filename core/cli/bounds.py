@@ -98,7 +98,7 @@ def sections_of(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
     CommandError, core.errors.ParameterError
     """
     from core import accounting as acc
-    from core.theory import bounds as b
+    from core import theory as b
     from core.validation import check_beta, check_delta, check_epsilon, check_m, check_T
 
     eps, delta = check_epsilon(args.epsilon), check_delta(args.delta)

@@ -32,7 +32,7 @@ __all__ = ["btt_label", "BTTSession"]
 
 
 def _btt_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta, calibration, k, extra=None) -> dict:
-    from core.theory.bounds import btt_num_teachers
+    from core.theory.teachers import btt_num_teachers
 
     params: dict[str, Any] = {
         "epsilon_target": epsilon,

@@ -1,7 +1,7 @@
 """Curve grids of the theory calculators, for plotting (the app's Bounds page).
 
 Public inputs only: every function takes sizes and privacy parameters and returns arrays
-of the calculators in :mod:`core.theory.bounds`; nothing private is read.
+of the calculators in :mod:`core.theory`; nothing private is read.
 """
 
 from __future__ import annotations
