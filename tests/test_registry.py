@@ -36,7 +36,7 @@ def _toy_map(m, *, spread, delta, **_):
 
 
 def _toy_audit(pair=None, **settings):
-    from core.audit.engine import AuditScenario, neighbouring_pairs
+    from core.audit import AuditScenario, neighbouring_pairs
 
     class Sampler:
         def claim(self, counts):

@@ -128,7 +128,7 @@ def _audit(name: str):
             from core.audit.gaussian import gaussian_scenario
 
             return gaussian_scenario(name, pair=pair, **settings)
-        from core.audit.engine import builtin_scenario
+        from core.audit.scenarios import builtin_scenario
 
         return builtin_scenario(name, pair=pair, **settings)
 
@@ -141,7 +141,7 @@ def _pairs(name: str):
             from core.audit.gaussian import gaussian_pairs
 
             return gaussian_pairs(name)
-        from core.audit.engine import builtin_pairs
+        from core.audit.scenarios import builtin_pairs
 
         return builtin_pairs(name)
 
