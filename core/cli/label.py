@@ -231,7 +231,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     import numpy as np
 
     from core import pipeline
-    from core.data.table import load_table, read_public
+    from core.data import load_table, read_public
     from core.ensemble.distributed import DEFAULT_CONNECT_TIMEOUT, joblib_backend
     from core.ensemble.learners import LEARNERS, parse_assignments
     from core.errors import ParameterError, PrivateLabelLabError

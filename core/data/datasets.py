@@ -42,7 +42,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.data.table import Table, load_table, table_from_arrays
+from core.data.reading import load_table
+from core.data.table import Table, table_from_arrays
 from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng
 from core.validation import check_integer, check_real

@@ -1,0 +1,77 @@
+"""Missing values: the ``missing=`` options, the markers, dropping or refusing rows with
+missing values, and the counts reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from core.errors import ParameterError
+
+__all__ = [
+    "MISSING_OPTIONS",
+    "check_markers",
+    "check_missing_option",
+    "mark_missing",
+    "missing_report",
+]
+
+MISSING_OPTIONS = ("refuse", "impute", "drop")
+
+
+def missing_report(frame: pd.DataFrame) -> str:
+    counts = frame.isna().sum()
+    counts = counts[counts > 0]
+    shown = ", ".join(f"'{c}' ({int(n)})" for c, n in counts.head(10).items())
+    return shown + (f" and {len(counts) - 10} more" if len(counts) > 10 else "")
+
+
+def check_markers(markers) -> tuple[str, ...]:
+    """``missing_markers`` as a tuple of distinct non-blank stripped strings."""
+    if markers is None:
+        return ()
+    if isinstance(markers, str):
+        markers = (markers,)
+    try:
+        items = list(markers)
+    except TypeError:
+        raise ParameterError(
+            f"missing_markers must be a sequence of text values such as ('?',), got {markers!r}."
+        ) from None
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ParameterError(
+                "missing_markers must hold non-blank text values such as '?' (blank fields are "
+                f"always missing), got {item!r}."
+            )
+        if item.strip() not in out:
+            out.append(item.strip())
+    return tuple(out)
+
+
+def mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
+    """``frame`` with every text cell equal (after stripping) to a marker set to NaN."""
+    if not markers:
+        return frame
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype != object and not pd.api.types.is_string_dtype(values):
+            continue
+        text = values.map(lambda v: v.strip() if isinstance(v, str) else v)
+        hit = text.isin(markers).to_numpy()
+        if hit.any():
+            out[column] = values.astype(object).mask(hit, np.nan)
+    return out
+
+
+def check_missing_option(missing) -> str:
+    if missing not in MISSING_OPTIONS:
+        raise ParameterError(
+            f"missing must be 'refuse' (stop on missing feature values), 'impute' (fill them "
+            f"inside each teacher's learning pipeline) or 'drop' (drop the rows that have "
+            f"them), got {missing!r}."
+        )
+    return missing

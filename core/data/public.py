@@ -1,0 +1,205 @@
+"""The public (unlabeled) data: :func:`check_public` against the private table's schema,
+and :func:`read_public` from a CSV source.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError, SchemaError
+
+from core.data.missing import mark_missing, missing_report
+from core.data.reading import DEFAULT_MAX_BYTES, check_finite, check_table, clean_text, read_csv, row_list, to_numbers
+from core.data.table import Table
+
+__all__ = [
+    "read_public",
+    "check_public",
+]
+
+
+# --------------------------------------------------------------------------------------
+# The public (query) table
+# --------------------------------------------------------------------------------------
+
+
+def _category_text(value: Any) -> Any:
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and math.isnan(value)):
+        return np.nan
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    text = str(value).strip()
+    return text if text else np.nan
+
+
+def check_public(table: Table, public_frame) -> pd.DataFrame:
+    """Check a public (query) table against the private table's feature schema.
+
+    The public table must hold every feature column of ``table``.  A column named like
+    the private label column is dropped (public points are unlabeled).  Any other extra
+    column is refused: an unexpected column is often a misnamed feature or an identifier
+    that should not be there, so the user decides which columns go in.
+
+    Numeric columns must hold numbers (text that reads as a number is converted);
+    categorical columns accept any value, compared as text; values never seen in the
+    private data encode as all zeros.  Text equal to one of the table's
+    ``missing_markers`` is missing.  Missing values are refused when the private table was
+    loaded with ``missing="refuse"``, their rows dropped with ``missing="drop"`` (the
+    count is in the returned frame's ``attrs["dropped_rows"]``), and left to each
+    teacher's fitted imputer with ``missing="impute"`` (the public rows are only
+    transformed, never fitted on).
+
+    Parameters
+    ----------
+    table : Table
+        The private table whose schema the public table must match.
+    public_frame : pandas.DataFrame or 2-D array-like
+        The public features.  A plain array must have exactly the table's feature columns
+        in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The public features with a fresh ``RangeIndex``, in the table's column order:
+        numeric columns as float64, categorical ones as object (text).
+
+    Raises
+    ------
+    SchemaError
+        Missing, extra or duplicate columns, or text in a numeric column.
+    DataError
+        No rows, infinite values, or missing values the table's option refuses.
+    """
+    check_table(table)
+    if not isinstance(public_frame, pd.DataFrame):
+        array = np.asarray(public_frame, dtype=object)
+        if array.ndim != 2 or array.shape[1] != len(table.feature_names):
+            raise SchemaError(
+                f"The public data must be a table with the {len(table.feature_names)} feature "
+                f"columns of '{table.name}'; got an array of shape {array.shape}. Pass a pandas "
+                "DataFrame with named columns."
+            )
+        public_frame = pd.DataFrame(array, columns=list(table.feature_names))
+    columns = [str(c) for c in public_frame.columns]
+    duplicated = sorted({c for c in columns if columns.count(c) > 1})
+    if duplicated:
+        raise SchemaError(
+            "The public table has duplicate column names: "
+            + ", ".join(f"'{c}'" for c in duplicated)
+            + ". Give every column a distinct name."
+        )
+    frame = public_frame.copy()
+    frame.columns = columns
+    if table.label_column in frame.columns:
+        frame = frame.drop(columns=[table.label_column])
+    wanted = list(table.feature_names)
+    absent = [c for c in wanted if c not in frame.columns]
+    if absent:
+        shown = ", ".join(f"'{c}'" for c in absent[:20]) + (", ..." if len(absent) > 20 else "")
+        raise SchemaError(
+            f"The public table lacks {len(absent)} feature column(s) of the private table "
+            f"'{table.name}': {shown}. Add them (same names as in the private table) and load "
+            "it again."
+        )
+    extra = [c for c in frame.columns if c not in wanted]
+    if extra:
+        shown = ", ".join(f"'{c}'" for c in extra[:20]) + (", ..." if len(extra) > 20 else "")
+        raise SchemaError(
+            f"The public table has column(s) that the private table '{table.name}' does not: "
+            f"{shown}. Delete them (the public table holds exactly the private table's feature "
+            "columns; a label column is allowed and ignored) and load it again."
+        )
+    if frame.shape[0] == 0:
+        raise DataError("The public table has no rows. Add the points to label and load it again.")
+    frame = mark_missing(frame[wanted].reset_index(drop=True), table.missing_markers)
+    out = {}
+    for column in table.numeric_columns:
+        values = frame[column]
+        if pd.api.types.is_bool_dtype(values):
+            raise SchemaError(
+                f"Column '{column}' of the public table holds True/False values, but it is "
+                "numeric in the private table. Give it numbers."
+            )
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        if not pd.api.types.is_numeric_dtype(values):
+            numbers, failed, text = to_numbers(values)
+            if failed.any():
+                rows = np.flatnonzero(failed)
+                examples = ", ".join(f"'{v}'" for v in pd.unique(text)[:3])
+                raise SchemaError(
+                    f"Column '{column}' of the public table holds text ({examples}; row(s) "
+                    f"{row_list(rows)}) but it is numeric in the private table. Use numbers "
+                    "in that column (leave a field empty to mark it missing)."
+                )
+            values = numbers
+        out[column] = pd.to_numeric(values, errors="raise").astype(np.float64)
+    for column in table.categorical_columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            text = values.astype(object).map(_category_text)
+        else:
+            text = clean_text(values)
+        out[column] = pd.Series(text.to_numpy(dtype=object), dtype=object)
+    checked = pd.DataFrame(out, columns=wanted)
+    for column in table.categorical_columns:
+        checked[column] = checked[column].astype(object)
+    check_finite(checked, table.numeric_columns, "The public table holds")
+    has_missing = checked.isna().any(axis=1).to_numpy()
+    if table.missing == "refuse" and has_missing.any():
+        raise DataError(
+            f"{int(has_missing.sum())} row(s) of the public table have missing values, in column(s) "
+            f"{missing_report(checked)}. Fill them in or delete those rows; or load the "
+            "private table with missing='drop' (drops them) or missing='impute' (imputes them "
+            "inside each teacher's pipeline)."
+        )
+    dropped = 0
+    if table.missing == "drop" and has_missing.any():
+        if has_missing.all():
+            raise DataError(
+                f"Every row of the public table has a missing value (in column(s) "
+                f"{missing_report(checked)}), so missing='drop' leaves no rows. Fill in the "
+                "values, or load the private table with missing='impute'."
+            )
+        dropped = int(has_missing.sum())
+        checked = checked.loc[~has_missing].reset_index(drop=True)
+    checked.attrs["dropped_rows"] = dropped
+    return checked
+
+
+def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> pd.DataFrame:
+    """Read a public (query) CSV file and check it against ``table`` (:func:`check_public`).
+
+    Parameters
+    ----------
+    source : str, pathlib.Path, bytes or file-like
+        As for :func:`load_table`; held in memory only.
+    table : Table
+        The private table whose feature schema the file must match.
+    max_bytes : int
+        Largest accepted file size, 50 MiB by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See :func:`check_public`.
+
+    Raises
+    ------
+    DataError, SchemaError
+        As :func:`load_table` for unreadable files, and :func:`check_public` for schema
+        problems.
+    """
+    check_table(table)
+    frame, _ = read_csv(
+        source,
+        max_bytes,
+        "The public file has a header row but no data rows. Add the points to label and load it again.",
+    )
+    return check_public(table, frame)

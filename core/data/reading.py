@@ -1,0 +1,602 @@
+"""Reading a labeled CSV table: the source (path, bytes, file object; size limit, gzip),
+the decoding, the CSV parsing, the label column and the numeric columns, and
+:func:`load_table`.
+
+:func:`load_table` is longer than the rest (about 170 lines) because it is the one place
+that orders the checks of a private table and words their errors.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import warnings
+from dataclasses import field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError, ParameterError
+
+from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
+from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
+
+__all__ = [
+    "load_table",
+    "DEFAULT_MAX_BYTES",
+    "check_finite",
+    "check_table",
+    "clean_text",
+    "read_csv",
+    "row_list",
+    "to_numbers",
+]
+
+#: Default size limit of a CSV file: 50 MiB.
+DEFAULT_MAX_BYTES = 50 * 2**20
+
+# Leading bytes of common binary formats that users upload by mistake.
+_MAGIC = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)"),
+    (b"PK\x05\x06", "an empty zip archive"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel .xls workbook"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x93NUMPY", "a NumPy .npy file"),
+    (b"\x80\x04", "a Python pickle"),
+    (b"\x80\x05", "a Python pickle"),
+    (b"SQLite format 3", "an SQLite database"),
+)
+
+_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")
+_SAVE_AS_CSV = "Export it as a comma-separated CSV file (UTF-8) and load that instead."
+
+
+# --------------------------------------------------------------------------------------
+# Reading bytes and text
+# --------------------------------------------------------------------------------------
+
+
+def _megabytes(n: int) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB ({n:,} bytes)"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB ({n:,} bytes)"
+    return f"{n:,} bytes"
+
+
+def _check_max_bytes(max_bytes) -> int:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
+        raise ParameterError(f"max_bytes must be a positive whole number of bytes, got {max_bytes!r}.")
+    return int(max_bytes)
+
+
+def _too_big(size: int, max_bytes: int) -> DataError:
+    return DataError(
+        f"The file is {_megabytes(size)}, over the size limit of "
+        f"{_megabytes(max_bytes)}; load a sample of its rows, or raise max_bytes if your "
+        "machine has the memory."
+    )
+
+
+def _stem(name: str) -> str:
+    """A file name without its folder, ``.gz`` and extension: ``adult.csv.gz`` -> ``adult``."""
+    base = Path(name).name
+    if base.lower().endswith(".gz"):
+        base = base[:-3]
+    return Path(base).stem
+
+
+def _gunzip(data: bytes | str, max_bytes: int) -> bytes | str:
+    """Decompress gzip content in memory (at most ``max_bytes`` out); other content as is."""
+    if not (isinstance(data, bytes) and data.startswith(b"\x1f\x8b")):
+        return data
+    import gzip
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as handle:
+            out = handle.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(
+            f"The file is gzip-compressed but cannot be decompressed ({exc}): it is damaged or "
+            "cut short. Compress the CSV file again (gzip file.csv) or load it uncompressed."
+        ) from None
+    if len(out) > max_bytes:
+        raise DataError(
+            f"The file decompresses to more than the size limit of {_megabytes(max_bytes)}; "
+            "load a sample of its rows, or raise max_bytes if your machine has the memory."
+        )
+    return out
+
+
+def _read_source(source, max_bytes: int) -> tuple[bytes | str, str | None]:
+    """Return the raw content (bytes, or str from a text-mode file) and a default name."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source).expanduser()
+        if not path.exists():
+            raise DataError(
+                f"No file at '{path}'. Check the path; to load CSV content that is already "
+                "in memory, pass it as bytes (text.encode()) or as a file-like object."
+            )
+        if not path.is_file():
+            raise DataError(f"'{path}' is not a file (it is a folder or a device); give the path of a CSV file.")
+        try:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise _too_big(size, max_bytes)
+            with path.open("rb") as handle:
+                data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise DataError(f"Cannot read '{path}': {exc.strerror or exc}. Check the file's permissions.") from None
+        return data, _stem(path.name)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), None
+    name = getattr(source, "name", None)
+    stem = _stem(str(name)) if isinstance(name, (str, os.PathLike)) and str(name) else None
+    size = getattr(source, "size", None)
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool) and size > max_bytes:
+        raise _too_big(int(size), max_bytes)
+    try:
+        if hasattr(source, "getvalue"):
+            data = source.getvalue()
+        elif hasattr(source, "read"):
+            data = source.read(max_bytes + 1)
+        else:
+            raise ParameterError(
+                "source must be a path (str or pathlib.Path), bytes, or a file-like object with "
+                f".read() (such as an uploaded file), got {type(source).__name__}."
+            )
+    except OSError as exc:
+        raise DataError(f"Cannot read the uploaded file: {exc}. Upload it again.") from None
+    if isinstance(data, memoryview | bytearray):
+        data = bytes(data)
+    if not isinstance(data, (bytes, str)):
+        raise ParameterError(
+            f"Reading the file-like source gave {type(data).__name__}, not bytes or text; "
+            "pass a binary or text file object."
+        )
+    return data, stem
+
+
+def _line_of(data, position: int) -> int:
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    return data[:position].count(newline) + 1
+
+
+def _decode(data: bytes | str, max_bytes: int) -> str:
+    """Check size and encoding and return the text (BOM removed)."""
+    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise _too_big(size, max_bytes)
+    if isinstance(data, str):
+        text = data[1:] if data.startswith("\ufeff") else data
+    else:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise DataError(
+                "The file is UTF-16 text (Excel's 'Unicode text'), not UTF-8. Save it as "
+                "'CSV UTF-8 (comma delimited)' and load it again."
+            )
+        for magic, what in _MAGIC:
+            if data.startswith(magic):
+                raise DataError(f"The file is not a CSV file: it looks like {what}. {_SAVE_AS_CSV}")
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            raise DataError(
+                f"The file is not a CSV text file: it holds binary data (a NUL byte on line "
+                f"{_line_of(data, nul)}). {_SAVE_AS_CSV}"
+            )
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            bad = data[exc.start]
+            raise DataError(
+                f"The file is not UTF-8 text: byte 0x{bad:02x} on line {_line_of(data, exc.start)} "
+                "is not valid UTF-8 (the file was probably saved as Latin-1 or Windows-1252). "
+                "Save it with UTF-8 encoding ('CSV UTF-8' in Excel, 'UTF-8' in a text editor's "
+                "Save As) and load it again."
+            ) from None
+    if not text.strip():
+        raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
+    control = _CONTROL.search(text)
+    if control is not None:
+        raise DataError(
+            f"The file is not a CSV text file: it holds the control character "
+            f"{control.group()!r} on line {_line_of(text, control.start())}. {_SAVE_AS_CSV}"
+        )
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _raw_header(text: str) -> list[str]:
+    """The first non-blank record of the CSV, each field stripped."""
+    try:
+        for row in csv.reader(io.StringIO(text), skipinitialspace=True, strict=False):
+            if row and any(field.strip() for field in row):
+                return [field.strip() for field in row]
+    except csv.Error as exc:
+        raise DataError(f"The header row cannot be read as CSV ({exc}). {_SAVE_AS_CSV}") from None
+    raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
+
+
+def _parse_csv(text: str) -> pd.DataFrame:
+    """Parse CSV text into a frame of text columns (missing -> NaN), checking the header."""
+    header = _raw_header(text)
+    empty = [i + 1 for i, name in enumerate(header) if not name]
+    if empty:
+        raise DataError(
+            f"Column {empty[0]} of the header has no name (an empty header field, often a saved "
+            "row index or a trailing comma). Give every column a name, or delete the unnamed "
+            "column, and load the file again."
+        )
+    seen: dict[str, int] = {}
+    duplicates = []
+    for name in header:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 2:
+            duplicates.append(name)
+    if duplicates:
+        raise DataError(
+            "Duplicate column names in the header: "
+            + ", ".join(f"'{d}' ({seen[d]} times)" for d in duplicates)
+            + ". Give every column a distinct name and load the file again."
+        )
+    if len(header) > 1 and all(_is_number(name) for name in header):
+        raise DataError(
+            "The first row holds only numbers, so the file seems to have no header row. "
+            "Add a first line with the column names (e.g. x1,x2,...,label) and load it again."
+        )
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = pd.read_csv(
+                io.StringIO(text),
+                sep=",",
+                header=0,
+                dtype=str,
+                index_col=False,
+                skipinitialspace=True,
+                skip_blank_lines=True,
+                low_memory=False,
+                on_bad_lines="error",
+            )
+    except pd.errors.EmptyDataError:
+        raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.") from None
+    except (pd.errors.ParserError, ValueError, csv.Error, OverflowError) as exc:
+        detail = str(exc).replace("Error tokenizing data. C error: ", "").strip()
+        raise DataError(
+            f"The file cannot be read as CSV: {detail}. Every row must have as many "
+            "comma-separated fields as the header; quote fields that contain commas."
+        ) from None
+    for warning in caught:
+        if issubclass(warning.category, pd.errors.ParserWarning):
+            raise DataError(
+                "Some rows have more comma-separated fields than the header has column names. "
+                "Add the missing names to the header (or delete the extra fields; quote fields "
+                "that contain commas) and load the file again."
+            )
+    if frame.shape[1] != len(header):
+        raise DataError(
+            f"The header has {len(header)} names but the rows were read as {frame.shape[1]} "
+            "columns. Check the file's quoting and load it again."
+        )
+    frame.columns = header
+    frame = frame.reset_index(drop=True)
+    return frame
+
+
+def clean_text(column: pd.Series) -> pd.Series:
+    """Text values stripped of surrounding spaces, as object dtype; empty -> NaN."""
+    present = column.notna().to_numpy()
+    out = np.full(len(column), np.nan, dtype=object)
+    if present.any():
+        stripped = column[present].astype(str).str.strip().to_numpy(dtype=object)
+        stripped[stripped == ""] = np.nan
+        out[present] = stripped
+    return pd.Series(out, index=column.index, dtype=object)
+
+
+def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
+    """Read a column as numbers.
+
+    Returns the float64 numbers (NaN where missing or not a number), a mask of the values
+    that are present but not numbers (blank text counts as missing, not as a failure), and
+    those values' text.
+    """
+    try:
+        numbers = pd.to_numeric(column, errors="coerce")
+    except (TypeError, ValueError):  # objects that are not even text (lists, dicts...)
+        numbers = pd.to_numeric(clean_text(column), errors="coerce")
+    failed = np.array(column.notna().to_numpy() & numbers.isna().to_numpy(), dtype=bool)
+    text = clean_text(column[failed])
+    blank = text.isna().to_numpy()
+    if blank.any():
+        failed[np.flatnonzero(failed)[blank]] = False
+        text = text[~blank]
+    return numbers.astype(np.float64), failed, text
+
+
+def row_list(rows: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(str(int(r) + 1) for r in rows[:limit])
+    return shown + (", ..." if len(rows) > limit else "")
+
+
+def _label_order(values: Iterable[str]) -> list[str]:
+    values = list(values)
+    if all(_is_number(v) for v in values):
+        return sorted(values, key=lambda v: (float(v), v))
+    return sorted(values)
+
+
+def _choose_label_column(columns: list[str], label_column) -> str:
+    if label_column is not None:
+        if not isinstance(label_column, str):
+            raise ParameterError(
+                f"label_column must be a column name (text), got {type(label_column).__name__}."
+            )
+        wanted = label_column.strip()
+        if wanted in columns:
+            return wanted
+        near = [c for c in columns if c.casefold() == wanted.casefold()]
+        hint = f" Did you mean '{near[0]}'?" if near else ""
+        shown = ", ".join(f"'{c}'" for c in columns[:30]) + (", ..." if len(columns) > 30 else "")
+        raise DataError(
+            f"The label column '{label_column}' is not in the file.{hint} The columns are: "
+            f"{shown}. Pass one of them as label_column."
+        )
+    for wanted in LABEL_NAMES:
+        for column in columns:
+            if column.casefold() == wanted:
+                return column
+    return columns[-1]
+
+
+def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
+    """Convert a text column to float64 if every present value is a number."""
+    numbers, failed, text = to_numbers(column)
+    if not failed.any():
+        return numbers, True
+    n_present = int(column.notna().sum())
+    n_failed = int(failed.sum())
+    if n_failed <= 0.1 * n_present:
+        examples = ", ".join(f"'{v}'" for v in pd.unique(text)[:3])
+        raise DataError(
+            f"Column '{name}' holds numbers except for {n_failed} value(s) that are not numbers "
+            f"({examples}; data row(s) {row_list(np.flatnonzero(failed))}). If these mark "
+            "missing values, leave those fields empty or name the marker with missing_markers "
+            f"(e.g. missing_markers=({pd.unique(text)[0]!r},)); otherwise correct them (numbers "
+            "use '.' as decimal point and no thousands separator), then load the file again."
+        )
+    return clean_text(column), False
+
+
+def check_finite(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    bad = []
+    for name in columns:
+        values = frame[name].to_numpy(dtype=float)
+        inf = np.isinf(values)
+        if inf.any():
+            bad.append((name, int(inf.sum()), np.flatnonzero(inf)))
+    if bad:
+        detail = "; ".join(f"'{n}' ({c} row(s), data row(s) {row_list(r)})" for n, c, r in bad)
+        raise DataError(
+            f"{what} infinite values (inf or -inf, or numbers too large for floating point) in "
+            f"column(s) {detail}. Replace them with finite numbers, or leave the fields empty "
+            "to mark them missing, and load the file again."
+        )
+
+
+# --------------------------------------------------------------------------------------
+# The private table
+# --------------------------------------------------------------------------------------
+
+
+def read_csv(source, max_bytes, no_rows: str) -> tuple[pd.DataFrame, str | None]:
+    """Read ``source`` into a frame of text columns, with the source's default name.
+
+    Checks ``max_bytes``, the size, the encoding and the header; ``no_rows`` is the
+    message for a file with a header row but no data rows.
+    """
+    max_bytes = _check_max_bytes(max_bytes)
+    raw, default_name = _read_source(source, max_bytes)
+    frame = _parse_csv(_decode(_gunzip(raw, max_bytes), max_bytes))
+    if frame.shape[0] == 0:
+        raise DataError(no_rows)
+    return frame, default_name
+
+
+def check_table(table) -> None:
+    if not isinstance(table, Table):
+        raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
+
+
+def load_table(
+    source,
+    *,
+    label_column: str | None = None,
+    missing: str = "refuse",
+    missing_markers: Iterable[str] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    name: str | None = None,
+) -> Table:
+    """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path, bytes or file-like
+        A path to a CSV file, the file's bytes, or an object with ``.read()`` or
+        ``.getvalue()`` (such as Streamlit's ``UploadedFile`` or ``io.BytesIO``).  The
+        content is held in memory only; nothing is written to disk.
+    label_column : str, optional
+        Name of the label column.  Default: the first column named (ignoring case)
+        ``label``, ``target``, ``y`` or ``class``, else the last column.
+    missing : {"refuse", "impute", "drop"}
+        ``"refuse"`` (default) raises :class:`DataError` on any missing feature value;
+        ``"drop"`` drops every row with a missing feature value or label (the count is
+        ``Table.dropped_rows``); ``"impute"`` keeps them, and :meth:`Table.preprocessor`
+        imputes them (median for numbers, most frequent value for categories) inside each
+        teacher's pipeline, fitted on that teacher's chunk only: nothing is imputed here,
+        since an imputer fitted on all private rows is a release of their statistics.
+        Rows without a label are refused unless dropping.
+    missing_markers : sequence of str, optional
+        Text that marks a missing cell in this file, compared after stripping spaces,
+        e.g. ``("?",)`` for UCI Adult.  Empty fields and pandas' markers (``NA``,
+        ``N/A``, ``NaN``, ``null``...) are always missing.  Without it, a ``?`` is an
+        ordinary value: a category in a text column (and refused in a number column).
+    max_bytes : int
+        Largest accepted file size, 50 MiB by default (compressed and decompressed).
+    name : str, optional
+        Display name; default the file name without extension, or ``"uploaded table"``.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    DataError
+        On an empty, binary, non-UTF-8, malformed or too large file, duplicate or unnamed
+        columns, an absent label column, missing labels, fewer than two or more than
+        ``MAX_CLASSES`` classes, no feature column, an all-empty column, infinite values,
+        or (with ``missing="refuse"``) missing feature values.  The message names the
+        problem and what to do.
+    ParameterError
+        On an invalid option (``missing``, ``missing_markers``, ``max_bytes``,
+        ``label_column``'s type).
+    """
+    missing = check_missing_option(missing)
+    markers = check_markers(missing_markers)
+    frame, default_name = read_csv(
+        source,
+        max_bytes,
+        "The file has a header row but no data rows. Add at least one row per class and load it again.",
+    )
+    frame = mark_missing(frame, markers)
+    columns = list(frame.columns)
+    label = _choose_label_column(columns, label_column)
+    feature_columns = [c for c in columns if c != label]
+    if not feature_columns:
+        hint = ""
+        if any(sep in label for sep in (";", "\t", "|")):
+            hint = (
+                " The header looks separated by semicolons, tabs or bars: save the file as "
+                "comma-separated CSV."
+            )
+        raise DataError(
+            f"The file has no feature columns: its only column is the label column '{label}'."
+            f"{hint} A usable table needs at least one feature column besides the label."
+        )
+
+    # Labels.
+    labels_text = clean_text(frame[label])
+    no_label = labels_text.isna().to_numpy()
+    if no_label.all():
+        raise DataError(
+            f"The label column '{label}' is empty in every row. Fill in the labels, or choose "
+            "the column that holds them with label_column."
+        )
+    if no_label.any() and missing != "drop":
+        rows = np.flatnonzero(no_label)
+        raise DataError(
+            f"{len(rows)} row(s) have no label in column '{label}' (data row(s) "
+            f"{row_list(rows)}). Labels are never imputed: fill them in or delete those rows "
+            "(or load with missing='drop'), and load the file again."
+        )
+
+    # Features (read from every row, so the kinds and the counts describe the whole file).
+    features = frame[feature_columns]
+    empty = [c for c in feature_columns if features[c].isna().all()]
+    if empty:
+        shown = ", ".join(f"'{c}'" for c in empty)
+        raise DataError(
+            f"Column(s) {shown} are empty in every row (all values missing). Delete them and "
+            "load the file again."
+        )
+    converted = {}
+    numeric, categorical = [], []
+    for column in feature_columns:
+        values, is_numeric = _numeric_or_text(features[column], column)
+        converted[column] = values
+        (numeric if is_numeric else categorical).append(column)
+    features = pd.DataFrame(converted, columns=feature_columns)
+    for column in categorical:  # keep text columns as object dtype (text, NaN missing)
+        features[column] = features[column].astype(object)
+    check_finite(features, numeric, "The file holds")
+    cell_missing = features.isna()
+    counts = {c: int(n) for c, n in cell_missing.sum().items()}
+    counts[label] = int(no_label.sum())
+    row_missing = cell_missing.any(axis=1).to_numpy() | no_label
+    missing_rows = int(row_missing.sum())
+    if missing == "refuse" and cell_missing.any().any():
+        n_rows = int(cell_missing.any(axis=1).sum())
+        raise DataError(
+            f"{n_rows} row(s) have missing feature values, in column(s) "
+            f"{missing_report(features)}. Fill them in, delete those rows, or load with "
+            "missing='drop' to drop them or missing='impute' to impute them inside each "
+            "teacher's learning pipeline."
+        )
+    dropped = 0
+    if missing == "drop" and missing_rows:
+        if missing_rows == len(row_missing):
+            raise DataError(
+                f"Every row has a missing value (in column(s) {missing_report(features)}"
+                + (f", and '{label}' ({counts[label]})" if counts[label] else "")
+                + "), so missing='drop' leaves no rows. Fill in the values, or load with "
+                "missing='impute'."
+            )
+        keep = ~row_missing
+        features = features.loc[keep].reset_index(drop=True)
+        labels_text = labels_text[keep].reset_index(drop=True)
+        dropped = missing_rows
+
+    # Classes.
+    distinct = pd.unique(labels_text)
+    if len(distinct) < 2:
+        raise DataError(
+            f"The label column '{label}' holds a single class ('{distinct[0]}'). A classifier "
+            "needs at least two classes: add rows of another class, or choose another "
+            "label_column."
+        )
+    if len(distinct) > MAX_CLASSES:
+        raise DataError(
+            f"The label column '{label}' holds {len(distinct)} distinct values, more than "
+            f"{MAX_CLASSES}: it is likely a regression target or an identifier, not a class. "
+            "Choose the right column with label_column, or group the values into at most "
+            f"{MAX_CLASSES} classes."
+        )
+    class_names = _label_order(distinct)
+    class_id = {c: i for i, c in enumerate(class_names)}
+    labels = labels_text.map(class_id).to_numpy(dtype=np.int64)
+    if name is None:
+        name = default_name or "uploaded table"
+    return Table(
+        features=features,
+        labels=labels,
+        class_names=tuple(class_names),
+        label_column=label,
+        numeric_columns=tuple(numeric),
+        categorical_columns=tuple(categorical),
+        name=str(name),
+        missing=missing,
+        missing_markers=markers,
+        missing_counts=counts,
+        missing_rows=missing_rows,
+        dropped_rows=dropped,
+    )

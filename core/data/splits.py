@@ -1,0 +1,143 @@
+"""Splitting the public data and checking class sizes: :func:`split_public`,
+:func:`largest_k`, :func:`check_class_sizes`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from core.errors import DataError, ParameterError
+from core.noise import RNGLike, check_rng
+from core.validation import check_k
+from core.data.reading import check_table
+from core.data.table import Table
+
+__all__ = [
+    "check_class_sizes",
+    "largest_k",
+    "split_public",
+]
+
+
+# --------------------------------------------------------------------------------------
+# Class sizes and splitting
+# --------------------------------------------------------------------------------------
+
+
+def largest_k(table: Table) -> int:
+    """The largest number of teachers the private table allows (at least 2).
+
+    ``min(2 · min_c r_c, n_rows // 2)``: every class keeps a possible majority
+    (:func:`check_class_sizes`) and every chunk has two rows.  Used to fit the number of
+    teachers to a newly loaded table.
+    """
+    check_table(table)
+    return max(2, min(2 * int(table.class_counts.min()), table.n_rows // 2))
+
+
+def check_class_sizes(table: Table, k) -> None:
+    """Refuse a number of teachers ``k`` that some class is too small for.
+
+    A class with ``r`` private rows appears in at most ``r`` of the ``k`` disjoint chunks,
+    and a teacher never predicts a class it has not seen, so at most ``r`` teachers can
+    vote for it.  With ``r < ceil(k/2)`` the class can never win a majority of the votes,
+    and BTT's stability test would rarely answer it; such a ``k`` is refused.  The largest
+    ``k`` that works is ``2 · min_c r_c`` (and at most ``n_rows // 2`` so every chunk has
+    two rows).
+
+    Parameters
+    ----------
+    table : Table
+        The private table.
+    k : int
+        The number of teachers.
+
+    Raises
+    ------
+    ParameterError
+        ``k`` is not a whole number in ``[2, n_rows // 2]`` (see
+        :func:`core.validation.check_k`).
+    DataError
+        Some class has fewer than ``ceil(k/2)`` rows; the message names the classes and the
+        largest ``k`` that works.
+    """
+    check_table(table)
+    k = check_k(k, table.n_rows)
+    need = math.ceil(k / 2)
+    counts = table.class_counts
+    small = np.flatnonzero(counts < need)
+    if small.size == 0:
+        return
+    smallest = int(counts.min())
+    shown = ", ".join(f"'{table.class_names[c]}' ({int(counts[c])} row(s))" for c in small[:10])
+    if len(small) > 10:
+        shown += f" and {len(small) - 10} more"
+    if smallest == 0:
+        absent = ", ".join(f"'{table.class_names[c]}'" for c in np.flatnonzero(counts == 0))
+        raise DataError(
+            f"Class(es) {absent} have no rows in the private table '{table.name}', so no "
+            "teacher can ever predict them. Add rows of those classes (or, for a split, use a "
+            "smaller public part)."
+        )
+    k_max = min(2 * smallest, table.n_rows // 2)
+    raise DataError(
+        f"Too many teachers for the smallest class(es): with k = {k}, a class needs at least "
+        f"ceil(k/2) = {need} private rows, but {shown} has fewer. Such a class appears in "
+        "fewer than half of the teachers' chunks, so the ensemble can never give it a "
+        f"majority. Choose k of at most {k_max}, or add rows of the small class(es)."
+    )
+
+
+def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table, Table]:
+    """Split a table at random into a private part and a public part.
+
+    Used with bundled or generated data to play both roles: the public part's features
+    are the queries, and its labels serve only to measure accuracy (they are never given
+    to a mechanism).  The split is a uniformly random permutation (no stratification);
+    both parts keep the table's class names and schema and list their rows in the
+    permuted (random) order.
+
+    Parameters
+    ----------
+    table : Table
+        The labeled table to split.
+    n_public : int
+        Rows in the public part, from 1 to ``n_rows - 2``.
+    rng : Generator, int or None
+        See :func:`core.noise.check_rng`.
+
+    Returns
+    -------
+    (private, public) : (Table, Table)
+    """
+    check_table(table)
+    if isinstance(n_public, bool) or not isinstance(n_public, (int, np.integer)):
+        raise ParameterError(f"n_public must be a whole number of rows, got {n_public!r}.")
+    n_public = int(n_public)
+    if not 1 <= n_public <= table.n_rows - 2:
+        raise ParameterError(
+            f"n_public must be between 1 and {table.n_rows - 2} for a table of {table.n_rows} "
+            f"rows (the private part needs at least two rows), got {n_public}."
+        )
+    order = check_rng(rng).permutation(table.n_rows)
+    public_rows, private_rows = order[:n_public], order[n_public:]
+
+    def part(rows: np.ndarray, suffix: str) -> Table:
+        return Table(
+            features=table.features.iloc[rows].reset_index(drop=True),
+            labels=table.labels[rows].copy(),
+            class_names=table.class_names,
+            label_column=table.label_column,
+            numeric_columns=table.numeric_columns,
+            categorical_columns=table.categorical_columns,
+            name=f"{table.name} ({suffix})",
+            missing=table.missing,
+            missing_markers=table.missing_markers,
+            missing_counts=table.missing_counts,
+            missing_rows=table.missing_rows,
+            dropped_rows=table.dropped_rows,
+        )
+
+    return part(private_rows, "private"), part(public_rows, "public")
