@@ -652,9 +652,6 @@ def test_cli_and_library_spend_the_same_epsilon_and_choose_the_same_parameters(n
     for key in registry.get(name).derived:  # the noise that epsilon decides, where the export publishes it
         if key in PUBLIC_PARAMETERS:
             assert published[key] == pytest.approx(chosen[key], rel=1e-12)
-    if report["mechanism"] == name.replace("-", "_") != name:
-        pytest.xfail(f"the labeling function of {name} names its result {report['mechanism']!r}, not the "
-                     "registry's spelling (core/mechanisms; reported)")
     assert report["mechanism"] == name
 
 
