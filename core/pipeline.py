@@ -130,7 +130,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
     else its privacy map's (ε, δ).
     """
-    from core.accounting.ledger import ApproxDPEntry
+    from core.accounting.ledger_entries import ApproxDPEntry
 
     mech = registry.get(mechanism)
     params = resolve(mechanism, settings, m)

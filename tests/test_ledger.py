@@ -13,7 +13,7 @@ import pytest
 
 from core import accounting
 from core import mechanisms as agg
-from core.accounting import ledger as L
+from core import accounting as L
 from core.errors import BudgetExhausted, DataError, ParameterError
 
 # ---------------------------------------------------------------------------
@@ -516,7 +516,9 @@ def test_unknown_mechanism_is_approximate_and_registry_overrides():
     try:
         assert isinstance(L.entry_from_result(R()), L.RDPEntry)
     finally:
-        L._PRIVACY_MAPS.pop("ptr_certified", None)
+        from core.accounting import ledger_maps
+
+        ledger_maps._PRIVACY_MAPS.pop("ptr_certified", None)
 
 
 # ---------------------------------------------------------------------------

@@ -143,7 +143,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         )
         # The private data's ledger continues across fit calls on the same data (and
         # clones): the session's whole a-priori budget is charged now, before any answer.
-        from core.accounting.ledger import dataset_fingerprint, ledger_for
+        from core.accounting import dataset_fingerprint, ledger_for
 
         self.ledger_ = ledger_for(dataset_fingerprint(np.asarray(X, dtype=object) if not hasattr(X, "dtype") else X, y))
         self.ledger_.charge(pipeline.ledger_entry(self.mechanism, settings, m_max))

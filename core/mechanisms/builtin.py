@@ -91,7 +91,7 @@ def _a_stab_map(m: int, *, epsilon, delta, **_: Any):
 
 def _planned(name: str):
     def entry(m: int, *, delta, epsilon=None, T=None, calibration="tight", gamma=None, **_: Any):
-        from core.accounting.ledger import planned_entry
+        from core.accounting.ledger_maps import planned_entry
 
         return planned_entry(name, epsilon=epsilon, delta=delta, m=m, T=T, calibration=calibration, gamma=gamma)
 
@@ -99,7 +99,7 @@ def _planned(name: str):
 
 
 def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.ledger import RDPEntry
+    from core.accounting.ledger_entries import RDPEntry
     from core.accounting.rdp import ORDERS, gnmax_rdp
 
     return RDPEntry(orders=tuple(ORDERS), rho=tuple(gnmax_rdp(sigma, m)), delta_conversion=delta,
@@ -107,7 +107,7 @@ def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
 
 
 def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
-    from core.accounting.ledger import RDPEntry
+    from core.accounting.ledger_entries import RDPEntry
     from core.accounting.rdp import ORDERS, confident_gnmax_rdp
 
     return RDPEntry(orders=tuple(ORDERS), rho=tuple(confident_gnmax_rdp(sigma1, sigma2, m)), delta_conversion=delta,

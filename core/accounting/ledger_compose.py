@@ -1,0 +1,198 @@
+"""Composition of ledger entries (:func:`compose_entries`): pure-DP sums, RDP curves
+converted at the best order, approximate-DP by PLD or the optimal bound; totals per group.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from core import accounting
+from core.accounting.guarantee import PrivacyGuarantee
+from core.errors import ParameterError
+from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value
+
+__all__ = [
+    "GroupTotal",
+    "LedgerTotal",
+    "compose_entries",
+]
+
+_PLD_DISCRETIZATION = 1e-4
+
+
+# ---------------------------------------------------------------------------
+# Composition
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GroupTotal:
+    """One group's composed guarantee in a :class:`LedgerTotal` breakdown.
+
+    Attributes
+    ----------
+    kind : {"pure", "rdp", "approx"}
+    n_entries : int
+    epsilon, delta : float
+    slack : float
+        δ used by the composition/conversion (0 for basic composition).
+    delta_additive : float
+        Sum of the entries' additive δs (the approximate entries' δs for ``approx``).
+    method : str
+        ``"basic"``, ``"kov-exact"``, ``"pld"``, ``"rdp"``.
+    order : float or None
+        RDP group: the order at which the conversion was optimal.
+    """
+
+    kind: str
+    n_entries: int
+    epsilon: float
+    delta: float
+    slack: float
+    delta_additive: float
+    method: str
+    order: float | None = None
+
+
+@dataclass(frozen=True)
+class LedgerTotal(PrivacyGuarantee):
+    """The ledger's composed (ε, δ), with a breakdown by group (``groups``)."""
+
+    groups: tuple = ()
+    n_entries: int = 0
+
+
+@functools.lru_cache(maxsize=256)
+def _pld_epsilon(steps: tuple, delta: float) -> float:
+    """Optimal composition of heterogeneous pure steps by dp-accounting's PLD (pessimistic)."""
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    basic = math.fsum(e * n for e, n in steps)
+    interval = max(_PLD_DISCRETIZATION, basic / 2e5)
+    total = None
+    for e, n in steps:
+        p = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e, 0.0),
+                                        value_discretization_interval=interval).self_compose(n)
+        total = p if total is None else total.compose(p)
+    return float(total.get_epsilon_for_delta(delta))
+
+
+def _compose_pure(entries: list, slack: float) -> GroupTotal:
+    counter: Counter = Counter()
+    for e in entries:
+        for eps, n in e.steps:
+            counter[eps] += n
+    steps = tuple(sorted(counter.items()))
+    additive = math.fsum(e.delta_additive for e in entries)
+    basic = math.fsum(eps * n for eps, n in steps)
+    eps, method, used = basic, "basic", 0.0
+    if steps and 0.0 < slack < 1.0:
+        if len(steps) == 1:
+            opt, how = accounting.exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
+        else:
+            opt, how = _pld_epsilon(steps, slack), "pld"
+        if opt < basic:
+            eps, method, used = opt, how, slack
+    return GroupTotal("pure", len(entries), float(eps), min(1.0, used + additive), used, additive, method)
+
+
+def _compose_rdp(entries: list, slack: float) -> GroupTotal:
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    grid = np.unique(np.concatenate([np.asarray(e.orders) for e in entries]))
+    rho = np.zeros_like(grid)
+    for e in entries:
+        rho = rho + e.curve(grid)
+    additive = math.fsum(e.delta_additive for e in entries)
+    if not 0.0 < slack < 1.0:
+        raise ParameterError(f"the RDP runs need a conversion δ strictly between 0 and 1, got {slack!r}.")
+    eps, order = rdp.compute_epsilon(grid, rho, slack)
+    return GroupTotal("rdp", len(entries), float(eps), min(1.0, slack + additive), slack, additive, "rdp", float(order))
+
+
+def _compose_approx(entries: list) -> GroupTotal:
+    eps = math.fsum(e.epsilon for e in entries)
+    d = math.fsum(e.delta for e in entries)
+    return GroupTotal("approx", len(entries), eps, min(1.0, d), 0.0, d, "basic")
+
+
+def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = None) -> LedgerTotal:
+    """Compose privacy maps (the rules of the module docstring; docs/design.md §9).
+
+    Parameters
+    ----------
+    entries : iterable of PureDPEntry, RDPEntry or ApproxDPEntry
+    delta : float, optional
+        Total δ target.  None: every entry keeps its own δ target (a group's slack is
+        the sum of its entries').  Given: the additive and approximate δs are taken off
+        first and the rest is split equally between the non-empty pure and RDP groups.
+
+    Returns
+    -------
+    LedgerTotal
+        ε, δ, ``method`` (the groups' methods), ``detail`` (one sentence), ``parts``
+        (ε and δ by group) and ``groups`` (:class:`GroupTotal` each).
+
+    Raises
+    ------
+    ParameterError
+        When ``delta`` leaves no slack for the groups that need one.
+    """
+    entries = list(entries)
+    for e in entries:
+        if not isinstance(e, (PureDPEntry, RDPEntry, ApproxDPEntry)):
+            raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(e).__name__}.")
+    pure = [e for e in entries if isinstance(e, PureDPEntry)]
+    rdp_ = [e for e in entries if isinstance(e, RDPEntry)]
+    approx = [e for e in entries if isinstance(e, ApproxDPEntry)]
+    if delta is None:
+        slack_pure = math.fsum(e.delta_composition for e in pure)
+        slack_rdp = math.fsum(e.delta_conversion for e in rdp_)
+    else:
+        delta = delta_value(delta, "delta")
+        fixed = math.fsum(e.delta_additive for e in pure + rdp_) + math.fsum(e.delta for e in approx)
+        needy = int(any(e.steps for e in pure)) + int(bool(rdp_))
+        rest = delta - fixed
+        if needy and rest <= 0:
+            raise ParameterError(
+                f"δ = {delta:.3g} leaves no slack for composition: the runs' additive and (ε, δ) terms "
+                f"already sum to {fixed:.3g}; ask for a larger δ.")
+        share = rest / needy if needy else 0.0
+        slack_pure = slack_rdp = share
+    groups = []
+    if pure:
+        groups.append(_compose_pure(pure, slack_pure))
+    if rdp_:
+        groups.append(_compose_rdp(rdp_, slack_rdp))
+    if approx:
+        groups.append(_compose_approx(approx))
+    eps = math.fsum(g.epsilon for g in groups)
+    d = min(1.0, math.fsum(g.delta for g in groups))
+    method = "+".join(f"{g.kind}:{g.method}" for g in groups) or "empty"
+    floor = 0.0
+    if delta is None and len(entries) > 1:
+        # Summing slacks can make the composition cheaper in ε than one run at its own
+        # (smaller) δ; floor ε there so the total never reads below a run it contains.
+        # Valid: a larger ε at the same δ is a weaker statement.
+        floor = max(compose_entries([e]).epsilon for e in entries)
+        if floor > eps:
+            eps, method = floor, method + "+floor"
+    words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",
+             "pld": "optimal composition (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting"}
+    pieces = [f"{g.n_entries} {g.kind} run{'s' if g.n_entries != 1 else ''}: ({g.epsilon:.4g}, {g.delta:.3g}) by {words[g.method]}"
+              for g in groups]
+    detail = ("No run recorded." if not groups else
+              "; ".join(pieces) + (". Groups composed by basic composition." if len(groups) > 1 else "."))
+    parts = {f"{g.kind}_epsilon": g.epsilon for g in groups}
+    if method.endswith("+floor"):
+        parts["epsilon_floor"] = floor
+        detail += f" ε raised to {floor:.4g}, the largest single run's own ε (the summed slack made the composition smaller)."
+    parts.update({f"{g.kind}_delta": g.delta for g in groups})
+    return LedgerTotal(epsilon=float(eps), delta=float(d), method=method, detail=detail, parts=parts,
+                       groups=tuple(groups), n_entries=len(entries))

@@ -1,0 +1,357 @@
+"""Ledger entries: the three privacy maps (:class:`PureDPEntry`, :class:`RDPEntry`,
+:class:`ApproxDPEntry`), their serialization, and the dataset fingerprint a ledger is
+keyed by.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import numpy as np
+
+from core.accounting.guarantee import PrivacyGuarantee
+from core.errors import DataError, ParameterError
+
+__all__ = [
+    "ApproxDPEntry",
+    "LedgerEntry",
+    "PureDPEntry",
+    "RDPEntry",
+    "dataset_fingerprint",
+    "entry_from_dict",
+    "nonnegative_value",
+    "delta_value",
+    "public_params",
+]
+
+_FINGERPRINT_VERSION = b"private-label-lab/fingerprint/v1"
+
+
+# ---------------------------------------------------------------------------
+# Dataset fingerprint
+# ---------------------------------------------------------------------------
+
+def _canonical_array_bytes(name: str, value: Any) -> bytes:
+    """Canonical serialisation of one array: name, kind, shape, then the values.
+
+    Numbers are written as little-endian float64 (bool and integers included, so an
+    int array and the equal float array serialise alike; -0.0 is written as 0.0 and
+    every NaN as the one canonical NaN); anything else (strings, mixed objects) as the
+    UTF-8 ``str`` of each element, length-prefixed.
+    """
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        return b"".join([name.encode(), b"\x00bytes\x00", len(raw).to_bytes(8, "little"), raw])
+    if hasattr(value, "to_numpy"):  # pandas objects
+        value = value.to_numpy()
+    arr = np.asarray(value)
+    shape = ",".join(str(int(s)) for s in arr.shape).encode()
+    if arr.dtype.kind in "biuf":
+        vals = arr.astype("<f8", copy=True).ravel(order="C")
+        vals += 0.0  # -0.0 → 0.0
+        vals[np.isnan(vals)] = np.nan
+        payload = b"num\x00" + vals.tobytes()
+    else:
+        parts = []
+        for x in arr.ravel(order="C").tolist():
+            s = str(x).encode("utf-8")
+            parts.append(len(s).to_bytes(8, "little") + s)
+        payload = b"str\x00" + b"".join(parts)
+    return b"".join([name.encode(), b"\x00", shape, b"\x00", len(payload).to_bytes(8, "little"), payload])
+
+
+def dataset_fingerprint(features: Any = None, labels: Any = None, *, data: bytes | None = None, key: bytes | None = None) -> str:
+    """Fingerprint of a private dataset: the key of its ledger.
+
+    SHA-256 (or HMAC-SHA-256 when ``key`` is given) over a canonical serialisation of
+    the private features and labels (and/or raw bytes, e.g. the uploaded file):
+
+    ``b"private-label-lab/fingerprint/v1"``, then for each part present, in the order
+    ``features``, ``labels``, ``data``: its name, its shape, and its values — numbers as
+    little-endian float64 in C order (-0.0 as 0.0, one canonical NaN), anything else as
+    the length-prefixed UTF-8 ``str`` of each element; raw bytes as they are.
+
+    Equal data give equal fingerprints; different data give different ones (up to
+    SHA-256 collisions).  The hash reveals nothing about the data beyond equality, with
+    one caveat: someone who can guess the *entire* dataset can confirm the guess by
+    hashing it.  Pass a secret ``key`` (kept with the ledger's owner) to rule that out.
+
+    Parameters
+    ----------
+    features, labels : array-like, optional
+        The private table's features and labels (NumPy arrays, pandas objects, lists).
+    data : bytes, optional
+        Raw bytes of the private data (e.g. the CSV file as uploaded).
+    key : bytes, optional
+        Secret key for HMAC-SHA-256.
+
+    Returns
+    -------
+    str
+        ``"sha256:<64 hex digits>"`` (``"hmac-sha256:..."`` with a key).
+
+    Raises
+    ------
+    DataError
+        When nothing is given.
+    """
+    if features is None and labels is None and data is None:
+        raise DataError("dataset_fingerprint needs the private features, labels or raw bytes; none was given.")
+    h = hmac.new(bytes(key), digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+    h.update(_FINGERPRINT_VERSION)
+    for name, value in (("features", features), ("labels", labels), ("data", data)):
+        if value is not None:
+            h.update(_canonical_array_bytes(name, value))
+    return ("hmac-sha256:" if key is not None else "sha256:") + h.hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Entries (privacy maps)
+# ---------------------------------------------------------------------------
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def nonnegative_value(value: Any, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number, got {value!r}.") from None
+    if not (math.isfinite(v) and v >= 0.0):
+        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}.")
+    return v
+
+
+def delta_value(value: Any, name: str) -> float:
+    v = nonnegative_value(value, name)
+    if v > 1.0:
+        raise ParameterError(f"{name} must lie between 0 and 1, got {value!r}.")
+    return v
+
+
+def public_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """JSON-safe public parameters: scalars only; data-dependent values dropped."""
+    out: dict[str, Any] = {}
+    for k, v in (params or {}).items():
+        k = str(k)
+        if "data_dependent" in k:
+            continue
+        if isinstance(v, np.generic):
+            v = v.item()
+        if v is None or isinstance(v, (bool, int, str)) or isinstance(v, float) and math.isfinite(v):
+            out[k] = v
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class _EntryBase:
+    mechanism: str = "custom"
+    description: str = ""
+    params: dict = field(default_factory=dict)
+    timestamp: str = field(default_factory=_now)
+
+    kind: ClassVar[str] = ""
+
+    def _base_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "mechanism": self.mechanism, "description": self.description,
+                "params": public_params(self.params), "timestamp": self.timestamp}
+
+    def guarantee(self) -> PrivacyGuarantee:
+        """This run's own guarantee (the ledger's total when it holds this run only)."""
+        from core.accounting.ledger_compose import compose_entries  # composition imports the entries
+
+        return compose_entries([self])
+
+
+@dataclass(frozen=True, kw_only=True)
+class PureDPEntry(_EntryBase):
+    """A run made of adaptive pure-DP steps, plus an additive δ.
+
+    Parameters (keyword-only)
+    -------------------------
+    steps : sequence of (eps_step, n_steps)
+        The run's pure steps, e.g. ``((2/λ, T),)`` for BTT; several sizes allowed.
+    delta_composition : float
+        Slack δ at which this run's own guarantee converts its steps (0: basic
+        composition only).  In a ledger, a group's slack is the sum of its entries'.
+    delta_additive : float
+        δ added on top (BTT's ``δ_release``; ``m·δ0`` for A_stab answers).
+    mechanism, description, params, timestamp
+        Name, one sentence, public parameters, ISO-8601 UTC time.
+    """
+
+    steps: tuple = ()
+    delta_composition: float = 0.0
+    delta_additive: float = 0.0
+
+    kind: ClassVar[str] = "pure"
+
+    def __post_init__(self) -> None:
+        steps = []
+        for pair in self.steps:
+            try:
+                e, n = pair
+            except (TypeError, ValueError):
+                raise ParameterError(f"each pure-DP step must be a pair (eps_step, n_steps), got {pair!r}.") from None
+            e = nonnegative_value(e, "eps_step")
+            if isinstance(n, float) and not n.is_integer() or int(n) < 0:
+                raise ParameterError(f"n_steps must be a whole number >= 0, got {n!r}.")
+            if e > 0 and int(n) > 0:
+                steps.append((e, int(n)))
+        object.__setattr__(self, "steps", tuple(steps))
+        object.__setattr__(self, "delta_composition", delta_value(self.delta_composition, "delta_composition"))
+        object.__setattr__(self, "delta_additive", delta_value(self.delta_additive, "delta_additive"))
+        object.__setattr__(self, "params", dict(self.params))
+
+    @classmethod
+    def uniform(cls, *, eps_step: float, n_steps: int, delta_composition: float = 0.0, delta_additive: float = 0.0, **kw: Any) -> PureDPEntry:
+        """``n_steps`` pure ``eps_step``-DP steps (one size)."""
+        return cls(steps=((eps_step, n_steps),), delta_composition=delta_composition, delta_additive=delta_additive, **kw)
+
+    @property
+    def basic_epsilon(self) -> float:
+        """Basic composition of the steps, ``Σ n·eps_step``."""
+        return float(math.fsum(e * n for e, n in self.steps))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self._base_dict()
+        d.update(steps=[[e, n] for e, n in self.steps], delta_composition=self.delta_composition,
+                 delta_additive=self.delta_additive)
+        return d
+
+
+def _fill_monotone(orders: np.ndarray, rho: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """ρ on ``grid``: at each order the value at the smallest order ≥ it (inf if none)."""
+    out = np.full(grid.shape, np.inf)
+    # suffix minimum of rho over orders sorted ascending
+    idx = np.argsort(orders)
+    o, r = orders[idx], rho[idx]
+    suffix = np.minimum.accumulate(r[::-1])[::-1]
+    pos = np.searchsorted(o, grid, side="left")
+    ok = pos < o.size
+    out[ok] = suffix[pos[ok]]
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class RDPEntry(_EntryBase):
+    """A run with a Rényi-DP curve, plus an additive δ.
+
+    Parameters (keyword-only)
+    -------------------------
+    orders : sequence of float
+        Rényi orders α > 1.
+    rho : sequence of float
+        ρ(α) ≥ 0 at those orders; ``inf`` allowed (no bound at that order).
+    delta_conversion : float
+        δ at which this run's own guarantee converts its curve, in (0, 1).
+    delta_additive : float
+        δ added on top.
+    mechanism, description, params, timestamp
+        As for :class:`PureDPEntry`.
+    """
+
+    orders: tuple = ()
+    rho: tuple = ()
+    delta_conversion: float = 1e-6
+    delta_additive: float = 0.0
+
+    kind: ClassVar[str] = "rdp"
+
+    def __post_init__(self) -> None:
+        orders = np.asarray(self.orders, dtype=float).ravel()
+        rho = np.asarray([np.inf if r is None else r for r in np.asarray(self.rho, dtype=object).ravel()], dtype=float)
+        if orders.size == 0 or orders.size != rho.size:
+            raise ParameterError(f"an RDP curve needs as many ρ values as orders (at least one), got {orders.size} orders and {rho.size} values.")
+        if not np.all(np.isfinite(orders)) or np.any(orders <= 1.0):
+            raise ParameterError("Rényi orders must be finite numbers greater than 1.")
+        if np.any(np.isnan(rho)) or np.any(rho < 0):
+            raise ParameterError("ρ values must be numbers >= 0 (inf allowed).")
+        if np.unique(orders).size != orders.size:
+            raise ParameterError("Rényi orders must be distinct.")
+        idx = np.argsort(orders)
+        object.__setattr__(self, "orders", tuple(float(x) for x in orders[idx]))
+        object.__setattr__(self, "rho", tuple(float(x) for x in rho[idx]))
+        dc = delta_value(self.delta_conversion, "delta_conversion")
+        if not 0.0 < dc < 1.0:
+            raise ParameterError(f"delta_conversion must lie strictly between 0 and 1, got {self.delta_conversion!r}.")
+        object.__setattr__(self, "delta_conversion", dc)
+        object.__setattr__(self, "delta_additive", delta_value(self.delta_additive, "delta_additive"))
+        object.__setattr__(self, "params", dict(self.params))
+
+    @classmethod
+    def filter(cls, *, order: float, rho_budget: float, delta_conversion: float, delta_additive: float = 0.0, **kw: Any) -> RDPEntry:
+        """A Rényi-filter run (Feldman–Zrnic 2021): its budget ``ρ*`` at one order.
+
+        The curve is ``ρ*`` at ``order`` and ``+inf`` elsewhere; in a ledger the orders
+        below ``order`` get ``ρ*`` too (monotonicity of the Rényi divergence).
+        """
+        return cls(orders=(order,), rho=(rho_budget,), delta_conversion=delta_conversion, delta_additive=delta_additive, **kw)
+
+    def curve(self, grid: Sequence[float]) -> np.ndarray:
+        """ρ at the orders of ``grid`` (monotone fill, ``inf`` above the largest order)."""
+        return _fill_monotone(np.asarray(self.orders), np.asarray(self.rho), np.asarray(grid, dtype=float))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self._base_dict()
+        d.update(orders=list(self.orders), rho=[r if math.isfinite(r) else None for r in self.rho],
+                 delta_conversion=self.delta_conversion, delta_additive=self.delta_additive)
+        return d
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApproxDPEntry(_EntryBase):
+    """A run known only by its (ε, δ) guarantee (e.g. certified propose–test–release).
+
+    Parameters (keyword-only)
+    -------------------------
+    epsilon : float
+        ≥ 0.
+    delta : float
+        In [0, 1].
+    mechanism, description, params, timestamp
+        As for :class:`PureDPEntry`.
+    """
+
+    epsilon: float = 0.0
+    delta: float = 0.0
+
+    kind: ClassVar[str] = "approx"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", nonnegative_value(self.epsilon, "epsilon"))
+        object.__setattr__(self, "delta", delta_value(self.delta, "delta"))
+        object.__setattr__(self, "params", dict(self.params))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self._base_dict()
+        d.update(epsilon=self.epsilon, delta=self.delta)
+        return d
+
+
+LedgerEntry = PureDPEntry | RDPEntry | ApproxDPEntry
+"""Any of the three privacy maps."""
+
+_KINDS: dict[str, type] = {"pure": PureDPEntry, "rdp": RDPEntry, "approx": ApproxDPEntry}
+
+
+def entry_from_dict(d: Mapping[str, Any]) -> LedgerEntry:
+    """Rebuild an entry from :meth:`to_dict` output (JSON)."""
+    kind = d.get("kind") if isinstance(d, Mapping) else None
+    if kind not in _KINDS:
+        raise DataError(f"a ledger entry must be an object with a kind among {sorted(_KINDS)}, got kind {kind!r}.")
+    common = {k: d[k] for k in ("mechanism", "description", "params", "timestamp") if k in d}
+    if kind == "pure":
+        return PureDPEntry(steps=tuple(tuple(s) for s in d.get("steps", ())), delta_composition=d.get("delta_composition", 0.0),
+                           delta_additive=d.get("delta_additive", 0.0), **common)
+    if kind == "rdp":
+        return RDPEntry(orders=tuple(d["orders"]), rho=tuple(d["rho"]), delta_conversion=d["delta_conversion"],
+                        delta_additive=d.get("delta_additive", 0.0), **common)
+    return ApproxDPEntry(epsilon=d["epsilon"], delta=d["delta"], **common)
