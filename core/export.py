@@ -11,7 +11,9 @@ the report's parameters pass through the explicit allow-list
 dropped even if listed.
 
 Schema of :func:`labeled_frame` (columns, in order)
-    the public feature columns, exactly as given (same names, order, dtypes and index);
+    the public feature columns, as given (same names, order, values and index; a float
+    column holding only whole numbers becomes a nullable integer column, so Adult's
+    ``age`` is written ``40``, not ``40.0``);
     ``label``: object column — for hard labels the class name (text), for soft labels
     the released score (float); the empty string ``""`` where the query was not answered;
     ``answered``: bool;
@@ -24,7 +26,10 @@ Schema of :func:`privacy_report` (keys, in order)
     ``accounting``}, ``parameters`` {allow-listed public parameters, sorted by name},
     ``counts`` {``queries``, ``answered``, ``abstained``, ``not_processed``,
     ``public_rows``}, ``ensemble`` {``learner``, ``k``, ``n_private``}, ``dataset``
-    (name or null).
+    (name or null); then, only for a release reported with its ledger
+    (``privacy_report(..., ledger_total=...)``), :data:`RELEASE_KEYS`: ``release``
+    {``epsilon``, ``delta``, ``covers``} and ``ledger`` {``epsilon``, ``delta``, ``runs``,
+    ``accounting``, ``covers``} (docs/design.md §9).
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ __all__ = [
     "STATUS_ABSTAINED",
     "STATUS_NOT_PROCESSED",
     "REPORT_KEYS",
+    "RELEASE_KEYS",
+    "RELEASE_COVERS",
+    "LEDGER_COVERS",
     "PUBLIC_PARAMETERS",
     "FORBIDDEN_WORDS",
     "ADJACENCY",
@@ -78,11 +86,31 @@ REPORT_KEYS = (
 )
 """Top-level keys of :func:`privacy_report`, in order."""
 
+RELEASE_KEYS = ("release", "ledger")
+"""Top-level keys a release's report adds after :data:`REPORT_KEYS` (``ledger_total`` given)."""
+
+RELEASE_COVERS = (
+    "The release's guarantee covers the exported labels if its parameters were fixed in advance "
+    "(a fresh run at settings chosen before its output was seen); choosing parameters after looking "
+    "at other runs is covered only by the ledger total."
+)
+"""What the release's own guarantee covers (the ``release.covers`` sentence)."""
+
+LEDGER_COVERS = (
+    "The ledger total composes every labeling run made on this private data so far, the release "
+    "included (runs only looked at and discarded count too): it covers everything published from "
+    "those runs together, including parameters chosen after looking at other runs."
+)
+"""What the ledger's total covers (the ``ledger.covers`` sentence)."""
+
 _NESTED_KEYS = {
     "guarantee": ("epsilon", "delta", "accounting"),
     "counts": ("queries", "answered", "abstained", "not_processed", "public_rows"),
     "ensemble": ("learner", "k", "n_private"),
+    "release": ("epsilon", "delta", "covers"),
+    "ledger": ("epsilon", "delta", "runs", "accounting", "covers"),
 }
+_ALL_KEYS = REPORT_KEYS + RELEASE_KEYS
 
 PUBLIC_PARAMETERS = frozenset(
     {
@@ -119,12 +147,31 @@ PUBLIC_PARAMETERS = frozenset(
         "eps0",
         "delta0",
         "delta_prime",
+        # the Gaussian family's settings and the quantities derived from them
+        "sigma",
+        "sigma1",
+        "sigma2",
+        "accounting",
+        "order",
+        "budget",
+        "ratio",
+        # the certified mechanism's released test (noisy, its cost is in the guarantee:
+        # outputs of the private budget test, not raw private statistics)
+        "passed",
+        "ell",
+        "s_hat",
+        "e_tilde",
+        "test_statistic",
+        "epsilon_test",
     }
 )
 """Names of :attr:`LabelingResult.params` entries that an export may show.
 
 Every one is a setting or a function of the settings (ε, δ, T, m, β, γ, η, k and the
-calibration), never of the private data.  Other entries are left out of exports."""
+calibration), never of the private data — except the certified mechanism's test
+outputs (``passed``, ``ell``, ``s_hat``, ``e_tilde``, ``test_statistic``), which are
+released by its private budget test and paid for in its guarantee.  Other entries
+(e.g. ``epsilon_data_dependent``) are left out of exports."""
 
 FORBIDDEN_WORDS = (
     "seed",
@@ -177,7 +224,8 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
     Returns
     -------
     pandas.DataFrame
-        A copy of ``public`` (same columns, order, dtypes and index) followed by:
+        A copy of ``public`` (same columns, order, values and index; float columns of whole
+        numbers as nullable ``Int64``) followed by:
 
         - ``label`` (object): the class name for hard labels, the released score (float)
           for soft labels, ``""`` (empty) where the query was not answered;
@@ -226,6 +274,12 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             )
         label[answered] = [names[i] for i in ids] if names is not None else [str(i) for i in ids]
     frame = public.copy()
+    for column in frame.columns:  # whole numbers read as floats (e.g. age 40.0) go out as 40
+        if pd.api.types.is_float_dtype(frame[column]):
+            values = frame[column].to_numpy(dtype=float)
+            known = values[~np.isnan(values)]
+            if known.size and np.all(np.isfinite(known)) and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
+                frame[column] = frame[column].astype("Int64")
     frame["label"] = pd.Series(label, index=public.index, dtype=object)
     frame["answered"] = pd.Series(answered, index=public.index, dtype=bool)
     frame["status"] = pd.Series(_status(labels), index=public.index, dtype=object)
@@ -293,6 +347,7 @@ def privacy_report(
     learner: Any,
     k: int,
     dataset: str | None = None,
+    ledger_total: Any = None,
 ) -> dict[str, Any]:
     """The privacy report of a labeling, safe to publish beside the labeled rows.
 
@@ -311,6 +366,14 @@ def privacy_report(
         Number of teachers.
     dataset : str or None
         The dataset's name (e.g. a bundled set), or None.
+    ledger_total : LedgerTotal, PrivacyGuarantee, mapping or None (keyword-only)
+        For a **release** (a fresh run at parameters fixed before it was shown): the
+        privacy ledger's total on this private data, the release included
+        (:meth:`core.accounting.PrivacyLedger.total`) — anything with ``epsilon``,
+        ``delta`` and the number of runs (``n_entries`` or ``runs``), as attributes or
+        keys.  Adds the ``release`` and ``ledger`` sections (:data:`RELEASE_KEYS`), each
+        with a sentence saying what it covers.  None (default): the report of one run,
+        as before.
 
     Returns
     -------
@@ -328,7 +391,13 @@ def privacy_report(
         - ``counts``: {``queries``, ``answered``, ``abstained``, ``not_processed``,
           ``public_rows``};
         - ``ensemble``: {``learner``, ``k``, ``n_private``};
-        - ``dataset``: the name or None.
+        - ``dataset``: the name or None;
+        - with ``ledger_total`` only: ``release`` {``epsilon``, ``delta``, ``covers``}
+          (the released run's own guarantee, as in ``guarantee``, and
+          :data:`RELEASE_COVERS`) and ``ledger`` {``epsilon``, ``delta``, ``runs``,
+          ``accounting``, ``covers``} (the ledger's total over all runs on this data and
+          :data:`LEDGER_COVERS`).  The ledger's total is computed from the runs' a-priori
+          privacy maps (public parameters), never from the data.
 
         Never a seed, vote counts, margins, teacher accuracy or the data-dependent ε.
     """
@@ -345,7 +414,7 @@ def privacy_report(
     k = check_k(k, n_private)
     if dataset is not None and not isinstance(dataset, str):
         raise ParameterError(f"dataset must be a name (text) or None, got {type(dataset).__name__}.")
-    return {
+    report = {
         "library": LIBRARY,
         "version": __version__,
         "mechanism": str(result.mechanism),
@@ -366,6 +435,52 @@ def privacy_report(
         "ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private},
         "dataset": dataset,
     }
+    if ledger_total is not None:
+        report["release"] = {
+            "epsilon": _scalar(result.epsilon),
+            "delta": _scalar(result.delta),
+            "covers": RELEASE_COVERS,
+        }
+        report["ledger"] = _ledger_section(ledger_total, result)
+    return report
+
+
+def _field(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, Mapping) and name in obj:
+            return obj[name]
+        if not isinstance(obj, Mapping) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _ledger_section(total: Any, result: LabelingResult) -> dict[str, Any]:
+    """The ``ledger`` section: the ledger's total (ε, δ, runs), its method and what it covers."""
+    eps, delta = _field(total, "epsilon"), _field(total, "delta")
+    runs = _field(total, "n_entries", "runs")
+    if eps is None or delta is None or runs is None:
+        raise ParameterError(
+            "ledger_total must give the ledger's epsilon, delta and number of runs (n_entries or runs), "
+            "e.g. PrivacyLedger.total()."
+        )
+    eps, delta = float(eps), float(delta)
+    runs = check_integer(runs, "ledger_total's number of runs", minimum=1)
+    if not (eps >= 0 and 0 <= delta <= 1):
+        raise ParameterError(f"ledger_total must have ε ≥ 0 and δ in [0, 1], got ({eps}, {delta}).")
+    if eps < float(result.epsilon) * (1 - 1e-9) - 1e-12:
+        raise ParameterError(
+            f"The ledger's total ε = {eps:.4g} is below the released run's own ε = {float(result.epsilon):.4g}: "
+            "the ledger must include the release (charge it before reporting)."
+        )
+    method = _field(total, "method")
+    return {
+        "epsilon": _scalar(eps),
+        "delta": _scalar(delta),
+        "runs": runs,
+        "accounting": "composition of the runs' a-priori privacy maps"
+        + (f" ({method})" if isinstance(method, str) and method else ""),
+        "covers": LEDGER_COVERS,
+    }
 
 
 def _canonical(value: Any, order: Sequence[str] | None = None) -> Any:
@@ -373,7 +488,7 @@ def _canonical(value: Any, order: Sequence[str] | None = None) -> Any:
         known = [key for key in (order or ()) if key in value]
         rest = sorted((key for key in value if key not in known), key=str)
         return {
-            str(key): _canonical(value[key], _NESTED_KEYS.get(key) if order is REPORT_KEYS else None)
+            str(key): _canonical(value[key], _NESTED_KEYS.get(key) if order is _ALL_KEYS else None)
             for key in known + rest
         }
     if isinstance(value, (list, tuple)):
@@ -387,10 +502,11 @@ def _canonical(value: Any, order: Sequence[str] | None = None) -> Any:
 def report_json(report: Mapping[str, Any]) -> str:
     """The report as JSON text: 2-space indent, keys in a stable order.
 
-    Top-level and nested keys of the documented schema come in the documented order;
+    Top-level and nested keys of the documented schema (:data:`REPORT_KEYS`, then
+    :data:`RELEASE_KEYS` where present) come in the documented order;
     any other keys (and the parameters) are sorted by name.  Non-finite numbers are
     written as text ("inf"), so the output is strict JSON.
     """
     if not isinstance(report, Mapping):
         raise ParameterError(f"report must be a dict from privacy_report, got {type(report).__name__}.")
-    return json.dumps(_canonical(report, REPORT_KEYS), indent=2, ensure_ascii=False, allow_nan=False)
+    return json.dumps(_canonical(report, _ALL_KEYS), indent=2, ensure_ascii=False, allow_nan=False)

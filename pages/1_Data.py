@@ -160,6 +160,7 @@ with result_box, session.shown_errors():
     m[2].metric("Not processed", result.n_unprocessed,
                 help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
     m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
+    cache.show_spent(st, ds, ens=ens)
     st.caption(
         f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
         f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "

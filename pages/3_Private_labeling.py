@@ -57,6 +57,18 @@ with controls:
                    f"(n = {ds.n_private:,} private rows): publishing one private row picked at random, in full, "
                    "already satisfies δ = 1/n with ε = 0.")
 
+        with st.expander("Total privacy budget on this data (optional)"):
+            b1, b2 = st.columns(2)
+            b_eps = b1.number_input("Budget ε (0 = no budget)", min_value=0.0, step=1.0, format="%g",
+                                    key=session.widget_key_for(cache.BUDGET_SECTION, "epsilon", 0.0))
+            b_delta = b2.number_input("Budget δ", min_value=0.0, max_value=1.0, format="%g",
+                                      key=session.widget_key_for(cache.BUDGET_SECTION, "delta",
+                                                                 cache.DEFAULT_BUDGET_DELTA))
+            session.remember(cache.BUDGET_SECTION, "epsilon", float(b_eps))
+            session.remember(cache.BUDGET_SECTION, "delta", float(b_delta))
+            st.caption("Every run on these private rows is charged to one ledger; a run that would take its "
+                       "total past this budget is refused before it runs (nothing is drawn, nothing is spent).")
+
 with results:
     with session.shown_errors():
         ds = cache.dataset()
@@ -78,6 +90,7 @@ with results:
             f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
             f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
         )
+        cache.show_spent(st, ds, ens=ens)
         if result.halted_at is not None:
             st.caption(f"The mechanism halted at query {result.halted_at + 1} of {result.m} after {result.n_bottom} abstentions.")
 

@@ -66,6 +66,7 @@ with session.shown_errors():
     for text in skipped:
         st.caption(text)
     st.caption("ε spent is each mechanism's own data-independent guarantee; it is at most the target ε.")
+    spent_box = st.container()  # filled after the curve below: its runs count too
 
     st.subheader("Privacy–utility curve")
     st.caption("Each point is one run on the cached votes (one random draw of the noise).")
@@ -81,6 +82,9 @@ with session.shown_errors():
                 curve[label].append(None)
         bar.progress((i + 1) / len(EPS_GRID), text=f"ε = {e:g} done ({i + 1} of {len(EPS_GRID)} budgets)")
     bar.empty()
+    cache.show_spent(spent_box, ds, ens=ens)
+    spent_box.caption("Each row above and each point of the curve below is one run on the private data: "
+                      "comparing many settings costs their composition, not the chosen one's ε.")
     fig = go.Figure()
     for label, results in curve.items():
         fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if r is None else r.n_answered for r in results],

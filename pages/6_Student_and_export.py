@@ -36,6 +36,41 @@ with session.shown_errors():
         f"{result.n_bottom} ⊥, {result.n_unprocessed} not processed; "
         f"(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})."
     )
+    spent_box = st.container()  # filled after a release below, so that it counts the release
+
+    # ---- the release: a fresh run at the settings fixed (and shown) before the button
+    st.subheader("Release")
+    mechanism = session.privacy()["mechanism"]
+    asked = session.request(mechanism)
+    planned = pipeline.privacy_map(mechanism, asked, int(ens.votes.shape[0]))
+    fixed = ", ".join(f"{name} = {value:g}" if isinstance(value, float) else f"{name} = {value}"
+                      for name, value in asked.items())
+    st.markdown(
+        "What you download is a **release**: a *fresh* run at parameters fixed before its output is seen, "
+        f"here the current settings: **{widgets.mechanism_title(mechanism)}** with {fixed} "
+        f"(its guarantee, before any data is seen: (ε, δ) = ({planned.epsilon:.4g}, {planned.delta:.3g})). "
+        "The runs you explored are not exported: a result chosen after looking at them is covered only by "
+        "the total spent on this data."
+    )
+    if st.button("Release", type="primary", key="release",
+                 help="Draws new noise at the settings above and charges the run to this data's ledger."):
+        try:
+            cache.release(ds, ens, mechanism, asked)
+        except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
+            st.error(str(exc))
+    rel = cache.current_release(ds, ens)
+    if rel is not None:
+        released = rel["result"]
+        st.success(
+            f"Released (run {rel['number']} on this data): **{widgets.mechanism_title(released.mechanism)}**, "
+            f"{released.n_answered} answered, {released.n_bottom} ⊥, {released.n_unprocessed} not processed; "
+            f"(ε, δ) = ({released.epsilon:.4g}, {released.delta:.3g}). The student and the downloads below use it."
+        )
+        if (rel["mechanism"], rel["asked"]) != (mechanism, asked):
+            st.info("The settings have changed since this release; the downloads still export the release. "
+                    "Press Release again to release at the new settings (a new run, charged to the ledger).")
+        result = released
+    cache.show_spent(spent_box, ds, ens=ens)
 
     c1, c2 = st.columns(2)
     names = widgets.learner_names()
@@ -80,16 +115,35 @@ with session.shown_errors():
         "query was answered, and its status. The report holds the mechanism, its parameters, (ε, δ) and "
         "the counts. Neither holds a seed, a vote count, a margin, a teacher accuracy or a data-dependent ε."
     )
-    report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
-                             k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title)
+    st.caption(
+        "The report also states the release's own guarantee and the ledger's total on this data (ε, δ and the "
+        "number of runs), with what each covers: the release's guarantee covers the exported labels if its "
+        "parameters were fixed in advance; choosing parameters after looking at other runs is covered only "
+        "by the ledger total."
+    )
     d = st.columns(3)
-    d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(ds.public_X, result, ds.class_names), file_name="private_labels.csv",
-                         mime="text/csv", key="download_csv")
-    d[1].download_button("Download privacy report (JSON)", data=report,
-                         file_name="privacy_report.json", mime="application/json", key="download_report")
-    if student is not None:
-        d[2].download_button("Download student model (joblib)", data=cache.model_bytes(student.model),
-                             file_name="student.joblib", mime="application/octet-stream", key="download_model",
-                             help="A scikit-learn model; load it with joblib.load. Only load files you trust.")
-    with st.expander("Preview the privacy report"):
-        st.code(report, language="json")
+    if rel is None:
+        st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
+                "run at the current settings; the runs explored so far were chosen by looking at them, so "
+                "exporting one of them would not be covered by its own guarantee.")
+        d[0].download_button("Download labeled CSV", data=b"", file_name="private_labels.csv", mime="text/csv",
+                             key="download_csv", disabled=True)
+        d[1].download_button("Download privacy report (JSON)", data=b"", file_name="privacy_report.json",
+                             mime="application/json", key="download_report", disabled=True)
+        if student is not None:
+            d[2].download_button("Download student model (joblib)", data=b"", file_name="student.joblib",
+                                 mime="application/octet-stream", key="download_model", disabled=True)
+    else:
+        report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
+                                 k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
+                                 ledger_total=cache.ledger(ds, ens=ens).total())
+        d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(ds.public_X, result, ds.class_names),
+                             file_name="private_labels.csv", mime="text/csv", key="download_csv")
+        d[1].download_button("Download privacy report (JSON)", data=report,
+                             file_name="privacy_report.json", mime="application/json", key="download_report")
+        if student is not None:
+            d[2].download_button("Download student model (joblib)", data=cache.model_bytes(student.model),
+                                 file_name="student.joblib", mime="application/octet-stream", key="download_model",
+                                 help="A scikit-learn model; load it with joblib.load. Only load files you trust.")
+        with st.expander("Preview the privacy report"):
+            st.code(report, language="json")

@@ -9,6 +9,10 @@
   hand-rolled: see its docstring for why).
 * A labeling run, a student, are remembered **per session** (:func:`labeling`): noise is
   drawn once per request, so a rerun shows the same draw.
+* Every labeling run on the private data is charged to that data's privacy ledger
+  (:func:`ledger`, one per private dataset, process-wide) before it runs; a
+  **release** (:func:`release`) is a fresh run at settings fixed before it is shown, and
+  the only run the Student & export page lets the user download (docs/design.md §9).
 
 Uploaded files stay in memory (session state and the in-process cache); nothing here
 writes to disk.  Every run goes through :mod:`core.pipeline`.
@@ -250,7 +254,10 @@ def fit_teachers_to(ds: Dataset) -> None:
 
     The ensemble's k stays the user's choice wherever the data allow it; on a smaller
     table it becomes the largest k the table allows (``core.data.largest_k``), said in
-    place, so that every page keeps working after a change of dataset.  A class holding
+    place, so that every page keeps working after a change of dataset.  ``largest_k``
+    reads the private class counts: this k is the data owner's decision, outside the
+    (ε, δ) guarantee (no privacy is spent on it; said in a caption where it happens and
+    in docs/design.md §9).  A class holding
     under 1 % of the rows leaves k alone: the class-size error then explains the data.
     """
     from core.data import largest_k
@@ -267,6 +274,10 @@ def fit_teachers_to(ds: Dataset) -> None:
         st.info(f"Number of teachers lowered from k = {k} to {k_max}, the most this data allows "
                 f"({ds.n_private} private rows; every class needs a possible majority). "
                 "Change it on the Ensemble page.")
+        st.caption("This k is chosen from the private class counts: it is the data owner's decision, "
+                   "made on the private data and outside the (ε, δ) guarantee (the published k says "
+                   "that the smallest class has at least k/2 rows). Set k on the Ensemble page to "
+                   "choose it yourself.")
 
 
 def preview(table, rows: int = 20) -> pd.DataFrame:
@@ -470,10 +481,24 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
     back the run shown before.  It is per session, never shared, so one session's noise
     is never shown to another.
 
+    **The ledger.** A run that is not in the memo is charged to the private data's
+    ledger (:func:`ledger`) through ``pipeline.label(..., ledger=...)`` before it runs,
+    exactly once: a memoised rerun shows the *same* draw, which was charged when it was
+    drawn, and showing an output again is post-processing of that output, so it costs
+    nothing new.  A run past the ledger's budget raises
+    :class:`core.errors.BudgetExhausted` (nothing runs, nothing is remembered, so a
+    later rerun asks again).  A run evicted from the memo and asked again is a new draw,
+    and is charged again.
+
     Returns
     -------
     (LabelingResult, list of str)
         The result and the texts of any :class:`core.errors.PrivacyWarning` raised.
+
+    Raises
+    ------
+    BudgetExhausted
+        When the run would take the ledger's total past its budget.
     """
     session.init()
     mechanism = mechanism or session.privacy()["mechanism"]
@@ -485,14 +510,121 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
         memo.move_to_end(key)
         return memo[key]
     inputs = ens.inputs(mechanism)
+    led = ledger(ens=ens)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
-        result = pipeline.label(inputs, mechanism, asked, rng=session.noise_rng())
+        # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).
+        result = pipeline.label(inputs, mechanism, asked, rng=session.noise_rng(), ledger=led)
     found = [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
     memo[key] = (result, found)
     while len(memo) > 200:
         memo.popitem(last=False)
     return result, found
+
+
+# --------------------------------------------------------------------------------------
+# The privacy ledger of the private data, and the release (docs/design.md §9)
+# --------------------------------------------------------------------------------------
+
+BUDGET_SECTION = "ledger_budget"
+"""Session-state section of the optional total budget: ``{"epsilon": 0 (none) or ε, "delta": δ}``."""
+
+DEFAULT_BUDGET_DELTA = 1e-4
+"""The budget's δ offered first (the runs' δs and composition slacks add up to the total δ)."""
+
+SPENT_EXPLANATION = (
+    "Every labeling run the app made on these private rows counts, including runs only looked at "
+    "(each new setting, every Compare row and curve point, each release); they compose into this "
+    "total. Showing a run again costs nothing: it is the same draw."
+)
+
+
+def fingerprint(table) -> str:
+    """The ledger key of a private table: :func:`core.accounting.dataset_fingerprint` of
+    its features and labels (the private rows as split, not the file they came from).
+
+    A SHA-256 of a canonical serialisation: equal private rows give the same ledger,
+    and the hash reveals nothing about the rows beyond equality (someone who could
+    guess the whole table could confirm the guess; it is never shown or exported).
+    Computed once per table and kept beside it.
+    """
+    from core.accounting import dataset_fingerprint
+
+    with _FINGERPRINT_LOCK:
+        hit = _FINGERPRINTS.get(id(table))
+        if hit is not None and hit[0] is table:
+            return hit[1]
+    fp = dataset_fingerprint(table.features, table.labels)
+    with _FINGERPRINT_LOCK:
+        _FINGERPRINTS[id(table)] = (table, fp)
+        while len(_FINGERPRINTS) > 32:
+            _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    return fp
+
+
+_FINGERPRINTS: dict[int, tuple] = {}
+_FINGERPRINT_LOCK = threading.Lock()
+
+
+def ledger(ds: Dataset | None = None, *, ens: Ensemble | None = None):
+    """The privacy ledger of the current (or given) private data, with this session's budget.
+
+    One ledger per private dataset for the whole process
+    (:func:`core.accounting.ledger_for` on :func:`fingerprint`): two sessions on the same
+    private rows add to the same total.  The optional budget set on the Private labeling
+    page is applied to it here, before every charge (the last budget set for this data
+    applies).
+    """
+    from core.accounting import ledger_for
+
+    table = ens._table if ens is not None else (ds or dataset()).private
+    led = ledger_for(fingerprint(table))
+    wanted = st.session_state.get(BUDGET_SECTION) or {}
+    eps = wanted.get("epsilon")
+    if eps is not None and float(eps) > 0:
+        led.set_budget(epsilon=float(eps), delta=float(wanted.get("delta", DEFAULT_BUDGET_DELTA)))
+    elif led.budget is not None:
+        led.set_budget(epsilon=None)
+    return led
+
+
+def show_spent(where=None, ds: Dataset | None = None, *, ens: Ensemble | None = None) -> None:
+    """Show "Spent on this data so far: (ε, δ)" with its one-line explanation."""
+    where = where if where is not None else st
+    led = ledger(ds, ens=ens)
+    total = led.total()
+    budget = led.budget
+    of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
+    where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
+                   f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
+    where.caption(SPENT_EXPLANATION)
+
+
+def release(ds: Dataset, ens: Ensemble, mechanism: str, asked: dict[str, Any]) -> dict[str, Any]:
+    """A **release**: a fresh run at ``(mechanism, asked)``, fixed before it is shown.
+
+    Never taken from the memo of :func:`labeling`: a new draw of the noise (in demo
+    mode a fixed seed other than the exploring runs' one, so the release is still a new
+    draw and still repeats), charged to the ledger before it runs (BudgetExhausted past
+    the budget: nothing runs and the previous release, if any, stays).  Stored in this
+    session as the one run the downloads export.
+    """
+    led = ledger(ds, ens=ens)
+    rng = session.DEMO_SEED + 1 if session.demo_mode() else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        result = pipeline.label(ens.inputs(mechanism), mechanism, dict(asked), rng=rng, ledger=led)
+    st.session_state["_release"] = {"result": result, "mechanism": mechanism, "asked": dict(asked),
+                                    "ens_key": ens.key, "ds_key": ds.key, "number": len(led)}
+    return st.session_state["_release"]
+
+
+def current_release(ds: Dataset, ens: Ensemble) -> dict[str, Any] | None:
+    """This session's release on the current data and ensemble, or None."""
+    rel = st.session_state.get("_release")
+    if rel is None or rel["ens_key"] != ens.key or rel["ds_key"] != ds.key:
+        return None
+    return rel
 
 
 def student(result, ds: Dataset, learner: str, bottom: str):
