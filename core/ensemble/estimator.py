@@ -13,13 +13,26 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from core import noise, pipeline
 from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError
 from core.mechanisms import registry
 from core.validation import check_m
 
-__all__ = ["PrivateEnsembleClassifier"]
+__all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError"]
+
+
+def _shape(X) -> tuple:
+    """The shape of a table, array or array-like (without NumPy's ``ndim`` dispatch)."""
+    shape = getattr(X, "shape", None)
+    return tuple(shape) if shape is not None else np.asarray(X).shape
+
+
+class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
+    """:class:`core.errors.NotFittedError` that scikit-learn also recognises as its own."""
 
 
 class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -65,6 +78,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     privacy_spent_ : tuple (epsilon, delta)
         The a-priori guarantee of the queries processed so far (data-independent; for
         BTT ``min(T, queries)`` rounds, never the realised number of ⊥).
+    ledger_ : core.accounting.PrivacyLedger
+        The process-wide ledger of the training data (looked up by its fingerprint,
+        ``ledger_fingerprint_``, so a pickled estimator holds no lock and finds its
+        data's ledger again).
     ledger_total_ : tuple (epsilon, delta)
         The privacy ledger's total on this training data: every ``fit`` on the same data
         (and on clones) charges its whole budget for ``max_queries`` queries, and the
@@ -129,11 +146,20 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         from core.ensemble.teachers import train_teachers
 
         registry.get(self.mechanism)  # a clear error for an unknown name
+        if y is None:
+            raise DataError("PrivateEnsembleClassifier requires y to be passed, but the target y is None.")
         self._gen = noise.check_rng(self.rng)
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)  # a column vector: flattened with sklearn's DataConversionWarning
         if y.ndim != 1:
             raise DataError("y must be one column of class labels.")
+        check_classification_targets(y)  # a continuous target: sklearn's "Unknown label type" ValueError
         self.classes_, y_ids = np.unique(y, return_inverse=True)
+        shape = _shape(X)
+        self.n_features_in_ = int(shape[1]) if len(shape) == 2 else None
+        if hasattr(X, "columns"):
+            self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         m_max = check_m(self.max_queries, "max_queries")
         settings = self._settings()
         pipeline.resolve(self.mechanism, settings, m_max)  # refuse bad settings before training
@@ -145,17 +171,26 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         # clones): the session's whole a-priori budget is charged now, before any answer.
         from core.accounting import dataset_fingerprint, ledger_for
 
-        self.ledger_ = ledger_for(dataset_fingerprint(np.asarray(X, dtype=object) if not hasattr(X, "dtype") else X, y))
-        self.ledger_.charge(pipeline.ledger_entry(self.mechanism, settings, m_max))
+        self.ledger_fingerprint_ = dataset_fingerprint(np.asarray(X, dtype=object) if not hasattr(X, "dtype") else X, y)
+        ledger_for(self.ledger_fingerprint_).charge(pipeline.ledger_entry(self.mechanism, settings, m_max))
         self.session_ = pipeline.session(self.mechanism, settings, m_max, rng=self._gen)
         self.calibration_ = getattr(self.session_, "calibration", None)
         return self
 
     @property
+    def ledger_(self):
+        """The privacy ledger of the training data (process-wide, shared by every fit on it)."""
+        from core.accounting import ledger_for
+
+        if "ledger_fingerprint_" not in vars(self):
+            raise EstimatorNotFittedError("Call fit before asking for ledger_.")
+        return ledger_for(self.ledger_fingerprint_)
+
+    @property
     def ledger_total_(self) -> tuple[float, float]:
         """The composition of every run on this training data so far (all fits together)."""
-        if not hasattr(self, "ledger_"):
-            raise NotFittedError("Call fit before asking for ledger_total_.")
+        if "ledger_fingerprint_" not in vars(self):
+            raise EstimatorNotFittedError("Call fit before asking for ledger_total_.")
         g = self.ledger_.total()
         return (float(g.epsilon), float(g.delta))
 
@@ -176,7 +211,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def privacy_spent_(self) -> tuple[float, float]:
         """The a-priori guarantee of every query processed so far (never outcome-dependent)."""
         if not hasattr(self, "teachers_"):
-            raise NotFittedError("Call fit before asking for privacy_spent_.")
+            raise EstimatorNotFittedError("Call fit before asking for privacy_spent_.")
         g = self.session_.spent()
         return (float(g.epsilon), float(g.delta))
 
@@ -193,7 +228,11 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             If the budget was already spent by earlier calls.
         """
         if not hasattr(self, "teachers_"):
-            raise NotFittedError("This PrivateEnsembleClassifier is not fitted yet; call fit(X, y) first.")
+            raise EstimatorNotFittedError("This PrivateEnsembleClassifier is not fitted yet; call fit(X, y) first.")
+        shape = _shape(X)
+        if self.n_features_in_ is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
+            raise DataError(f"X has {shape[1]} features, but PrivateEnsembleClassifier is expecting "
+                            f"{self.n_features_in_} features as input.")
         if self.halted_:
             raise BudgetExhausted(
                 f"The privacy budget is spent after {self.n_queries_} queries "
