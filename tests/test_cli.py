@@ -135,7 +135,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     result = pipeline.label(counts, "btt", {"epsilon": 50.0, "delta": 1e-5, "T": 30}, rng=rng)
     assert (tmp_path / "labeled.csv").read_bytes() == pipeline.labeled_csv(public, result, table.class_names)
     expected_report = pipeline.report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                      learner="gaussian_nb", k=160, dataset=None)
+                                      learner="gaussian_nb", k=160, dataset="private.csv")
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == expected_report
     # ... and the same as the labeling function called by hand on the teachers of the
     # app's full pipeline (preprocessor + learner on the DataFrame): the plain-numeric
@@ -148,9 +148,11 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     assert (tmp_path / "labeled.csv").read_text(encoding="utf-8") == labeled_frame(
         public, by_hand, table.class_names).to_csv(index=False)
     assert expected_report == report_json(privacy_report(by_hand, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                                         learner="gaussian_nb", k=160, dataset=None))
+                                                         learner="gaussian_nb", k=160, dataset="private.csv"))
     student = joblib.load(tmp_path / "student.joblib")
-    assert set(np.unique(student.predict(public))) <= {0, 1}
+    assert set(np.unique(student.predict(public))) <= {"no", "yes"}
+    assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"
+    assert student.epsilon == report["guarantee"]["epsilon"] and student.report["dataset"] == "private.csv"
 
 
 def test_label_btt_soft(files, tmp_path, capsys):
@@ -234,11 +236,12 @@ def test_label_halts_with_exit_3_and_still_writes(files, tmp_path, capsys):
 
 def test_student_that_cannot_be_trained_is_an_error_after_the_labels(files, tmp_path, capsys):
     # The halting run answers nothing (see halting_settings), and a student needs two classes.
+    # The exit code keeps the labeling's outcome: 3 (halted), not 2.
     s = halting_settings()
     argv = label_args(files, tmp_path, "--student", str(tmp_path / "student.joblib"), k=s["k"],
                       mechanism=("btt", "--epsilon", str(s["epsilon"]), "--T", "1"))
     argv[argv.index("--delta") + 1] = str(s["delta"])
-    assert main(argv) == EXIT_ERROR
+    assert main(argv) == EXIT_HALTED
     err = capsys.readouterr().err
     assert "budget exhausted" in err
     assert err.splitlines()[-1].startswith("private-label-lab: error: The labels were written but the student was not")

@@ -3,7 +3,9 @@
 Modules, one topic each: :mod:`core.cli.parser` (``build_parser``, ``main``),
 :mod:`core.cli.common` (exit codes, messages, progress bar, shared options),
 :mod:`core.cli.options` (the mechanisms' flags, generated from the registry),
-:mod:`core.cli.label`, :mod:`core.cli.bounds` and :mod:`core.cli.audit` (the commands).
+:mod:`core.cli.label`, :mod:`core.cli.recommend`, :mod:`core.cli.bounds` and
+:mod:`core.cli.audit` (the commands); :mod:`core.cli.checks` (the column, missing-value
+and ledger steps of ``label``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ _EXPORTS = {
     "EXIT_ERROR": "common",
     "EXIT_HALTED": "common",
     "EXIT_OK": "common",
+    "EXIT_STUDENT_FAILED": "common",
     "EXIT_VIOLATION": "common",
     "ProgressBar": "common",
     "build_parser": "parser",

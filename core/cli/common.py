@@ -17,6 +17,7 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_HALTED",
     "EXIT_VIOLATION",
+    "EXIT_STUDENT_FAILED",
     "EXIT_CODES",
     "CommandError",
     "ProgressBar",
@@ -42,6 +43,9 @@ EXIT_HALTED = 3
 """``label``: the mechanism halted (budget exhausted) before every row was processed."""
 EXIT_VIOLATION = 4
 """``audit``: the audited lower bound exceeds the claimed ε."""
+EXIT_STUDENT_FAILED = 5
+"""``label``: every public row was processed and the labels written, but the student failed
+(when the mechanism also halted, the exit code stays 3)."""
 
 EXIT_CODES = """\
 exit codes:
@@ -50,7 +54,9 @@ exit codes:
   3  label: the privacy budget ran out before every public row was processed (BTT
      reached its cutoff T); the files are still written, the remaining rows have an
      empty label and the status 'not processed'
-  4  audit: the audited lower bound exceeds the claimed epsilon (a violation)"""
+  4  audit: the audited lower bound exceeds the claimed epsilon (a violation)
+  5  label: the labels and the report were written, but the student (--student) could
+     not be trained; when the run also halted, the code stays 3 (the labeling's outcome)"""
 
 WIDTH = 96
 """Width of the help screens."""

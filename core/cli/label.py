@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,6 +18,7 @@ from core.cli.common import (
     EXIT_CODES,
     EXIT_HALTED,
     EXIT_OK,
+    EXIT_STUDENT_FAILED,
     PROG,
     CommandError,
     Formatter,
@@ -28,7 +30,7 @@ from core.cli.common import (
     one_line,
     para,
 )
-from core.cli import options
+from core.cli import checks, options
 
 __all__ = ["add_parser", "run"]
 
@@ -40,6 +42,10 @@ examples:
   private-label-lab label --private private.csv --public public.csv --learner random_forest \\
       --learner-param n_estimators=10 --k 40 --mechanism lnmax --gamma 0.05 --delta 1e-6 \\
       --out labeled.csv --report report.json
+  private-label-lab label --private adult_train.csv --label-column income --public adult_test.csv \
+      --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 400 \
+      --mechanism gnmax --epsilon 2 --delta 1e-5 --ledger ledger.json --budget-epsilon 8 \
+      --budget-delta 1e-4 --out labeled.csv --report report.json --student student.joblib
 """
 
 
@@ -112,6 +118,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       "the learning pipeline, or drop the rows that have one")
     data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
                       help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
+    data.add_argument("--features", default=None, metavar="A,B,C",
+                      help="use only these feature columns (comma separated; in both files)")
+    data.add_argument("--drop", default=None, metavar="X,Y",
+                      help="leave these columns out (comma separated; in both files), e.g. an identifier")
 
     ens = label.add_argument_group("teachers")
     ens.add_argument("--learner", required=True, metavar="NAME",
@@ -139,6 +149,15 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the student's learner (default: the teachers' learner)")
     out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the student's learner (default: its defaults)")
+    out.add_argument("--ledger", default=None, metavar="FILE",
+                     help="JSON privacy ledger: the run's a-priori (epsilon, delta) is charged to the private "
+                     "file's entry (keyed by the file's fingerprint; created if missing, several datasets per "
+                     "file) BEFORE the run, and the report gets the ledger's total")
+    out.add_argument("--budget-epsilon", type=float, default=None, metavar="E",
+                     help="with --ledger: the total epsilon allowed on this private file (stored in the "
+                     "ledger); a run that would pass it is refused (exit 2)")
+    out.add_argument("--budget-delta", type=float, default=None, metavar="D",
+                     help="with --ledger: the total delta allowed (default: the ledger's stored budget delta)")
     out.add_argument("--bottom", choices=("drop", "random", "semi"), default="drop",
                      help="the student's rows without a label: drop them (default), give them a random "
                      "class, or keep them unlabeled for a semi-supervised student")
@@ -163,6 +182,15 @@ def add_parser(commands) -> argparse.ArgumentParser:
 # ----------------------------------------------------------------------------- files
 
 
+def _takes_ledger_total() -> bool:
+    """Whether :func:`core.export.privacy_report` reports a ledger total (``ledger_total=``)."""
+    import inspect
+
+    from core.export import privacy_report
+
+    return "ledger_total" in inspect.signature(privacy_report).parameters
+
+
 def output_paths(args: argparse.Namespace) -> dict[str, Path]:
     """The output files, checked before any work: writable places, distinct from the inputs.
 
@@ -175,7 +203,8 @@ def output_paths(args: argparse.Namespace) -> dict[str, Path]:
     ------
     CommandError
     """
-    outputs = {"--out": args.out, "--report": args.report, "--student": args.student}
+    outputs = {"--out": args.out, "--report": args.report, "--student": args.student,
+               "--ledger": getattr(args, "ledger", None)}
     paths = {flag: Path(p).expanduser() for flag, p in outputs.items() if p is not None}
     inputs = {Path(p).expanduser().resolve() for p in (args.private, args.public)}
     seen: dict[Path, str] = {}
@@ -261,10 +290,24 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    # 2. Data (the app's loading path: the same checks and messages).
-    table = load_table(args.private, label_column=args.label_column, missing=args.missing,
-                       missing_markers=args.missing_marker or None)
-    public = read_public(args.public, table)
+    ledger_path = paths.pop("--ledger", None)
+    if ledger_path is None and (args.budget_epsilon is not None or args.budget_delta is not None):
+        raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
+
+    # 2. Data (the app's loading path: the same checks and messages), the chosen columns only.
+    raw_private, raw_public = checks.raw_frame(args.private), checks.raw_frame(args.public)
+    private_src, public_src = checks.select_columns(
+        raw_private, raw_public, label_column=args.label_column,
+        features=checks.names_list(args.features), drop=checks.names_list(args.drop))
+    checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
+    del raw_private, raw_public
+    table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
+                       missing=args.missing, missing_markers=args.missing_marker or None,
+                       name=Path(args.private).stem)
+    public = read_public(args.public if public_src is None else public_src, table)
+    checks.warn(stderr, checks.warning_lines(table))
+    for line in checks.missing_lines(table, public):
+        stderr.write(f"{PROG}: missing values: {one_line(line)}\n")
     settings = pipeline.resolve(mech.name, given, len(public), strict=True)
     if "delta" in settings:
         check_delta(settings["delta"], n=table.n_rows)
@@ -274,6 +317,22 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             f"holds {table.n_classes} classes. Use a mechanism reading votes ({votes}) instead."
         )
 
+    ledger = entry = None
+    if ledger_path is not None:  # refuse early, before training, when the run cannot fit
+        from core.accounting import load as load_ledger
+
+        fingerprint = checks.ledger_fingerprint(args.private)
+        ledger = load_ledger(ledger_path, fingerprint)
+        if args.budget_epsilon is not None or args.budget_delta is not None:
+            stored = ledger.budget
+            b_eps = args.budget_epsilon if args.budget_epsilon is not None else (stored.epsilon if stored else None)
+            b_delta = args.budget_delta if args.budget_delta is not None else (stored.delta if stored else None)
+            if b_eps is None or b_delta is None:
+                raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
+            ledger.set_budget(epsilon=b_eps, delta=b_delta)
+        entry = pipeline.ledger_entry(mech.name, given, len(public))
+        ledger.check(entry)
+
     # 3. Teachers and their votes (or scores), on the chosen joblib backend.
     reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
     with backend:
@@ -281,7 +340,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                                   progress=bar.task(f"Training {k} teachers"))
         inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
 
-    # 4. The private labeling.
+    # 4. The private labeling, charged to the ledger file first.
+    if ledger is not None:
+        ledger.charge(entry)
+        ledger.save(ledger_path)
+        total = ledger.total()
+        stdout.write(f"Ledger {ledger_path}: {len(ledger)} run(s) on this private file, total "
+                     f"({fmt(total.epsilon)}, {fmt(total.delta)})"
+                     + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
+                        if ledger.budget is not None else "") + ".\n")
     result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
     del inputs, teachers  # non-private: never written
 
@@ -289,8 +356,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
-        report = pipeline.report(result, n_private=table.n_rows, n_public=len(public),
-                                 learner=args.learner, k=k, dataset=None)
+        context = dict(n_private=table.n_rows, n_public=len(public), learner=args.learner, k=k,
+                       dataset=Path(args.private).name)
+        if ledger is not None and _takes_ledger_total():
+            context["ledger_total"] = ledger.total()
+        report = pipeline.report(result, **context)
         _write(paths["--report"], report.encode("utf-8"), "--report")
         written.append(str(paths["--report"]))
     stdout.write(
@@ -324,17 +394,26 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if "--student" in paths:
         import joblib
 
+        from core.ensemble.student import PublishedStudent
+
         try:
             student = pipeline.student(public, result, student_learner, student_params, table,
                                        bottom=args.bottom, rng=rng)
         except PrivateLabelLabError as exc:
-            raise CommandError(f"The labels were written but the student was not: {exc}") from None
+            code = EXIT_HALTED if halted else EXIT_STUDENT_FAILED
+            stderr.write(f"{PROG}: error: The labels were written but the student was not "
+                         f"(exit code {code}): {one_line(exc)}\n")
+            stderr.flush()
+            return code
+        public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=len(public),
+                                                   learner=args.learner, k=k, dataset=Path(args.private).name))
+        published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         buffer = io.BytesIO()
-        joblib.dump(student.model, buffer)
+        joblib.dump(published, buffer)
         _write(paths["--student"], buffer.getvalue(), "--student")
         stdout.write(
-            f"Student ({student_learner}) trained on {student.n_labeled} labeled rows; it carries the "
-            f"same guarantee. Wrote {paths['--student']}.\n"
+            f"Student ({student_learner}) trained on {student.n_labeled} labeled rows; it predicts the "
+            f"class names and carries the same guarantee. Wrote {paths['--student']}.\n"
         )
         stdout.flush()
     return EXIT_HALTED if halted else EXIT_OK

@@ -29,6 +29,9 @@ Exit codes
     an empty label and the status ``"not processed"``.
 4
     ``audit`` only: the audited lower bound exceeds the claimed ε (a violation).
+5
+    ``label`` only: the labels and report were written but the student failed (when the
+    mechanism also halted, the code stays 3).
 
 Randomness comes from the operating system unless ``--seed`` is given: a reproducible
 demonstration option, not for production, which is never written to any output.
@@ -65,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         Each command's namespace has ``handler(args, stdout, stderr, bar) -> exit code``.
     """
     from core import __version__
-    from core.cli import audit, bounds, label
+    from core.cli import audit, bounds, label, recommend
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -79,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     label.add_parser(commands)
+    recommend.add_parser(commands)
     bounds.add_parser(commands)
     audit.add_parser(commands)
     return parser
@@ -96,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit code: 0 done, 2 bad arguments or input, 3 ``label`` halted before every
-        row was processed, 4 ``audit`` found a violation.
+        row was processed, 4 ``audit`` found a violation, 5 ``label`` wrote the labels but
+        the student failed.
     """
     stdout, stderr = sys.stdout, sys.stderr
     parser = build_parser()

@@ -50,7 +50,7 @@ from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng
 from core.ensemble.teachers import _check_X, _learner_name, _num_rows, _resolve_learner, _rows, seed_estimator
 
-__all__ = ["Student", "BOTTOM_POLICIES", "train_student", "least_confident_first"]
+__all__ = ["Student", "PublishedStudent", "BOTTOM_POLICIES", "train_student", "least_confident_first"]
 
 BOTTOM_POLICIES = ("drop", "random", "semi")
 """The accepted values of ``bottom``."""
@@ -100,6 +100,72 @@ class Student:
     def predict(self, X: Any) -> np.ndarray:
         """Class ids predicted by the student (a shortcut for ``model.predict``)."""
         return self.model.predict(X)
+
+
+class PublishedStudent:
+    """A student as published: predicts class NAMES and carries its guarantee.
+
+    What ``private-label-lab label --student FILE`` writes with joblib.  It holds the
+    fitted student, the class names, the labeling's (ε, δ) and mechanism, and the public
+    fields of the privacy report -- no private value.
+
+    Parameters
+    ----------
+    model : fitted scikit-learn classifier
+        Predicts class ids ``0..C-1``.
+    classes : sequence of str
+        Class id -> name.
+    epsilon, delta : float
+        The labeling's guarantee, which the student inherits (post-processing).
+    mechanism : str
+    report : dict, optional
+        The privacy report (:func:`core.export.privacy_report`).
+
+    Examples
+    --------
+    >>> import joblib  # doctest: +SKIP
+    >>> student = joblib.load("student.joblib")  # doctest: +SKIP
+    >>> student.predict(X_new), student.epsilon, student.classes_  # doctest: +SKIP
+    """
+
+    def __init__(self, model: Any, classes, *, epsilon: float, delta: float, mechanism: str,
+                 report: dict | None = None) -> None:
+        self.model = model
+        self.classes_ = np.asarray([str(c) for c in classes], dtype=object)
+        self.epsilon = float(epsilon)
+        self.delta = float(delta)
+        self.mechanism = str(mechanism)
+        self.report = dict(report or {})
+
+    @classmethod
+    def from_student(cls, student: Student, classes, report: dict | None = None) -> "PublishedStudent":
+        """Wrap a :class:`Student` with the class names (e.g. ``Table.class_names``)."""
+        return cls(student.model, classes, epsilon=student.epsilon, delta=student.delta,
+                   mechanism=student.mechanism, report=report)
+
+    def __repr__(self) -> str:
+        return (f"PublishedStudent({_learner_name(self.model)}, classes={list(self.classes_)}, "
+                f"epsilon={self.epsilon:.4g}, delta={self.delta:.3g}, mechanism={self.mechanism!r})")
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class names predicted for the rows of ``X``."""
+        ids = np.asarray(self.model.predict(X)).astype(np.int64)
+        return self.classes_[ids]
+
+    def predict_codes(self, X: Any) -> np.ndarray:
+        """Class ids predicted for the rows of ``X`` (the fitted model's own output)."""
+        return np.asarray(self.model.predict(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, one column per entry of ``classes_`` (a student whose
+        training labels missed a class gets a zero column for it)."""
+        if not hasattr(self.model, "predict_proba"):
+            raise AttributeError(f"{_learner_name(self.model)} gives no probabilities.")
+        proba = np.asarray(self.model.predict_proba(X), dtype=float)
+        seen = np.asarray(getattr(self.model, "classes_", np.arange(proba.shape[1]))).astype(np.int64)
+        out = np.zeros((proba.shape[0], len(self.classes_)))
+        out[:, seen] = proba
+        return out
 
 
 def _training_labels(result: LabelingResult) -> np.ndarray:

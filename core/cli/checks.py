@@ -1,0 +1,176 @@
+"""The steps of ``label`` around the data: column choice, column warnings, missing values
+said in place, and the privacy ledger file (issues "A real labeling job", "Release discipline").
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from core.cli.common import PROG, CommandError, one_line
+
+__all__ = [
+    "MARKER_CANDIDATES",
+    "names_list",
+    "raw_frame",
+    "choose_label_column",
+    "select_columns",
+    "marker_hints",
+    "missing_lines",
+    "warning_lines",
+    "warn",
+    "ledger_fingerprint",
+]
+
+MARKER_CANDIDATES = ("?", "-", "--", ".")
+"""Cell texts that usually mark a missing value (UCI Adult writes ``?``)."""
+
+_LABEL_NAMES = ("label", "target", "y", "class")
+
+
+def names_list(text: str | None) -> list[str]:
+    """``a,b,c`` as a list of names (blank entries ignored)."""
+    if text is None:
+        return []
+    return [name.strip() for name in str(text).split(",") if name.strip()]
+
+
+def raw_frame(path: str):
+    """The CSV file as text columns (the library's reader: same checks and messages)."""
+    from core.data import DEFAULT_MAX_BYTES, read_csv
+
+    frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"The file '{path}' has a header row but no data rows.")
+    return frame
+
+
+def choose_label_column(columns: Sequence[str], label_column: str | None) -> str | None:
+    """The label column as :func:`core.data.load_table` chooses it (None: let it say why not)."""
+    if label_column is not None:
+        return label_column if label_column in columns else None
+    for column in columns:
+        if str(column).strip().lower() in _LABEL_NAMES:
+            return column
+    return columns[-1] if columns else None
+
+
+def _unknown(names: list[str], columns: Sequence[str], flag: str, what: str) -> None:
+    unknown = [n for n in names if n not in columns]
+    if unknown:
+        raise CommandError(
+            f"{flag} names column(s) {', '.join(repr(n) for n in unknown)} that {what} does not have; "
+            f"its columns are {', '.join(repr(str(c)) for c in columns)}.")
+
+
+def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str]):
+    """Apply ``--features``/``--drop`` to the private and public text frames.
+
+    Returns
+    -------
+    (private_bytes, public_bytes)
+        The selected columns as CSV bytes for :func:`core.data.load_table` and
+        :func:`core.data.read_public` (None, None when no selection was asked).
+
+    Raises
+    ------
+    CommandError
+        An unknown column name (the message lists the columns that exist), the label
+        column among ``--drop``/``--features``, or nothing left to learn from.
+    """
+    if not features and not drop:
+        return None, None
+    columns = [str(c) for c in private.columns]
+    _unknown(features, columns, "--features", "the private file")
+    _unknown(drop, columns, "--drop", "the private file")
+    label = choose_label_column(columns, label_column)
+    if label is None:
+        raise CommandError(f"The private file has no column {label_column!r}; its columns are "
+                           f"{', '.join(repr(c) for c in columns)}.")
+    if label in features or label in drop:
+        raise CommandError(f"'{label}' is the label column; leave it out of --features and --drop.")
+    kept = [c for c in (features or columns) if c != label and c not in drop]
+    if not kept:
+        raise CommandError("--features and --drop leave no feature column; keep at least one.")
+    public_columns = [str(c) for c in public.columns]
+    public_kept = [c for c in public_columns if c in kept or c == label]
+    missing = [c for c in kept if c not in public_columns]
+    if missing:
+        raise CommandError(
+            f"The public file lacks the chosen feature column(s) {', '.join(repr(c) for c in missing)}; "
+            f"its columns are {', '.join(repr(c) for c in public_columns)}.")
+    return _csv(private[kept + [label]]), _csv(public[public_kept])
+
+
+def _csv(frame) -> bytes:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8")
+
+
+def marker_hints(frames: dict[str, Any], markers: Sequence[str]) -> list[str]:
+    """Sentences suggesting ``--missing-marker`` for text cells such as ``?`` (not already given)."""
+    given = {m.strip() for m in markers}
+    out = []
+    for what, frame in frames.items():
+        found: dict[str, list[str]] = {}
+        for column in frame.columns:
+            text = frame[column].dropna().astype(str).str.strip()
+            for marker in MARKER_CANDIDATES:
+                if marker not in given and (text == marker).any():
+                    found.setdefault(marker, []).append(str(column))
+        for marker, columns in found.items():
+            shown = ", ".join(f"'{c}'" for c in columns[:8]) + (", ..." if len(columns) > 8 else "")
+            out.append(
+                f"the {what} file writes '{marker}' in column(s) {shown}; if it marks a missing value, "
+                f"add --missing-marker '{marker}' with --missing drop (drop those rows) or --missing impute "
+                "(impute them inside each teacher); as it is, it is read as a value of its own.")
+    return out
+
+
+def missing_lines(table, public) -> list[str]:
+    """Sentences on the missing values of the private table and the public rows (none: [])."""
+    out = []
+    counts = {c: n for c, n in table.missing_counts.items() if n}
+    if counts:
+        shown = ", ".join(f"'{c}' {n}" for c, n in counts.items())
+        action = {"drop": f"{table.dropped_rows} dropped", "impute": "kept, imputed inside each teacher",
+                  "refuse": "refused"}[table.missing]
+        out.append(f"private file: {table.missing_rows} row(s) with a missing value ({action}); missing cells "
+                   f"per column: {shown}.")
+    dropped = int(public.attrs.get("dropped_rows", 0) or 0)
+    cells = {c: int(n) for c, n in public.isna().sum().items() if n}
+    if dropped:
+        out.append(f"public file: {dropped} row(s) with a missing value dropped (not labeled, not in --out).")
+    if cells:
+        shown = ", ".join(f"'{c}' {n}" for c, n in cells.items())
+        out.append(f"public file: missing cells per column (imputed inside each teacher): {shown}.")
+    return out
+
+
+def warning_lines(table) -> list[str]:
+    """The column warnings of :func:`core.data.columns.column_warnings` on the private table."""
+    import numpy as np
+
+    from core.data.columns import column_warnings
+
+    labels = np.asarray(table.class_names, dtype=object)[table.labels]
+    return [w.sentence for w in column_warnings(table.features, table.label_column, labels=labels)]
+
+
+def warn(stderr: TextIO, lines: Sequence[str]) -> None:
+    """Write ``private-label-lab: warning: ...`` lines."""
+    for line in lines:
+        stderr.write(f"{PROG}: warning: {one_line(line)}\n")
+    stderr.flush()
+
+
+def ledger_fingerprint(path: str) -> str:
+    """The ledger key of a private file: the fingerprint of its bytes (the same file is the
+    same people, whatever columns a run uses)."""
+    from core.accounting import dataset_fingerprint
+
+    try:
+        data = Path(path).expanduser().read_bytes()
+    except OSError as exc:
+        raise CommandError(f"Cannot read --private '{path}': {exc.strerror or exc}.") from None
+    return dataset_fingerprint(data=data)

@@ -1,0 +1,116 @@
+"""``recommend``: suggested number of teachers, cutoff and mechanism for a labeling job.
+
+A thin layer over :func:`core.recommend.recommend_settings`: the sizes come from the
+private file (rows, rows per class), the budget and the number of public rows from the
+flags.  With ``--measure-agreement`` the teachers' agreement is measured on a held-out
+slice of the private rows: a NON-PRIVATE measurement, printed for the data's owner only
+and labelled as such, to plan a run; it spends no budget of a published run and is
+never written anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, ProgressBar, add_seed, para
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``recommend`` command to the subparsers ``commands``."""
+    from core.mechanisms.registry import PARAMETERS as P
+
+    from core.cli.options import add_flag
+
+    rec = commands.add_parser(
+        "recommend",
+        help="suggest the number of teachers, BTT's cutoff T and a mechanism for a labeling job",
+        description=para(
+            "Suggest k (teachers), T (BTT's cutoff) and a mechanism for labeling --m public rows at "
+            "(epsilon, delta), with the reasons in words: BTT answers only with at least "
+            "btt_min_teachers(epsilon, delta, T, m) teachers; with a measured teacher agreement the "
+            "answer models estimate how many rows it answers; otherwise GNMax or Confident-GNMax. "
+            "--measure-agreement trains teachers on part of the private rows and measures their "
+            "agreement on the rest: a NON-PRIVATE measurement for planning, never exported."
+        ),
+        epilog=(
+            "examples:\n"
+            f"  {PROG} recommend --private adult_train.csv --label-column income --epsilon 2 "
+            "--delta 1e-5 --m 4884\n"
+            f"  {PROG} recommend --private adult_train.csv --label-column income --epsilon 2 "
+            "--delta 1e-5 --m 4884 \\\n      --measure-agreement --learner logistic_regression "
+            "--k 250 --missing drop --missing-marker '?'\n\n" + EXIT_CODES
+        ),
+        formatter_class=Formatter,
+    )
+    rec.add_argument("--private", required=True, metavar="FILE", help="private labeled CSV file")
+    rec.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")
+    rec.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
+                     help="missing feature values, as in label (default refuse)")
+    rec.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
+                     help="text that marks a missing cell, e.g. '?'")
+    add_flag(rec, P["epsilon"], "privacy budget epsilon of the run", required=True)
+    add_flag(rec, P["delta"], "privacy delta of the run", required=True)
+    rec.add_argument("--m", type=int, required=True, metavar="N", help="number of public rows to label")
+    rec.add_argument("--k", type=int, default=None, metavar="N",
+                     help="number of teachers to plan with (default: chosen by the recommendation)")
+    rec.add_argument("--measure-agreement", action="store_true",
+                     help="measure the teachers' agreement on a held-out slice of the private rows "
+                     "(NON-PRIVATE, for planning only; needs --learner)")
+    rec.add_argument("--learner", default="logistic_regression", metavar="NAME",
+                     help="the teachers' learner for --measure-agreement (default logistic_regression)")
+    rec.add_argument("--holdout", type=int, default=500, metavar="N",
+                     help="held-out private rows for --measure-agreement (default 500)")
+    add_seed(rec)
+    rec.set_defaults(handler=run)
+    return rec
+
+
+def _measure(table, learner: str, k: int, holdout: int, rng):
+    """NON-PRIVATE: each held-out row's share of teachers voting with the majority."""
+    import numpy as np
+
+    from core import pipeline
+    from core.data import largest_k, split_public
+
+    holdout = max(10, min(int(holdout), table.n_rows // 4))
+    train, held = split_public(table, holdout, rng=rng)
+    k = min(int(k), largest_k(train))
+    teachers = pipeline.train(train, learner, {}, k, rng=rng)
+    votes = np.asarray(teachers.vote_counts(pipeline.model_input(train, held.features)), dtype=float)
+    return votes.max(axis=1) / votes.sum(axis=1), k
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
+    """Run ``recommend``: print the suggestion and its reasons (exit code 0)."""
+    import numpy as np
+
+    from core.data import load_table
+    from core.recommend import recommend_settings
+
+    if args.m is None or args.m < 1:
+        raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
+    table = load_table(args.private, label_column=args.label_column, missing=args.missing,
+                       missing_markers=args.missing_marker or None)
+    counts = [int(c) for c in table.class_counts]
+    sizes = dict(n_private=table.n_rows, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
+    agreement = None
+    k = args.k
+    if args.measure_agreement:
+        rng = np.random.default_rng(args.seed)
+        plan_k = k if k is not None else recommend_settings(**sizes).k
+        agreement, k = _measure(table, args.learner, plan_k, args.holdout, rng)
+        stdout.write(
+            f"Teacher agreement (NON-PRIVATE measurement on {agreement.size} held-out private rows, "
+            f"{k} teachers of {args.learner}; for planning only, never exported): mean "
+            f"{agreement.mean():.1%}, {np.mean(agreement >= 0.9):.0%} of rows at 90% or more.\n")
+    rec = recommend_settings(**sizes, agreement=agreement, k=k)
+    stdout.write(f"Recommended: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
+                 + f"\n  label flags: {rec.flags()}\n")
+    if rec.expected_answered is not None:
+        stdout.write(f"  expected answered (model): about {rec.expected_answered:.0f} of {args.m}\n")
+    stdout.write("Reasons:\n" + "".join(f"  - {r}\n" for r in rec.reasons))
+    stdout.flush()
+    return EXIT_OK

@@ -1,0 +1,237 @@
+"""Recommended settings for a labeling job: number of teachers k, cutoff T and mechanism.
+
+:func:`recommend_settings` works from sizes only -- the number of private rows, the rows
+per class, the privacy budget and the number of public queries (all treated as public,
+like ``n`` in the privacy report) -- and, optionally, a measured teacher agreement.  It
+explains its choice in sentences (:attr:`Recommendation.reasons`):
+
+- BTT answers a query only when the teachers' vote is stable enough to pass a noisy
+  threshold; a unanimous vote passes with probability at least 1/2 only with
+  ``k >= core.theory.btt_min_teachers(ε, δ, T, m)`` teachers, and the run stops after T
+  abstentions.  With fewer teachers than that a BTT run answers next to nothing
+  (e.g. Adult-sized data at ε = 2 with k = 250 and T = 5).
+- With an ``agreement`` a (the share of teachers that vote for the majority, measured on
+  a held-out slice of the private data: a NON-PRIVATE measurement, for planning only)
+  the expected answered counts come from the answer models
+  :func:`core.theory.expected_answers_btt` (each teacher wrong with probability 1 - a).
+- Otherwise, or when BTT would answer too little, the Gaussian mechanisms: GNMax answers
+  every query with noise σ set by ε (its vote margin ``k(2a - 1)`` should be well above
+  σ), Confident-GNMax answers only the queries whose noisy top vote clears a threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from core.errors import ParameterError
+
+__all__ = ["Recommendation", "recommend_settings", "MIN_ROWS_PER_TEACHER", "T_CANDIDATES"]
+
+MIN_ROWS_PER_TEACHER = 20
+"""The fewest private rows a teacher is given by a recommendation."""
+
+T_CANDIDATES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+"""The cutoffs BTT is considered with."""
+
+USEFUL_SHARE = 0.5
+"""BTT is recommended when it is expected to answer at least this share of the queries."""
+
+ASSUMED_AGREEMENT = 0.9
+"""The agreement assumed to size GNMax's k when none was measured."""
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Suggested settings and why.
+
+    Attributes
+    ----------
+    mechanism : str
+        A registered mechanism name (:func:`core.mechanisms.registry.names`).
+    k : int
+        Number of teachers.
+    T : int or None
+        BTT's cutoff (None for other mechanisms).
+    settings : dict
+        The mechanism's settings for ``label`` (``epsilon``, ``delta``, ``T``, ``threshold``...).
+    reasons : list of str
+        Why, in words.
+    expected_answered : float or None
+        The answer model's expected answered count (with an agreement only).
+    k_max : int
+        The most teachers the private rows allow (``MIN_ROWS_PER_TEACHER`` rows each, and
+        every class able to win a majority).
+    """
+
+    mechanism: str
+    k: int
+    T: int | None
+    settings: dict[str, Any]
+    reasons: list[str] = field(default_factory=list)
+    expected_answered: float | None = None
+    k_max: int = 0
+
+    def flags(self) -> str:
+        """The settings as ``label`` flags."""
+        parts = [f"--mechanism {self.mechanism}", f"--k {self.k}"]
+        for name, value in self.settings.items():
+            parts.append(f"--{name} {value:g}" if isinstance(value, float) else f"--{name} {value}")
+        return " ".join(parts)
+
+
+def _k_max(n_private: int, class_counts: Sequence[int]) -> int:
+    smallest = int(min(class_counts))
+    return max(2, min(n_private // MIN_ROWS_PER_TEACHER, 2 * smallest, n_private // 2))
+
+
+def _btt_expected(k: int, shares: np.ndarray, epsilon: float, delta: float, T: int, m: int) -> float:
+    """MODEL: BTT's expected answered count when the queries' majority shares are ``shares``
+    (drawn independently per query; the same halting rule as
+    :func:`core.theory.expected_answers_btt`)."""
+    from scipy import stats
+
+    from core import theory
+    from core.accounting import calibrate_btt
+
+    cal = calibrate_btt(epsilon, delta, T, m, calibration="tight")
+    top = np.round(np.clip(shares, 0.0, 1.0) * k)
+    margin = np.abs(2.0 * top - k)
+    distance = np.maximum(0.0, np.ceil(margin / 2.0) - 1.0)
+    p = float(np.clip(np.mean(theory.btt_pass_probability(distance, float(cal.noise_scale), float(cal.threshold))), 0.0, 1.0))
+    return p * float(np.sum(stats.binom.cdf(T - 1, np.arange(m), 1.0 - p)))
+
+
+def recommend_settings(
+    *,
+    n_private: int,
+    class_counts: Sequence[int],
+    epsilon: float,
+    delta: float,
+    m: int,
+    agreement: float | Sequence[float] | None = None,
+    k: int | None = None,
+) -> Recommendation:
+    """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ).
+
+    Parameters
+    ----------
+    n_private : int
+        Number of private rows.
+    class_counts : sequence of int
+        Private rows per class (a size, used as public).
+    epsilon, delta : float
+        The budget of the run.
+    m : int
+        Number of public rows to label.
+    agreement : float or sequence of float, optional
+        Measured share of teachers voting with the majority (NON-PRIVATE: measured on
+        held-out private rows, for planning only; it is never exported).  One number: the
+        binomial answer model (each teacher wrong independently, which is optimistic
+        where some queries are hard); one number per held-out query: each query's own
+        vote margin, so hard queries count as the abstentions they cause.
+    k : int, optional
+        The number of teachers the agreement was measured with (or that you intend to
+        use); default: chosen here.
+
+    Returns
+    -------
+    Recommendation
+    """
+    from core import theory
+    from core.accounting import gnmax_sigma_for_epsilon
+    from core.validation import check_delta, check_epsilon, check_m
+
+    epsilon, delta, m = check_epsilon(epsilon), check_delta(delta), check_m(m)
+    counts = [int(c) for c in class_counts]
+    if len(counts) < 2 or min(counts) < 1:
+        raise ParameterError("class_counts must give the rows of at least two classes, each at least 1.")
+    n_private = int(n_private)
+    if n_private < sum(counts):
+        raise ParameterError(f"n_private = {n_private} is fewer than the {sum(counts)} rows of class_counts.")
+    shares = None
+    if agreement is not None:
+        shares = np.atleast_1d(np.asarray(agreement, dtype=float))
+        if shares.size == 0 or not np.all((shares > 0.0) & (shares <= 1.0)):
+            raise ParameterError("agreement must be a share in (0, 1] (or one share per held-out query).")
+        agreement = float(shares.mean())
+    binary = len(counts) == 2
+    k_max = _k_max(n_private, counts)
+    if k is not None:
+        k = int(k)
+        if not 2 <= k <= n_private // 2:
+            raise ParameterError(f"k must be between 2 and {n_private // 2}, got {k}.")
+    reasons: list[str] = [
+        f"{n_private} private rows, smallest class {min(counts)} rows: at most {k_max} teachers "
+        f"(at least {MIN_ROWS_PER_TEACHER} rows each, and every class able to win a majority)."
+    ]
+    budget = {"epsilon": float(epsilon), "delta": float(delta)}
+
+    # BTT: which cutoffs a unanimous vote can pass with the teachers available.
+    k_btt = k if k is not None else k_max
+    mins = {T: int(theory.btt_min_teachers(epsilon, delta, T, m, calibration="tight"))
+            for T in T_CANDIDATES if T <= m}
+    feasible = [T for T, need in mins.items() if need <= k_btt]
+    if not feasible:
+        T1 = min(mins)
+        reasons.append(
+            f"BTT is not recommended: even with T = {T1} a unanimous vote passes its test with "
+            f"probability 1/2 only from k = {mins[T1]} teachers (core.theory.btt_min_teachers), "
+            f"more than the {k_btt} available; it would answer almost nothing.")
+    else:
+        shown = ", ".join(f"T = {T}: k >= {mins[T]}" for T in list(mins)[:4])
+        reasons.append(f"BTT needs k >= btt_min_teachers(ε, δ, T, m) for a unanimous vote to pass ({shown}).")
+
+    expected = None
+    if agreement is not None and feasible and binary:
+        alpha = 1.0 - float(agreement)
+        answers = {T: (float(theory.expected_answers_btt(k_btt, alpha, epsilon, delta, T, m, calibration="tight"))
+                       if shares.size == 1 else _btt_expected(k_btt, shares, epsilon, delta, T, m))
+                   for T in feasible}
+        best_T = max(answers, key=lambda T: (answers[T], -T))
+        expected = answers[best_T]
+        reasons.append(
+            f"With the measured agreement {float(agreement):.1%}"
+            + (f" (mean over {shares.size} held-out queries)" if shares.size > 1 else "")
+            + f" (NON-PRIVATE, for planning only) the "
+            f"answer model (core.theory.expected_answers_btt) expects BTT with k = {k_btt}, "
+            f"T = {best_T} to answer about {expected:.0f} of the {m} queries.")
+        if expected >= USEFUL_SHARE * m:
+            reasons.append("BTT is recommended: it answers most queries, and its guarantee holds "
+                           "whatever the votes (no data-dependent accounting).")
+            return Recommendation("btt", k_btt, best_T, {**budget, "T": best_T}, reasons, expected, k_max)
+        reasons.append(f"That is under {USEFUL_SHARE:.0%} of the queries, so a Gaussian mechanism is recommended instead.")
+    elif agreement is None:
+        reasons.append("No teacher agreement was given, so BTT's answered count cannot be estimated; "
+                       "measure it (--measure-agreement) for a BTT estimate.")
+    elif not binary:
+        reasons.append("The answer models are for two classes; with more classes a Gaussian mechanism is recommended.")
+
+    # GNMax: noise for m answers; the margin k(2a - 1) should clear it.
+    sigma = float(gnmax_sigma_for_epsilon(epsilon, n_answers=m, delta=delta))
+    a = float(agreement) if agreement is not None else ASSUMED_AGREEMENT
+    margin_share = max(2.0 * a - 1.0, 1e-3)
+    k_needed = int(math.ceil(3.0 * sigma / margin_share))
+    k_gauss = k if k is not None else max(2, min(k_max, max(k_needed, 100)))
+    source = "measured" if agreement is not None else "assumed"
+    reasons.append(
+        f"GNMax answering all {m} queries at (ε = {epsilon:g}, δ = {delta:g}) adds Gaussian noise σ = "
+        f"{sigma:.1f} to the votes; with {a:.0%} agreement ({source}) the vote margin k(2a - 1) is "
+        f"3σ from k = {k_needed} teachers.")
+    if k_gauss < k_needed:
+        reasons.append(
+            f"Only {k_gauss} teachers: the noise will flip many labels. Label fewer public rows "
+            "(a smaller m), raise ε, or use more private data.")
+        # Confident-GNMax answers only confident queries: fewer answers, less noise each.
+        threshold = round(0.7 * k_gauss)
+        reasons.append(
+            f"Confident-GNMax is recommended: it answers only the queries whose noisy top vote "
+            f"clears the threshold {threshold} (70% of the teachers), spending less on the rest.")
+        return Recommendation("confident-gnmax", k_gauss, None,
+                              {"epsilon": float(epsilon), "delta": float(delta), "threshold": float(threshold)},
+                              reasons, expected, k_max)
+    reasons.append(f"GNMax is recommended with k = {k_gauss}: it answers every query.")
+    return Recommendation("gnmax", k_gauss, None, dict(budget), reasons, expected, k_max)
