@@ -8,6 +8,8 @@
 * ``navigation_reruns``: makes ``AppTest`` run ``app.py`` on every rerun, as a served app
   does (see the fixture).
 * ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
+* ``fresh_ledgers`` (automatic): every test starts with no privacy ledger in the process,
+  so the app's "spent on this data so far" counts only the test's own runs.
 """
 
 from __future__ import annotations
@@ -143,3 +145,16 @@ def downloads(monkeypatch):
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
     return stored
+
+
+@pytest.fixture(autouse=True)
+def fresh_ledgers():
+    """Forget the process-wide privacy ledgers (``core.accounting.ledger_for``) before a test.
+
+    The app and the estimator add every run on a private dataset to that data's ledger
+    for the whole process; tests in one worker share the process, so each starts afresh.
+    """
+    from core.accounting import forget_ledgers
+
+    forget_ledgers()
+    yield

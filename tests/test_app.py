@@ -149,11 +149,20 @@ def test_epsilon_changes_the_private_labels(lab):
     assert metrics(set_epsilon(at, 4.0)) == before  # same settings, same (remembered) run
 
 
+def release(at: AppTest) -> AppTest:
+    """Press Release on the Student & export page (a fresh run at the current settings)."""
+    at.button(key="release").click().run()
+    assert not at.exception, at.exception
+    assert any(s.startswith("Released (run") for s in texts(at.success)), texts(at.error)
+    return at
+
+
 def test_epsilon_set_on_one_page_changes_the_data_and_student_pages(lab, downloads):
     at = lab()
     data_before = metrics(at)
     go(at, "Student & export")
     student_before = texts(at.markdown)
+    release(at)
     csv_before = downloads[at.get("download_button")[0].proto.url][0]
 
     go(at, "Private labeling")
@@ -166,6 +175,10 @@ def test_epsilon_set_on_one_page_changes_the_data_and_student_pages(lab, downloa
     go(at, "Student & export")
     assert texts(at.markdown) != student_before
     assert any("(ε, δ) = (2," in t for t in texts(at.markdown))
+    # the release at ε = 4 is still what the downloads export, until a new release
+    assert any("The settings have changed since this release" in i for i in texts(at.info))
+    assert downloads[at.get("download_button")[0].proto.url][0] == csv_before
+    release(at)
     csv_after = downloads[at.get("download_button")[0].proto.url][0]
     assert csv_after != csv_before
 
@@ -400,7 +413,7 @@ def test_ensemble_offers_the_learners_and_trains_with_a_progress_bar(lab):
 
 
 def test_downloads_carry_the_documented_csv_and_a_report_without_secrets(lab, downloads):
-    at = go(lab(), "Student & export")
+    at = release(go(lab(), "Student & export"))
     buttons = {b.label: b for b in at.get("download_button")}
     assert set(buttons) >= {"Download labeled CSV", "Download privacy report (JSON)", "Download student model (joblib)"}
 
@@ -414,15 +427,15 @@ def test_downloads_carry_the_documented_csv_and_a_report_without_secrets(lab, do
     assert (frame.loc[~answered, "label"] == "").all()  # empty where ⊥ or not processed
     assert set(frame.loc[~answered, "status"]) <= {"abstained", "not processed"}
     assert 0 < (~answered).sum() < M  # the default run has some ⊥ rows, and answers most
-    page_counts = " ".join(texts(at.markdown))
+    page_counts = " ".join(texts(at.success))  # the released run's counts
     assert f"{int(answered.sum())} answered, {int((frame['status'] == 'abstained').sum())} ⊥" in page_counts
 
     report_bytes, mime, filename = downloads[buttons["Download privacy report (JSON)"].proto.url]
     assert (mime, filename) == ("application/json", "privacy_report.json")
     report = json.loads(report_bytes)
-    from core.export import REPORT_KEYS
+    from core.export import RELEASE_KEYS, REPORT_KEYS
 
-    assert list(report) == list(REPORT_KEYS)
+    assert list(report) == list(REPORT_KEYS) + list(RELEASE_KEYS)
     assert report["counts"]["answered"] == int(answered.sum()) and report["counts"]["queries"] == M
     text = report_bytes.decode().lower()
     for word in ("seed", "vote", "margin", "accuracy", "data_dependent", "2018"):

@@ -23,6 +23,7 @@ from core.export import (
     FORBIDDEN_WORDS,
     LABEL_COLUMNS,
     PUBLIC_PARAMETERS,
+    RELEASE_KEYS,
     REPORT_KEYS,
     labeled_frame,
     privacy_report,
@@ -250,7 +251,7 @@ def test_app_export_page_report_holds_no_seed(monkeypatch):
 
     root = Path(__file__).resolve().parents[1]
     monkeypatch.syspath_prepend(str(root))
-    from pages import _state
+    from pages import _session as _state
 
     at = AppTest.from_file(str(root / "app.py"), default_timeout=300)
     at.session_state["demo_seed"] = True
@@ -258,10 +259,12 @@ def test_app_export_page_report_holds_no_seed(monkeypatch):
     at.run()
     at.switch_page("pages/6_Student_and_export.py").run()
     assert not at.exception, at.exception
+    at.button(key="release").click().run()  # only a release is exported
+    assert not at.exception, at.exception
     codes = [c.value for c in at.code]
     assert codes, "the export page shows its report preview"
     report = json.loads(codes[-1])
-    assert list(report) == list(REPORT_KEYS)
+    assert list(report) == list(REPORT_KEYS) + list(RELEASE_KEYS)
     text = codes[-1].lower()
     assert str(_state.DEMO_SEED) not in text
     for word in FORBIDDEN_TEXT:

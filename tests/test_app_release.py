@@ -1,0 +1,107 @@
+"""The privacy ledger and the release in the app (docs/design.md §9), driven with AppTest.
+
+Every labeling run the app makes on the private data is charged to that data's ledger;
+the total is shown beside every result; a budget refuses runs in place; the Student &
+export page exports only a release (a fresh run at settings fixed before it is shown),
+whose report states the release's guarantee and the ledger's total.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from test_app import go, lab, metrics, release, set_epsilon, texts  # noqa: F401  (lab is a fixture)
+
+SPENT = re.compile(r"Spent on this data so far: \(ε, δ\) = \(([^,]+), ([^)]+)\)\*\* over (\d+) runs?")
+
+
+def spent(at) -> tuple[float, float, int]:
+    """The "spent on this data so far" figure shown on the page: (ε, δ, runs)."""
+    found = [SPENT.search(t) for t in texts(at.main.markdown)]
+    found = [f for f in found if f]
+    assert found, "the page shows what was spent on this data so far"
+    eps, delta, runs = found[-1].groups()
+    return float(eps), float(delta), int(runs)
+
+
+def test_two_runs_at_different_epsilon_spend_more_than_either(lab):
+    at = go(lab(), "Private labeling")
+    eps_one, _, runs_one = spent(at)
+    assert runs_one == 1 and float(metrics(at)["Guarantee ε"]) == eps_one == 4.0
+    set_epsilon(at, 2.0)
+    total, delta, runs = spent(at)
+    assert runs == 2 and total > 4.0 and total > float(metrics(at)["Guarantee ε"]) and delta > 0
+    assert any("including runs only looked at" in c for c in texts(at.caption))
+    # showing a run again is the same draw: nothing new is spent
+    set_epsilon(at, 4.0)
+    assert spent(at) == (total, delta, runs)
+    go(at, "Data")
+    assert spent(at) == (total, delta, runs)
+    # every Compare row and curve point is a run on the same data
+    go(at, "Compare")
+    assert spent(at)[2] > runs and spent(at)[0] > total
+
+
+def test_downloads_are_disabled_before_a_release(lab, downloads):
+    at = go(lab(), "Student & export")
+    buttons = at.get("download_button")
+    assert [b.label for b in buttons][:2] == ["Download labeled CSV", "Download privacy report (JSON)"]
+    assert all(b.proto.disabled for b in buttons)
+    assert all(downloads[b.proto.url][0] in (b"", "") for b in buttons if b.proto.url in downloads)
+    assert any("Nothing to download yet: only a release is exported" in i for i in texts(at.info))
+    assert not at.code  # no report preview before a release
+    assert spent(at)[2] == 1  # the exploring run only
+
+
+def test_a_release_is_a_fresh_charged_run_and_its_report_names_both_figures(lab, downloads):
+    at = go(lab(), "Private labeling")
+    set_epsilon(at, 2.0)  # two exploring runs (ε = 4, then ε = 2)
+    go(at, "Student & export")
+    before = spent(at)
+    assert before[2] == 2
+    release(at)
+    after = spent(at)
+    assert after[2] == 3 and after[0] > before[0]  # the release is a new run, charged
+    buttons = {b.label: b for b in at.get("download_button")}
+    assert not any(b.proto.disabled for b in buttons.values())
+    report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
+    assert report["guarantee"]["epsilon"] == report["release"]["epsilon"] <= 2.0
+    assert report["ledger"]["runs"] == 3
+    assert report["ledger"]["epsilon"] > report["release"]["epsilon"]
+    assert f"{report['ledger']['epsilon']:.4g}" == f"{after[0]:.4g}"
+    assert "fixed in advance" in report["release"]["covers"]
+    assert "covered only by the ledger total" in report["release"]["covers"]
+    assert "every labeling run" in report["ledger"]["covers"]
+    # a rerun shows the same release and spends nothing
+    at.run()
+    assert spent(at) == after
+
+
+def test_a_budget_refusal_is_said_in_place_and_the_page_keeps_working(lab):
+    at = go(lab(), "Private labeling")
+    assert spent(at)[0] == 4.0
+    at.number_input(key="w_ledger_budget_epsilon").set_value(5.0).run()
+    assert not at.exception
+    set_epsilon(at, 2.0)  # 4 + 2 > 5: refused before it runs
+    errors = texts(at.error)
+    assert any("Privacy budget exhausted for this dataset" in e and "was not started" in e for e in errors), errors
+    assert not at.exception
+    assert at.slider(key="w_privacy_epsilon").value == 2.0  # the settings are kept
+    assert at.radio(key="w_privacy_mechanism").value == "btt"
+    # back to the run already drawn (no new charge): the page works again, same total
+    set_epsilon(at, 4.0)
+    assert not at.error, texts(at.error)
+    assert spent(at)[:1] == (4.0,) and spent(at)[2] == 1
+    assert metrics(at)["Guarantee ε"] == "4"
+    # the other pages keep their state and say the same in place
+    go(at, "Student & export")
+    assert not at.exception
+    at.button(key="release").click().run()  # a release at ε = 4 would also pass the budget of 5: refused
+    assert any("Privacy budget exhausted" in e for e in texts(at.error))
+    assert all(b.proto.disabled for b in at.get("download_button"))
+    # raising the budget lets the release through
+    go(at, "Private labeling")
+    at.number_input(key="w_ledger_budget_epsilon").set_value(0.0).run()
+    go(at, "Student & export")
+    release(at)
