@@ -175,40 +175,6 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     return mech.label(inputs, **params, rng=rng)
 
 
-class _PerQuerySession:
-    """A per-query mechanism (same noise for every query) answering batches."""
-
-    def __init__(self, mech, m_max: int, rng, params: dict[str, Any]) -> None:
-        from core import noise
-
-        self.mech, self.m_max, self.params = mech, int(m_max), params
-        self._gen = noise.check_rng(rng)
-        self.n_processed = 0
-        self.n_bottom = 0
-        self.halted = False
-
-    def answer(self, counts) -> np.ndarray:
-        from core.mechanisms.result import BOTTOM, UNPROCESSED
-
-        m = int(np.shape(counts)[0])
-        ids = np.full(m, UNPROCESSED, dtype=np.int64)
-        take = min(m, self.m_max - self.n_processed)
-        if take > 0:
-            ids[:take] = self.mech.label(np.asarray(counts)[:take], **self.params, rng=self._gen).labels
-            self.n_bottom += int(np.count_nonzero(ids[:take] == BOTTOM))
-            self.n_processed += take
-        if self.n_processed >= self.m_max:
-            self.halted = True
-        return ids
-
-    def spent(self):
-        from core.accounting import PrivacyGuarantee
-
-        if self.n_processed == 0:
-            return PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
-        return self.mech.privacy_map(self.n_processed, **self.params)
-
-
 def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None):
     """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
 
@@ -228,7 +194,9 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
     if mech.online is not None:
         return mech.online(int(m_max), rng, **params)
     if mech.per_query and mech.inputs == "counts":
-        return _PerQuerySession(mech, m_max, rng, params)
+        from core.mechanisms.session import PerQuerySession
+
+        return PerQuerySession(mech, m_max, rng, params)
     raise ParameterError(
         f"{mech.name} labels a whole set of queries at once and cannot answer a stream of "
         f"batches; choose one of {', '.join(n for n in registry.names() if _streams(registry.get(n)))}."

@@ -44,6 +44,8 @@ from scipy.special import log_ndtr, logsumexp
 from core.errors import ParameterError
 from core.validation import check_counts, check_delta, check_gamma, check_real
 
+from core.accounting.rdp import ORDERS
+
 __all__ = [
     "DEFAULT_ORDERS",
     "confident_gnmax_epsilon_data_dependent",
@@ -56,10 +58,7 @@ __all__ = [
     "threshold_rdp_data_dependent",
 ]
 
-DEFAULT_ORDERS: np.ndarray = np.concatenate([
-    np.arange(2.0, 100.5, 0.5),
-    np.geomspace(100.0, 500.0, 101)[1:],
-])
+DEFAULT_ORDERS: np.ndarray = ORDERS  # the one grid of orders (core.accounting.rdp)
 """Default grid of Rényi orders, the same as :data:`core.rdp.ORDERS` (``2, 2.5, …, 100``
 and 100 log-spaced orders up to 500; docs/design.md §8).  Read-only."""
 DEFAULT_ORDERS.setflags(write=False)

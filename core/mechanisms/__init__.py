@@ -37,6 +37,8 @@ _EXPORTS = {
     "BOTTOM": "result",
     "LabelingResult": "result",
     "UNPROCESSED": "result",
+    "PerQuerySession": "session",
+    "Session": "session",
     "btt_soft_label": "soft",
     "soft_bin_histograms": "soft",
     "distance_to_instability": "stability",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from core import accounting, noise
-from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, _infeasible_reason, _result
+from core.mechanisms.result import BOTTOM, LabelingResult, _infeasible_reason, _result
+from core.mechanisms.session import Session
 from core.mechanisms.stability import (
     _plurality_and_distance,
 )
@@ -88,7 +89,7 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
     return _result("baseline", labels, None, None, par.guarantee, params, feasible=reason is None, reason=reason)
 
 
-class BaselineSession:
+class BaselineSession(Session):
     """The composition baseline answering a stream of query batches (the estimator).
 
     The per-query (ε0, δ0) is set for at most ``m_max`` queries; every query is answered
@@ -104,28 +105,11 @@ class BaselineSession:
     """
 
     def __init__(self, m_max: int, rng, *, epsilon: float, delta: float) -> None:
-        from core.validation import check_m
-
-        self.m_max = check_m(m_max, "max_queries")
+        super().__init__(m_max, rng)
         self.parameters = accounting.composition_baseline_parameters(epsilon, delta, self.m_max)
-        self._gen = noise.check_rng(rng)
-        self.n_processed = 0
-        self.n_bottom = 0
-        self.halted = False
 
-    def answer(self, counts) -> np.ndarray:
-        """Labels for a batch (UNPROCESSED once ``m_max`` queries were answered)."""
-        counts = check_counts(counts, equal_totals=False)
-        m = counts.shape[0]
-        ids = np.full(m, UNPROCESSED, dtype=np.int64)
-        take = min(m, self.m_max - self.n_processed)
-        if take > 0:
-            ids[:take] = _a_stab(counts[:take], self.parameters.eps0, self.parameters.threshold, self._gen)
-            self.n_bottom += int(np.count_nonzero(ids[:take] == BOTTOM))
-            self.n_processed += take
-        if self.n_processed >= self.m_max:
-            self.halted = True
-        return ids
+    def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
+        return _a_stab(counts, self.parameters.eps0, self.parameters.threshold, self._gen), counts.shape[0]
 
     def spent(self) -> accounting.PrivacyGuarantee:
         """The guarantee of the queries answered so far."""

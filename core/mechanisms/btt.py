@@ -19,6 +19,7 @@ from core.mechanisms.stability import (
     _plurality_and_distance,
     min_teachers_for_threshold,
 )
+from core.mechanisms.session import Session
 from core.mechanisms.svt import sparse_vector_scan
 from core.validation import (
     check_beta,
@@ -123,7 +124,7 @@ def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str 
     )
 
 
-class BTTSession:
+class BTTSession(Session):
     """BTT's sparse vector answering a stream of query batches (the estimator's ``predict``).
 
     The calibration is for at most ``m_max`` queries; the ``T`` threshold noises are drawn
@@ -148,36 +149,20 @@ class BTTSession:
     """
 
     def __init__(self, m_max: int, rng, *, epsilon: float, delta: float, T: int, calibration: str = "tight") -> None:
-        from core.validation import check_m
-
-        self.m_max = check_m(m_max, "max_queries")
+        super().__init__(m_max, rng)
         self.T = check_T(T)
         self.calibration = accounting.calibrate_btt(epsilon, delta, self.T, self.m_max, calibration)
-        self._gen = noise.check_rng(rng)
         self._thresholds = self.calibration.threshold + noise.discrete_laplace(self.calibration.noise_scale, self.T, self._gen)
-        self.n_processed = 0
-        self.n_bottom = 0
-        self.halted = False
 
-    def answer(self, counts) -> np.ndarray:
-        """Labels for a batch (class ids, BOTTOM, or UNPROCESSED once the session is spent)."""
-        counts = check_counts(counts, equal_totals=False)
-        m = counts.shape[0]
-        ids = np.full(m, UNPROCESSED, dtype=np.int64)
-        take = 0 if self.halted else min(m, self.m_max - self.n_processed)
-        if take > 0:
-            cal = self.calibration
-            top, dist = _plurality_and_distance(counts[:take])
-            zq = noise.discrete_laplace(2.0 * cal.noise_scale, take, self._gen)
-            status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom:], cal.rounds - self.n_bottom)
-            ids[:take] = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED))
-            self.n_bottom += int(np.count_nonzero(status == 0))
-            self.n_processed += take if halted_at is None else halted_at + 1
-            if halted_at is not None:
-                self.halted = True
-        if self.n_processed >= self.m_max:
+    def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
+        cal = self.calibration
+        top, dist = _plurality_and_distance(counts)
+        zq = noise.discrete_laplace(2.0 * cal.noise_scale, counts.shape[0], self._gen)
+        status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom:], cal.rounds - self.n_bottom)
+        if halted_at is not None:
             self.halted = True
-        return ids
+        labels = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED))
+        return labels, counts.shape[0] if halted_at is None else halted_at + 1
 
     def spent(self) -> accounting.PrivacyGuarantee:
         """The a-priori guarantee of the ``n`` queries processed so far (0 before any)."""
