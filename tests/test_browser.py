@@ -3,8 +3,9 @@
 One walk through the lab as a user would take it: open the app, pick a dataset on the
 Data page, train a small ensemble on the Ensemble page (the progress bar appears and
 goes away when training is done), label privately with BTT on the Private labeling page
-and read the answered / ⊥ / not-processed counts shown there, then download the labeled
-CSV on the Student & export page and check it against those counts.  Every wait is on
+and read the answered / ⊥ / not-processed counts shown there, then on the Student &
+export page press Release (a fresh run at those settings) and download the labeled CSV
+of the release, checked against the released counts.  Every wait is on
 visible text or a role, never a fixed sleep; timeouts are generous for a loaded machine.
 A screenshot of the export page is saved in the test's temporary folder.
 """
@@ -118,6 +119,15 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             go_to(page, "Student & export", "Student and export")
             summary = page.get_by_text(re.compile(r"\d+ answered, \d+ ⊥, \d+ not processed"))
             expect(summary).to_contain_text(f"{answered} answered, {bottom} ⊥, {unprocessed} not processed")
+            # only a release is exported: a fresh run at the current settings; the CSV holds its counts
+            expect(page.get_by_role("button", name="Download labeled CSV")).to_be_disabled()
+            page.get_by_role("button", name="Release", exact=True).click()
+            released = page.get_by_text(re.compile(r"Released \(run \d+ on this data\)"))
+            expect(released).to_be_visible()
+            settle(page)
+            counts = re.search(r"(\d+) answered, (\d+) ⊥, (\d+) not processed", released.inner_text())
+            answered, bottom, unprocessed = (int(x) for x in counts.groups())
+            assert answered + bottom + unprocessed == M and answered > 0
             with page.expect_download() as info:
                 page.get_by_role("button", name="Download labeled CSV").click()
             download = info.value
