@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "data_dependent_epsilon",
     "teacher_accuracies",
     "mean_teacher_error",
     "plurality_accuracy",
@@ -20,6 +21,8 @@ __all__ = [
     "correct_count",
     "soft_error",
     "theorem_32_check",
+    "majority_rate",
+    "reference_line",
 ]
 
 
@@ -176,3 +179,95 @@ def theorem_32_check(teacher_error: float | None, m: int, beta: float) -> dict[s
         "T": float(cutoff_T(teacher_error, 0.0, int(m), float(beta))),
         "bound": float(misclassification_bound(teacher_error, 0.0, int(m), float(beta))),
     }
+
+
+def majority_rate(y) -> float | None:
+    """Accuracy of always answering the most frequent class.  NON-PRIVATE: reads true labels.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (m,), or None
+
+    Returns
+    -------
+    float or None
+        The most frequent class's share of ``y``; None without ``y`` or when it is empty.
+    """
+    if y is None:
+        return None
+    y = np.asarray(y)
+    if y.size == 0:
+        return None
+    return float(np.max(np.bincount(y.astype(np.int64))) / y.size)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def reference_line(what: str, accuracy: float | None, y, *, plurality: float | None = None,
+                   nonprivate_model: float | None = None) -> str | None:
+    """A sentence putting a private accuracy beside NON-PRIVATE reference points.
+
+    E.g. ``"LNMax labels: 0.62 — below always answering the majority class (0.76)"``.
+
+    Parameters
+    ----------
+    what : str
+        What was measured (e.g. ``"LNMax labels"``, ``"Student"``).
+    accuracy : float or None
+        Its accuracy; None gives None.
+    y : array-like of int or None
+        The true labels it was measured on (the majority-class rate is read from them).
+    plurality, nonprivate_model : float, optional
+        The un-noised plurality vote's accuracy, and a non-private model's, where known.
+
+    Returns
+    -------
+    str or None
+        One sentence (text, no markup), or None without ``accuracy`` or ``y``.
+    """
+    base = majority_rate(y)
+    if accuracy is None or base is None:
+        return None
+    if accuracy < base - 1e-12:
+        verdict = f"below always answering the majority class ({_fmt(base)})"
+    elif accuracy <= base + 0.01:
+        verdict = f"no better than always answering the majority class ({_fmt(base)})"
+    else:
+        verdict = f"above always answering the majority class ({_fmt(base)})"
+    parts = [f"{what}: {_fmt(accuracy)} — {verdict}"]
+    if plurality is not None:
+        parts.append(f"non-private plurality vote of the teachers: {_fmt(plurality)}")
+    if nonprivate_model is not None:
+        parts.append(f"non-private model trained on all private rows: {_fmt(nonprivate_model)}")
+    return "; ".join(parts) + " (reference points are non-private)."
+
+
+def data_dependent_epsilon(counts, result) -> float | None:
+    """NON-PRIVATE: the data-dependent ε of a labeling run on these votes, if the mechanism has one.
+
+    The run's own ``epsilon_data_dependent`` where its labeling function reports it
+    (LNMax's moments accountant, certified Confident-GNMax), else the registry's
+    ``diagnostic`` computed now (GNMax, Confident-GNMax: PATE 2018's data-dependent
+    Rényi analysis).  It describes the private votes: shown under "non-private
+    diagnostics" only, never exported, never a guarantee.
+
+    Parameters
+    ----------
+    counts : array-like, shape (m, n_classes)
+        The teachers' vote counts the run labeled.
+    result : LabelingResult
+
+    Returns
+    -------
+    float or None
+    """
+    from core.mechanisms import registry
+
+    if result.epsilon_data_dependent is not None:
+        return float(result.epsilon_data_dependent)
+    mech = registry.get(result.mechanism)
+    if mech.diagnostic is None or np.ndim(counts) != 2:
+        return None
+    return float(mech.diagnostic(counts, result))

@@ -337,6 +337,30 @@ def _certified_map(m: int, *, epsilon, delta, **_: Any):
     )
 
 
+def _gnmax_diagnostic(counts, result) -> float:
+    """NON-PRIVATE: PATE 2018's data-dependent ε of a GNMax run on these votes."""
+    from core.accounting.data_dependent import gnmax_rdp_data_dependent
+    from core.accounting.rdp import ORDERS, rdp_to_dp
+
+    p = result.params
+    rho = gnmax_rdp_data_dependent(counts, sigma=p["sigma"], orders=ORDERS).sum(axis=0)
+    return float(rdp_to_dp(rho, delta=p["delta_target"], orders=ORDERS)[0])
+
+
+def _confident_diagnostic(counts, result) -> float:
+    """NON-PRIVATE: PATE 2018's data-dependent ε of a Confident-GNMax run on these votes
+    (the threshold step on every processed query, GNMax on the answered ones)."""
+    import numpy as np
+
+    from core.accounting.data_dependent import confident_gnmax_epsilon_data_dependent
+
+    p = result.params
+    processed = result.labels != -2
+    return float(confident_gnmax_epsilon_data_dependent(
+        np.asarray(counts)[processed], threshold=p["threshold"], sigma1=p["sigma1"], sigma2=p["sigma2"],
+        delta=p["delta_target"], answered=result.answered[processed]))
+
+
 _GAUSS_FORMULAS = (r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathcal{N}(0, \sigma^2)\big), \qquad \rho(\alpha) = \alpha/\sigma^2 \text{ per answer}",)
 
 register(Mechanism(
@@ -359,6 +383,8 @@ register(Mechanism(
     formulas=_GAUSS_FORMULAS,
     per_query=True,
     ledger_entry=_gnmax_entry,
+    diagnostic=_gnmax_diagnostic,
+    data_dependent="PATE 2018's data-dependent Rényi ε (a NON-PRIVATE diagnostic)",
 ))
 
 register(Mechanism(
@@ -382,6 +408,8 @@ register(Mechanism(
     formulas=(r"\max_c n_c(x_i) + \mathcal{N}(0, \sigma_1^2) \ge t \Rightarrow \arg\max_c \big(n_c(x_i) + \mathcal{N}(0, \sigma_2^2)\big), \text{ else } \bot",),
     per_query=True,
     ledger_entry=_confident_entry,
+    diagnostic=_confident_diagnostic,
+    data_dependent="PATE 2018's data-dependent Rényi ε (a NON-PRIVATE diagnostic)",
 ))
 
 register(Mechanism(

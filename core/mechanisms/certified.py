@@ -537,8 +537,14 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
             f"(ε = {guarantee.epsilon:.4g}, δ = {guarantee.delta:.3g}) still applies. Raise the budget (a larger "
             "epsilon), the noise sigma2, or use the data-independent Confident-GNMax."
         )
+    from core.accounting.rdp import confident_gnmax_guarantee
+
+    # The data-independent guarantee of the same Confident-GNMax parameters on these m
+    # queries (public: from public parameters only), shown beside the certified one.
+    eps_independent = confident_gnmax_guarantee(params.sigma1, params.sigma2, n_queries=m, delta=float(guarantee.delta)).epsilon
     out_params = {
         **params.public_dict(),
+        "epsilon_data_independent": float(eps_independent),
         "passed": passed,
         "ell": float(ell),
         "s_hat": float(s_hat),

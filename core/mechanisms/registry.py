@@ -140,6 +140,11 @@ class Mechanism:
         For a mechanism with state across queries (BTT's sparse vector):
         ``online(m_max, rng, **params)`` returning an object with ``answer(inputs) ->
         labels`` and ``spent() -> PrivacyGuarantee`` (see :mod:`core.ensemble.estimator`).
+    diagnostic : callable or None
+        ``diagnostic(counts, result) -> float``: the NON-PRIVATE data-dependent ε of a run
+        on these votes, computed on demand (for mechanisms whose labeling function does
+        not report it itself, because it would cost more than the labeling); used only by
+        :func:`core.nonprivate.data_dependent_epsilon`, never exported.
     ledger_entry : callable or None
         ``ledger_entry(m, **params)``: the run's privacy map in the ledger's terms (pure-DP
         steps or an RDP curve, which compose more tightly than (ε, δ)); None records the
@@ -164,6 +169,7 @@ class Mechanism:
     per_query: bool = False
     online: Callable[..., Any] | None = None
     ledger_entry: Callable[..., Any] | None = None
+    diagnostic: Callable[..., Any] | None = None
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
