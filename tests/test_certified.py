@@ -121,7 +121,7 @@ def test_params_hold_only_public_and_released_values():
     p = cert.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=1)
     released = {"passed", "ell", "s_hat", "e_tilde", "test_statistic"}
-    public = set(p.public_dict()) | {"epsilon_test", "delta_target", "m", "k", "n_classes", "noise"}
+    public = set(p.public_dict()) | {"epsilon_test", "epsilon_data_independent", "delta_target", "m", "k", "n_classes", "noise"}
     assert set(r.params) == released | public
     diag = cert.certified_diagnostics(counts, p)
     private = {diag.rdp_data_dependent, diag.smooth_sensitivity}
