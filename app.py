@@ -56,7 +56,9 @@ with data_box:
     else:
         st.markdown(
             f"**{ds.title}**  \n{ds.n_private} private rows · {ds.n_public} public queries · "
-            f"{ds.n_classes} classes"
+            f"{ds.n_classes} classes  \n"
+            + ("**teaching split** (public queries drawn from the private file)" if ds.teaching_split
+               else "two-file job (separate public file)")
         )
 with privacy_box:
     st.subheader("Privacy settings")

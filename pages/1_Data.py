@@ -1,7 +1,12 @@
-"""Data: a bundled dataset, a generator, or an uploaded private CSV (+ optional public CSV)."""
+"""Data: a two-file job (a private labeled file + a separate public file), a bundled
+dataset, a generator, or uploads; the feature columns, missing values and how many
+public rows to label."""
 
 from __future__ import annotations
 
+import hashlib
+
+import pandas as pd
 import streamlit as st
 
 from pages import _session as session
@@ -11,32 +16,59 @@ from pages import _widgets as widgets
 session.run_through_app()
 session.init()
 ss = st.session_state
-_SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV"}
+_SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV",
+                  "job": "Bundled two-file job"}
 ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"]], "name": session.DEFAULT_DATASET,
                           "generator": session.DEFAULT_GENERATOR, "n": session.DEFAULT_DATA.get("n", 5000),
                           "public_fraction": session.DEFAULT_DATA["public_fraction"],
                           "test_fraction": session.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
+ss["data_ui"].setdefault("job", next(iter(cache.JOBS)))
+ss["data_ui"].setdefault("job_missing", "drop")
+ss["data_ui"].setdefault("markers", True)
+
+TEACHING_SPLIT = (
+    "**Teaching split**: the public queries are a random split of the private file, so they are private "
+    "rows themselves. Good for learning how the lab works; for a real job give a separate public file "
+    "(Upload CSV with both files, or the bundled two-file job). The export of a teaching split leaves the "
+    "features out unless you confirm that these rows may be published."
+)
+IMPUTE_WHERE = (
+    "Imputation is fitted inside each teacher's pipeline, on that teacher's chunk only (median for numbers, "
+    "most frequent value for categories): never on all private rows at once."
+)
+MISSING_HELP = {
+    "drop": "drop: rows with a missing value are left out (counted below)",
+    "impute": "impute: keep them; each teacher fills them in from its own chunk",
+    "refuse": "refuse: a missing value is an error",
+}
+AUTO_TRAIN_ROWS = 20_000
+"""The Data page trains the ensemble by itself only on generated or small bundled data (a demo);
+an upload or a two-file job waits for the Train button of the Ensemble page."""
 
 st.title("Data")
 st.markdown(
     "Private prediction starts from two sets. The **private** set $D$ has $n$ labeled rows that must "
     "stay secret; it is cut into $k$ disjoint chunks, and one *teacher* model is trained on each chunk. "
     "The **public** set $Q$ holds $m$ unlabeled rows (the *queries*): the teachers vote on them and a "
-    "differentially private mechanism turns the votes into labels that are safe to publish."
+    "differentially private mechanism turns the votes into labels that are safe to publish. A real job "
+    "takes **two files**: the private labeled file and a separate public file of rows to label."
 )
 st.latex(r"D = D_1 \cup \dots \cup D_k,\quad |D_j| \approx n/k, \qquad Q = \{x_1, \dots, x_m\}")
 # Filled at the end of the page (after the data below is loaded): the result comes first.
 result_box = st.container(border=True)
 
-SOURCES = ["Bundled dataset", "Generator", "Upload CSV"]
-source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=session.widget_key("data_ui", "source"))
+SOURCES = ["Bundled dataset", "Bundled two-file job", "Generator", "Upload CSV"]
+source = st.radio("Where does the data come from?", SOURCES, horizontal=True, key=session.widget_key("data_ui", "source"),
+                  help="Bundled dataset and Generator make a teaching split of one file; the two-file job and an "
+                  "upload with a public file keep the public rows apart from the private ones.")
 session.remember("data_ui", "source", source)
 
 with st.expander("Split sizes", expanded=False):
     st.caption(
-        "Bundled and generated data (and an upload without a public file) are split at random: "
+        "A teaching split (bundled and generated data, an upload without a public file) is split at random: "
         "a share becomes the public queries (their true labels are kept aside for diagnostics only), "
-        "a share is held out to test the student, the rest is private."
+        "a share is held out to test the student, the rest is private. A two-file job only holds out the "
+        "test share of the private file."
     )
     st.latex(r"m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
              r"\qquad n = N - m - n_{\text{test}}\ \text{private rows}")
@@ -45,6 +77,22 @@ with st.expander("Split sizes", expanded=False):
     tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=session.widget_key("data_ui", "test_fraction"))
     session.remember("data_ui", "public_fraction", pf)
     session.remember("data_ui", "test_fraction", tf)
+
+
+def missing_controls(section_key: str, options: list[str]) -> tuple[str, list[str]]:
+    """The missing-value choice (drop / impute / refuse) and the "treat '?' as missing" box."""
+    st.markdown("**Missing values**")
+    c1, c2 = st.columns([2, 1])
+    choice = c1.radio("Rows with a missing value", options, horizontal=True, format_func=lambda o: o,
+                      key=session.widget_key("data_ui", section_key),
+                      help=" · ".join(MISSING_HELP[o] for o in options))
+    session.remember("data_ui", section_key, choice)
+    markers = c2.checkbox("Treat '?' as missing", key=session.widget_key("data_ui", "markers"),
+                          help="UCI-style files write a missing value as '?'. Off, '?' is an ordinary category.")
+    session.remember("data_ui", "markers", bool(markers))
+    st.caption(MISSING_HELP[choice] + ". " + IMPUTE_WHERE)
+    return choice, (["?"] if markers else [])
+
 
 active = dict(ss["data_cfg"])
 wanted = None
@@ -57,7 +105,19 @@ if source == "Bundled dataset":
         ss["data_ui"]["name"] = names[0]
     name = st.selectbox("Dataset", names, key=session.widget_key("data_ui", "name"))
     session.remember("data_ui", "name", name)
+    st.caption("A teaching split: the public queries are drawn from the same file.")
     wanted = {"source": "bundled", "name": name, "public_fraction": pf, "test_fraction": tf}
+
+elif source == "Bundled two-file job":
+    jobs = list(cache.JOBS)
+    job = st.selectbox("Two-file job", jobs, format_func=lambda j: cache.JOBS[j]["title"],
+                       key=session.widget_key("data_ui", "job"))
+    session.remember("data_ui", "job", job)
+    st.caption("A real job, ready made: the private labeled file and a separate public file whose features "
+               "are labeled and exported (its own labels are kept aside for non-private diagnostics only).")
+    missing, markers = missing_controls("job_missing", ["drop", "impute", "refuse"])
+    wanted = {"source": "job", "name": job, "missing": missing, "missing_markers": markers,
+              "public_fraction": pf, "test_fraction": tf}
 
 elif source == "Generator":
     from core.data import GENERATORS
@@ -84,18 +144,21 @@ elif source == "Generator":
 
 else:
     st.markdown(
-        "Upload a **private labeled CSV** (a header row; one column holds the label). Optionally upload a "
-        "**public unlabeled CSV** with the same feature columns; without it, a public share is drawn from "
-        "the private file. Files stay in this session's memory and are never written to disk."
+        "A real job takes **two files**. Files stay in this session's memory and are never written to disk."
     )
-    up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private")
-    up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public")
-    missing = st.radio(
-        "Missing values", ["refuse", "impute"], horizontal=True, key=session.widget_key("data_ui", "missing"),
-        help="refuse: a missing value is an error; impute: fill with the column's median (numbers) "
-        "or most frequent value (categories) inside each model's pipeline.",
-    )
-    session.remember("data_ui", "missing", missing)
+    u1, u2 = st.columns(2)
+    with u1:
+        st.markdown("**1. Private labeled file** (stays secret: only the teachers see it)")
+        up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private",
+                                      help="A header row; one column holds the label.")
+    with u2:
+        st.markdown("**2. Public file to label** (its rows are labeled and published)")
+        up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public",
+                                     help="The same feature columns, no label. Without it the public rows are a "
+                                     "teaching split of the private file.")
+    if ss["data_ui"]["missing"] not in ("refuse", "impute", "drop"):
+        ss["data_ui"]["missing"] = "refuse"
+    missing, markers = missing_controls("missing", ["refuse", "impute", "drop"])
     if up_private is not None:
         ph = cache.keep_upload(up_private)
         pubh = cache.keep_upload(up_public) if up_public is not None else None
@@ -108,27 +171,66 @@ else:
         if columns is not None and ss.get(box_key) not in (None, columns[0]):
             label_column = ss[box_key]
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
-                  "label_column": label_column, "missing": missing, "public_fraction": pf, "test_fraction": tf}
-        if wanted != active:
-            ds_new = cache.try_dataset(wanted)
-            if ds_new is not None:
-                cache.drop_uploads({h for h in (ph, pubh) if h})
-                if columns is None:  # first load: the detected label column, then the features
-                    columns = [ds_new.private.label_column, *ds_new.private.features.columns]
-                    ss["_upload_columns"] = {ph: columns}
-        wanted = None  # handled here
-        active = dict(ss["data_cfg"])
-        if columns is not None and active.get("source") == "upload" and active.get("private_hash") == ph:
-            st.selectbox(
-                "Label column", columns, index=0, key=box_key,
-                help="The column that holds the class of each private row; the others are features. "
-                "The first entry is the column detected automatically.",
-            )
+                  "label_column": label_column, "missing": missing, "missing_markers": markers,
+                  "public_fraction": pf, "test_fraction": tf}
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
 
-if wanted is not None and wanted != active:
-    cache.try_dataset(wanted)
+
+def _base(cfg: dict) -> dict:
+    return {k: v for k, v in cfg.items() if k not in ("drop_columns", "n_label")}
+
+
+cols_key = n_key = None
+if wanted is not None:
+    # The column choice and the number of public rows to label belong to one loaded file
+    # (one base configuration); their boxes are drawn below, once the data has loaded, and
+    # their values from the previous run are read here so that a change reloads at once.
+    sig = hashlib.sha256(repr(sorted(_base(wanted).items())).encode()).hexdigest()[:16]
+    cols_key, n_key = f"keep_columns_{sig}", f"n_label_{sig}"
+    same_base = _base(active) == _base(wanted)
+    all_cols, total = ss.setdefault("_data_shape", {}).get(sig, (None, None))
+    if cols_key in ss and all_cols is not None:
+        drop = [c for c in all_cols if c not in ss[cols_key]]
+    else:
+        drop = list(active.get("drop_columns", [])) if same_base else []
+    if n_key in ss:
+        n_label = int(ss[n_key])
+    elif same_base:
+        n_label = active.get("n_label")
+    else:
+        n_label = 2_000 if wanted["source"] == "job" else None
+    if n_label is not None and total is not None and n_label >= total:
+        n_label = None
+    if drop:
+        wanted["drop_columns"] = sorted(drop)
+    if n_label:
+        wanted["n_label"] = int(n_label)
+    if wanted != active:
+        ds_new = cache.try_dataset(wanted)
+        if ds_new is not None and wanted["source"] == "upload":
+            cache.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
+            if columns is None:  # first load: the detected label column, then the features
+                columns = [ds_new.private.label_column, *ds_new.all_columns]
+                ss["_upload_columns"] = {wanted["private_hash"]: columns}
+    active = dict(ss["data_cfg"])
+    if wanted["source"] == "upload" and columns is not None and active.get("source") == "upload" \
+            and active.get("private_hash") == wanted["private_hash"]:
+        st.selectbox(
+            "Label column", columns, index=0, key=box_key,
+            help="The column that holds the class of each private row; the others are features. "
+            "The first entry is the column detected automatically.",
+        )
+    if _base(active) != _base(wanted):
+        cols_key = n_key = None  # the wanted data did not load: its boxes are not shown
+
+
+@st.cache_data(max_entries=16, show_spinner="Checking the columns (identifiers, free text, dates, label proxies)…")
+def _column_warnings(key: str, _frame: pd.DataFrame, _labels) -> list[tuple[str, str, str]]:
+    from core.data.columns import column_warnings
+
+    return [(w.column, w.kind, w.sentence) for w in column_warnings(_frame, None, labels=_labels)]
+
 
 with session.shown_errors():
     ds = cache.dataset()
@@ -140,8 +242,60 @@ with session.shown_errors():
     c[2].metric("Held-out test rows", ds.n_test)
     c[3].metric("Classes", ds.n_classes)
     c[4].metric("Features", len(ds.private.features.columns))
+    if ds.teaching_split:
+        st.warning(TEACHING_SPLIT)
+    else:
+        st.success("**Two-file job**: the public rows come from a separate public file; the export writes that "
+                   "file's features with the private labels.")
     st.caption(ds.public_note)
     st.markdown(f"Label column **{ds.private.label_column}**; classes: " + ", ".join(f"`{c}`" for c in ds.class_names))
+
+    # ---- columns: choose the features (private and public alike), with warnings
+    st.markdown("**Feature columns**")
+    if cols_key is not None:
+        ss["_data_shape"][sig] = (list(ds.all_columns), int(ds.extra.get("public_rows", ds.n_public)))
+        if cols_key not in ss:
+            ss[cols_key] = [c_ for c_ in ds.all_columns if c_ in ds.private.features.columns]
+        st.multiselect("Feature columns used", list(ds.all_columns), key=cols_key,
+                       help="Dropped columns are left out of the private rows, the test rows and the public rows.")
+    warnings_found = _column_warnings(ds.key, ds.private.features, ds.private.labels)
+    for column, kind, sentence in warnings_found:
+        st.warning(f"Column **{column}** ({kind.replace('_', ' ')}): {sentence}")
+    if warnings_found:
+        st.caption("Consider dropping these columns above. The label-proxy check reads the private labels: it is a "
+                   "non-private diagnostic for the data's owner, never exported.")
+    else:
+        st.caption("No column looks like an identifier, free text, a date or a stand-in for the label.")
+
+    # ---- missing values, where they are
+    st.markdown("**Missing values** (non-private counts, for the data's owner)")
+    t = ds.private
+    counts = {col: n for col, n in t.missing_counts.items() if n}
+    public_table = ds.extra.get("public_table")
+    if counts or (public_table is not None and public_table.missing_rows):
+        frame = pd.DataFrame({"column": list(t.missing_counts), "missing cells (private file)": list(t.missing_counts.values())})
+        if public_table is not None:
+            frame["missing cells (public file)"] = [public_table.missing_counts.get(col, 0) for col in frame["column"]]
+        st.dataframe(frame[frame.iloc[:, 1:].sum(axis=1) > 0], hide_index=True)
+        line = f"Private file: {t.missing_rows:,} rows with a missing value"
+        line += f", {t.dropped_rows:,} dropped" if t.dropped_rows else f", kept ({t.missing})"
+        if public_table is not None:
+            line += f"; public file: {public_table.missing_rows:,} rows with a missing value"
+            line += f", {public_table.dropped_rows:,} dropped" if public_table.dropped_rows else ""
+        st.caption(line + ". " + IMPUTE_WHERE)
+    else:
+        markers = ", ".join(f"'{m_}'" for m_ in t.missing_markers) or "none besides empty cells"
+        st.caption(f"No missing values (markers read as missing: {markers}).")
+
+    # ---- how many public rows to label
+    if n_key is not None:
+        total = int(ds.extra.get("public_rows", ds.n_public))
+        if n_key not in ss:
+            ss[n_key] = int(ds.n_public)
+        st.number_input(f"Public rows to label (of {total:,})", min_value=1, max_value=total, step=100, key=n_key,
+                        help="The first N public rows are labeled, and ε is spent over these N queries. A student "
+                        "rarely needs thousands of labels; fewer queries leave more budget per query.")
+
     tab_priv, tab_pub = st.tabs(["Private rows (preview)", "Public queries (preview)"])
     with tab_priv:
         st.dataframe(cache.preview(ds.private), height=240)
@@ -152,23 +306,35 @@ with session.shown_errors():
 with result_box, session.shown_errors():
     ds = cache.dataset()
     st.subheader("Result with the current settings")
-    ens = cache.ensemble()
-    result, _ = cache.labeling()
-    m = st.columns([1, 1, 1, 1.7])
-    m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
-    m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
-    m[2].metric("Not processed", result.n_unprocessed,
-                help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
-    m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
-    cache.show_spent(st, ds, ens=ens)
-    st.caption(
-        f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
-        f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
-        f"{result.n_answered:,} of the {result.m:,} public queries received a label that is safe to publish: "
-        "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
-        "every step can be changed on its page."
-    )
-    # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
-    targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
-    for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
-        col.page_link(path, label=label, icon=icon)
+    ens = cache.cached_ensemble(ds)
+    auto = ds.source in ("generator", "bundled") and ds.n_private <= AUTO_TRAIN_ROWS
+    if ens is None and not auto:
+        cfg = ss["ensemble_cfg"]
+        from core.data import check_class_sizes
+
+        check_class_sizes(ds.private, int(cfg["k"]))  # a k this data cannot take is said now (shown_errors)
+        st.info(f"**Not trained yet.** {ds.n_private:,} private rows and {ds.n_public:,} public queries are loaded; "
+                f"the teachers ({cfg['k']} × {widgets.learner_label(cfg['learner'])}) are trained when you press "
+                "**Train ensemble** on the Ensemble page, where you can choose the learner and k first.")
+        st.page_link("pages/2_Ensemble.py", label="Ensemble: train the teachers", icon=":material/groups:")
+    else:
+        ens = cache.ensemble()
+        result, _ = cache.labeling()
+        m = st.columns([1, 1, 1, 1.7])
+        m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
+        m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
+        m[2].metric("Not processed", result.n_unprocessed,
+                    help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
+        m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
+        cache.show_spent(st, ds, ens=ens)
+        st.caption(
+            f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
+            f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
+            f"{result.n_answered:,} of the {result.m:,} public queries received a label that is safe to publish: "
+            "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
+            "every step can be changed on its page."
+        )
+        # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
+        targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
+        for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
+            col.page_link(path, label=label, icon=icon)

@@ -38,7 +38,8 @@ with session.shown_errors():
     spec = widgets.learner_spec(learner)
     st.caption(spec.description)
 
-    with st.form("train_form"):
+    # Enter in a box of this form does not train: only the button does (a long step on big data).
+    with st.form("train_form", enter_to_submit=False):
         st.markdown("**Main hyperparameters** (each teacher gets the same ones)")
         cols = st.columns(3)
         params = {}
@@ -71,9 +72,15 @@ with session.shown_errors():
     if submitted:
         session.remember("ens_ui", "k", int(k))
         cfg = {"learner": learner, "params": {h.name: params[h.name] for h in spec.hyperparameters}, "k": int(k)}
-        bar = st.progress(0.0, text=f"Training {int(k)} teachers…")
+        bar = st.progress(0.0, text=f"Training {int(k)} teachers ({widgets.learner_label(learner)}) on "
+                          f"{ds.n_private:,} private rows…")
         try:
-            cache.train(ds, cfg, lambda done, total: bar.progress(done / total, text=f"Trained {done} of {total} teachers"))
+            cache.train(
+                ds, cfg,
+                lambda done, total: bar.progress(done / total, text=f"Trained {done} of {total} teachers"),
+                lambda done, total: bar.progress(done / max(total, 1),
+                                                 text=f"Teachers voting: {done:,} of {total:,} public queries"),
+            )
         except PrivateLabelLabError as exc:
             st.error(str(exc))
             st.caption("The previous ensemble is kept.")
@@ -83,46 +90,52 @@ with session.shown_errors():
         finally:
             bar.empty()
 
-    ens = cache.ensemble()
     cfg = ss["ensemble_cfg"]
-    st.subheader("Current ensemble")
-    c = st.columns([1, 2.2, 1.1, 1.3])
-    c[0].metric("Teachers (k)", ens.teachers.k)
-    c[1].metric("Learner", widgets.learner_label(cfg["learner"]))
-    c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
-    c[3].metric("Public queries voted on", ens.votes.shape[0])
-    if cfg["params"]:
-        st.caption("Hyperparameters: " + ", ".join(f"{k_} = {v}" for k_, v in cfg["params"].items()))
+    if cache.cached_ensemble(ds, cfg) is None:
+        st.subheader("Current ensemble")
+        st.info(f"**Not trained yet**: {cfg['k']} teachers ({widgets.learner_label(cfg['learner'])}) on "
+                f"{ds.n_private:,} private rows. Choose the learner and k above and press **Train ensemble** "
+                "(a progress bar shows the teachers being trained, then their votes on the public queries).")
+    else:
+        ens = cache.ensemble()
+        st.subheader("Current ensemble")
+        c = st.columns([1, 2.2, 1.1, 1.3])
+        c[0].metric("Teachers (k)", ens.teachers.k)
+        c[1].metric("Learner", widgets.learner_label(cfg["learner"]))
+        c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
+        c[3].metric("Public queries voted on", ens.votes.shape[0])
+        if cfg["params"]:
+            st.caption("Hyperparameters: " + ", ".join(f"{k_} = {v}" for k_, v in cfg["params"].items()))
 
-    st.divider()
-    st.subheader("Non-private diagnostics")
-    st.caption(
-        "These numbers look at the teachers and their raw votes, which depend on the private data "
-        "without any noise. They help you understand the ensemble; they are not private, are never "
-        "exported, and should not be published."
-    )
-    left, right = st.columns(2)
-    accs = nonprivate.teacher_accuracies(ens.predictions, ds.public_y) if ds.public_y is not None else None
-    with left:
-        st.markdown("**Teacher accuracy** on the public queries' held-out true labels")
-        if accs is None:
-            st.info("The public queries came from an unlabeled file, so teacher accuracy cannot be measured.")
-        else:
-            fig = go.Figure(go.Histogram(x=accs, nbinsx=20, marker_color="#6c8ebf"))
-            fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
-                              height=300, margin=dict(l=10, r=10, t=10, b=10))
-            st.plotly_chart(fig, key="teacher_acc")
-            st.caption(f"Median teacher accuracy {session.fmt(charts.median(accs))}; "
-                       f"plurality vote accuracy {session.fmt(nonprivate.plurality_accuracy(ens.votes, ds.public_y))}.")
-    with right:
-        st.markdown("**Vote margins**: top count minus runner-up count on each query")
-        st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")
-        st.latex(r"\mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
-        fig = go.Figure(go.Histogram(x=margins(ens.votes), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
-        fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
-                          margin=dict(l=10, r=10, t=10, b=10))
-        st.plotly_chart(fig, key="margins")
+        st.divider()
+        st.subheader("Non-private diagnostics")
         st.caption(
-            "A query whose margin is large is *stable*: many private rows would have to change before "
-            "the plurality answer could flip. The private mechanisms answer those and abstain on the rest."
+            "These numbers look at the teachers and their raw votes, which depend on the private data "
+            "without any noise. They help you understand the ensemble; they are not private, are never "
+            "exported, and should not be published."
         )
+        left, right = st.columns(2)
+        accs = nonprivate.teacher_accuracies(ens.predictions, ds.public_y) if ds.public_y is not None else None
+        with left:
+            st.markdown("**Teacher accuracy** on the public queries' held-out true labels")
+            if accs is None:
+                st.info("The public queries came from an unlabeled file, so teacher accuracy cannot be measured.")
+            else:
+                fig = go.Figure(go.Histogram(x=accs, nbinsx=20, marker_color="#6c8ebf"))
+                fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
+                                  height=300, margin=dict(l=10, r=10, t=10, b=10))
+                st.plotly_chart(fig, key="teacher_acc")
+                st.caption(f"Median teacher accuracy {session.fmt(charts.median(accs))}; "
+                           f"plurality vote accuracy {session.fmt(nonprivate.plurality_accuracy(ens.votes, ds.public_y))}.")
+        with right:
+            st.markdown("**Vote margins**: top count minus runner-up count on each query")
+            st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")
+            st.latex(r"\mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
+            fig = go.Figure(go.Histogram(x=margins(ens.votes), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
+            fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
+                              margin=dict(l=10, r=10, t=10, b=10))
+            st.plotly_chart(fig, key="margins")
+            st.caption(
+                "A query whose margin is large is *stable*: many private rows would have to change before "
+                "the plurality answer could flip. The private mechanisms answer those and abstain on the rest."
+            )

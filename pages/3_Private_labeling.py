@@ -143,6 +143,11 @@ with session.shown_errors():
             cols = st.columns(2)
             cols[0].metric("Misclassification on answered", session.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
+            line = nonprivate.reference_line(
+                f"{widgets.mechanism_title(result.mechanism)} labels (accuracy on answered)", acc, ds.public_y,
+                plurality=nonprivate.plurality_accuracy(ens.votes, ds.public_y))
+            if line:
+                st.markdown(f"**{line}**")
             if bound is not None:
                 cols[1].metric("Theorem 3.2 bound / m",
                                session.fmt(bound["bound"]) if bound["bound"] < 1 else "≥ 1 (vacuous)",

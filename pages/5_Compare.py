@@ -42,11 +42,14 @@ with session.shown_errors():
     m = int(ens.votes.shape[0])
     rows, skipped = cache.compare_rows(ens, float(eps), m, EXTRA_ROWS)
     runs = {}
-    for label, (name, settings) in rows.items():
+    table_bar = st.progress(0.0, text=f"Running {len(rows)} mechanisms at ε = {float(eps):g}…")
+    for i, (label, (name, settings)) in enumerate(rows.items()):
         try:
             runs[label] = cache.labeling(name, settings, ens)[0]
         except PrivateLabelLabError as exc:  # one mechanism refusing this data leaves the others
             skipped.append(f"{label} did not run: {exc}")
+        table_bar.progress((i + 1) / max(len(rows), 1), text=f"{label} done ({i + 1} of {len(rows)} mechanisms)")
+    table_bar.empty()
 
     st.subheader(f"At ε = {eps:g}, δ = {delta:.0e} on {m} queries")
     table = pd.DataFrame(
@@ -114,6 +117,15 @@ with session.shown_errors():
             ]
         )
         st.dataframe(acc_table, hide_index=True)
+        plurality = nonprivate.plurality_accuracy(ens.votes, ds.public_y)
+        st.markdown(f"Non-private reference points: always answering the majority class "
+                    f"**{session.fmt(nonprivate.majority_rate(ds.public_y))}**; the teachers' plurality vote "
+                    f"without noise **{session.fmt(plurality)}**.")
+        for label, r in runs.items():
+            line = nonprivate.reference_line(f"{label} labels", hard(r, nonprivate.answered_accuracy), ds.public_y,
+                                             plurality=plurality)
+            if line:
+                st.caption(line)
         fig = go.Figure()
         for label, results in curve.items():
             fig.add_trace(go.Scatter(x=EPS_GRID, y=[hard(r, nonprivate.correct_count) for r in results],

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from core import pipeline
+from core import nonprivate, pipeline
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
@@ -74,8 +75,11 @@ with session.shown_errors():
 
     c1, c2 = st.columns(2)
     names = widgets.learner_names()
-    if ss["student_ui"]["learner"] not in names:
-        ss["student_ui"]["learner"] = cfg["learner"]
+    # The student learner follows the teachers' learner whenever the ensemble's learner changes.
+    if ss["student_ui"]["learner"] not in names or ss["student_ui"].get("teachers") != cfg["learner"]:
+        ss["student_ui"]["learner"] = cfg["learner"] if cfg["learner"] in names else names[0]
+        ss["student_ui"]["teachers"] = cfg["learner"]
+        ss.pop("w_student_ui_learner", None)
     learner = c1.selectbox("Student learner", names, format_func=widgets.learner_label,
                            key=session.widget_key("student_ui", "learner"))
     session.remember("student_ui", "learner", learner)
@@ -107,6 +111,11 @@ with session.shown_errors():
                     help="The same learner trained directly on all private rows: a reference only; it is not private.")
         st.caption(f"{ds.n_test} test rows held out from the private data; the non-private model is "
                    "the teachers' learner fitted on all private rows, shown only as a reference.")
+        line = nonprivate.reference_line(
+            "Student (private)", charts.model_accuracy(student.model, ds.test) if student else None, ds.test.labels,
+            nonprivate_model=charts.model_accuracy(nonpriv, ds.test))
+        if line:
+            st.markdown(f"**{line}**")
 
     st.divider()
     st.subheader("Downloads")
@@ -121,6 +130,16 @@ with session.shown_errors():
         "parameters were fixed in advance; choosing parameters after looking at other runs is covered only "
         "by the ledger total."
     )
+    # A teaching split's public rows are private rows: their features are exported only on confirmation.
+    public_frame = ds.public_X
+    if ds.teaching_split:
+        st.warning("**Teaching split**: the public queries are a split of the private file, so their features are "
+                   "private rows. The labeled CSV holds row numbers and labels only, unless you confirm below.")
+        if st.checkbox("I confirm these rows may be published: they are a split of the private file",
+                       key="confirm_teaching_split"):
+            st.caption("The labeled CSV holds the split's features.")
+        else:
+            public_frame = pd.DataFrame({"row": range(ds.n_public)})
     d = st.columns(3)
     if rel is None:
         st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
@@ -137,7 +156,7 @@ with session.shown_errors():
         report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
                                  k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
                                  ledger_total=cache.ledger(ds, ens=ens).total())
-        d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(ds.public_X, result, ds.class_names),
+        d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(public_frame, result, ds.class_names),
                              file_name="private_labels.csv", mime="text/csv", key="download_csv")
         d[1].download_button("Download privacy report (JSON)", data=report,
                              file_name="privacy_report.json", mime="application/json", key="download_report")

@@ -75,6 +75,17 @@ class Dataset:
     def n_test(self) -> int:
         return 0 if self.test is None else int(self.test.n_rows)
 
+    @property
+    def teaching_split(self) -> bool:
+        """True when the public queries are a split of the private file (a **teaching split**),
+        False for a real job whose public rows come from a separate public file."""
+        return not self.extra.get("two_file", False)
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        """Every feature column of the loaded file(s), before the user dropped any."""
+        return tuple(self.extra.get("all_columns", tuple(self.private.features.columns)))
+
 
 def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:
     n_public = max(1, int(round(n_rows * public_fraction)))
@@ -104,7 +115,8 @@ def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, sp
         key=f"bundled:{name}:{public_fraction}:{test_fraction}:{split_seed}",
         title=name,
         source="bundled",
-        public_note="public queries drawn at random from the dataset (their true labels are held out for diagnostics)",
+        public_note="teaching split: public queries drawn at random from the dataset (their true labels are held "
+        "out for diagnostics)",
     )
 
 
@@ -120,7 +132,8 @@ def _generated_dataset(
         key=f"generator:{name}:{n}:{params!r}:{public_fraction}:{test_fraction}:{split_seed}",
         title=f"{name} (generated, n = {n})",
         source="generator",
-        public_note="public queries drawn at random from the generated rows (true labels held out for diagnostics)",
+        public_note="teaching split: public queries drawn at random from the generated rows (true labels held out "
+        "for diagnostics)",
     )
 
 
@@ -136,6 +149,7 @@ def _uploaded_dataset(
     filename: str,
     label_column: str | None,
     missing: str,
+    markers: tuple,
     public_hash: str | None,
     _public_bytes: bytes | None,
     public_fraction: float,
@@ -145,15 +159,17 @@ def _uploaded_dataset(
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     from core.data import load_table, read_public, split_public
 
-    table = load_table(_private_bytes, label_column=label_column, missing=missing, name=filename)
-    key = f"upload:{private_hash}:{label_column}:{missing}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
+    table = load_table(_private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
+                       name=filename)
+    key = f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
             key=key,
             title=filename,
             source="upload",
-            public_note="no public file uploaded: public queries drawn at random from the uploaded rows",
+            public_note="teaching split: no public file uploaded, so the public queries are drawn at random "
+            "from the private file (they are private rows)",
         )
     public_X = read_public(_public_bytes, table)
     _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
@@ -167,7 +183,97 @@ def _uploaded_dataset(
         public_y=None,
         test=test,
         public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
+        extra={"two_file": True},
     )
+
+
+JOBS: dict[str, dict[str, str]] = {
+    "adult": {"title": "Adult: private = adult_train, public = adult_test (features only)",
+              "private": "adult_train", "public": "adult_test", "label_column": "income"},
+}
+"""Ready two-file jobs on bundled files: a private labeled file and a separate public file."""
+
+
+def _bundled_path(name: str):
+    from core.data import DATASETS_DIR
+
+    for suffix in (".csv.gz", ".csv"):
+        path = DATASETS_DIR / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    raise core.errors.DataError(f"The bundled file {name!r} is missing from {DATASETS_DIR}.")
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the private and the public file…")
+def _bundled_job(name: str, missing: str, markers: tuple, test_fraction: float, split_seed: int) -> Dataset:
+    """A ready two-file job: the private file (minus held-out test rows) and the public file's features.
+
+    The public file's labels are kept aside as ``public_y`` for the non-private diagnostics only;
+    the public rows exported are its features.
+    """
+    from core.data import load_table, split_public
+
+    job = JOBS[name]
+    table = load_table(_bundled_path(job["private"]), label_column=job["label_column"], missing=missing,
+                       missing_markers=markers, name=job["private"])
+    public = load_table(_bundled_path(job["public"]), label_column=job["label_column"], missing=missing,
+                        missing_markers=markers, name=job["public"])
+    public_y = public.labels if tuple(public.class_names) == tuple(table.class_names) else None
+    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
+    return Dataset(
+        key=f"job:{name}:{missing}:{markers}:{test_fraction}:{split_seed}",
+        title=job["title"], source="job", private=private, public_X=public.features, public_y=public_y,
+        test=test,
+        public_note=f"two-file job: the public queries are the rows of {job['public']} (features only; its labels "
+        "are kept aside for the non-private diagnostics), the private rows those of "
+        f"{job['private']} minus {n_test:,} held-out test rows",
+        extra={"two_file": True, "public_table": public},
+    )
+
+
+def _without_columns(table, drop: tuple):
+    """``table`` without the feature columns in ``drop`` (the user's column choice)."""
+    import dataclasses
+
+    keep = [c for c in table.features.columns if c not in set(drop)]
+    if not keep:
+        raise core.errors.DataError("Keep at least one feature column.")
+    return dataclasses.replace(
+        table, features=table.features[keep].copy(),
+        numeric_columns=tuple(c for c in table.numeric_columns if c in keep),
+        categorical_columns=tuple(c for c in table.categorical_columns if c in keep),
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
+    import dataclasses
+
+    ds = _ds
+    private, test, public_X, public_y = ds.private, ds.test, ds.public_X, ds.public_y
+    if drop:
+        private = _without_columns(private, drop)
+        test = None if test is None else _without_columns(test, drop)
+        public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
+    if n_label and n_label < len(public_X):
+        public_X = public_X.iloc[:n_label].reset_index(drop=True)
+        public_y = None if public_y is None else np.asarray(public_y)[:n_label]
+    return dataclasses.replace(
+        ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test, public_X=public_X,
+        public_y=public_y, extra={**ds.extra, "all_columns": tuple(ds.private.features.columns),
+                                  "dropped": drop, "public_rows": len(ds.public_X)},
+    )
+
+
+def finish(ds: Dataset, drop=(), n_label: int | None = None) -> Dataset:
+    """The user's column choice (``drop``, applied to private, test and public rows alike) and
+    the number of public rows to label (the first ``n_label`` public rows; ε is spent over them)."""
+    drop = tuple(sorted(c for c in (drop or ()) if c in ds.private.features.columns))
+    n_label = int(n_label or 0)
+    if not drop and not (0 < n_label < ds.n_public):
+        return ds
+    return _finished(ds.key, ds, drop, n_label if 0 < n_label < ds.n_public else 0)
 
 
 def load_dataset(cfg: dict[str, Any]) -> Dataset:
@@ -177,9 +283,16 @@ def load_dataset(cfg: dict[str, Any]) -> Dataset:
     """
     pf = float(cfg.get("public_fraction", session.DEFAULT_DATA["public_fraction"]))
     tf = float(cfg.get("test_fraction", session.DEFAULT_DATA["test_fraction"]))
-    s = session.seed()
+    base = _load_base(cfg, pf, tf, session.seed())
+    return finish(base, cfg.get("drop_columns", ()), cfg.get("n_label"))
+
+
+def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
+    markers = tuple(cfg.get("missing_markers", ()))
     if cfg["source"] == "bundled":
         return _bundled_dataset(cfg["name"], pf, tf, s)
+    if cfg["source"] == "job":
+        return _bundled_job(cfg["name"], cfg.get("missing", "drop"), markers, tf, s)
     if cfg["source"] == "generator":
         params = tuple(sorted(cfg.get("params", {}).items()))
         return _generated_dataset(cfg["name"], int(cfg["n"]), params, pf, tf, s)
@@ -191,7 +304,7 @@ def load_dataset(cfg: dict[str, Any]) -> Dataset:
         public = uploads.get(cfg.get("public_hash")) if cfg.get("public_hash") else None
         return _uploaded_dataset(
             cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
-            cfg.get("missing", "refuse"), cfg.get("public_hash"), public, pf, tf, s,
+            cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 
@@ -418,7 +531,8 @@ def cached_ensemble(ds: Dataset | None = None, cfg: dict[str, Any] | None = None
     return _ensembles().get(ensemble_key(ds, cfg))
 
 
-def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> Ensemble:
+def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None,
+          votes_progress: Callable[[int, int], None] | None = None) -> Ensemble:
     """Train the teachers for ``cfg`` on ``ds`` (:func:`core.pipeline.train`), or fetch them."""
     from core.mechanisms import registry
 
@@ -429,7 +543,7 @@ def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None]
     teachers = pipeline.train(ds.private, cfg["learner"], cfg["params"], int(cfg["k"]),
                               rng=np.random.default_rng(session.seed() + 2), n_jobs=1, progress=progress)
     counts = next(n for n in registry.names() if registry.get(n).inputs == "counts")
-    votes = pipeline.mechanism_inputs(counts, teachers, ds.private, ds.public_X)
+    votes = pipeline.mechanism_inputs(counts, teachers, ds.private, ds.public_X, progress=votes_progress)
     entry = Ensemble(key=key, teachers=teachers, table=ds.private, public_X=ds.public_X, votes=votes)
     _ensembles().put(key, entry)
     return entry
@@ -451,7 +565,11 @@ def ensemble(container=None) -> Ensemble:
     def progress(done: int, total: int) -> None:
         bar.progress(min(1.0, done / max(total, 1)), text=f"Trained {done} of {total} teachers")
 
-    entry = train(ds, cfg, progress)
+    def votes_progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)),
+                     text=f"Teachers voting: {done:,} of {total:,} public queries")
+
+    entry = train(ds, cfg, progress, votes_progress)
     bar.empty()
     return entry
 

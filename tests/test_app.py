@@ -414,6 +414,8 @@ def test_ensemble_offers_the_learners_and_trains_with_a_progress_bar(lab):
 
 def test_downloads_carry_the_documented_csv_and_a_report_without_secrets(lab, downloads):
     at = release(go(lab(), "Student & export"))
+    # the default data is a teaching split: its features are exported only on confirmation
+    at.checkbox(key="confirm_teaching_split").check().run()
     buttons = {b.label: b for b in at.get("download_button")}
     assert set(buttons) >= {"Download labeled CSV", "Download privacy report (JSON)", "Download student model (joblib)"}
 

@@ -128,6 +128,9 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             counts = re.search(r"(\d+) answered, (\d+) ⊥, (\d+) not processed", released.inner_text())
             answered, bottom, unprocessed = (int(x) for x in counts.groups())
             assert answered + bottom + unprocessed == M and answered > 0
+            # generated data is a teaching split: its features are exported only on confirmation
+            page.get_by_text("I confirm these rows may be published: they are a split of the private file").click()
+            settle(page)
             with page.expect_download() as info:
                 page.get_by_role("button", name="Download labeled CSV").click()
             download = info.value

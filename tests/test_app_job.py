@@ -1,0 +1,169 @@
+"""A real labeling job, tried as a new user would (AppTest): two files kept apart, the
+teaching split said everywhere, column choice and warnings, missing values in place, no
+training by itself on a real job, reference lines beside the private accuracy, the
+student learner following the teachers', and how many public rows to label."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from test_app import APP, ROOT, go, metrics, release, sidebar_text, texts
+
+SOURCE = "w_data_ui_source"
+
+
+@pytest.fixture
+def lab(navigation_reruns, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+
+    def start() -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=600)
+        at.session_state["demo_seed"] = True
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    return start
+
+
+def all_text(at: AppTest) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "info", "warning", "success", "error"):
+        parts += [e.value for e in getattr(at.main, kind)]
+    return "\n".join(parts)
+
+
+def key_of(at: AppTest, kind: str, prefix: str) -> str:
+    return next(w.key for w in getattr(at, kind) if w.key and w.key.startswith(prefix))
+
+
+def train(at: AppTest, learner: str, k: int) -> AppTest:
+    go(at, "Ensemble")
+    at.selectbox(key="w_ens_ui_learner").set_value(learner).run()
+    at.number_input(key="w_ens_ui_k").set_value(k)
+    at.button[0].click().run()  # the form's "Train ensemble"
+    assert not at.exception, at.exception
+    assert f"Trained {k} teachers." in texts(at.success), texts(at.error)
+    return at
+
+
+def test_adult_two_file_job(lab, downloads):
+    at = lab()
+    at.radio(key=SOURCE).set_value("Bundled two-file job").run()
+    assert not at.exception, at.exception
+    assert not at.error, texts(at.error)
+    title = "Adult: private = adult_train, public = adult_test (features only)"
+    assert f"Loaded: {title}" in texts(at.main.subheader)
+    text = all_text(at)
+    assert "Two-file job" in text and "Teaching split" not in text
+    assert "two-file job" in sidebar_text(at) and "teaching split" not in sidebar_text(at)
+    # missing values in place: counts per column, the choice, and where imputation is fitted
+    assert "on that teacher's chunk only" in text
+    assert "rows with a missing value" in text and "dropped" in text
+    assert at.checkbox(key="w_data_ui_markers").value is True
+    # an upload/job does not train by itself: the Data page says so
+    assert "Not trained yet." in " ".join(texts(at.info)), texts(at.info)
+    # 2,000 public rows to label by default (the first rows of adult_test)
+    m = metrics(at)
+    assert m["Public queries (m)"] == "2000", m
+    n_key = key_of(at, "number_input", "n_label_")
+    at.number_input(key=n_key).set_value(500).run()
+    assert metrics(at)["Public queries (m)"] == "500"
+    # column choice, applied to private and public rows
+    cols_key = key_of(at, "multiselect", "keep_columns_")
+    before = int(metrics(at)["Features"])
+    kept = [c for c in at.multiselect(key=cols_key).value if c != "fnlwgt"]
+    at.multiselect(key=cols_key).set_value(kept).run()
+    assert not at.exception, at.exception
+    assert int(metrics(at)["Features"]) == before - 1
+
+    go(at, "Ensemble")
+    assert any("Not trained yet" in i for i in texts(at.info)), texts(at.info)
+    train(at, "logistic_regression", 20)
+
+    go(at, "Private labeling")
+    at.radio(key="w_privacy_mechanism").set_value("lnmax").run()
+    assert not at.exception, at.exception
+    assert metrics(at)["Answered"] == "500"
+    assert "always answering the majority class" in all_text(at)
+    assert "plurality vote of the teachers" in all_text(at)
+
+    go(at, "Compare")
+    assert "always answering the majority class" in all_text(at)
+
+    go(at, "Student & export")
+    # the student learner follows the teachers' learner
+    assert at.selectbox(key="w_student_ui_learner").value == "logistic_regression"
+    assert "non-private model trained on all private rows" in all_text(at)
+    release(at)
+    assert not any("Teaching split" in w for w in texts(at.warning))
+    csv = downloads[at.get("download_button")[0].proto.url][0]
+    frame = pd.read_csv(io.BytesIO(csv))
+    assert len(frame) == 500 and "fnlwgt" not in frame.columns and "age" in frame.columns
+    assert "income" not in frame.columns
+
+
+def test_teaching_split_is_said_and_its_export_leaves_the_features_out(lab, downloads):
+    at = lab()
+    assert any("Teaching split" in w for w in texts(at.warning))
+    assert "teaching split" in sidebar_text(at)
+    go(at, "Student & export")
+    release(at)
+    assert any("Teaching split" in w for w in texts(at.warning))
+    csv = downloads[at.get("download_button")[0].proto.url][0]
+    frame = pd.read_csv(io.BytesIO(csv))
+    assert list(frame.columns) == ["row", "label", "answered", "status"]
+    at.checkbox(key="confirm_teaching_split").check().run()
+    assert at.checkbox(key="confirm_teaching_split").label == (
+        "I confirm these rows may be published: they are a split of the private file")
+    csv = downloads[at.get("download_button")[0].proto.url][0]
+    assert list(pd.read_csv(io.BytesIO(csv)).columns) == ["x0", "x1", "label", "answered", "status"]
+
+
+def _people_csv(n: int = 300) -> bytes:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    y = (x + 0.5 * rng.normal(size=n) > 0).astype(int)
+    frame = pd.DataFrame({
+        "person_id": np.arange(1000, 1000 + n),
+        "name": [f"Person {i:04d} Q{i * 7 % 13}" for i in range(n)],
+        "x": x.round(3),
+        "c": np.where(rng.random(n) < 0.1, "?", rng.choice(["a", "b"], size=n)),
+        "label": y,
+    })
+    return frame.to_csv(index=False).encode()
+
+
+def test_upload_column_warnings_choice_and_missing_markers(lab):
+    at = lab()
+    at.radio(key=SOURCE).set_value("Upload CSV").run()
+    at.file_uploader(key="upload_private").set_value(("people.csv", _people_csv(), "text/csv")).run()
+    assert not at.exception, at.exception
+    # '?' is read as missing: refused by default (said in place), dropped on request, counted in place
+    assert any("missing" in e.lower() for e in texts(at.error)), texts(at.error)
+    at.radio(key="w_data_ui_missing").set_value("drop").run()
+    assert not at.exception, at.exception
+    assert "Loaded: people.csv" in texts(at.main.subheader)
+    warned = " ".join(texts(at.warning))
+    assert "person_id" in warned and "name" in warned and "identifier" in warned
+    assert any("Teaching split" in w for w in texts(at.warning))
+    assert "Not trained yet." in " ".join(texts(at.info))
+    assert "rows with a missing value" in all_text(at)
+    frames = [d.value for d in at.dataframe if "column" in getattr(d.value, "columns", [])]
+    assert frames and "c" in list(frames[0]["column"])
+    cols_key = key_of(at, "multiselect", "keep_columns_")
+    at.multiselect(key=cols_key).set_value(["x", "c"]).run()
+    assert not at.exception, at.exception
+    assert metrics(at)["Features"] == "2"
+    assert "person_id" not in " ".join(texts(at.warning))
+
+
+def test_ensemble_form_does_not_submit_on_enter(lab):
+    at = go(lab(), "Ensemble")
+    form = next(b for b in at.get("form"))
+    assert form.proto.enter_to_submit is False
