@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's core, not an installed one
+
 
 from core.accounting import rdp  # noqa: E402
 from core.mechanisms.gaussian import confident_gnmax_label, gnmax_label  # noqa: E402
