@@ -14,10 +14,8 @@ Run: .venv/bin/python bench/bench_gaussian.py   (no assertions; numbers vary by 
 
 from __future__ import annotations
 
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
