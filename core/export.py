@@ -56,6 +56,7 @@ __all__ = [
     "LEDGER_COVERS",
     "PUBLIC_PARAMETERS",
     "FORBIDDEN_WORDS",
+    "FORBIDDEN_WORD_EXCEPTIONS",
     "ADJACENCY",
     "LIBRARY",
     "labeled_frame",
@@ -185,7 +186,12 @@ FORBIDDEN_WORDS = (
     "dist",
     "score",
 )
-"""A parameter whose name contains one of these is never exported, allow-listed or not."""
+"""A parameter whose name contains one of these is never exported, allow-listed or not
+(except the names in :data:`FORBIDDEN_WORD_EXCEPTIONS`)."""
+
+FORBIDDEN_WORD_EXCEPTIONS = frozenset({"accounting"})
+"""Allow-listed names in which a forbidden word appears only inside an unrelated word:
+``accounting`` (Confident-GNMax's accounting method, a setting) holds "count"."""
 
 
 def _status(labels: np.ndarray) -> np.ndarray:
@@ -306,6 +312,8 @@ _NOT_SCALAR = object()
 def _is_public_name(name: Any) -> bool:
     if not isinstance(name, str) or name not in PUBLIC_PARAMETERS:
         return False
+    if name in FORBIDDEN_WORD_EXCEPTIONS:
+        return True
     lower = name.lower()
     return not any(word in lower for word in FORBIDDEN_WORDS)
 
