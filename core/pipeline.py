@@ -182,12 +182,14 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
     spent), ``spent() -> PrivacyGuarantee`` (the a-priori guarantee of what has run),
     ``n_processed``, ``n_bottom`` and ``halted``.  Mechanisms with state across queries
     provide their own (``Mechanism.online``); per-query mechanisms are answered batch by
-    batch with the noise set for ``m_max`` queries.
+    batch with the noise set for ``m_max`` queries; a mechanism that labels a whole set
+    at once (certified Confident-GNMax's test covers all its queries) answers the first
+    batch as one run calibrated for ``m_max`` queries and is then spent.
 
     Raises
     ------
     ParameterError
-        For a mechanism that can answer only a whole set of queries at once.
+        For a mechanism that reads scores rather than vote counts.
     """
     mech = registry.get(mechanism)
     params = resolve(mechanism, settings, m_max)
@@ -197,14 +199,14 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
         from core.mechanisms.session import PerQuerySession
 
         return PerQuerySession(mech, m_max, rng, params)
+    if mech.inputs == "counts":
+        from core.mechanisms.session import OneShotSession
+
+        return OneShotSession(mech, m_max, rng, params)
     raise ParameterError(
-        f"{mech.name} labels a whole set of queries at once and cannot answer a stream of "
-        f"batches; choose one of {', '.join(n for n in registry.names() if _streams(registry.get(n)))}."
+        f"{mech.name} reads the teachers' scores, not their votes, so it cannot answer a stream of "
+        f"queries; choose one of {', '.join(n for n in registry.names() if registry.get(n).inputs == 'counts')}."
     )
-
-
-def _streams(mech) -> bool:
-    return mech.online is not None or (mech.per_query and mech.inputs == "counts")
 
 
 # ----------------------------------------------------------------------------- teachers

@@ -37,6 +37,7 @@ _EXPORTS = {
     "BOTTOM": "result",
     "LabelingResult": "result",
     "UNPROCESSED": "result",
+    "OneShotSession": "session",
     "PerQuerySession": "session",
     "Session": "session",
     "btt_soft_label": "soft",

@@ -18,7 +18,7 @@ import numpy as np
 from core import noise
 from core.mechanisms.result import BOTTOM, UNPROCESSED
 
-__all__ = ["Session", "PerQuerySession"]
+__all__ = ["Session", "PerQuerySession", "OneShotSession"]
 
 
 class Session:
@@ -107,3 +107,30 @@ class PerQuerySession(Session):
         if self.n_processed == 0:
             return PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
         return self.mechanism.privacy_map(self.n_processed, **self.params)
+
+
+class OneShotSession(Session):
+    """A mechanism that labels a whole set of queries at once, answering one batch.
+
+    The first batch (up to ``m_max`` queries) is one run of the mechanism with its
+    parameters set for ``m_max`` queries (a target ε is spent over ``m_max``); the session
+    is then spent, whatever the outcome.  Guarantee: :meth:`spent` is the run's privacy
+    map at ``m_max`` once it has run (the budget was committed to the whole set).
+    """
+
+    def __init__(self, mechanism: Any, m_max: int, rng, params: dict[str, Any]) -> None:
+        super().__init__(m_max, rng)
+        self.mechanism, self.params = mechanism, params
+        self.result = None
+
+    def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
+        self.result = self.mechanism.label(counts, **self.params, rng=self._gen)
+        self.halted = True
+        return self.result.labels, counts.shape[0]
+
+    def spent(self):
+        from core.accounting import PrivacyGuarantee
+
+        if self.result is None:
+            return PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
+        return PrivacyGuarantee(self.result.epsilon, self.result.delta, "one run", self.result.accounting)
