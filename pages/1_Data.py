@@ -41,6 +41,8 @@ MISSING_HELP = {
     "impute": "impute: keep them; each teacher fills them in from its own chunk",
     "refuse": "refuse: a missing value is an error",
 }
+JOB_TEACHERS = 250
+"""The number of teachers a ready two-file job starts with (Adult: about 108 private rows each)."""
 AUTO_TRAIN_ROWS = 20_000
 """The Data page trains the ensemble by itself only on generated or small bundled data (a demo);
 an upload or a two-file job waits for the Train button of the Ensemble page."""
@@ -208,6 +210,13 @@ if wanted is not None:
         wanted["n_label"] = int(n_label)
     if wanted != active:
         ds_new = cache.try_dataset(wanted)
+        if ds_new is not None and wanted["source"] == "job" and _base(active) != _base(wanted):
+            ss["ensemble_cfg"] = {**ss["ensemble_cfg"], "k": JOB_TEACHERS}
+            if "ens_ui" in ss:
+                ss["ens_ui"]["k"] = JOB_TEACHERS
+            ss.pop("w_ens_ui_k", None)
+            st.info(f"Number of teachers set to k = {JOB_TEACHERS} for this job (about "
+                    f"{ds_new.n_private // JOB_TEACHERS} private rows each); change it on the Ensemble page.")
         if ds_new is not None and wanted["source"] == "upload":
             cache.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
             if columns is None:  # first load: the detected label column, then the features

@@ -68,6 +68,7 @@ def test_adult_two_file_job(lab, downloads):
     assert at.checkbox(key="w_data_ui_markers").value is True
     # an upload/job does not train by itself: the Data page says so
     assert "Not trained yet." in " ".join(texts(at.info)), texts(at.info)
+    assert at.session_state["ensemble_cfg"]["k"] == 250  # the job's teachers, trained only on request
     # 2,000 public rows to label by default (the first rows of adult_test)
     m = metrics(at)
     assert m["Public queries (m)"] == "2000", m
@@ -166,4 +167,4 @@ def test_upload_column_warnings_choice_and_missing_markers(lab):
 def test_ensemble_form_does_not_submit_on_enter(lab):
     at = go(lab(), "Ensemble")
     form = next(b for b in at.get("form"))
-    assert form.proto.enter_to_submit is False
+    assert getattr(form.proto, "form", form.proto).enter_to_submit is False
