@@ -30,6 +30,7 @@ __all__ = [
     "check_integer",
     "check_real",
     "check_real_array",
+    "check_delta_array",
 ]
 
 
@@ -278,4 +279,30 @@ def check_scores(scores) -> np.ndarray:
         )
     if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
         raise DataError("Teacher scores must be probabilities in [0, 1].")
+    return arr
+
+
+def check_delta_array(values, name: str) -> np.ndarray:
+    """Elementwise ``0 < x < 1`` (δ of the vectorized calculators).
+
+    Parameters
+    ----------
+    values : float or array-like of float
+        The values to check.
+    name : str
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``values`` as a float array of the same shape.
+
+    Raises
+    ------
+    ParameterError
+        When a value is not a finite number strictly between 0 and 1.
+    """
+    arr = check_real_array(values, name)
+    if np.any((arr <= 0) | (arr >= 1)):
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, got {values!r}.")
     return arr

@@ -84,7 +84,7 @@ def test_lnmax_gamma_for_epsilon_spends_the_budget(epsilon, m, delta):
 
 def test_optimal_composition_delta_matches_the_reference():
     for eps0, k, eps in [(0.05, 50, 1.0), (0.5, 5, 1.2), (0.01, 1000, 0.5)]:
-        assert composition._optimal_composition_delta(eps0, k, eps) == pytest.approx(_optimal_delta(eps0, k, eps), rel=1e-9)
+        assert composition.optimal_composition_delta(eps0, k, eps) == pytest.approx(_optimal_delta(eps0, k, eps), rel=1e-9)
 
 
 def test_advanced_composition_hand_values_and_inverse():
@@ -131,7 +131,7 @@ def test_exact_composition_matches_the_reference_and_the_pld(eps0, k, delta):
     exact = A.exact_composition_epsilon(eps0, k, delta)
     assert exact == pytest.approx(_optimal_epsilon(eps0, k, delta), rel=1e-9)
     # valid: the δ at the returned ε is within the slack
-    assert composition._optimal_composition_delta(eps0, k, exact) <= delta
+    assert composition.optimal_composition_delta(eps0, k, exact) <= delta
     # Google's PLD accountant computes the same optimum, pessimistically discretized
     assert A.optimal_composition_epsilon(eps0, k, delta) == pytest.approx(exact, abs=1e-3)
     g = A.compose_pure_dp(eps0, k, delta, method="best")

@@ -134,13 +134,13 @@ def test_large_sigma_equals_data_independent(sigma, n_classes):
 
 def test_lnmax_matches_moments():
     from core.accounting import pate_moments_epsilon
-    from core.accounting.pate import _moments_alpha
+    from core.accounting.pate import pate_moments_alpha
 
     rng = np.random.default_rng(3)
     counts = histograms(rng, 250, 10, 20)
     orders = np.arange(2.0, 10.0)
     got = dd.lnmax_rdp_data_dependent(counts, gamma=0.05, orders=orders)
-    ref = _moments_alpha(counts, 0.05, np.arange(1, 9)) / np.arange(1, 9)
+    ref = pate_moments_alpha(counts, 0.05, np.arange(1, 9)) / np.arange(1, 9)
     assert close(got, ref)
     # same ε as the moments accountant: min_l (Σα(l) + log 1/δ)/l
     total = got.sum(axis=0) * (orders - 1)

@@ -15,7 +15,7 @@ from core.accounting.ledger import PrivacyLedger
 from core.errors import BudgetExhausted, ParameterError
 from core.mechanisms import registry
 from core.mechanisms.registry import Mechanism, Parameter
-from core.mechanisms.result import _result
+from core.mechanisms.result import make_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,8 +27,8 @@ def _toy_label(counts, *, spread, delta, rng=None):
     counts = np.asarray(counts)
     gen = check_rng(rng)
     labels = np.argmax(counts + gen.gumbel(0.0, spread, counts.shape), axis=1).astype(np.int64)
-    return _result("toy-max", labels, None, None, _toy_map(counts.shape[0], spread=spread, delta=delta),
-                   {"spread": spread, "m": counts.shape[0]})
+    return make_result("toy-max", labels, None, None, _toy_map(counts.shape[0], spread=spread, delta=delta),
+                       {"spread": spread, "m": counts.shape[0]})
 
 
 def _toy_map(m, *, spread, delta, **_):

@@ -15,6 +15,7 @@ from core.errors import ParameterError
 from core.noise import discrete_laplace_tail, rational_scale
 from core.validation import (
     check_delta,
+    check_delta_array,
     check_epsilon,
     check_m,
     check_probability,
@@ -29,14 +30,6 @@ __all__ = ["BTTCalibration", "btt_noise_scale", "btt_threshold", "svt_round_epsi
 # BTT sparse-vector labeling
 # ---------------------------------------------------------------------------
 
-def _unit_open(values, name: str) -> np.ndarray:
-    """Elementwise ``0 < x < 1`` (δ of the vectorized calculators)."""
-    arr = check_real_array(values, name)
-    if np.any((arr <= 0) | (arr >= 1)):
-        raise ParameterError(f"{name} must lie strictly between 0 and 1, got {values!r}.")
-    return arr
-
-
 def btt_noise_scale(T, epsilon, delta):
     """The paper's threshold noise scale ``λ = sqrt(32 T log(2/δ)) / ε`` (BTT Alg. 2).
 
@@ -45,7 +38,7 @@ def btt_noise_scale(T, epsilon, delta):
     """
     T = check_real_array(T, "T", 1.0, what="the cutoff")
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
-    delta = _unit_open(delta, "delta")
+    delta = check_delta_array(delta, "delta")
     return np.sqrt(32.0 * T * np.log(2.0 / delta)) / epsilon
 
 
@@ -56,7 +49,7 @@ def btt_threshold(noise_scale, m, delta):
     """
     lam = check_real_array(noise_scale, "noise_scale", 0.0, low_open=True)
     m = check_real_array(m, "m", 1.0, what="the number of queries")
-    delta = _unit_open(delta, "delta")
+    delta = check_delta_array(delta, "delta")
     return 2.0 * lam * np.log(2.0 * m / delta)
 
 

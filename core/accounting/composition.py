@@ -20,7 +20,7 @@ from core.validation import (
 COMPOSITION_METHODS = ("basic", "advanced", "exact", "pld", "best")
 
 __all__ = [
-    "COMPOSITION_METHODS","basic_composition_epsilon", "advanced_composition_epsilon", "advanced_composition_eps0", "optimal_composition_epsilon", "exact_composition_epsilon", "compose_pure_dp"]
+    "COMPOSITION_METHODS","basic_composition_epsilon", "advanced_composition_epsilon", "advanced_composition_eps0", "optimal_composition_epsilon", "exact_composition_epsilon", "compose_pure_dp", "optimal_composition_delta"]
 
 
 # ---------------------------------------------------------------------------
@@ -119,9 +119,30 @@ def _privacy_loss_law(eps0: float, rounds: int) -> tuple[np.ndarray, np.ndarray]
     return eps0 * (rounds - 2 * i), log_p
 
 
-def _optimal_composition_delta(eps0: float, rounds: int, epsilon: float) -> float:
+def optimal_composition_delta(eps0: float, rounds: int, epsilon: float) -> float:
     """Exact δ of the optimal composition of ``rounds`` pure ``eps0``-DP steps at ε:
-    ``E[(1 − e^(ε − L))₊]`` for the privacy loss ``L`` of :func:`_privacy_loss_law`."""
+    ``E[(1 − e^(ε − L))₊]`` for the privacy loss ``L`` of :func:`_privacy_loss_law`.
+
+    Parameters
+    ----------
+    eps0 : float
+        ε of each pure-DP step.
+    rounds : int
+        Number of adaptively composed steps.
+    epsilon : float
+        The ε at which δ is computed.
+
+    Returns
+    -------
+    float
+        The smallest δ such that the composition is (ε, δ)-DP.
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential
+    Privacy", ICML 2015; J. Murtagh, S. Vadhan, "The Complexity of Computing the
+    Optimal Composition of Differential Privacy", TCC 2016.
+    """
     loss, log_p = _privacy_loss_law(float(eps0), int(rounds))
     above = loss > epsilon
     return float(np.sum(np.exp(log_p[above]) * -np.expm1(epsilon - loss[above])))
@@ -129,12 +150,12 @@ def _optimal_composition_delta(eps0: float, rounds: int, epsilon: float) -> floa
 
 @functools.lru_cache(maxsize=4096)
 def _exact_epsilon(eps0: float, rounds: int, delta: float) -> float:
-    if _optimal_composition_delta(eps0, rounds, 0.0) <= delta:
+    if optimal_composition_delta(eps0, rounds, 0.0) <= delta:
         return 0.0
     lo, hi = 0.0, eps0 * rounds  # δ(eps0·rounds) = 0: no loss exceeds it
     for _ in range(200):  # bisection keeps δ(hi) <= delta: hi is a valid ε
         mid = 0.5 * (lo + hi)
-        if _optimal_composition_delta(eps0, rounds, mid) > delta:
+        if optimal_composition_delta(eps0, rounds, mid) > delta:
             lo = mid
         else:
             hi = mid

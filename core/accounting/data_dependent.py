@@ -53,8 +53,12 @@ __all__ = [
     "gnmax_rdp_data_dependent",
     "lnmax_rdp_data_dependent",
     "log_q_gnmax",
+    "log_q_gnmax_unchecked",
     "log_q_threshold",
+    "log_q_threshold_of_top",
     "rdp_from_logq",
+    "rdp_from_logq_unchecked",
+    "theorem6_bound",
     "threshold_rdp_data_dependent",
 ]
 
@@ -120,10 +124,31 @@ def log_q_gnmax(counts, *, sigma: float) -> np.ndarray:
     """
     counts = check_counts(counts, equal_totals=False)
     sigma = _check_sigma(sigma, "sigma")
-    return _log_q_gnmax(counts, sigma)
+    return log_q_gnmax_unchecked(counts, sigma)
 
 
-def _log_q_gnmax(counts: np.ndarray, sigma: float) -> np.ndarray:
+def log_q_gnmax_unchecked(counts: np.ndarray, sigma: float) -> np.ndarray:
+    """:func:`log_q_gnmax` on counts and σ already checked (PATE 2018 Prop. 7).
+
+    NON-PRIVATE: a function of the private votes.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, shape (m, K)
+        Vote counts, as returned by :func:`core.validation.check_counts`.
+    sigma : float
+        GNMax noise standard deviation (> 0).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m,)
+        ``log q̃`` per query.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Proposition 7).
+    """
     m, n_classes = counts.shape
     if n_classes == 1:
         return np.full(m, -np.inf)
@@ -148,10 +173,35 @@ def log_q_threshold(counts, *, threshold: float, sigma1: float) -> np.ndarray:
     counts = check_counts(counts, equal_totals=False)
     threshold = check_real(threshold, "threshold")
     sigma1 = _check_sigma(sigma1, "sigma1")
-    return _log_q_threshold_top(counts.max(axis=1), threshold, sigma1)
+    return log_q_threshold_of_top(counts.max(axis=1), threshold, sigma1)
 
 
-def _log_q_threshold_top(top: np.ndarray, threshold: float, sigma1: float) -> np.ndarray:
+def log_q_threshold_of_top(top: np.ndarray, threshold: float, sigma1: float) -> np.ndarray:
+    """:func:`log_q_threshold` from the top vote count of each query (inputs checked).
+
+    ``log q = min(log p, log(1 − p))``, ``p = P[N(0, σ1²) ≥ t − top]``.
+
+    NON-PRIVATE when ``top`` comes from private votes.
+
+    Parameters
+    ----------
+    top : numpy.ndarray, shape (m,)
+        The largest vote count of each query.
+    threshold : float
+        Confident-GNMax's threshold t.
+    sigma1 : float
+        The threshold noise σ1 (> 0).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m,)
+        ``log q`` per query.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4, Theorem 6).
+    """
     z = (np.asarray(top, dtype=float) - threshold) / sigma1
     return np.minimum(log_ndtr(z), log_ndtr(-z))  # log p, log(1 − p)
 
@@ -194,11 +244,36 @@ def rdp_from_logq(logq, *, sigma: float, orders) -> np.ndarray:
     logq = np.atleast_1d(np.asarray(logq, dtype=float))
     if logq.ndim != 1 or np.any(np.isnan(logq)) or np.any(logq > 0):
         raise ParameterError("logq must be a 1-D array of numbers ≤ 0 (logs of probabilities).")
-    return _rdp_from_logq(logq, sigma, orders)
+    return rdp_from_logq_unchecked(logq, sigma, orders)
 
 
-def _theorem6(lq: np.ndarray, sigma: float, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Raw Theorem 6 bound and its conditions for finite ``lq < 0``: arrays (n, len(orders))."""
+def theorem6_bound(lq: np.ndarray, sigma: float, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Raw Theorem 6 bound and its conditions for finite ``lq < 0``: arrays (n, len(orders)).
+
+    The uncapped ``ρ_dd(λ)`` of :func:`rdp_from_logq`, with a mask of where its
+    conditions hold; the caller applies the cap ``λ/σ²``.
+
+    Parameters
+    ----------
+    lq : numpy.ndarray of float, shape (n,)
+        ``log q̃`` values, finite and < 0.
+    sigma : float
+        Effective noise σ (> 0).
+    orders : numpy.ndarray of float
+        Rényi orders λ > 1.
+
+    Returns
+    -------
+    bound : numpy.ndarray of float, shape (n, len(orders))
+        Theorem 6's ``ρ_dd(λ)`` (meaningless where ``cond`` is False).
+    cond : numpy.ndarray of bool, shape (n, len(orders))
+        Where Theorem 6's conditions hold.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6).
+    """
     var = sigma * sigma
     lam = orders[None, :]
     mu2 = sigma * np.sqrt(-lq)
@@ -220,7 +295,29 @@ def _theorem6(lq: np.ndarray, sigma: float, orders: np.ndarray) -> tuple[np.ndar
     return dd, cond
 
 
-def _rdp_from_logq(logq: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
+def rdp_from_logq_unchecked(logq: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
+    """:func:`rdp_from_logq` on inputs already checked (Theorem 6 capped by ``λ/σ²``).
+
+    NON-PRIVATE when ``logq`` comes from private data.
+
+    Parameters
+    ----------
+    logq : numpy.ndarray of float, shape (m,)
+        ``log q̃`` per query, each ≤ 0.
+    sigma : float
+        Effective noise σ (> 0).
+    orders : numpy.ndarray of float
+        Rényi orders λ > 1.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m, len(orders))
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6).
+    """
     var = sigma * sigma
     indep = np.broadcast_to(orders[None, :] / var, (logq.size, orders.size))
     out = np.array(indep, dtype=float)
@@ -229,7 +326,7 @@ def _rdp_from_logq(logq: np.ndarray, sigma: float, orders: np.ndarray) -> np.nda
     ok_q = ~fixed & (logq < 0)
     if not np.any(ok_q):
         return out
-    dd, cond = _theorem6(logq[ok_q], sigma, orders)
+    dd, cond = theorem6_bound(logq[ok_q], sigma, orders)
     sub = out[ok_q]
     out[ok_q] = np.where(cond, np.minimum(sub, np.maximum(dd, 0.0)), sub)
     return out
@@ -266,7 +363,7 @@ def gnmax_rdp_data_dependent(counts, *, sigma: float, orders=None) -> np.ndarray
     counts = check_counts(counts, equal_totals=False)
     sigma = _check_sigma(sigma, "sigma")
     orders = _check_orders(orders)
-    return _rdp_from_logq(_log_q_gnmax(counts, sigma), sigma, orders)
+    return rdp_from_logq_unchecked(log_q_gnmax_unchecked(counts, sigma), sigma, orders)
 
 
 def threshold_rdp_data_dependent(counts, *, threshold: float, sigma1: float, orders=None) -> np.ndarray:
@@ -296,8 +393,8 @@ def threshold_rdp_data_dependent(counts, *, threshold: float, sigma1: float, ord
     threshold = check_real(threshold, "threshold")
     sigma1 = _check_sigma(sigma1, "sigma1")
     orders = _check_orders(orders)
-    logq = _log_q_threshold_top(counts.max(axis=1), threshold, sigma1)
-    return _rdp_from_logq(logq, _SQRT2 * sigma1, orders)
+    logq = log_q_threshold_of_top(counts.max(axis=1), threshold, sigma1)
+    return rdp_from_logq_unchecked(logq, _SQRT2 * sigma1, orders)
 
 
 def lnmax_rdp_data_dependent(counts, *, gamma: float, orders=None) -> np.ndarray:
@@ -305,7 +402,7 @@ def lnmax_rdp_data_dependent(counts, *, gamma: float, orders=None) -> np.ndarray
 
     A log-moment bound ``α(l)`` at moment ``l`` is the RDP bound ``ρ(λ) = α(λ−1)/(λ−1)``
     at order ``λ = l + 1``.  At whole orders λ this uses
-    :func:`core.accounting._moments_alpha` (Thm 2–3, Lemma 4: the data-dependent term,
+    :func:`core.accounting.pate.pate_moments_alpha` (Thm 2–3, Lemma 4: the data-dependent term,
     the pure-DP cap ``2γl`` and ``2γ²l(l+1)``); at fractional orders only the two
     data-independent terms, which hold for every real order (pure ``2γ``-DP, and
     ``2γ``-DP ⇒ ``2γ²``-zCDP).
@@ -323,7 +420,7 @@ def lnmax_rdp_data_dependent(counts, *, gamma: float, orders=None) -> np.ndarray
     -------
     numpy.ndarray of float, shape (m, len(orders))
     """
-    from core.accounting.pate import _moments_alpha
+    from core.accounting.pate import pate_moments_alpha
 
     counts = check_counts(counts)
     gamma = check_gamma(gamma)
@@ -333,7 +430,7 @@ def lnmax_rdp_data_dependent(counts, *, gamma: float, orders=None) -> np.ndarray
     out = np.broadcast_to(np.minimum(2.0 * gamma * l, 2.0 * gamma**2 * l * (l + 1.0)) / l,
                           (counts.shape[0], orders.size)).copy()
     if np.any(whole):
-        out[:, whole] = _moments_alpha(counts, gamma, np.round(l[whole])) / l[whole][None, :]
+        out[:, whole] = pate_moments_alpha(counts, gamma, np.round(l[whole])) / l[whole][None, :]
     return np.maximum(out, 0.0)
 
 

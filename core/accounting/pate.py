@@ -10,12 +10,12 @@ from typing import Iterable
 import numpy as np
 from scipy import optimize
 
-from core.accounting.btt import _unit_open
-from core.accounting.composition import _optimal_composition_delta, compose_pure_dp
+from core.accounting.composition import optimal_composition_delta, compose_pure_dp
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
 from core.validation import (
     check_counts,
+    check_delta_array,
     check_epsilon,
     check_gamma,
     check_m,
@@ -23,7 +23,7 @@ from core.validation import (
     check_real_array,
 )
 
-__all__ = ["pate_simple_epsilon", "pate_gamma_for_epsilon", "lnmax_guarantee", "lnmax_gamma_for_epsilon", "pate_moments_epsilon"]
+__all__ = ["pate_simple_epsilon", "pate_gamma_for_epsilon", "lnmax_guarantee", "lnmax_gamma_for_epsilon", "pate_moments_epsilon", "pate_moments_alpha"]
 
 
 # ---------------------------------------------------------------------------
@@ -37,7 +37,7 @@ def pate_simple_epsilon(gamma, T, delta):
     """
     gamma = check_real_array(gamma, "gamma", 0.0, low_open=True)
     T = check_real_array(T, "T", 1.0, what="the number of answers")
-    delta = _unit_open(delta, "delta")
+    delta = check_delta_array(delta, "delta")
     out = 4.0 * T * gamma**2 + 2.0 * gamma * np.sqrt(2.0 * T * np.log(1.0 / delta))
     return out if out.ndim else float(out)
 
@@ -53,7 +53,7 @@ def pate_gamma_for_epsilon(epsilon, T, delta):
     """
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
     T = check_real_array(T, "T", 1.0, what="the number of answers")
-    delta = _unit_open(delta, "delta")
+    delta = check_delta_array(delta, "delta")
     b = 2.0 * np.sqrt(2.0 * T * np.log(1.0 / delta))
     # (sqrt(b² + 16Tε) − b) / (8T), written without cancellation for small ε
     out = 2.0 * epsilon / (np.sqrt(b * b + 16.0 * T * epsilon) + b)
@@ -94,7 +94,7 @@ def _lnmax_gamma(epsilon: float, m: int, delta: float) -> float:
     gamma_simple = float(pate_gamma_for_epsilon(epsilon, m, delta))
 
     def excess(g: float) -> float:  # > 0 once the optimal composition of m 2g-DP steps exceeds ε
-        return _optimal_composition_delta(2.0 * g, m, epsilon) - delta
+        return optimal_composition_delta(2.0 * g, m, epsilon) - delta
 
     gamma = gamma_simple
     if excess(gamma_simple) <= 0:
@@ -130,8 +130,31 @@ def lnmax_gamma_for_epsilon(epsilon: float, m: int, delta: float) -> float:
     return _lnmax_gamma(float(epsilon), int(m), float(delta))
 
 
-def _moments_alpha(counts: np.ndarray, gamma: float, orders: np.ndarray) -> np.ndarray:
-    """Per-query moment bounds α_i(l), shape (m, len(orders)) (PATE Thm 2, 3, Lemma 4)."""
+def pate_moments_alpha(counts: np.ndarray, gamma: float, orders: np.ndarray) -> np.ndarray:
+    """Per-query moment bounds α_i(l), shape (m, len(orders)) (PATE Thm 2, 3, Lemma 4).
+
+    NON-PRIVATE: a function of the private votes (the data-dependent moments).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, shape (m, K)
+        Vote counts, already checked.
+    gamma : float
+        LNMax's Laplace noise parameter γ (noise ``Lap(1/γ)``).
+    orders : numpy.ndarray
+        Moments l (whole numbers ≥ 1).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m, len(orders))
+        ``min(2γl, 2γ²l(l+1), data-dependent bound)`` per query and moment.
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017
+    (Theorems 2 and 3, Lemma 4).
+    """
     top = counts.max(axis=1, keepdims=True)
     top_idx = counts.argmax(axis=1)
     gaps = (top - counts).astype(float)  # Δ_j = n_j* − n_j >= 0
@@ -181,5 +204,5 @@ def pate_moments_epsilon(counts, gamma: float, delta: float, orders: Iterable[in
     orders = np.asarray(list(orders), dtype=int)
     if orders.size == 0 or np.any(orders < 1):
         raise ParameterError("orders must be positive whole numbers.")
-    total = _moments_alpha(counts, gamma, orders).sum(axis=0)
+    total = pate_moments_alpha(counts, gamma, orders).sum(axis=0)
     return float(np.min((total + math.log(1.0 / delta)) / orders))

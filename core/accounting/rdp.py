@@ -60,6 +60,7 @@ __all__ = [
     "GNMAX_SENSITIVITY_SQ",
     "THRESHOLD_SENSITIVITY_SQ",
     "check_sigma",
+    "check_order",
     "check_orders",
     "gaussian_rdp",
     "gnmax_rdp",
@@ -271,7 +272,25 @@ def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answ
     )
 
 
-def _check_order(order) -> float:
+def check_order(order) -> float:
+    """Check one Rényi order λ for a conversion: a number greater than 1.01.
+
+    Parameters
+    ----------
+    order : float
+        The Rényi order λ.
+
+    Returns
+    -------
+    float
+        ``order`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        When ``order`` is not a number or is at most 1.01 (dp-accounting's conversion is
+        infinite at orders this close to 1).
+    """
     a = check_real(order, "order", 1.0, math.inf, low_open=True)
     if a <= 1.01:  # dp-accounting's conversion is infinite at orders this close to 1
         raise ParameterError(f"order must be greater than 1.01, got {order!r}.")
@@ -286,7 +305,7 @@ def filter_guarantee(budget, *, order, delta: float) -> PrivacyGuarantee:
     order, whatever the realised charges; ρ* is then converted at δ (Balle et al. 2020).
     """
     rho = check_real(budget, "budget", 0.0, math.inf, low_open=True)
-    order = _check_order(order)
+    order = check_order(order)
     delta = check_delta(delta)
     eps, _ = rdp_to_dp(np.array([rho]), delta=delta, orders=np.array([order]))
     return PrivacyGuarantee(
@@ -310,7 +329,7 @@ def filter_budget_for_epsilon(epsilon, *, order, delta: float) -> float:
         order).
     """
     epsilon = check_epsilon(epsilon)
-    a = _check_order(order)
+    a = check_order(order)
     delta = check_delta(delta)
     rho = epsilon - math.log1p(-1.0 / a) + math.log(delta * a) / (a - 1.0)
     if not rho > 0:

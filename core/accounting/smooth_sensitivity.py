@@ -65,7 +65,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import log_ndtr, logsumexp, ndtri_exp
 
-from core.accounting.data_dependent import _log_q_threshold_top, _rdp_from_logq, _theorem6
+from core.accounting.data_dependent import log_q_threshold_of_top, rdp_from_logq_unchecked, theorem6_bound
 from core.errors import ParameterError
 from core.validation import check_counts, check_real
 
@@ -73,6 +73,7 @@ __all__ = [
     "GNMaxSensitivity",
     "SmoothSensitivityProfile",
     "certified_rdp_terms",
+    "certified_rdp_terms_from_sensitivity",
     "check_conditions",
     "confident_gnmax_smooth_sensitivity",
     "gnmax_sensitivity",
@@ -99,7 +100,7 @@ def _check_sigma(sigma, name: str) -> float:
 
 
 def _dd_raw(x: float, sigma: float, order: float) -> tuple[float, bool]:
-    dd, cond = _theorem6(np.array([x]), sigma, np.array([order]))
+    dd, cond = theorem6_bound(np.array([x]), sigma, np.array([order]))
     return float(dd[0, 0]), bool(cond[0, 0])
 
 
@@ -176,7 +177,7 @@ class GNMaxSensitivity:
         out = np.full(x.shape, self.rdp_independent)
         low = x <= self.logq0
         if np.any(low):
-            out[low] = _rdp_from_logq(x[low].ravel(), self.sigma, np.array([self.order]))[:, 0].reshape(x[low].shape)
+            out[low] = rdp_from_logq_unchecked(x[low].ravel(), self.sigma, np.array([self.order]))[:, 0].reshape(x[low].shape)
         return out
 
     def log_bu(self, logq) -> np.ndarray:
@@ -239,7 +240,7 @@ def check_conditions(sigma: float, n_classes: int, order: float) -> tuple[bool, 
 
 def _c5_c6(a: GNMaxSensitivity) -> tuple[bool, bool]:
     xs = -np.geomspace(-a.logq0, -a.logq0 * 1000.0, _GRID)[::-1]  # increasing, ends at logq0
-    dd, cond = _theorem6(xs, a.sigma, np.array([a.order]))
+    dd, cond = theorem6_bound(xs, a.sigma, np.array([a.order]))
     f = np.maximum(dd[:, 0], 0.0)
     tol = 1e-9 * a.rdp_independent
     c5 = bool(np.all(cond[:, 0])) and bool(np.all(np.diff(f) >= -tol))
@@ -292,7 +293,7 @@ def gnmax_sensitivity(*, sigma: float, n_classes: int, order: float) -> GNMaxSen
 def _threshold_table(k: int, n_classes: int, threshold: float, sigma1: float, order: float):
     """ρ_thr(v) for v = 0..k, and the bound on the local sensitivity at v."""
     v = np.arange(k + 1)
-    rho = _rdp_from_logq(_log_q_threshold_top(v, threshold, sigma1), _SQRT2 * sigma1, np.array([order]))[:, 0]
+    rho = rdp_from_logq_unchecked(log_q_threshold_of_top(v, threshold, sigma1), _SQRT2 * sigma1, np.array([order]))[:, 0]
     vmin = -(-k // n_classes)  # ceil(k / K): the smallest possible top count
     ls = np.zeros(k + 1)
     up = np.abs(np.diff(rho))  # |ρ(v+1) − ρ(v)| for v = 0..k−1
@@ -320,15 +321,42 @@ def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: floa
     sigma2 = _check_sigma(sigma2, "sigma2")
     order = _check_order(order)
     a = gnmax_sensitivity(sigma=sigma2, n_classes=counts.shape[1], order=order)
-    return _terms(counts, threshold, sigma1, a)
+    return certified_rdp_terms_from_sensitivity(counts, threshold, sigma1, a)
 
 
-def _terms(counts: np.ndarray, threshold: float, sigma1: float, a: GNMaxSensitivity):
-    from core.accounting.data_dependent import _log_q_gnmax
+def certified_rdp_terms_from_sensitivity(counts: np.ndarray, threshold: float, sigma1: float, a: GNMaxSensitivity):
+    """:func:`certified_rdp_terms` with GNMax's sensitivity analysis already computed.
 
-    thr = _rdp_from_logq(_log_q_threshold_top(counts.max(axis=1), threshold, sigma1), _SQRT2 * sigma1,
+    **NON-PRIVATE**: functions of the private votes.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, shape (m, K)
+        Vote counts, as returned by :func:`core.validation.check_counts`.
+    threshold : float
+        Confident-GNMax's threshold t.
+    sigma1 : float
+        The threshold noise σ1 (> 0).
+    a : GNMaxSensitivity
+        :func:`gnmax_sensitivity` at the run's σ2, K and order λ.
+
+    Returns
+    -------
+    rho_thr : numpy.ndarray of float, shape (m,)
+        The threshold step's data-dependent RDP at λ.
+    rho_gn : numpy.ndarray of float, shape (m,)
+        GNMax's data-dependent RDP at λ under the ``q0`` rule (zeros with one class).
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Appendix B).
+    """
+    from core.accounting.data_dependent import log_q_gnmax_unchecked
+
+    thr = rdp_from_logq_unchecked(log_q_threshold_of_top(counts.max(axis=1), threshold, sigma1), _SQRT2 * sigma1,
                          np.array([a.order]))[:, 0]
-    gn = a.rho(_log_q_gnmax(counts, a.sigma)) if counts.shape[1] > 1 else np.zeros(counts.shape[0])
+    gn = a.rho(log_q_gnmax_unchecked(counts, a.sigma)) if counts.shape[1] > 1 else np.zeros(counts.shape[0])
     return thr, gn
 
 

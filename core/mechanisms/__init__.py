@@ -12,6 +12,7 @@ _EXPORTS = {
     "composition_baseline_label": "a_stab",
     "BTTSession": "btt",
     "btt_label": "btt",
+    "btt_public_params": "btt",
     "COMPOSITIONS": "certified",
     "CertifiedDiagnostics": "certified",
     "CertifiedParameters": "certified",
@@ -37,6 +38,9 @@ _EXPORTS = {
     "BOTTOM": "result",
     "LabelingResult": "result",
     "UNPROCESSED": "result",
+    "btt_remedies": "result",
+    "infeasible_reason": "result",
+    "make_result": "result",
     "OneShotSession": "session",
     "PerQuerySession": "session",
     "Session": "session",
@@ -49,6 +53,7 @@ _EXPORTS = {
     "min_teachers_for_threshold": "stability",
     "plurality": "stability",
     "plurality_and_distance": "stability",
+    "plurality_and_distance_unchecked": "stability",
     "sparse_vector_scan": "svt",
 }
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from core import accounting, noise
-from core.mechanisms.result import BOTTOM, LabelingResult, _infeasible_reason, _result
+from core.mechanisms.result import BOTTOM, LabelingResult, infeasible_reason, make_result
 from core.mechanisms.session import Session
 from core.mechanisms.stability import (
-    _plurality_and_distance,
+    plurality_and_distance_unchecked,
 )
 from core.validation import (
     check_counts,
@@ -25,7 +25,7 @@ __all__ = ["a_stab_label", "composition_baseline_label", "BaselineSession"]
 
 def _a_stab(counts: np.ndarray, eps0: float, threshold: float, gen: np.random.Generator) -> np.ndarray:
     """A_stab on every query of counts already checked by ``check_counts``."""
-    top, dist = _plurality_and_distance(counts)
+    top, dist = plurality_and_distance_unchecked(counts)
     z = noise.discrete_laplace(1.0 / eps0, counts.shape[0], gen)
     return np.where(dist + z > threshold, top, BOTTOM).astype(np.int64)
 
@@ -47,11 +47,11 @@ def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingR
     threshold = accounting.a_stab_threshold(epsilon, delta)
     labels = _a_stab(counts, epsilon, threshold, gen)
     guarantee = accounting.a_stab_guarantee(epsilon, delta, m)
-    reason = _infeasible_reason(k, threshold, f"A_stab at (ε={epsilon:g}, δ={delta:g})",
-                                "raise ε or δ")
+    reason = infeasible_reason(k, threshold, f"A_stab at (ε={epsilon:g}, δ={delta:g})",
+                               "raise ε or δ")
     params = {"epsilon_per_query": epsilon, "delta_per_query": delta, "threshold": threshold,
               "noise_scale": 1.0 / epsilon, "m": m, "k": k, "noise": "discrete Laplace"}
-    return _result("a-stab", labels, None, None, guarantee, params, feasible=reason is None, reason=reason)
+    return make_result("a-stab", labels, None, None, guarantee, params, feasible=reason is None, reason=reason)
 
 
 def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
@@ -72,8 +72,8 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
     gen = noise.check_rng(rng)
     par = accounting.composition_baseline_parameters(epsilon, delta, m)
     labels = _a_stab(counts, par.eps0, par.threshold, gen)
-    reason = _infeasible_reason(k, par.threshold, f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})",
-                                "raise ε, or label fewer queries (every query spends budget)")
+    reason = infeasible_reason(k, par.threshold, f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})",
+                               "raise ε, or label fewer queries (every query spends budget)")
     params = {
         "epsilon_target": epsilon,
         "delta_target": delta,
@@ -86,7 +86,7 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
         "noise_scale": 1.0 / par.eps0,
         "noise": "discrete Laplace",
     }
-    return _result("baseline", labels, None, None, par.guarantee, params, feasible=reason is None, reason=reason)
+    return make_result("baseline", labels, None, None, par.guarantee, params, feasible=reason is None, reason=reason)
 
 
 class BaselineSession(Session):

@@ -11,12 +11,12 @@ from core.mechanisms.result import (
     BOTTOM,
     UNPROCESSED,
     LabelingResult,
-    _btt_remedies,
-    _infeasible_reason,
-    _result,
+    btt_remedies,
+    infeasible_reason,
+    make_result,
 )
 from core.mechanisms.stability import (
-    _plurality_and_distance,
+    plurality_and_distance_unchecked,
     min_teachers_for_threshold,
 )
 from core.mechanisms.session import Session
@@ -29,10 +29,36 @@ from core.validation import (
     check_T,
 )
 
-__all__ = ["btt_label", "BTTSession"]
+__all__ = ["btt_label", "BTTSession", "btt_public_params"]
 
 
-def _btt_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta, calibration, k, extra=None) -> dict:
+def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta, calibration, k, extra=None) -> dict:
+    """The public parameters a BTT run reports in :attr:`LabelingResult.params`.
+
+    Parameters
+    ----------
+    cal : BTTCalibration
+        The run's calibration (noise scale, threshold, rounds, tests, guarantee).
+    epsilon, delta : float
+        The target guarantee.
+    T : int
+        The number of answers (BTT's budget of hard queries).
+    m : int
+        The number of queries.
+    beta : float
+        The failure probability used for the recommended number of teachers.
+    calibration : str
+        ``"paper"`` or ``"tight"``.
+    k : int
+        The number of teachers.
+    extra : dict, optional
+        Further public entries (e.g. the soft-label ``eta`` and ``n_bins``).
+
+    Returns
+    -------
+    dict
+        Public values only (sizes, settings and the calibration's outputs).
+    """
     from core.theory.teachers import btt_num_teachers
 
     params: dict[str, Any] = {
@@ -105,20 +131,20 @@ def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str 
     m = counts.shape[0]
     cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
     gen = noise.check_rng(rng)
-    top, dist = _plurality_and_distance(counts)  # counts checked above
+    top, dist = plurality_and_distance_unchecked(counts)  # counts checked above
     zt = noise.discrete_laplace(cal.noise_scale, T, gen)
     zq = noise.discrete_laplace(2.0 * cal.noise_scale, m, gen)
     status, halted_at = sparse_vector_scan(dist + zq, cal.threshold + zt, T)
     labels = np.where(status == 1, top, np.where(status == 0, BOTTOM, UNPROCESSED)).astype(np.int64)
-    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
-                                _btt_remedies(calibration))
-    return _result(
+    reason = infeasible_reason(k, cal.threshold, f"the {calibration} calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
+                               btt_remedies(calibration))
+    return make_result(
         "btt",
         labels,
         None,
         halted_at,
         cal.guarantee,
-        _btt_params(cal, epsilon, delta, T, m, beta, calibration, k),
+        btt_public_params(cal, epsilon, delta, T, m, beta, calibration, k),
         feasible=reason is None,
         reason=reason,
     )
@@ -156,7 +182,7 @@ class BTTSession(Session):
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
         cal = self.calibration
-        top, dist = _plurality_and_distance(counts)
+        top, dist = plurality_and_distance_unchecked(counts)
         zq = noise.discrete_laplace(2.0 * cal.noise_scale, counts.shape[0], self._gen)
         status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom:], cal.rounds - self.n_bottom)
         if halted_at is not None:

@@ -52,10 +52,10 @@ import numpy as np
 from scipy.special import ndtri
 
 from core.accounting.guarantee import PrivacyGuarantee
-from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, _result
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, make_result
 from core.errors import ParameterError
 from core.noise import RNGLike, check_rng
-from core.accounting.smooth_sensitivity import SmoothSensitivityProfile, _terms, gnmax_sensitivity, smooth_sensitivity_profile
+from core.accounting.smooth_sensitivity import SmoothSensitivityProfile, certified_rdp_terms_from_sensitivity, gnmax_sensitivity, smooth_sensitivity_profile
 from core.validation import check_counts, check_delta, check_epsilon, check_integer, check_probability, check_real
 
 __all__ = [
@@ -401,7 +401,7 @@ def certified_diagnostics(counts, params: CertifiedParameters) -> CertifiedDiagn
     """E(D), S(D) and their parts — **NON-PRIVATE** (see :class:`CertifiedDiagnostics`)."""
     counts = _check_params_counts(counts, params)
     a = gnmax_sensitivity(sigma=params.sigma2, n_classes=counts.shape[1], order=params.order)
-    thr, gn = _terms(counts, params.threshold, params.sigma1, a)
+    thr, gn = certified_rdp_terms_from_sensitivity(counts, params.threshold, params.sigma1, a)
     prof = smooth_sensitivity_profile(counts, threshold=params.threshold, sigma1=params.sigma1,
                                       sigma2=params.sigma2, order=params.order, beta=params.beta)
     return CertifiedDiagnostics(float(thr.sum() + gn.sum()), prof.smooth, prof, thr, gn, params.budget)
@@ -510,7 +510,7 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
 
     # Steps 1–2 (private values; they never leave this function except through the noisy test).
     a = gnmax_sensitivity(sigma=params.sigma2, n_classes=n_classes, order=params.order)
-    thr, gn = _terms(counts, params.threshold, params.sigma1, a)
+    thr, gn = certified_rdp_terms_from_sensitivity(counts, params.threshold, params.sigma1, a)
     e_d = float(thr.sum() + gn.sum())
     s_d = smooth_sensitivity_profile(counts, threshold=params.threshold, sigma1=params.sigma1,
                                      sigma2=params.sigma2, order=params.order, beta=params.beta).smooth
@@ -557,8 +557,8 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         "n_classes": n_classes,
         "noise": "Gaussian",
     }
-    return _result("certified-gnmax", labels, None, None, guarantee, out_params,
-                   feasible=passed, reason=reason, eps_dd=eps_dd)
+    return make_result("certified-gnmax", labels, None, None, guarantee, out_params,
+                       feasible=passed, reason=reason, eps_dd=eps_dd)
 
 
 # ---------------------------------------------------------------------------- audit sampler

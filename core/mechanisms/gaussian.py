@@ -46,7 +46,7 @@ import math
 import numpy as np
 
 from core.accounting import rdp
-from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, _result
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, make_result
 from core.errors import ParameterError
 from core import noise
 from core.noise import RNGLike, check_rng
@@ -142,7 +142,7 @@ def gnmax_label(counts, *, sigma: float, delta: float, rng: RNGLike = None) -> L
         "rdp_at_order": guarantee.parts["rdp_at_order"],
         "noise": "Gaussian",
     }
-    return _result("gnmax", labels, None, None, guarantee, params)
+    return make_result("gnmax", labels, None, None, guarantee, params)
 
 
 def confident_gnmax_label(
@@ -257,7 +257,7 @@ def confident_gnmax_label(
 
     fixed = rdp.confident_gnmax_guarantee(sigma1, sigma2, n_queries=m, delta=delta)
     if accounting == "filter":
-        alpha = fixed.parts["order"] if order is None else rdp._check_order(order)
+        alpha = fixed.parts["order"] if order is None else rdp.check_order(order)
         c1 = alpha / (2.0 * sigma1 * sigma1)
         c2 = alpha / (sigma2 * sigma2)
         rho = m * c1 + m * c2 if budget is None else check_real(budget, "budget", 0.0, math.inf, low_open=True)
@@ -330,5 +330,5 @@ def confident_gnmax_label(
         "n_classes": n_classes,
         "noise": "Gaussian",
     }
-    return _result("confident-gnmax", labels, None, halted_at, guarantee, params,
-                   feasible=reason is None, reason=reason)
+    return make_result("confident-gnmax", labels, None, halted_at, guarantee, params,
+                       feasible=reason is None, reason=reason)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core import accounting, noise
-from core.mechanisms.result import LabelingResult, _result
+from core.mechanisms.result import LabelingResult, make_result
 from core.validation import (
     check_counts,
     check_delta,
@@ -58,4 +58,4 @@ def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> Label
         "epsilon_pate_simple": float(simple),
         "noise": "continuous Laplace",
     }
-    return _result("lnmax", labels, None, None, guarantee, params, eps_dd=eps_dd)
+    return make_result("lnmax", labels, None, None, guarantee, params, eps_dd=eps_dd)

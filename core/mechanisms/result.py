@@ -12,7 +12,7 @@ from core.mechanisms.stability import (
     min_teachers_for_threshold,
 )
 
-__all__ = ["BOTTOM", "UNPROCESSED", "LabelingResult"]
+__all__ = ["BOTTOM", "UNPROCESSED", "LabelingResult", "btt_remedies", "infeasible_reason", "make_result"]
 
 
 BOTTOM = -1
@@ -79,7 +79,37 @@ class LabelingResult:
         return self.labels >= 0
 
 
-def _result(mechanism: str, labels: np.ndarray, scores, halted_at, guarantee, params, feasible=True, reason=None, eps_dd=None) -> LabelingResult:
+def make_result(mechanism: str, labels: np.ndarray, scores, halted_at, guarantee, params, feasible=True, reason=None, eps_dd=None) -> LabelingResult:
+    """Build a :class:`LabelingResult` from a run's labels and its guarantee.
+
+    The answered, ⊥ and not-processed counts are computed from ``labels``; ε, δ and the
+    accounting description are read from ``guarantee``.
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's name (e.g. ``"btt"``).
+    labels : numpy.ndarray of int, shape (m,)
+        Released labels: class ids, :data:`BOTTOM` or :data:`UNPROCESSED`.
+    scores : numpy.ndarray or None
+        Released soft scores (soft mechanisms), else None.
+    halted_at : int or None
+        Query at which an online run stopped, else None.
+    guarantee : PrivacyGuarantee
+        The run's (ε, δ) guarantee and its accounting ``detail``.
+    params : dict
+        Public parameters of the run.
+    feasible : bool, default True
+        False when the settings cannot answer (see :func:`infeasible_reason`).
+    reason : str, optional
+        Plain-words explanation when not feasible.
+    eps_dd : float, optional
+        Data-dependent ε (NON-PRIVATE, never exported), where the mechanism has one.
+
+    Returns
+    -------
+    LabelingResult
+    """
     return LabelingResult(
         mechanism=mechanism,
         labels=labels,
@@ -98,11 +128,26 @@ def _result(mechanism: str, labels: np.ndarray, scores, halted_at, guarantee, pa
     )
 
 
-def _infeasible_reason(k: int, threshold: float, what: str, remedies: str) -> str | None:
+def infeasible_reason(k: int, threshold: float, what: str, remedies: str) -> str | None:
     """Plain-words reason when even a unanimous vote passes with probability < 1/2.
 
-    ``remedies`` names the other settings that lower the threshold for this mechanism
-    (e.g. "raise ε or lower T").
+    Parameters
+    ----------
+    k : int
+        Number of teachers.
+    threshold : float
+        The distance-to-instability threshold the mechanism requires.
+    what : str
+        The mechanism's description, as it appears in the sentence.
+    remedies : str
+        The other settings that lower the threshold for this mechanism (e.g. "raise ε
+        or lower T").
+
+    Returns
+    -------
+    str or None
+        The explanation, or None when a unanimous vote's distance to instability is
+        above the threshold.
     """
     if max_distance(k) > threshold:
         return None
@@ -115,5 +160,17 @@ def _infeasible_reason(k: int, threshold: float, what: str, remedies: str) -> st
     )
 
 
-def _btt_remedies(calibration: str) -> str:
+def btt_remedies(calibration: str) -> str:
+    """The settings that lower BTT's threshold, for :func:`infeasible_reason`.
+
+    Parameters
+    ----------
+    calibration : str
+        BTT's calibration (``"paper"`` or ``"tight"``).
+
+    Returns
+    -------
+    str
+        E.g. ``"raise ε or lower T, or use the tight calibration"``.
+    """
     return "raise ε or lower T" + (", or use the tight calibration" if calibration == "paper" else "")

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from core import accounting, noise
-from core.mechanisms.btt import _btt_params
+from core.mechanisms.btt import btt_public_params
 from core.mechanisms.result import (
     BOTTOM,
     UNPROCESSED,
     LabelingResult,
-    _btt_remedies,
-    _infeasible_reason,
-    _result,
+    btt_remedies,
+    infeasible_reason,
+    make_result,
 )
 from core.mechanisms.stability import (
-    _plurality_and_distance,
+    plurality_and_distance_unchecked,
 )
 from core.validation import (
     check_beta,
@@ -113,8 +113,8 @@ def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, 
     cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=True)
     gen = noise.check_rng(rng)
     hist, shifted = _soft_bin_histograms(scores, n_bins)  # scores and η checked above
-    top1, d1 = _plurality_and_distance(hist)
-    top2, d2 = _plurality_and_distance(shifted)
+    top1, d1 = plurality_and_distance_unchecked(hist)
+    top2, d2 = plurality_and_distance_unchecked(shifted)
     mid1 = (top1 + 0.5) / n_bins
     mid2 = (top2 + 1.0) / n_bins
     max_fail = 2 * T
@@ -147,7 +147,7 @@ def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, 
     if halted_at is not None:
         labels[halted_at + 1 :] = UNPROCESSED
         out[halted_at + 1 :] = np.nan
-    reason = _infeasible_reason(k, cal.threshold, f"the {calibration} soft-label calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
-                                _btt_remedies(calibration))
-    params = _btt_params(cal, epsilon, delta, T, m, beta, calibration, k, extra={"eta": eta, "n_bins": n_bins})
-    return _result("btt-soft", labels, out, halted_at, cal.guarantee, params, feasible=reason is None, reason=reason)
+    reason = infeasible_reason(k, cal.threshold, f"the {calibration} soft-label calibration of (ε={epsilon:g}, δ={delta:g}, T={T}, m={m})",
+                               btt_remedies(calibration))
+    params = btt_public_params(cal, epsilon, delta, T, m, beta, calibration, k, extra={"eta": eta, "n_bins": n_bins})
+    return make_result("btt-soft", labels, out, halted_at, cal.guarantee, params, feasible=reason is None, reason=reason)

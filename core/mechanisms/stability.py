@@ -30,6 +30,7 @@ __all__ = [
     "distance_to_instability",
     "distance_to_instability_printed",
     "plurality_and_distance",
+    "plurality_and_distance_unchecked",
     "max_distance",
     "min_teachers_for_threshold",
 ]
@@ -118,11 +119,27 @@ def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
     distance : numpy.ndarray of int64, shape (m,)
         ``max(0, ceil(M/2) - 1)``, as :func:`distance_to_instability`.
     """
-    return _plurality_and_distance(check_counts(counts, equal_totals=False))
+    return plurality_and_distance_unchecked(check_counts(counts, equal_totals=False))
 
 
-def _plurality_and_distance(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`plurality_and_distance` on counts already checked by ``check_counts``."""
+def plurality_and_distance_unchecked(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`plurality_and_distance` on counts already checked by ``check_counts``.
+
+    The aggregators check their counts once on entry and then call this, skipping a
+    second validation pass.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, shape (m, C)
+        Vote counts, as returned by :func:`core.validation.check_counts`.
+
+    Returns
+    -------
+    top : numpy.ndarray of int64, shape (m,)
+        The plurality class (ties go to the smallest class index).
+    distance : numpy.ndarray of int64, shape (m,)
+        ``max(0, ceil(M/2) - 1)``, as :func:`distance_to_instability`.
+    """
     counts = _compact(counts)
     first, second = _top_two(counts)
     return np.argmax(counts, axis=1).astype(np.int64, copy=False), _distance(first - second)
