@@ -39,7 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.ensemble.learners import make_learner  # noqa: E402
-from core.ensemble.teachers import default_block_size, train_teachers  # noqa: E402
+from core.ensemble.teacher_ensemble import default_block_size  # noqa: E402
+from core.ensemble.teachers import train_teachers  # noqa: E402
 
 
 def load_digits_arrays() -> tuple[np.ndarray, np.ndarray, str]:

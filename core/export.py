@@ -339,7 +339,7 @@ def _learner_text(learner: Any) -> str:
     if isinstance(name, str):
         return name
     if hasattr(learner, "get_params"):
-        from core.ensemble.teachers import _learner_name
+        from core.ensemble.inputs import learner_name as _learner_name
 
         return _learner_name(learner)
     raise ParameterError(

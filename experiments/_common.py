@@ -42,7 +42,8 @@ import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts
 
 from core.data import halfspaces  # noqa: E402
 from core.ensemble.learners import make_learner  # noqa: E402
-from core.ensemble.teachers import TeacherEnsemble, train_teachers  # noqa: E402
+from core.ensemble.teacher_ensemble import TeacherEnsemble  # noqa: E402
+from core.ensemble.teachers import train_teachers  # noqa: E402
 
 DEFAULT_OUT = ROOT / "experiments" / "results"
 """Where the scripts write their table and plot unless ``--out`` says otherwise."""
@@ -373,7 +374,7 @@ def forest_student_accuracy(split: AdultSplit, result, trees: int, rng) -> float
 def nonprivate_forest_accuracy(split: AdultSplit, trees: int, seed: int) -> float:
     """Test accuracy of one random forest on all private rows (the non-private reference)."""
     from core import pipeline
-    from core.ensemble.teachers import seed_estimator
+    from core.ensemble.inputs import seed_estimator
 
     model = seed_estimator(pipeline.teacher_model(split.table, "random_forest", {"n_estimators": trees}), seed)
     model.fit(pipeline.model_input(split.table, split.table.features), split.table.labels)

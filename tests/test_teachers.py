@@ -20,7 +20,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from core.errors import DataError, ParameterError
 from core.ensemble.learners import make_learner
-from core.ensemble.teachers import ConstantClassifier, TeacherEnsemble, default_block_size, seed_estimator, train_teachers
+from core.ensemble.inputs import seed_estimator
+from core.ensemble.teacher_ensemble import ConstantClassifier, TeacherEnsemble, default_block_size
+from core.ensemble.teachers import train_teachers
 
 
 class RowRecorder(ClassifierMixin, BaseEstimator):

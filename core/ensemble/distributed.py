@@ -1,7 +1,7 @@
 """Where teacher training and vote computation run: a joblib backend or a Dask cluster.
 
 :func:`train_teachers <core.ensemble.teachers.train_teachers>` and the vote computations of
-:class:`TeacherEnsemble <core.ensemble.teachers.TeacherEnsemble>` run their work through
+:class:`TeacherEnsemble <core.ensemble.teacher_ensemble.TeacherEnsemble>` run their work through
 :class:`joblib.Parallel`, so they follow the caller's :func:`joblib.parallel_config`.
 :func:`joblib_backend` is the one place that turns a backend name (and, for Dask, a
 scheduler address) into such a configuration.  It is the library's way of choosing

@@ -71,7 +71,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    teachers_ : core.ensemble.teachers.TeacherEnsemble
+    teachers_ : core.ensemble.teacher_ensemble.TeacherEnsemble
     classes_ : ndarray
         The class labels seen in ``fit``.
     calibration_ : core.accounting.BTTCalibration or None

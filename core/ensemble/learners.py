@@ -15,7 +15,7 @@ puts a :class:`~sklearn.preprocessing.StandardScaler` in front of them; the fact
 returns a :class:`~sklearn.pipeline.Pipeline`.  Categorical columns still need the
 table's preprocessor (:meth:`core.data.Table.preprocessor`) in front of any learner.
 
-Probabilities.  Soft labels (:meth:`core.ensemble.teachers.TeacherEnsemble.scores`), the
+Probabilities.  Soft labels (:meth:`core.ensemble.teacher_ensemble.TeacherEnsemble.scores`), the
 semi-supervised student and least-confident-first ordering need ``predict_proba``.  Every
 learner offers it except ``linear_svm``: scikit-learn's ``LinearSVC`` has no probabilities,
 and calibrating it (``CalibratedClassifierCV``) needs several rows of every class per

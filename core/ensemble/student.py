@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, clone
 from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult
 from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng
-from core.ensemble.teachers import _check_X, _learner_name, _num_rows, _resolve_learner, _rows, seed_estimator
+from core.ensemble.inputs import check_features, learner_name, num_rows, resolve_learner, seed_estimator, select_rows
 
 __all__ = ["Student", "PublishedStudent", "BOTTOM_POLICIES", "train_student", "least_confident_first"]
 
@@ -144,7 +144,7 @@ class PublishedStudent:
                    mechanism=student.mechanism, report=report)
 
     def __repr__(self) -> str:
-        return (f"PublishedStudent({_learner_name(self.model)}, classes={list(self.classes_)}, "
+        return (f"PublishedStudent({learner_name(self.model)}, classes={list(self.classes_)}, "
                 f"epsilon={self.epsilon:.4g}, delta={self.delta:.3g}, mechanism={self.mechanism!r})")
 
     def predict(self, X: Any) -> np.ndarray:
@@ -160,7 +160,7 @@ class PublishedStudent:
         """Class probabilities, one column per entry of ``classes_`` (a student whose
         training labels missed a class gets a zero column for it)."""
         if not hasattr(self.model, "predict_proba"):
-            raise AttributeError(f"{_learner_name(self.model)} gives no probabilities.")
+            raise AttributeError(f"{learner_name(self.model)} gives no probabilities.")
         proba = np.asarray(self.model.predict_proba(X), dtype=float)
         seen = np.asarray(getattr(self.model, "classes_", np.arange(proba.shape[1]))).astype(np.int64)
         out = np.zeros((proba.shape[0], len(self.classes_)))
@@ -246,12 +246,12 @@ def train_student(
         raise ParameterError(f"bottom must be one of {', '.join(BOTTOM_POLICIES)}, got {bottom!r}.")
     if not isinstance(result, LabelingResult):
         raise ParameterError(f"result must be a LabelingResult from core.mechanisms, got {type(result).__name__}.")
-    learner = _resolve_learner(learner)
-    X_public = _check_X(X_public, "public points")
+    learner = resolve_learner(learner)
+    X_public = check_features(X_public, "public points")
     labels = _training_labels(result)
-    if _num_rows(X_public) != labels.shape[0]:
+    if num_rows(X_public) != labels.shape[0]:
         raise DataError(
-            f"There are {_num_rows(X_public)} public points but the labeling has {labels.shape[0]} "
+            f"There are {num_rows(X_public)} public points but the labeling has {labels.shape[0]} "
             "answers; pass the same points that were labeled, in the same order."
         )
     answered = labels >= 0
@@ -290,12 +290,12 @@ def train_student(
         n_unlabeled = int((~answered).sum())
         if n_unlabeled:
             model = _semi_model(model, n_unlabeled_neighbours=max(1, min(7, labels.shape[0] - 1)))
-    X_train = _rows(X_public, np.flatnonzero(use)) if not use.all() else X_public
+    X_train = select_rows(X_public, np.flatnonzero(use)) if not use.all() else X_public
     try:
         model.fit(X_train, y)
     except Exception as exc:
         raise DataError(
-            f"The student ({_learner_name(model)}) could not be trained on {int(use.sum())} public "
+            f"The student ({learner_name(model)}) could not be trained on {int(use.sum())} public "
             f"points: {type(exc).__name__}: {exc}"
         ) from None
     return Student(
@@ -321,7 +321,7 @@ def _confidence(model: Any, X: Any) -> np.ndarray:
         top2 = np.sort(scores, axis=1)[:, -2:]
         return top2[:, 1] - top2[:, 0]
     raise ParameterError(
-        f"{_learner_name(model)} gives neither probabilities nor decision scores, so its confidence "
+        f"{learner_name(model)} gives neither probabilities nor decision scores, so its confidence "
         "cannot be ranked; use a learner with predict_proba."
     )
 
@@ -354,8 +354,8 @@ def least_confident_first(model: Any, X_public: Any) -> np.ndarray:
     ParameterError
         When the model offers no confidence at all.
     """
-    X_public = _check_X(X_public, "public points")
-    if _num_rows(X_public) == 0:
+    X_public = check_features(X_public, "public points")
+    if num_rows(X_public) == 0:
         return np.zeros(0, dtype=np.int64)
     confidence = _confidence(model, X_public)
     return np.argsort(confidence, kind="stable").astype(np.int64)
