@@ -19,7 +19,7 @@ import tracemalloc
 import numpy as np
 
 from core.accounting import data_dependent, smooth_sensitivity
-from core.mechanisms import certified
+from core.mechanisms import certified, certified_params
 
 M, K, C = 10_000, 250, 10
 SIGMA1, SIGMA2, T = 150.0, 40.0, 200.0
@@ -60,7 +60,7 @@ def timed(fn, repeat: int = 3):
 
 def main() -> None:
     smooth_sensitivity.gnmax_sensitivity(sigma=SIGMA2, n_classes=C, order=ORDER)  # warm the (public) analysis cache
-    params = certified.CertifiedParameters(threshold=T, sigma1=SIGMA1, sigma2=SIGMA2, order=ORDER, budget=5.0,
+    params = certified_params.CertifiedParameters(threshold=T, sigma1=SIGMA1, sigma2=SIGMA2, order=ORDER, budget=5.0,
                                            beta=BETA, sigma_s=10.0, sigma_l=0.2, delta_prime=1e-6,
                                            delta_dprime=1e-6, delta_conversion=1e-6)
     params.guarantee()  # warm: the first call imports dp-accounting (seconds, once)

@@ -11,6 +11,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 from scipy import stats
 
 from core.mechanisms import certified as cert
+from core.mechanisms import certified_params as cert_params
 from core.mechanisms import BOTTOM, UNPROCESSED
 from core.audit import audit
 from core.errors import ParameterError
@@ -33,17 +34,17 @@ SMALL = {"threshold": 14.0, "sigma1": 3.0, "sigma2": 4.0, "order": 3.0, "beta": 
 
 def test_parameters_validate():
     with pytest.raises(ParameterError, match="1/\\(2β\\)"):
-        cert.CertifiedParameters(**{**SMALL, "beta": 0.2}, budget=1.0)  # λ = 3 ≥ 1/(2β) = 2.5
+        cert_params.CertifiedParameters(**{**SMALL, "beta": 0.2}, budget=1.0)  # λ = 3 ≥ 1/(2β) = 2.5
     with pytest.raises(ParameterError):
-        cert.CertifiedParameters(**{**SMALL, "sigma_s": 0.0}, budget=1.0)
+        cert_params.CertifiedParameters(**{**SMALL, "sigma_s": 0.0}, budget=1.0)
     with pytest.raises(ParameterError):
-        cert.CertifiedParameters(**SMALL, budget=1.0, composition="best")
+        cert_params.CertifiedParameters(**SMALL, budget=1.0, composition="best")
     with pytest.raises(ParameterError):
-        cert.certified_parameters(epsilon=0.05, delta=1e-5, m=100, k=250, n_classes=10)
+        cert_params.certified_parameters(epsilon=0.05, delta=1e-5, m=100, k=250, n_classes=10)
 
 
 def test_guarantee_basic_is_the_design_formula():
-    p = cert.CertifiedParameters(**SMALL, budget=1.0)
+    p = cert_params.CertifiedParameters(**SMALL, budget=1.0)
     g = p.guarantee()
     lam, beta = 3.0, 0.1
     orders = np.array([o for o in np.concatenate([np.arange(2.0, 64.0), np.geomspace(64, 512, 40),
@@ -55,15 +56,15 @@ def test_guarantee_basic_is_the_design_formula():
     eps_b, _ = compute_epsilon([lam], [1.0], 0.005)
     assert g.epsilon == pytest.approx(eps_test + eps_b, rel=1e-12)
     assert g.delta == pytest.approx(0.005 + 0.005 + 0.01 + 0.01)
-    rdp = cert.CertifiedParameters(**SMALL, budget=1.0, composition="rdp").guarantee()
+    rdp = cert_params.CertifiedParameters(**SMALL, budget=1.0, composition="rdp").guarantee()
     want, _ = compute_epsilon([lam], [float(gnss[orders == lam][0] + log_s[orders == lam][0]) + 1.0], 0.01)
     assert rdp.epsilon == pytest.approx(want, rel=1e-12) and rdp.delta == g.delta
 
 
-@pytest.mark.parametrize("composition", cert.COMPOSITIONS)
+@pytest.mark.parametrize("composition", cert_params.COMPOSITIONS)
 @pytest.mark.parametrize("epsilon", [1.0, 2.0, 8.0])
 def test_certified_parameters_meet_the_target(epsilon, composition):
-    p = cert.certified_parameters(epsilon=epsilon, delta=1e-5, m=1000, k=250, n_classes=10, composition=composition)
+    p = cert_params.certified_parameters(epsilon=epsilon, delta=1e-5, m=1000, k=250, n_classes=10, composition=composition)
     g = p.guarantee()
     assert g.epsilon <= epsilon + 1e-9 and g.epsilon >= 0.999 * epsilon
     assert g.delta == pytest.approx(1e-5)
@@ -78,7 +79,7 @@ def test_pass_releases_confident_gnmax_labels():
     from core.mechanisms.gaussian import confident_gnmax_label
 
     counts = confident_counts()
-    p = cert.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
+    p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=123)
     assert r.mechanism == "certified-gnmax" and r.feasible and r.params["passed"]
     # replay the stream: two test normals, then Confident-GNMax's own draws
@@ -93,7 +94,7 @@ def test_pass_releases_confident_gnmax_labels():
 
 def test_same_result_from_epsilon_and_from_params():
     counts = confident_counts()
-    p = cert.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
+    p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     a = cert.certified_confident_gnmax_label(counts, epsilon=8.0, delta=1e-5, rng=5)
     b = cert.certified_confident_gnmax_label(counts, params=p, rng=5)
     assert np.array_equal(a.labels, b.labels) and a.params == b.params
@@ -107,7 +108,7 @@ def test_same_result_from_epsilon_and_from_params():
 
 def test_fail_releases_nothing_and_says_so():
     counts = confident_counts()
-    p = cert.CertifiedParameters(threshold=200, sigma1=150, sigma2=40, order=7.0, budget=1e-4, beta=0.4 / 7,
+    p = cert_params.CertifiedParameters(threshold=200, sigma1=150, sigma2=40, order=7.0, budget=1e-4, beta=0.4 / 7,
                                  sigma_s=8.0, sigma_l=0.2, delta_prime=1e-6, delta_dprime=1e-6, delta_conversion=1e-6)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=0)
     assert not r.feasible and not r.params["passed"]
@@ -118,7 +119,7 @@ def test_fail_releases_nothing_and_says_so():
 
 def test_params_hold_only_public_and_released_values():
     counts = confident_counts()
-    p = cert.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
+    p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=1)
     released = {"passed", "ell", "s_hat", "e_tilde", "test_statistic"}
     public = set(p.public_dict()) | {"epsilon_test", "epsilon_data_independent", "delta_target", "m", "k", "n_classes", "noise"}
@@ -149,11 +150,11 @@ def test_pass_rate_when_budget_exceeded_is_below_delta_prime_plus_dprime(shape):
         base = {"threshold": 200.0, "sigma1": 150.0, "sigma2": 40.0, "order": 7.0, "beta": 0.4 / 7,
                 "sigma_s": 2.0, "sigma_l": 0.3, "delta_prime": 0.05, "delta_dprime": 0.05,
                 "delta_conversion": 1e-6}
-    probe = cert.CertifiedParameters(**base, budget=1.0)
+    probe = cert_params.CertifiedParameters(**base, budget=1.0)
     diag = cert.certified_diagnostics(counts, probe)
     assert diag.smooth_sensitivity > 0
     budget = diag.rdp_data_dependent * (1 - 1e-9)  # E(D) just above B: the hardest case
-    p = cert.CertifiedParameters(**base, budget=budget)
+    p = cert_params.CertifiedParameters(**base, budget=budget)
     n = 20_000
     out = cert.CertifiedSampler(p)(counts, n, np.random.default_rng(2024))
     passes = int(np.count_nonzero(out[:, 0] != UNPROCESSED))
@@ -169,7 +170,7 @@ def test_pass_rate_when_budget_exceeded_is_below_delta_prime_plus_dprime(shape):
 
 def test_sampler_matches_real_function_marginals():
     counts = np.array([[16, 4], [12, 8], [19, 1]])
-    p = cert.CertifiedParameters(**SMALL, budget=6.0)
+    p = cert_params.CertifiedParameters(**SMALL, budget=6.0)
     s = cert.CertifiedSampler(p)
     fast = s(counts, 4000, np.random.default_rng(0))
     real = np.array([cert.certified_confident_gnmax_label(counts, params=p, rng=i).labels for i in range(400)])
@@ -188,7 +189,7 @@ def test_audit_finds_no_violation():
     d2 = d.copy()
     d2[:, 0] -= 1  # one teacher switches its vote from class 0 to class 1 on every query
     d2[:, 1] += 1
-    p = cert.CertifiedParameters(**SMALL, budget=6.0)
+    p = cert_params.CertifiedParameters(**SMALL, budget=6.0)
     sampler = cert.CertifiedSampler(p)
     rates = [np.mean(sampler(x, 20_000, np.random.default_rng(1))[:, 0] != UNPROCESSED) for x in (d, d2)]
     assert 0.05 < min(rates) and max(rates) < 0.95  # the test passes sometimes on both inputs
