@@ -1,5 +1,5 @@
 """Accounting: hand-computed values, an independent closed form for optimal composition,
-and the calibrations' guarantees (DESIGN §3)."""
+and the calibrations' guarantees (docs/design.md §3)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """Mechanisms of core.mechanisms: vectorized code vs plain reference loops on the same
-random stream, cutoff behaviour, soft-label tests, LNMax and the baseline (DESIGN §3)."""
+random stream, cutoff behaviour, soft-label tests, LNMax and the baseline (docs/design.md §3)."""
 
 import math
 

@@ -18,7 +18,7 @@ How these tests can fail, and how often they would by chance
   ``core.mechanisms`` functions by a chi-square test of homogeneity rejected only at
   p < 1e-6 (false failure at most 1e-6 per comparison, asymptotically).
 
-The broken variants are written here, in the test module only (DESIGN §2: the printed
+The broken variants are written here, in the test module only (docs/design.md §2: the printed
 distance may exist in the library only as the audit page's labelled teaching example).
 """
 
@@ -263,7 +263,7 @@ def test_scenario_rejects_unknown_names():
 
 
 class BrokenBTT:
-    """BTT hard labels (DESIGN §3.2), trial-vectorized, with at most one deliberate bug.
+    """BTT hard labels (docs/design.md §3.2), trial-vectorized, with at most one deliberate bug.
 
     bug: None | "printed_distance" | "no_query_noise" | "no_cutoff" | "release_noisy_distance".
     The claim is always the real btt_label's (ε, δ) for the same settings.

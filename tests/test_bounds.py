@@ -456,7 +456,7 @@ def test_btt_min_teachers_is_the_smallest_k_by_scan(eps, delta, T, m, calibratio
     cal = accounting.calibrate_btt(eps, delta, T, m, calibration, soft=soft)
     k_min = bounds.btt_min_teachers(eps, delta, T, m, calibration, soft)
     ks = np.arange(1, 2 * k_min + 10)
-    dist = np.ceil(ks / 2) - 1  # unanimous vote: margin k (DESIGN §2)
+    dist = np.ceil(ks / 2) - 1  # unanimous vote: margin k (docs/design.md §2)
     for discrete in (True, False):
         passes = bounds.btt_pass_probability(dist, cal.noise_scale, cal.threshold, discrete=discrete) >= 0.5
         first = int(ks[np.argmax(passes)])

@@ -1,4 +1,4 @@
-"""Distance to instability: hand values and exhaustive sensitivity checks (DESIGN §2)."""
+"""Distance to instability: hand values and exhaustive sensitivity checks (docs/design.md §2)."""
 
 import itertools
 

@@ -79,7 +79,7 @@ class BaselineParameters:
 
 
 def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> BaselineParameters:
-    """Per-query (ε0, δ0) for answering ``m`` queries with A_stab (DESIGN §3.5).
+    """Per-query (ε0, δ0) for answering ``m`` queries with A_stab (docs/design.md §3.5).
 
     Two ways to spend (ε, δ) on m answers are compared and the one giving the lower
     A_stab threshold ``Γ = log(1/δ0)/ε0`` (so more answers) is used:

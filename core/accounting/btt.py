@@ -34,7 +34,7 @@ def btt_noise_scale(T, epsilon, delta):
     """The paper's threshold noise scale ``λ = sqrt(32 T log(2/δ)) / ε`` (BTT Alg. 2).
 
     Queries get ``Lap(2λ)`` and the threshold ``Lap(λ)``.  Vectorized.
-    For soft labels (DESIGN §3.3) call it with ``2T``.
+    For soft labels (docs/design.md §3.3) call it with ``2T``.
     """
     T = check_real_array(T, "T", 1.0, what="the cutoff")
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
@@ -45,7 +45,7 @@ def btt_noise_scale(T, epsilon, delta):
 def btt_threshold(noise_scale, m, delta):
     """The paper's threshold ``w = 2 λ log(2m/δ)`` (BTT Alg. 2).  Vectorized.
 
-    For soft labels (DESIGN §3.3) call it with ``2m``.
+    For soft labels (docs/design.md §3.3) call it with ``2m``.
     """
     lam = check_real_array(noise_scale, "noise_scale", 0.0, low_open=True)
     m = check_real_array(m, "m", 1.0, what="the number of queries")
@@ -81,9 +81,9 @@ def release_delta(noise_scale: float, threshold: float, tests: int, rounds: int,
 
     A released label is exact and can leak only when its distance to instability is 0
     and the noise pushes it over the threshold.  Two bounds are computed and the
-    larger is returned (so the value is never below DESIGN §3.2's formula):
+    larger is returned (so the value is never below docs/design.md §3.2's formula):
 
-    * DESIGN §3.2: ``tests · P[Z_q - Z_t > w]`` with ``Z_q ~ Lap(2λ)``, ``Z_t ~ Lap(λ)``.
+    * docs/design.md §3.2: ``tests · P[Z_q - Z_t > w]`` with ``Z_q ~ Lap(2λ)``, ``Z_t ~ Lap(λ)``.
     * A per-round bound that is rigorous for the adaptive threshold refreshes: the
       threshold noise of each of the at most ``rounds`` rounds is a fresh draw
       ``Z_t``; given ``Z_t = z``, each distance-0 query reached in that round passes
@@ -149,7 +149,7 @@ def btt_guarantee(
     soft: bool = False,
     method: str = "best",
 ) -> PrivacyGuarantee:
-    """The exact (ε, δ) of BTT's sparse-vector labeling for given λ, w (DESIGN §3.2).
+    """The exact (ε, δ) of BTT's sparse-vector labeling for given λ, w (docs/design.md §3.2).
 
     Each stretch between two ⊥ is one AboveThreshold round on the sensitivity-1
     distance to instability, a pure ``2/λ``-DP step; ``T`` rounds (``2T`` failed tests
@@ -300,7 +300,7 @@ def calibrate_btt(
     soft: bool = False,
     delta_split: float = 0.5,
 ) -> BTTCalibration:
-    """Noise scale and threshold for BTT labeling at a target (ε, δ) (DESIGN §3.2).
+    """Noise scale and threshold for BTT labeling at a target (ε, δ) (docs/design.md §3.2).
 
     Parameters
     ----------
@@ -317,7 +317,7 @@ def calibrate_btt(
         at ``δ_svt = delta_split·δ``, and the smallest w whose release term fits in
         the remaining δ.  Same mechanism; far more answered queries for realistic k.
     soft : bool
-        Soft labels (DESIGN §3.3): ``2T`` rounds, ``2m`` tests.
+        Soft labels (docs/design.md §3.3): ``2T`` rounds, ``2m`` tests.
     delta_split : float in (0, 1)
         Share of δ given to the composition in the ``tight`` calibration.
 

@@ -33,7 +33,7 @@ def basic_composition_epsilon(eps0, k):
 
 
 def advanced_composition_epsilon(eps0, k, delta_prime):
-    """Advanced composition (Dwork, Rothblum, Vadhan 2010; DESIGN §3.5).
+    """Advanced composition (Dwork, Rothblum, Vadhan 2010; docs/design.md §3.5).
 
     ``k`` adaptive ``eps0``-DP steps are ``(ε, δ')``-DP with
     ``ε = sqrt(2 k log(1/δ')) eps0 + k eps0 (e^eps0 - 1)``.

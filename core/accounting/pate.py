@@ -31,7 +31,7 @@ __all__ = ["pate_simple_epsilon", "pate_gamma_for_epsilon", "lnmax_guarantee", "
 # ---------------------------------------------------------------------------
 
 def pate_simple_epsilon(gamma, T, delta):
-    """PATE's data-independent bound for ``T`` LNMax answers (PATE §3.1; DESIGN §3.4).
+    """PATE's data-independent bound for ``T`` LNMax answers (PATE §3.1; docs/design.md §3.4).
 
     Each answer is ``2γ``-DP; ``ε = 4Tγ² + 2γ sqrt(2T log(1/δ))``.  Vectorized.
     """
@@ -178,7 +178,7 @@ def pate_moments_alpha(counts: np.ndarray, gamma: float, orders: np.ndarray) -> 
 
 
 def pate_moments_epsilon(counts, gamma: float, delta: float, orders: Iterable[int] = range(1, 9)) -> float:
-    """PATE's data-dependent ε for LNMax answers on ``counts`` (DESIGN §3.4).
+    """PATE's data-dependent ε for LNMax answers on ``counts`` (docs/design.md §3.4).
 
     ``q_i = min(1, Σ_{j≠j*} (2 + γΔ_j) / (4 exp(γΔ_j)))``, ``Δ_j = n_j* − n_j``;
     ``α_i(l) = min(2γl, 2γ²l(l+1), log((1−q)((1−q)/(1−e^{2γ}q))^l + q e^{2γl}))``

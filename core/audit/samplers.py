@@ -198,7 +198,7 @@ class AStabSampler:
     ----------
     epsilon, delta : float
     baseline : bool
-        Per-query parameters of the composition baseline (DESIGN §3.5) instead of A_stab's.
+        Per-query parameters of the composition baseline (docs/design.md §3.5) instead of A_stab's.
     distance : callable, optional
         Distance to instability; the printed form is the teaching example of a leak.
     """

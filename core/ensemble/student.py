@@ -1,6 +1,6 @@
 """Knowledge transfer: train a publishable student on privately labeled public points.
 
-DESIGN §3.6 (BTT Algorithm 3, PATE's student).  An aggregator of
+docs/design.md §3.6 (BTT Algorithm 3, PATE's student).  An aggregator of
 :mod:`core.mechanisms` labels public points with a differential-privacy guarantee; a
 student (any scikit-learn learner) is then trained on the public points and those
 labels only.  The student never sees the private data or the teachers, so it is a
@@ -207,7 +207,7 @@ def train_student(
     n_classes: int | None = None,
     rng: RNGLike = None,
 ) -> Student:
-    """Train a student on public points and their private labels (DESIGN §3.6).
+    """Train a student on public points and their private labels (docs/design.md §3.6).
 
     The student is a post-processing of ``result``: it carries the labeling's (ε, δ)
     and nothing else of the private data.

@@ -1,4 +1,4 @@
-"""Teachers: one classifier per disjoint chunk of the private data (DESIGN §1).
+"""Teachers: one classifier per disjoint chunk of the private data (docs/design.md §1).
 
 :func:`train_teachers` splits the ``n`` private rows into ``k`` disjoint chunks and fits
 a clone of the learner on each.  The split is **data-independent**: a uniformly random
@@ -188,7 +188,7 @@ def train_teachers(
     The rows are shuffled by a random permutation drawn from ``rng`` and cut into ``k``
     near-equal consecutive slices (:func:`numpy.array_split`); teacher ``j`` is a clone
     of ``learner`` fitted on slice ``j``.  The split depends only on ``n`` and ``rng``,
-    never on the data, which is what the replace-one adjacency of DESIGN §1 needs (see
+    never on the data, which is what the replace-one adjacency of docs/design.md §1 needs (see
     the module docstring).
 
     Chunks may lack some classes: each teacher's ``classes_`` (a subset of the class ids)

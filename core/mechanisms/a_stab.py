@@ -31,7 +31,7 @@ def _a_stab(counts: np.ndarray, eps0: float, threshold: float, gen: np.random.Ge
 
 
 def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
-    """``A_stab`` (DESIGN §3.1, BTT Thm 2.4) on each query independently.
+    """``A_stab`` (docs/design.md §3.1, BTT Thm 2.4) on each query independently.
 
     ``dist + DLap(1/ε) > Γ = log(1/δ)/ε`` releases the plurality label, else ⊥.
     Guarantee: (ε, δ)-DP for one query; for m queries the result reports basic
@@ -55,7 +55,7 @@ def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingR
 
 
 def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
-    """The advanced-composition baseline (DESIGN §3.5).
+    """The advanced-composition baseline (docs/design.md §3.5).
 
     Every query is answered independently by ``A_stab`` at per-query ``(ε0, δ0)``,
     where ``δ0 = δ/(2m)``, ``δ' = δ/2`` and ``ε0`` solves

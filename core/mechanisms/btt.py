@@ -88,7 +88,7 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
 
 
 def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str = "paper", beta: float = 0.05, rng=None) -> LabelingResult:
-    """BTT's private labeling by stability and sparse vector (DESIGN §3.2, BTT Alg. 2).
+    """BTT's private labeling by stability and sparse vector (docs/design.md §3.2, BTT Alg. 2).
 
     For each query in order, while fewer than ``T`` ⊥ were given:
     ``dist_i + DLap(2λ) > w + DLap(λ)`` releases the plurality label, else ⊥ and the

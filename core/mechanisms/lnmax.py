@@ -20,7 +20,7 @@ __all__ = ["lnmax_label"]
 # ---------------------------------------------------------------------------
 
 def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> LabelingResult:
-    """PATE's Laplace noisy max (DESIGN §3.4): ``argmax_j (counts[i, j] + Lap(1/γ))``.
+    """PATE's Laplace noisy max (docs/design.md §3.4): ``argmax_j (counts[i, j] + Lap(1/γ))``.
 
     Guarantee: each answer is ``2γ``-DP (PATE §3.1), so m answers are (ε, δ)-DP with
     ε the smaller of PATE's data-independent bound ``4mγ² + 2γ sqrt(2m log(1/δ))``

@@ -70,7 +70,7 @@ def _soft_bin_histograms(scores: np.ndarray, n_bins: int) -> tuple[np.ndarray, n
 
 
 def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, calibration: str = "paper", beta: float = 0.05, rng=None) -> LabelingResult:
-    """BTT soft labels on η-bins (DESIGN §3.3, full version §5), binary tasks.
+    """BTT soft labels on η-bins (docs/design.md §3.3, full version §5), binary tasks.
 
     Per query: test 1 is the sparse-vector test on the distance to instability of the
     teachers' score histogram over ``P_η``; pass → release the midpoint of the top

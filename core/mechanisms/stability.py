@@ -1,4 +1,4 @@
-"""Vote margins and the distance to instability (DESIGN §2).
+"""Vote margins and the distance to instability (docs/design.md §2).
 
 Adjacency: neighbouring private datasets differ by *replacing* one row, so at most one
 teacher changes and each query's vote-count vector changes by at most 1 in each of at

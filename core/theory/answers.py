@@ -59,7 +59,7 @@ def _dlap_diff_tail(b1: float, b2: float, a) -> np.ndarray:
 
 
 def _lap_diff_tail(b1: float, b2: float, a) -> np.ndarray:
-    """``P[Z1 - Z2 > a]`` for continuous ``Z1 ~ Lap(b1)``, ``Z2 ~ Lap(b2)`` (DESIGN §3.2)."""
+    """``P[Z1 - Z2 > a]`` for continuous ``Z1 ~ Lap(b1)``, ``Z2 ~ Lap(b2)`` (docs/design.md §3.2)."""
     a = np.asarray(a, dtype=float)
     w = np.abs(a)
     t = (b1**2 * np.exp(-w / b1) - b2**2 * np.exp(-w / b2)) / (2.0 * (b1**2 - b2**2))
@@ -72,7 +72,7 @@ def btt_pass_probability(
     """Probability that a query with distance to instability d passes BTT's sparse-vector test.
 
     ``P[d + Z1 > w + Z2]`` with ``Z1 ~ Lap(2λ)`` (query noise) and ``Z2 ~ Lap(λ)``
-    (threshold noise) independent (DESIGN §3.2), for a freshly drawn threshold.  With
+    (threshold noise) independent (docs/design.md §3.2), for a freshly drawn threshold.  With
     ``discrete=True`` (the library's mechanism, :func:`core.noise.discrete_laplace`) both
     are discrete Laplace on the integers and the real threshold w is used as is, so the
     test is ``Z1 - Z2 > w - d`` ⇔ ``Z1 - Z2 >= floor(w - d) + 1``; with ``discrete=False``
@@ -84,7 +84,7 @@ def btt_pass_probability(
     Parameters
     ----------
     distance : int or array
-        Distance to instability ``d = max(0, ceil(M/2) - 1)`` (DESIGN §2).
+        Distance to instability ``d = max(0, ceil(M/2) - 1)`` (docs/design.md §2).
     noise_scale : float
         λ.
     threshold : float
@@ -102,7 +102,7 @@ def _distance_pmf(k: int, alpha: float):
     independently with probability α (binary task): correct votes ~ Binomial(k, 1 - α)."""
     v = np.arange(k + 1)
     pmf = stats.binom.pmf(v, k, 1.0 - alpha)
-    dist = distance_to_instability(np.stack([v, k - v], axis=1))  # ceil(M/2) - 1, DESIGN §2
+    dist = distance_to_instability(np.stack([v, k - v], axis=1))  # ceil(M/2) - 1, docs/design.md §2
     return dist, pmf
 
 
@@ -180,7 +180,7 @@ def expected_answers_composition(
     *,
     discrete: bool = True,
 ) -> FloatOrArray:
-    """MODEL: expected number of queries the advanced-composition baseline answers (DESIGN §3.5).
+    """MODEL: expected number of queries the advanced-composition baseline answers (docs/design.md §3.5).
 
     The baseline answers every one of the m queries with ``A_stab`` at per-query
     ``(ε0, δ0)`` from ``core.accounting.composition_baseline_parameters``: δ is split as

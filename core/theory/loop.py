@@ -203,7 +203,7 @@ def solve_btt_parameters(
     calibration: str = "paper",
 ) -> BTTParameters:
     """Solve BTT's loop ``T → α → k → T`` for explicit learners (Theorem 3.2 and BTT §3
-    "Explicit misclassification rate"; DESIGN §4).
+    "Explicit misclassification rate"; docs/design.md §4).
 
     Three relations in the unknown k (the number of teachers):
 

@@ -93,7 +93,7 @@ def misclassification_rate_btt(
 def misclassification_rate_composition(
     m: ArrayLike, V: ArrayLike, epsilon: ArrayLike, n: ArrayLike, setting: str = "realizable", gamma: ArrayLike = 0.0
 ) -> FloatOrArray:
-    """Misclassification rate of the advanced-composition baseline (DESIGN §3.5, §4), up to
+    """Misclassification rate of the advanced-composition baseline (docs/design.md §3.5, §4), up to
     constants and logs.
 
     Answering each of m queries with ``A_stab`` at ``ε0 ≈ ε/sqrt(m)`` (advanced

@@ -41,7 +41,7 @@ def btt_num_teachers(noise_scale: ArrayLike, m: ArrayLike, T: ArrayLike, delta: 
     Theorem 3.2's proof asks for ``k/3 >= 32 log(4mT/min(δ, β/2)) sqrt(2T log(2/δ))/ε``,
     which with the paper's ``λ = 4 sqrt(2T log(2/δ))/ε`` reads ``k >= 24 λ log(...)``;
     line 1 prints the constant ``34·√2 ≈ 48.08``, about twice that, which is also what a
-    ``2k/3`` majority needs with the corrected distance ``ceil(M/2) - 1`` (DESIGN §2),
+    ``2k/3`` majority needs with the corrected distance ``ceil(M/2) - 1`` (docs/design.md §2),
     since the margin ``k/3`` then gives a distance of about ``k/6``.  This returns the
     printed formula.  The privacy guarantee does not depend on k; k only decides
     utility: with probability ``1 - 2β`` every query on which at least ``2k/3``
@@ -77,7 +77,7 @@ def btt_num_teachers(noise_scale: ArrayLike, m: ArrayLike, T: ArrayLike, delta: 
 
 
 def btt_soft_noise_scale(T: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """λ for soft labels (full version Section 5; DESIGN §3.3): the hard-label λ at ``2T`` rounds.
+    """λ for soft labels (full version Section 5; docs/design.md §3.3): the hard-label λ at ``2T`` rounds.
 
     Every failed test of Algorithms 6–8 is one sparse-vector round and a query can fail
     two tests, so the soft-label mechanism halts after ``2T`` failed tests and is
@@ -91,7 +91,7 @@ def btt_soft_noise_scale(T: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> 
 
 
 def btt_soft_threshold(noise_scale: ArrayLike, m: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """w for soft labels (DESIGN §3.3): the hard-label threshold at ``2m`` tests.
+    """w for soft labels (docs/design.md §3.3): the hard-label threshold at ``2m`` tests.
 
     ``w = 2 λ log(2 · 2m / δ)``: up to two tests per query, so the union bound over
     tests runs over ``2m``.
@@ -110,7 +110,7 @@ def btt_soft_num_teachers(
     ``k = 34·sqrt(2)·λ·log(4 · 2m · 2T / min(δ, β/2))`` with λ from
     :func:`btt_soft_noise_scale`.  (The soft-label algorithms' formulas were lost in the
     seed text; this keeps Algorithm 2's form with the soft calibration's counts, as
-    DESIGN §3.3 does.)
+    docs/design.md §3.3 does.)
     """
     m = positive_array(m, "m", "the number of queries")
     T = positive_array(T, "T", "the cutoff")
@@ -130,7 +130,7 @@ def btt_min_teachers(
     """The fewest teachers for which a unanimous vote passes BTT's test with probability ≥ 1/2.
 
     A unanimous vote of k teachers has margin ``M = k`` and distance to instability
-    ``d = ceil(k/2) - 1`` (DESIGN §2; not BTT's printed ``k - 1``).  It passes
+    ``d = ceil(k/2) - 1`` (docs/design.md §2; not BTT's printed ``k - 1``).  It passes
     ``d + Z1 > w + Z2`` (:func:`btt_pass_probability`) with probability ≥ 1/2 exactly
     when
 

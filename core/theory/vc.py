@@ -121,7 +121,7 @@ def _agnostic_error_raw(V, N, beta):
 def agnostic_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike) -> FloatOrArray:
     """Excess error of ERM from N samples in the agnostic setting (Vapnik's bound).
 
-    ``α = sqrt((8V log(2eN/V) + 8 log(4/β)) / N)``, the form DESIGN §4 uses: Vapnik's
+    ``α = sqrt((8V log(2eN/V) + 8 log(4/β)) / N)``, the form docs/design.md §4 uses: Vapnik's
     uniform-convergence bound with the growth function bounded by ``(eN/V)^V``
     (Sauer's lemma; constants 8, 2e, 8, 4).  ERM on N i.i.d. samples is then taken as an
     ``(α, β, N)`` agnostic PAC learner for a class of VC dimension V (error at most
