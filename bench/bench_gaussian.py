@@ -23,18 +23,7 @@ import numpy as np
 
 from core.accounting import rdp  # noqa: E402
 from core.mechanisms.gaussian import confident_gnmax_label, gnmax_label  # noqa: E402
-
-
-def votes(m: int, k: int = 250, c: int = 10, seed: int = 0) -> np.ndarray:
-    """99% of queries with confident teachers (each right w.p. 0.97), 1% near-ties."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(c, size=m)
-    p_right = np.where(rng.uniform(size=m) < 0.99, 0.97, 0.5)
-    right = rng.binomial(k, p_right)
-    counts = np.zeros((m, c), dtype=np.int64)
-    counts[np.arange(m), truth] = right
-    counts[np.arange(m), (truth + 1) % c] += k - right
-    return counts
+from bench_aggregators import votes  # noqa: E402  (the same vote model as the aggregation bench)
 
 
 def timed(fn, repeat: int = 3):

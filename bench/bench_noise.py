@@ -25,17 +25,9 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 
 from core import accounting, noise  # noqa: E402
 from core.mechanisms import btt_label  # noqa: E402
+from bench_aggregators import best_of  # noqa: E402  (one timing helper for the benches)
 
 N = 1_000_000
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def old_geometric(scale, n, gen):
