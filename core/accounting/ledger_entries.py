@@ -120,6 +120,25 @@ def _now() -> str:
 
 
 def nonnegative_value(value: Any, name: str) -> float:
+    """Check a finite number ``>= 0`` (an ε, a ρ or a cost in the ledger).
+
+    Parameters
+    ----------
+    value : Any
+        The value to check (anything ``float()`` accepts).
+    name : str
+        The quantity's name, for the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a number, not finite, or negative.
+    """
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -130,6 +149,25 @@ def nonnegative_value(value: Any, name: str) -> float:
 
 
 def delta_value(value: Any, name: str) -> float:
+    """Check a δ: a finite number in ``[0, 1]``.
+
+    Parameters
+    ----------
+    value : Any
+        The value to check (anything ``float()`` accepts).
+    name : str
+        The quantity's name, for the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a number in ``[0, 1]``.
+    """
     v = nonnegative_value(value, name)
     if v > 1.0:
         raise ParameterError(f"{name} must lie between 0 and 1, got {value!r}.")
@@ -137,7 +175,20 @@ def delta_value(value: Any, name: str) -> float:
 
 
 def public_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """JSON-safe public parameters: scalars only; data-dependent values dropped."""
+    """JSON-safe public parameters: scalars only; data-dependent values dropped.
+
+    Parameters
+    ----------
+    params : Mapping or None
+        A run's parameters (e.g. :attr:`LabelingResult.params`).
+
+    Returns
+    -------
+    dict
+        The entries whose value is None, a bool, an int, a str or a finite float
+        (NumPy scalars converted), keys as str; keys containing ``"data_dependent"``
+        are dropped.
+    """
     out: dict[str, Any] = {}
     for k, v in (params or {}).items():
         k = str(k)
