@@ -12,7 +12,7 @@ import streamlit as st
 
 from core.errors import PrivateLabelLabError
 from pages import _session as session
-from pages import _cache as cache
+from pages import _datasets as datasets
 from pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
@@ -49,7 +49,7 @@ finally:
 with data_box:
     st.subheader("Dataset")
     try:
-        ds = cache.dataset()
+        ds = datasets.dataset()
     except PrivateLabelLabError as exc:
         ds = None
         st.caption(f"No dataset loaded: {exc}")

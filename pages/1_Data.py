@@ -11,6 +11,8 @@ import streamlit as st
 
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _ledger as ledgers
 from pages import _widgets as widgets
 
 session.run_through_app()
@@ -22,7 +24,7 @@ ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"
                           "generator": session.DEFAULT_GENERATOR, "n": session.DEFAULT_DATA.get("n", 5000),
                           "public_fraction": session.DEFAULT_DATA["public_fraction"],
                           "test_fraction": session.DEFAULT_DATA["test_fraction"], "missing": "refuse"})
-ss["data_ui"].setdefault("job", next(iter(cache.JOBS)))
+ss["data_ui"].setdefault("job", next(iter(datasets.JOBS)))
 ss["data_ui"].setdefault("job_missing", "drop")
 ss["data_ui"].setdefault("markers", True)
 
@@ -111,8 +113,8 @@ if source == "Bundled dataset":
     wanted = {"source": "bundled", "name": name, "public_fraction": pf, "test_fraction": tf}
 
 elif source == "Bundled two-file job":
-    jobs = list(cache.JOBS)
-    job = st.selectbox("Two-file job", jobs, format_func=lambda j: cache.JOBS[j]["title"],
+    jobs = list(datasets.JOBS)
+    job = st.selectbox("Two-file job", jobs, format_func=lambda j: datasets.JOBS[j]["title"],
                        key=session.widget_key("data_ui", "job"))
     session.remember("data_ui", "job", job)
     st.caption("A real job, ready made: the private labeled file and a separate public file whose features "
@@ -162,8 +164,8 @@ else:
         ss["data_ui"]["missing"] = "refuse"
     missing, markers = missing_controls("missing", ["refuse", "impute", "drop"])
     if up_private is not None:
-        ph = cache.keep_upload(up_private)
-        pubh = cache.keep_upload(up_public) if up_public is not None else None
+        ph = datasets.keep_upload(up_private)
+        pubh = datasets.keep_upload(up_public) if up_public is not None else None
         # The label-column box lists the file's columns once it has loaded; its value from the
         # previous run (kept under its key) is read before the box is drawn, so a new choice
         # reloads the data on the same run and the box appears on the run the file loads.
@@ -209,7 +211,7 @@ if wanted is not None:
     if n_label:
         wanted["n_label"] = int(n_label)
     if wanted != active:
-        ds_new = cache.try_dataset(wanted)
+        ds_new = datasets.try_dataset(wanted)
         if ds_new is not None and wanted["source"] == "job" and _base(active) != _base(wanted):
             ss["ensemble_cfg"] = {**ss["ensemble_cfg"], "k": JOB_TEACHERS}
             if "ens_ui" in ss:
@@ -218,7 +220,7 @@ if wanted is not None:
             st.info(f"Number of teachers set to k = {JOB_TEACHERS} for this job (about "
                     f"{ds_new.n_private // JOB_TEACHERS} private rows each); change it on the Ensemble page.")
         if ds_new is not None and wanted["source"] == "upload":
-            cache.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
+            datasets.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
             if columns is None:  # first load: the detected label column, then the features
                 columns = [ds_new.private.label_column, *ds_new.all_columns]
                 ss["_upload_columns"] = {wanted["private_hash"]: columns}
@@ -242,7 +244,7 @@ def _column_warnings(key: str, _frame: pd.DataFrame, _labels) -> list[tuple[str,
 
 
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
 
     st.subheader(f"Loaded: {ds.title}")
     c = st.columns(5)
@@ -307,13 +309,13 @@ with session.shown_errors():
 
     tab_priv, tab_pub = st.tabs(["Private rows (preview)", "Public queries (preview)"])
     with tab_priv:
-        st.dataframe(cache.preview(ds.private), height=240)
+        st.dataframe(datasets.preview(ds.private), height=240)
     with tab_pub:
         st.dataframe(ds.public_X.head(20), height=240)
 
 
 with result_box, session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     st.subheader("Result with the current settings")
     ens = cache.cached_ensemble(ds)
     auto = ds.source in ("generator", "bundled") and ds.n_private <= AUTO_TRAIN_ROWS
@@ -335,7 +337,7 @@ with result_box, session.shown_errors():
         m[2].metric("Not processed", result.n_unprocessed,
                     help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
         m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
-        cache.show_spent(st, ds, ens=ens)
+        ledgers.show_spent(st, ds, ens=ens)
         st.caption(
             f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
             f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "

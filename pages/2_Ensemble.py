@@ -10,6 +10,7 @@ from core.errors import PrivateLabelLabError
 from core.mechanisms.stability import margins
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
 from pages import _widgets as widgets
 from pages import _charts as charts
 
@@ -29,7 +30,7 @@ st.markdown(
 st.latex(r"n_c(x) = \#\{\, j : f_j(x) = c \,\}, \qquad \sum_c n_c(x) = k")
 
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     names = widgets.learner_names()
     if ss["ens_ui"]["learner"] not in names:
         ss["ens_ui"]["learner"] = names[0]

@@ -10,6 +10,8 @@ from core.mechanisms import registry
 from core.mechanisms.stability import distance_to_instability
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _ledger as ledgers
 from pages import _charts as charts
 from pages import _widgets as widgets
 
@@ -30,7 +32,7 @@ controls, results = st.columns([2, 3], gap="large")
 
 with controls:
     with session.shown_errors():
-        ds = cache.dataset()
+        ds = datasets.dataset()
         ens = cache.ensemble()
         # Every registered mechanism, from the registry; those reading teacher scores only
         # where this ensemble has scores (binary task, a learner with probabilities).
@@ -60,18 +62,18 @@ with controls:
         with st.expander("Total privacy budget on this data (optional)"):
             b1, b2 = st.columns(2)
             b_eps = b1.number_input("Budget ε (0 = no budget)", min_value=0.0, step=1.0, format="%g",
-                                    key=session.widget_key_for(cache.BUDGET_SECTION, "epsilon", 0.0))
+                                    key=session.widget_key_for(ledgers.BUDGET_SECTION, "epsilon", 0.0))
             b_delta = b2.number_input("Budget δ", min_value=0.0, max_value=1.0, format="%g",
-                                      key=session.widget_key_for(cache.BUDGET_SECTION, "delta",
-                                                                 cache.DEFAULT_BUDGET_DELTA))
-            session.remember(cache.BUDGET_SECTION, "epsilon", float(b_eps))
-            session.remember(cache.BUDGET_SECTION, "delta", float(b_delta))
+                                      key=session.widget_key_for(ledgers.BUDGET_SECTION, "delta",
+                                                                 ledgers.DEFAULT_BUDGET_DELTA))
+            session.remember(ledgers.BUDGET_SECTION, "epsilon", float(b_eps))
+            session.remember(ledgers.BUDGET_SECTION, "delta", float(b_delta))
             st.caption("Every run on these private rows is charged to one ledger; a run that would take its "
                        "total past this budget is refused before it runs (nothing is drawn, nothing is spent).")
 
 with results:
     with session.shown_errors():
-        ds = cache.dataset()
+        ds = datasets.dataset()
         ens = cache.ensemble()
         result, privacy_warnings = cache.labeling()
         for text in privacy_warnings:
@@ -90,7 +92,7 @@ with results:
             f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
             f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
         )
-        cache.show_spent(st, ds, ens=ens)
+        ledgers.show_spent(st, ds, ens=ens)
         if result.halted_at is not None:
             st.caption(f"The mechanism halted at query {result.halted_at + 1} of {result.m} after {result.n_bottom} abstentions.")
 
@@ -125,7 +127,7 @@ st.caption(
     "looks at the raw votes. It is for understanding only: not private, never exported."
 )
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     ens = cache.ensemble()
     result, _ = cache.labeling()
     left, right = st.columns(2)

@@ -9,6 +9,7 @@ from core import nonprivate, theory
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
 from pages import _widgets as widgets
 from pages import _charts as charts
 
@@ -26,7 +27,7 @@ st.markdown(
 )
 
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     ss.setdefault("bounds_ui", {})
     ui = ss["bounds_ui"]
     defaults = charts.bounds_defaults(ds, ss["data_cfg"])

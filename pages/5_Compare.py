@@ -10,6 +10,8 @@ from core import nonprivate
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _ledger as ledgers
 from pages import _widgets as widgets
 
 session.run_through_app()
@@ -37,7 +39,7 @@ delta = widgets.shared_widget(c2, "delta")
 T = widgets.shared_widget(c3, "T")
 
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     ens = cache.ensemble()
     m = int(ens.votes.shape[0])
     rows, skipped = cache.compare_rows(ens, float(eps), m, EXTRA_ROWS)
@@ -85,7 +87,7 @@ with session.shown_errors():
                 curve[label].append(None)
         bar.progress((i + 1) / len(EPS_GRID), text=f"ε = {e:g} done ({i + 1} of {len(EPS_GRID)} budgets)")
     bar.empty()
-    cache.show_spent(spent_box, ds, ens=ens)
+    ledgers.show_spent(spent_box, ds, ens=ens)
     spent_box.caption("Each row above and each point of the curve below is one run on the private data: "
                       "comparing many settings costs their composition, not the chosen one's ε.")
     fig = go.Figure()

@@ -9,6 +9,8 @@ from core import nonprivate, pipeline
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _ledger as ledgers
 from pages import _widgets as widgets
 from pages import _charts as charts
 
@@ -27,7 +29,7 @@ st.markdown(
 st.latex(r"\text{student} = \mathcal{A}\big(x_1..x_m,\ \hat y_1..\hat y_m\big) \ \text{ is } (\varepsilon,\delta)\text{-DP}")
 
 with session.shown_errors():
-    ds = cache.dataset()
+    ds = datasets.dataset()
     ens = cache.ensemble()
     result, _ = cache.labeling()
     cfg = ss["ensemble_cfg"]
@@ -56,10 +58,10 @@ with session.shown_errors():
     if st.button("Release", type="primary", key="release",
                  help="Draws new noise at the settings above and charges the run to this data's ledger."):
         try:
-            cache.release(ds, ens, mechanism, asked)
+            ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
             st.error(str(exc))
-    rel = cache.current_release(ds, ens)
+    rel = ledgers.current_release(ds, ens)
     if rel is not None:
         released = rel["result"]
         st.success(
@@ -71,7 +73,7 @@ with session.shown_errors():
             st.info("The settings have changed since this release; the downloads still export the release. "
                     "Press Release again to release at the new settings (a new run, charged to the ledger).")
         result = released
-    cache.show_spent(spent_box, ds, ens=ens)
+    ledgers.show_spent(spent_box, ds, ens=ens)
 
     c1, c2 = st.columns(2)
     names = widgets.learner_names()
@@ -155,7 +157,7 @@ with session.shown_errors():
     else:
         report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
                                  k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
-                                 ledger_total=cache.ledger(ds, ens=ens).total())
+                                 ledger_total=ledgers.ledger(ds, ens=ens).total())
         d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(public_frame, result, ds.class_names),
                              file_name="private_labels.csv", mime="text/csv", key="download_csv")
         d[1].download_button("Download privacy report (JSON)", data=report,

@@ -64,7 +64,6 @@ def _sparse_vector(mechanism: str) -> bool:
 
 def min_teachers(result) -> int | None:
     """The fewest teachers whose unanimous vote passes half the time, at a run's settings."""
-    from core.mechanisms import registry
     from core.theory import btt_min_teachers
 
     if not _sparse_vector(result.mechanism):

@@ -8,7 +8,6 @@ against 1.0).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest

@@ -1,0 +1,388 @@
+"""Datasets of the app: bundled, generated, uploaded and two-file jobs, split and cached.
+
+A loaded dataset is cached (``st.cache_resource``, shared by the sessions of the process) on
+its identity: the bundled name or generator settings, or the SHA-256 of the uploaded bytes,
+plus the split sizes and the seed.  Two sessions share an entry only when they hold the very
+same bytes, so neither can see the other's upload.  Uploaded files stay in memory; nothing
+here writes to disk.  A split of one file is a **teaching split**; a real job has a private
+and a separate public file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import core
+from core.errors import PrivacyWarning, PrivateLabelLabError
+from pages import _session as session
+
+# --------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The data of one session: private rows, public queries and held-out test rows."""
+
+    key: str
+    title: str
+    source: str  # "bundled" | "generator" | "upload"
+    private: Any  # core.data.Table
+    public_X: pd.DataFrame
+    public_y: np.ndarray | None  # true labels of the public queries (diagnostics only)
+    test: Any | None  # core.data.Table of held-out labeled rows, or None
+    public_note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return tuple(self.private.class_names)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.private.n_classes)
+
+    @property
+    def n_private(self) -> int:
+        return int(self.private.n_rows)
+
+    @property
+    def n_public(self) -> int:
+        return int(len(self.public_X))
+
+    @property
+    def n_test(self) -> int:
+        return 0 if self.test is None else int(self.test.n_rows)
+
+    @property
+    def teaching_split(self) -> bool:
+        """True when the public queries are a split of the private file (a **teaching split**),
+        False for a real job whose public rows come from a separate public file."""
+        return not self.extra.get("two_file", False)
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        """Every feature column of the loaded file(s), before the user dropped any."""
+        return tuple(self.extra.get("all_columns", tuple(self.private.features.columns)))
+
+
+def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:
+    n_public = max(1, int(round(n_rows * public_fraction)))
+    n_test = max(1, int(round(n_rows * test_fraction)))
+    return n_public, n_test
+
+
+def _split_dataset(table, public_fraction: float, test_fraction: float, split_seed: int, *,
+                   key: str, title: str, source: str, public_note: str) -> Dataset:
+    """A :class:`Dataset` whose held-out test rows, then public queries, are drawn from ``table``."""
+    from core.data import split_public
+
+    n_public, n_test = _sizes(table.n_rows, public_fraction, test_fraction)
+    rng = np.random.default_rng(split_seed)
+    rest, test = split_public(table, n_test, rng=rng)
+    private, public = split_public(rest, n_public, rng=rng)
+    return Dataset(key=key, title=title, source=source, private=private, public_X=public.features,
+                   public_y=public.labels, test=test, public_note=public_note)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _bundled_dataset(name: str, public_fraction: float, test_fraction: float, split_seed: int) -> Dataset:
+    from core.data import load_bundled
+
+    return _split_dataset(
+        load_bundled(name), public_fraction, test_fraction, split_seed,
+        key=f"bundled:{name}:{public_fraction}:{test_fraction}:{split_seed}",
+        title=name,
+        source="bundled",
+        public_note="teaching split: public queries drawn at random from the dataset (their true labels are held "
+        "out for diagnostics)",
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _generated_dataset(
+    name: str, n: int, params: tuple, public_fraction: float, test_fraction: float, split_seed: int
+) -> Dataset:
+    from core.data import generate
+
+    table = generate(name, n, rng=np.random.default_rng(split_seed + 1), **dict(params))
+    return _split_dataset(
+        table, public_fraction, test_fraction, split_seed,
+        key=f"generator:{name}:{n}:{params!r}:{public_fraction}:{test_fraction}:{split_seed}",
+        title=f"{name} (generated, n = {n})",
+        source="generator",
+        public_note="teaching split: public queries drawn at random from the generated rows (true labels held out "
+        "for diagnostics)",
+    )
+
+
+def digest(data: bytes) -> str:
+    """SHA-256 of uploaded bytes: the identity of an upload in every cache key."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _uploaded_dataset(
+    private_hash: str,
+    _private_bytes: bytes,
+    filename: str,
+    label_column: str | None,
+    missing: str,
+    markers: tuple,
+    public_hash: str | None,
+    _public_bytes: bytes | None,
+    public_fraction: float,
+    test_fraction: float,
+    split_seed: int,
+) -> Dataset:
+    # The bytes are keyed by their hash (the underscore arguments are not hashed again).
+    from core.data import load_table, read_public, split_public
+
+    table = load_table(_private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
+                       name=filename)
+    key = f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
+    if _public_bytes is None:
+        return _split_dataset(
+            table, public_fraction, test_fraction, split_seed,
+            key=key,
+            title=filename,
+            source="upload",
+            public_note="teaching split: no public file uploaded, so the public queries are drawn at random "
+            "from the private file (they are private rows)",
+        )
+    public_X = read_public(_public_bytes, table)
+    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
+    return Dataset(
+        key=key,
+        title=filename,
+        source="upload",
+        private=private,
+        public_X=public_X,
+        public_y=None,
+        test=test,
+        public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
+        extra={"two_file": True},
+    )
+
+
+JOBS: dict[str, dict[str, str]] = {
+    "adult": {"title": "Adult: private = adult_train, public = adult_test (features only)",
+              "private": "adult_train", "public": "adult_test", "label_column": "income"},
+}
+"""Ready two-file jobs on bundled files: a private labeled file and a separate public file."""
+
+
+def _bundled_path(name: str):
+    from core.data import DATASETS_DIR
+
+    for suffix in (".csv.gz", ".csv"):
+        path = DATASETS_DIR / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    raise core.errors.DataError(f"The bundled file {name!r} is missing from {DATASETS_DIR}.")
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the private and the public file…")
+def _bundled_job(name: str, missing: str, markers: tuple, test_fraction: float, split_seed: int) -> Dataset:
+    """A ready two-file job: the private file (minus held-out test rows) and the public file's features.
+
+    The public file's labels are kept aside as ``public_y`` for the non-private diagnostics only;
+    the public rows exported are its features.
+    """
+    from core.data import load_table, split_public
+
+    job = JOBS[name]
+    table = load_table(_bundled_path(job["private"]), label_column=job["label_column"], missing=missing,
+                       missing_markers=markers, name=job["private"])
+    public = load_table(_bundled_path(job["public"]), label_column=job["label_column"], missing=missing,
+                        missing_markers=markers, name=job["public"])
+    public_y = public.labels if tuple(public.class_names) == tuple(table.class_names) else None
+    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
+    return Dataset(
+        key=f"job:{name}:{missing}:{markers}:{test_fraction}:{split_seed}",
+        title=job["title"], source="job", private=private, public_X=public.features, public_y=public_y,
+        test=test,
+        public_note=f"two-file job: the public queries are the rows of {job['public']} (features only; its labels "
+        "are kept aside for the non-private diagnostics), the private rows those of "
+        f"{job['private']} minus {n_test:,} held-out test rows",
+        extra={"two_file": True, "public_table": public},
+    )
+
+
+def _without_columns(table, drop: tuple):
+    """``table`` without the feature columns in ``drop`` (the user's column choice)."""
+    import dataclasses
+
+    keep = [c for c in table.features.columns if c not in set(drop)]
+    if not keep:
+        raise core.errors.DataError("Keep at least one feature column.")
+    return dataclasses.replace(
+        table, features=table.features[keep].copy(),
+        numeric_columns=tuple(c for c in table.numeric_columns if c in keep),
+        categorical_columns=tuple(c for c in table.categorical_columns if c in keep),
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
+    import dataclasses
+
+    ds = _ds
+    private, test, public_X, public_y = ds.private, ds.test, ds.public_X, ds.public_y
+    if drop:
+        private = _without_columns(private, drop)
+        test = None if test is None else _without_columns(test, drop)
+        public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
+    if n_label and n_label < len(public_X):
+        public_X = public_X.iloc[:n_label].reset_index(drop=True)
+        public_y = None if public_y is None else np.asarray(public_y)[:n_label]
+    return dataclasses.replace(
+        ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test, public_X=public_X,
+        public_y=public_y, extra={**ds.extra, "all_columns": tuple(ds.private.features.columns),
+                                  "dropped": drop, "public_rows": len(ds.public_X)},
+    )
+
+
+def finish(ds: Dataset, drop=(), n_label: int | None = None) -> Dataset:
+    """The user's column choice (``drop``, applied to private, test and public rows alike) and
+    the number of public rows to label (the first ``n_label`` public rows; ε is spent over them)."""
+    drop = tuple(sorted(c for c in (drop or ()) if c in ds.private.features.columns))
+    n_label = int(n_label or 0)
+    if not drop and not (0 < n_label < ds.n_public):
+        return ds
+    return _finished(ds.key, ds, drop, n_label if 0 < n_label < ds.n_public else 0)
+
+
+def load_dataset(cfg: dict[str, Any]) -> Dataset:
+    """Load (or fetch from the cache) the dataset a data configuration describes.
+
+    Raises the :mod:`core.errors` exception of the library on bad input.
+    """
+    pf = float(cfg.get("public_fraction", session.DEFAULT_DATA["public_fraction"]))
+    tf = float(cfg.get("test_fraction", session.DEFAULT_DATA["test_fraction"]))
+    base = _load_base(cfg, pf, tf, session.seed())
+    return finish(base, cfg.get("drop_columns", ()), cfg.get("n_label"))
+
+
+def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
+    markers = tuple(cfg.get("missing_markers", ()))
+    if cfg["source"] == "bundled":
+        return _bundled_dataset(cfg["name"], pf, tf, s)
+    if cfg["source"] == "job":
+        return _bundled_job(cfg["name"], cfg.get("missing", "drop"), markers, tf, s)
+    if cfg["source"] == "generator":
+        params = tuple(sorted(cfg.get("params", {}).items()))
+        return _generated_dataset(cfg["name"], int(cfg["n"]), params, pf, tf, s)
+    if cfg["source"] == "upload":
+        uploads = st.session_state.get("_uploads", {})
+        private = uploads.get(cfg["private_hash"])
+        if private is None:
+            raise core.errors.DataError("The uploaded file is no longer in memory; upload it again.")
+        public = uploads.get(cfg.get("public_hash")) if cfg.get("public_hash") else None
+        return _uploaded_dataset(
+            cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
+            cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
+        )
+    raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
+
+
+def keep_upload(uploaded) -> str:
+    """Hold an uploaded file's bytes in this session's memory; return their hash.
+
+    ``uploaded`` is a Streamlit ``UploadedFile`` (or plain bytes).  The bytes live in
+    ``st.session_state`` only, never on disk.
+    """
+    session.init()
+    ss = st.session_state
+    file_id = getattr(uploaded, "file_id", None)
+    seen = ss.setdefault("_upload_ids", {})
+    if file_id is not None and file_id in seen and seen[file_id] in ss.get("_uploads", {}):
+        return seen[file_id]
+    data = uploaded.getvalue() if hasattr(uploaded, "getvalue") else bytes(uploaded)
+    h = digest(data)
+    ss.setdefault("_uploads", {})[h] = data
+    if file_id is not None:
+        seen[file_id] = h
+    return h
+
+
+def drop_uploads(keep: set[str]) -> None:
+    """Forget uploaded bytes that no configuration refers to any more."""
+    uploads = st.session_state.get("_uploads", {})
+    for h in [h for h in uploads if h not in keep]:
+        del uploads[h]
+    ids = st.session_state.get("_upload_ids", {})
+    for f in [f for f, h in ids.items() if h not in keep]:
+        del ids[f]
+
+
+def dataset() -> Dataset:
+    """The session's current dataset (the default one on first launch)."""
+    session.init()
+    return load_dataset(st.session_state["data_cfg"])
+
+
+def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
+    """Load ``cfg`` and make it current; on error show it in place and keep the old data."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyWarning)
+            ds = load_dataset(cfg)
+    except PrivateLabelLabError as exc:
+        st.error(str(exc))
+        return None
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            st.warning(str(w.message))
+    st.session_state["data_cfg"] = dict(cfg)
+    fit_teachers_to(ds)
+    return ds
+
+
+def fit_teachers_to(ds: Dataset) -> None:
+    """Lower the number of teachers when the new data cannot take the current k.
+
+    The ensemble's k stays the user's choice wherever the data allow it; on a smaller
+    table it becomes the largest k the table allows (``core.data.largest_k``), said in
+    place, so that every page keeps working after a change of dataset.  ``largest_k``
+    reads the private class counts: this k is the data owner's decision, outside the
+    (ε, δ) guarantee (no privacy is spent on it; said in a caption where it happens and
+    in docs/design.md §9).  A class holding
+    under 1 % of the rows leaves k alone: the class-size error then explains the data.
+    """
+    from core.data import largest_k
+
+    ss = st.session_state
+    k_max = largest_k(ds.private)
+    k = int(ss["ensemble_cfg"]["k"])
+    balanced = int(ds.private.class_counts.min()) >= 0.01 * ds.n_private
+    if k > k_max and balanced:
+        ss["ensemble_cfg"] = {**ss["ensemble_cfg"], "k": k_max}
+        if "ens_ui" in ss:
+            ss["ens_ui"]["k"] = k_max
+        ss.pop("w_ens_ui_k", None)  # the Ensemble page's k box starts from the new value
+        st.info(f"Number of teachers lowered from k = {k} to {k_max}, the most this data allows "
+                f"({ds.n_private} private rows; every class needs a possible majority). "
+                "Change it on the Ensemble page.")
+        st.caption("This k is chosen from the private class counts: it is the data owner's decision, "
+                   "made on the private data and outside the (ε, δ) guarantee (the published k says "
+                   "that the smallest class has at least k/2 rows). Set k on the Ensemble page to "
+                   "choose it yourself.")
+
+
+def preview(table, rows: int = 20) -> pd.DataFrame:
+    """The first rows of a table with its label column (class names), for display."""
+    frame = table.features.head(rows).copy()
+    names = np.asarray(table.class_names, dtype=object)
+    frame[table.label_column] = names[table.labels[:rows]]
+    return frame
