@@ -42,11 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import pandas as pd  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+import pandas as pd
+from streamlit.testing.v1 import AppTest
 
-from core import pipeline  # noqa: E402
-from pages._session import navigation_mode_on_every_run  # noqa: E402
+from core import pipeline
+from pages._session import navigation_mode_on_every_run
 
 navigation_mode_on_every_run(None)  # as tests/conftest.py's navigation_reruns
 
@@ -216,7 +216,7 @@ def cli_train(private: Path, public: Path, extra: list[str]) -> tuple[float, dic
     cmd = [PY, "-c", CLI_WRAPPER, "label", "--private", str(private), "--public", str(public),
            *CLI_ARGS, *extra, "--out", str(out), "--seed", "1", "--no-progress"]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise RuntimeError(f"CLI failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -248,12 +248,12 @@ def main() -> None:
             folder.mkdir()
             private, public = write_csvs(table, public_X, folder)
             cli_wall, cli_phases = cli_train(private, public, extra)
-            rows.append(dict(
-                dataset=title, n=table.n_rows, m=len(public_X), app_s=app_s,
-                app_core=app_phases.get("train", 0.0) + app_phases.get("votes", 0.0),
-                app_phases=app_phases, cli_s=cli_phases.get("train", 0.0) + cli_phases.get("votes", 0.0),
-                cli_phases=cli_phases, cli_wall=cli_wall,
-            ))
+            rows.append({
+                "dataset": title, "n": table.n_rows, "m": len(public_X), "app_s": app_s,
+                "app_core": app_phases.get("train", 0.0) + app_phases.get("votes", 0.0),
+                "app_phases": app_phases, "cli_s": cli_phases.get("train", 0.0) + cli_phases.get("votes", 0.0),
+                "cli_phases": cli_phases, "cli_wall": cli_wall,
+            })
             profiles.append((title, prof))
 
     print(f"Training {K} teachers ({LEARNER}) + votes on the public queries, app vs CLI "
