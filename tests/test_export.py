@@ -10,7 +10,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import core
-from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
+from builders import make_result
+from core.mechanisms import BOTTOM, UNPROCESSED
 from core.errors import DataError, ParameterError, SchemaError
 from core.export import (
     FORBIDDEN_WORD_EXCEPTIONS,
@@ -21,24 +22,6 @@ from core.export import (
     privacy_report,
     report_json,
 )
-
-
-def make_result(labels, scores=None, mechanism="btt", params=None, epsilon=4.0, delta=1e-5, **extra):
-    labels = np.asarray(labels, dtype=np.int64)
-    return LabelingResult(
-        mechanism=mechanism,
-        labels=labels,
-        scores=None if scores is None else np.asarray(scores, dtype=float),
-        n_answered=int((labels >= 0).sum()),
-        n_bottom=int((labels == BOTTOM).sum()),
-        n_unprocessed=int((labels == UNPROCESSED).sum()),
-        halted_at=None,
-        epsilon=epsilon,
-        delta=delta,
-        params=params or {},
-        accounting="10 sparse-vector rounds composed by pld",
-        **extra,
-    )
 
 
 LABELS = [2, BOTTOM, 0, 1, UNPROCESSED, UNPROCESSED]

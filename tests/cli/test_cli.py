@@ -33,7 +33,7 @@ from core.export import REPORT_KEYS, labeled_frame, privacy_report, report_json
 from core.ensemble.learners import make_learner
 from core.ensemble.teachers import train_teachers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N_PRIVATE, N_PUBLIC = 1600, 30
 FEATURES = ["x0", "x1", "x2"]
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 LABELING = "pages/3_Private_labeling.py"
 MECHANISM = "w_privacy_mechanism"
@@ -179,7 +179,7 @@ def test_streamlit_still_has_the_pages_manager_flag():
 
 
 def test_the_pages_manager_patch_lives_in_one_place():
-    hits = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("tests/*.py"),
+    hits = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("tests/**/*.py"),
                                                 *ROOT.glob("bench/*.py")]
             if "uses_pages_directory" in p.read_text() and p.name not in ("test_app_registry.py",)]
     assert hits == ["pages/_session.py"], hits

@@ -20,7 +20,6 @@ How these tests can fail by chance
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

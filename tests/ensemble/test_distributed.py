@@ -315,6 +315,6 @@ def test_malformed_address_leaves_no_client_behind():
         "    print(type(exc).__name__)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[2])
     assert proc.stdout.strip() == "ParameterError"
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr

@@ -5,33 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from builders import compas_like
 
+from core import theory
 from core.data import two_gaussians
 from core.data.columns import ColumnWarning, column_warnings, single_column_accuracy
 from core.mechanisms import registry
 from core.recommend import Recommendation, recommend_settings
-from core import theory
-
-
-def compas_like(n: int = 400, seed: int = 0) -> pd.DataFrame:
-    """A COMPAS-like table: id, name, dob, free text, an outcome equal to the label, real features."""
-    g = np.random.default_rng(seed)
-    age = g.integers(18, 70, n)
-    priors = g.poisson(2, n)
-    risk = 1 / (1 + np.exp(-(0.4 * priors - 0.05 * (age - 35))))
-    label = np.where(g.random(n) < risk, "yes", "no")
-    words = ["possession", "of", "cannabis", "battery", "grand", "theft", "driving", "license", "suspended"]
-    return pd.DataFrame({
-        "id": np.arange(1, n + 1),
-        "name": [f"Person {i} Lastname{i}" for i in range(n)],
-        "dob": [f"19{g.integers(50, 99)}-{g.integers(1, 13):02d}-{g.integers(1, 29):02d}" for _ in range(n)],
-        "c_charge_desc": [" ".join(g.choice(words, 6)) + f" case {i}" for i in range(n)],
-        "age": age,
-        "priors_count": priors,
-        "sex": g.choice(["Male", "Female"], n),
-        "is_recid": np.where(label == "yes", 1, 0),
-        "two_year_recid": label,
-    })
 
 
 def test_compas_like_warnings_name_each_problem_column():

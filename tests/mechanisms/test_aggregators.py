@@ -1,13 +1,13 @@
 """Mechanisms of core.mechanisms: vectorized code vs plain reference loops on the same
 random stream, cutoff behaviour, soft-label tests, LNMax and the baseline (docs/design.md §3)."""
 
-import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from core import accounting, noise
+from builders import reference_btt, reference_soft
+from core import accounting
 from core.mechanisms import (
     BOTTOM,
     UNPROCESSED,
@@ -19,7 +19,7 @@ from core.mechanisms import (
     soft_bin_histograms,
 )
 from core.errors import DataError, ParameterError
-from core.mechanisms.stability import distance_to_instability, plurality
+from core.mechanisms.stability import plurality
 
 
 def _votes(rng, m, k, n_classes, p_right):
@@ -36,76 +36,6 @@ def _votes(rng, m, k, n_classes, p_right):
 # ---------------------------------------------------------------------------
 # Reference loops: the algorithms exactly as printed, one query at a time.
 # ---------------------------------------------------------------------------
-
-def reference_btt(counts, epsilon, delta, T, calibration, seed):
-    m = counts.shape[0]
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
-    rng = np.random.default_rng(seed)
-    zt = noise.discrete_laplace(cal.noise_scale, T, rng)  # same stream order as btt_label
-    zq = noise.discrete_laplace(2 * cal.noise_scale, m, rng)
-    out = [UNPROCESSED] * m
-    c = 0
-    w_hat = cal.threshold + zt[0]
-    for i in range(m):
-        if c >= T:
-            break
-        v = counts[i]
-        top2 = sorted(v)[-2:] if len(v) > 1 else [0, v[0]]
-        margin = top2[1] - top2[0]
-        dist = max(0, math.ceil(margin / 2) - 1)
-        if dist + zq[i] > w_hat:
-            out[i] = int(np.argmax(v))
-        else:
-            out[i] = BOTTOM
-            c += 1
-            if c < T:
-                w_hat = cal.threshold + zt[c]
-    return np.array(out)
-
-
-def reference_soft(scores, epsilon, delta, T, eta, calibration, seed):
-    m, k = scores.shape
-    nb = round(1 / eta)
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=True)
-    rng = np.random.default_rng(seed)
-    zt = noise.discrete_laplace(cal.noise_scale, 2 * T, rng)
-    zq = noise.discrete_laplace(2 * cal.noise_scale, (m, 2), rng)
-    out = [math.nan] * m
-    lab = [UNPROCESSED] * m
-    c = 0
-
-    def dist_and_mid(hist, mids):
-        order = sorted(range(len(hist)), key=lambda b: (-hist[b], b))
-        top = order[0]
-        second = hist[order[1]] if len(hist) > 1 else 0
-        return max(0, math.ceil((hist[top] - second) / 2) - 1), mids[top]
-
-    for i in range(m):
-        if c >= 2 * T:
-            break
-        h1 = [0] * nb
-        h2 = [0] * (nb - 1)
-        for s in scores[i]:
-            h1[min(int(math.floor(s * nb)), nb - 1)] += 1
-            t = s * nb - 0.5
-            if t >= 0 and int(math.floor(t)) < nb - 1:
-                h2[int(math.floor(t))] += 1
-        d1, mid1 = dist_and_mid(h1, [(b + 0.5) / nb for b in range(nb)])
-        if d1 + zq[i, 0] > cal.threshold + zt[c]:
-            out[i], lab[i] = mid1, 1
-            continue
-        c += 1
-        if c >= 2 * T:
-            lab[i] = BOTTOM
-            break
-        d2, mid2 = dist_and_mid(h2, [(b + 1.0) / nb for b in range(nb - 1)])
-        if d2 + zq[i, 1] > cal.threshold + zt[c]:
-            out[i], lab[i] = mid2, 1
-        else:
-            lab[i] = BOTTOM
-            c += 1
-    return np.array(lab), np.array(out)
-
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("calibration", ["paper", "tight"])

@@ -17,7 +17,7 @@ from core.mechanisms import registry
 from core.mechanisms.registry import Mechanism, Parameter
 from core.mechanisms.result import make_result
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _toy_label(counts, *, spread, delta, rng=None):

@@ -13,12 +13,12 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from builders import compas_like
 
 from core.cli import EXIT_ERROR, EXIT_OK, EXIT_STUDENT_FAILED, main
 from core.data import halfspaces
-from tests.test_columns_recommend import compas_like
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

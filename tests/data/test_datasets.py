@@ -92,7 +92,7 @@ def test_unknown_bundled_name_lists_the_names():
 
 
 def test_datasets_dir_is_the_repository_folder():
-    assert DATASETS_DIR == Path(__file__).resolve().parent.parent / "datasets"
+    assert DATASETS_DIR == Path(__file__).resolve().parents[2] / "datasets"
     assert (DATASETS_DIR / "README.md").is_file()
 
 

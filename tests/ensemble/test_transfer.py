@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builders
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,10 +11,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import LinearSVC
 
-from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
-from core.errors import DataError, ParameterError
 from core.ensemble.learners import make_learner
 from core.ensemble.student import Student, least_confident_first, train_student
+from core.errors import DataError, ParameterError
+from core.mechanisms import BOTTOM, UNPROCESSED
 
 
 class Recorder(ClassifierMixin, BaseEstimator):
@@ -30,20 +31,8 @@ class Recorder(ClassifierMixin, BaseEstimator):
 
 
 def make_result(labels, scores=None, mechanism="btt", epsilon=2.0, delta=1e-5):
-    labels = np.asarray(labels, dtype=np.int64)
-    return LabelingResult(
-        mechanism=mechanism,
-        labels=labels,
-        scores=None if scores is None else np.asarray(scores, dtype=float),
-        n_answered=int((labels >= 0).sum()),
-        n_bottom=int((labels == BOTTOM).sum()),
-        n_unprocessed=int((labels == UNPROCESSED).sum()),
-        halted_at=None,
-        epsilon=epsilon,
-        delta=delta,
-        params={"epsilon": epsilon, "delta": delta},
-        accounting="by hand",
-    )
+    return builders.make_result(labels, scores, mechanism, {"epsilon": epsilon, "delta": delta}, epsilon, delta,
+                                accounting="by hand")
 
 
 def two_blobs(m, seed=0):
