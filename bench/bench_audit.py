@@ -8,7 +8,7 @@ Prints two tables:
 1. Trials per second of each mechanism's audit sampler: the trial-vectorized sampler of
    ``core.audit`` and the real ``core.mechanisms`` function called once per trial.
 2. For each mechanism (on its worst-case neighbouring pair, ``core.audit.scenario``) and
-   each broken variant of ``tests/test_audit.py`` (where they live; the library never
+   each broken variant of ``tests/audit/test_audit.py`` (where they live; the library never
    holds them), the claimed ε and δ, the audited lower bound and the number of trials.
 """
 

@@ -8,7 +8,7 @@ the chosen mechanism's name.  No algorithm lives here.
 This module is also the one place that touches Streamlit's private ``PagesManager``
 (:func:`leave_pages_directory_mode`, :func:`navigation_mode_on_every_run`); the
 Streamlit versions it is known to work with are pinned in ``pyproject.toml`` and
-``tests/test_app.py::test_streamlit_still_has_the_pages_manager_flag`` fails with a clear
+``tests/app/test_app.py::test_streamlit_still_has_the_pages_manager_flag`` fails with a clear
 message when Streamlit changes underneath it.
 """
 

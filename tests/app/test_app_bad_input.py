@@ -7,7 +7,7 @@ other's uploads.
 
 "A label column named but absent" cannot be entered through the app: the label-column
 box offers only the uploaded file's columns (tested below); the library's own check of a
-named-but-absent column is tested in tests/test_data.py.
+named-but-absent column is tested in tests/data/test_data.py.
 """
 
 from __future__ import annotations

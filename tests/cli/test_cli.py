@@ -506,7 +506,7 @@ def test_audit_prints_claim_and_lower_bound_of_the_library(capsys):
 
 def test_audit_catches_the_teaching_leak_with_exit_4(capsys):
     # The printed distance moves by 2, so the true epsilon on this pair is 2 against a
-    # claim of 1 (event probabilities ~0.10 vs ~0.015, see tests/test_audit.py).  With
+    # claim of 1 (event probabilities ~0.10 vs ~0.015, see tests/audit/test_audit.py).  With
     # 10,000 estimation trials per input the Clopper-Pearson bounds are within about
     # 0.01 and 0.004 of them, giving a lower bound near 1.5; falling to the claim would
     # need deviations of more than 5 standard errors (probability < 1e-6 for any seed).
