@@ -85,9 +85,16 @@ with results:
         c[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
         c[2].metric("Not processed", result.n_unprocessed,
                     help="Queries after the mechanism halted (T abstentions reached): not the same as ⊥.")
-        g = st.columns(2)
-        g[0].metric("Guarantee ε", session.fmt(result.epsilon, 4))
+        g = st.columns(3)
+        certified = "epsilon_data_independent" in result.params
+        g[0].metric("Certified guarantee ε" if certified else "Guarantee ε", session.fmt(result.epsilon, 4),
+                    help="A guarantee for every dataset (ε, δ), computed before the data is seen"
+                    + (" from the certified test's budget (propose–test–release)." if certified else "."))
         g[1].metric("Guarantee δ", f"{result.delta:.3g}")
+        if certified:
+            g[2].metric("Data-independent ε of the same noise", session.fmt(result.params["epsilon_data_independent"], 4),
+                        help="What the same Confident-GNMax noise on these queries guarantees without the "
+                        "test: also a guarantee for every dataset, from public parameters only.")
         st.markdown(
             f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
             f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
@@ -164,9 +171,12 @@ with session.shown_errors():
             st.latex(r"\text{misclassification} \le \frac{\text{Theorem 3.2 bound}}{m}")
             st.latex(r"\text{Theorem 3.2 bound} = 3\Big(e\,m + \sqrt{e\,m\log(m/\beta)/2}\Big),\quad "
                      r"e = \text{teachers' error}")
-        if result.epsilon_data_dependent is not None:
-            st.metric("PATE data-dependent ε (not a guarantee)", session.fmt(result.epsilon_data_dependent, 4),
-                      help="The moments accountant's ε depends on the private votes: a diagnostic only.")
+        eps_dd = nonprivate.data_dependent_epsilon(ens.votes, result) if result.scores is None else None
+        if eps_dd is not None:
+            st.metric("Data-dependent ε (NON-PRIVATE diagnostic, not a guarantee)", session.fmt(eps_dd, 4),
+                      help="PATE's data-dependent analysis of these votes: it describes the private data, "
+                      "so publishing it would leak; shown for understanding only, never exported. "
+                      "The guarantees are the data-independent and (for certified runs) certified ε above.")
     with right:
         if result.scores is None and "threshold" in result.params:
             st.markdown("**Distance to instability** of each query, with the threshold w")

@@ -113,7 +113,8 @@ with session.shown_errors():
                     "mechanism": label,
                     "accuracy on answered": session.fmt(hard(r, nonprivate.answered_accuracy)),
                     "correct labels": hard(r, nonprivate.correct_count),
-                    "PATE data-dependent ε (not a guarantee)": session.fmt(r.epsilon_data_dependent, 4),
+                    "data-dependent ε (NON-PRIVATE, not a guarantee)": session.fmt(
+                        None if r is None or r.scores is not None else nonprivate.data_dependent_epsilon(ens.votes, r), 4),
                 }
                 for label, r in runs.items()
             ]
