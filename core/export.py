@@ -1,5 +1,8 @@
 """Exports: the privately labeled public rows and the privacy report.
 
+(Slightly over the 500-line aim: the report's schema, its allow-list of public parameters
+and the checks that nothing private leaves are one topic and are kept in one place.)
+
 Nothing here writes a file: the functions return a :class:`pandas.DataFrame` or a
 ``dict``/JSON string, and the app or the command line writes them where the user asks.
 

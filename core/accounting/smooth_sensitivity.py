@@ -1,5 +1,8 @@
 """Smooth sensitivity of Confident-GNMax's data-dependent RDP (docs/design.md §8.5 step 2).
 
+(Longer than the 500-line aim: the local sensitivity at distance d, its walk over d and the
+conditions C5–C6 it relies on are one argument, kept together so it can be checked as one.)
+
 The certified guarantee (:mod:`core.certified`) releases a noisy version of
 
     E(D) = Σ_i [ρ_thr,i(λ) + ρ_gn,i(λ)]

@@ -1,5 +1,8 @@
 """Bundled real datasets and synthetic generators for teaching.
 
+(Slightly over the 500-line aim: the descriptions of each bundled set and each generator's
+parameters, which the app and the CLI show, are kept beside the code that makes them.)
+
 Bundled data
 ------------
 :func:`bundled_names` lists the CSV files (``*.csv`` and gzip-compressed ``*.csv.gz``)

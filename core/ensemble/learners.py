@@ -1,5 +1,7 @@
 """The registry of learners that teachers and students can be built from.
 
+(At the 500-line aim: most of it is the table of learners and their hyperparameters.)
+
 Every entry of :data:`LEARNERS` is a :class:`LearnerSpec`: a human label, a factory that
 returns an unfitted scikit-learn classifier, and the learner's main hyperparameters, each
 a :class:`Hyperparameter` with its type, default, range (or choices) and a one-line help
