@@ -5,7 +5,7 @@ function of the teachers' vote counts, so releasing it (or anything computed fro
 leaks information about the private rows.  These functions are NON-PRIVATE
 diagnostics: show them under a "non-private diagnostics" heading, never export them,
 and never report them as a guarantee.  The one way to turn them into a guarantee is
-:mod:`core.certified` (propose–test–release with smooth sensitivity, docs/design.md
+:mod:`core.mechanisms.certified` (propose–test–release with smooth sensitivity, docs/design.md
 §8.5), which adds calibrated noise before anything leaves the private side.
 
 Contents
@@ -21,7 +21,7 @@ Contents
     term for the answered ones), converted at δ.
 :func:`rdp_from_logq`
     Theorem 6 on a given ``log q̃`` (the building block of the above and of
-    :mod:`core.smooth_sensitivity`).
+    :mod:`core.accounting.smooth_sensitivity`).
 
 Adjacency: replace one private row (docs/design.md §1), so at most one teacher changes
 and each query's count vector moves by one vote.
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 DEFAULT_ORDERS: np.ndarray = ORDERS  # the one grid of orders (core.accounting.rdp)
-"""Default grid of Rényi orders, the same as :data:`core.rdp.ORDERS` (``2, 2.5, …, 100``
+"""Default grid of Rényi orders, the same as :data:`core.accounting.rdp.ORDERS` (``2, 2.5, …, 100``
 and 100 log-spaced orders up to 500; docs/design.md §8).  Read-only."""
 DEFAULT_ORDERS.setflags(write=False)
 
@@ -345,7 +345,7 @@ def gnmax_rdp_data_dependent(counts, *, sigma: float, orders=None) -> np.ndarray
     **NON-PRIVATE diagnostic.**  The value describes the private vote counts: it bounds
     ``D_λ(M(D) ‖ M(D'))`` for every neighbour D' of the actual D, and is not itself
     differentially private.  Never export it; never report it as a guarantee
-    (docs/design.md §8.4–8.5; :mod:`core.certified` releases a certified version).
+    (docs/design.md §8.4–8.5; :mod:`core.mechanisms.certified` releases a certified version).
 
     Parameters
     ----------
@@ -468,8 +468,8 @@ def confident_gnmax_epsilon_data_dependent(counts, *, threshold: float, sigma1: 
 
     **This ε describes the private data.  It is not a privacy guarantee, it is not
     differentially private, and it must never be exported or shown as the run's ε.**
-    The run's guarantee is the data-independent one (:mod:`core.gaussian`) or the
-    certified one (:mod:`core.certified`, docs/design.md §8.5).
+    The run's guarantee is the data-independent one (:mod:`core.mechanisms.gaussian`) or the
+    certified one (:mod:`core.mechanisms.certified`, docs/design.md §8.5).
 
     Sums the threshold term of every query and the GNMax term of the answered queries
     (:func:`confident_gnmax_rdp_data_dependent`) and converts the curve at δ with

@@ -88,7 +88,7 @@ _BUILTIN_MAPS: dict[str, Callable[[Any], LedgerEntry]] = {
 
 
 def entry_from_result(result: Any) -> LedgerEntry:
-    """The ledger entry (privacy map) of a :class:`core.aggregators.LabelingResult`.
+    """The ledger entry (privacy map) of a :class:`core.mechanisms.LabelingResult`.
 
     * ``"btt"``, ``"btt-soft"``: ``rounds`` pure ``2/λ``-DP steps at slack
       ``delta_svt``, plus ``delta_release``;

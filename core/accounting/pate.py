@@ -48,7 +48,7 @@ def pate_gamma_for_epsilon(epsilon, T, delta):
     The inverse of :func:`pate_simple_epsilon`: the positive root of
     ``4Tγ² + 2γ·sqrt(2T log(1/δ)) − ε = 0``,
     ``γ = (sqrt(b² + 16Tε) − b) / (8T)`` with ``b = 2 sqrt(2T log(1/δ))``.
-    :func:`core.aggregators.lnmax_label` at this γ on ``T`` queries reports a guarantee
+    :func:`core.mechanisms.lnmax_label` at this γ on ``T`` queries reports a guarantee
     of at most ``ε`` (the smaller of this bound and optimal composition).  Vectorized.
     """
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)

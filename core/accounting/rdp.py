@@ -105,7 +105,7 @@ def check_orders(orders) -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 1.0):
         raise ParameterError(
             "orders must be a non-empty 1-D array of finite Rényi orders greater than 1 "
-            f"(e.g. core.rdp.ORDERS), got {orders!r}."
+            f"(e.g. core.accounting.rdp.ORDERS), got {orders!r}."
         )
     return arr
 
@@ -169,7 +169,7 @@ def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=ORDERS
         Number of answers charged.  It must be fixed before the run (the number actually
         answered depends on the private data, so charging it would not be a
         data-independent guarantee); the default charges every query, ``n_queries``,
-        which is the "fixed" accounting of :func:`core.gaussian.confident_gnmax_label`.
+        which is the "fixed" accounting of :func:`core.mechanisms.gaussian.confident_gnmax_label`.
     orders : array of float
     """
     sigma1 = check_sigma(sigma1, "sigma1")
@@ -240,7 +240,7 @@ def gnmax_guarantee(sigma, *, n_answers, delta: float) -> PrivacyGuarantee:
         f"moves by L2² = 2), composed order by order and converted at δ = {delta:g} "
         f"(Balle et al. 2020) at the best order α = {order:g} of {ORDERS.size}.",
         parts={"order": order, "rdp_at_order": float(curve[i]), "n_answers": n, "sigma": sigma,
-               "orders": "core.rdp.ORDERS"},
+               "orders": "core.accounting.rdp.ORDERS"},
     )
 
 
@@ -268,7 +268,7 @@ def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answ
         f"σ2 = {sigma2:.6g} (each α/σ2²), all charged in advance, composed order by order and "
         f"converted at δ = {delta:g} (Balle et al. 2020) at the best order α = {order:g}.",
         parts={"order": order, "rdp_at_order": float(curve[i]), "n_queries": nq, "n_answers": na,
-               "sigma1": sigma1, "sigma2": sigma2, "orders": "core.rdp.ORDERS"},
+               "sigma1": sigma1, "sigma2": sigma2, "orders": "core.accounting.rdp.ORDERS"},
     )
 
 

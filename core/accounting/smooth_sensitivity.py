@@ -3,7 +3,7 @@
 (Longer than the 500-line aim: the local sensitivity at distance d, its walk over d and the
 conditions C5–C6 it relies on are one argument, kept together so it can be checked as one.)
 
-The certified guarantee (:mod:`core.certified`) releases a noisy version of
+The certified guarantee (:mod:`core.mechanisms.certified`) releases a noisy version of
 
     E(D) = Σ_i [ρ_thr,i(λ) + ρ_gn,i(λ)]
 
@@ -21,7 +21,7 @@ once, so ``Σ_i A_i(D, d)`` bounds the local sensitivity of E on that ball, and
 
 **Every value here describes the private data: S(D), E(D) and the per-distance
 profile are NON-PRIVATE diagnostics.**  Only their noisy releases in
-:mod:`core.certified` leave the private side.
+:mod:`core.mechanisms.certified` leave the private side.
 
 How ``A_i`` is computed (PATE 2018, Appendix B, Algorithms 3–5, Prop. 13)
 ---------------------------------------------------------------------------
@@ -310,10 +310,10 @@ def _threshold_table(k: int, n_classes: int, threshold: float, sigma1: float, or
 def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: float, order: float):
     """Per-query terms of ``E(D)`` at one order: ``(ρ_thr, ρ_gn)``, each shape (m,).
 
-    ``ρ_thr`` is :func:`core.data_dependent.threshold_rdp_data_dependent` at λ; ``ρ_gn``
+    ``ρ_thr`` is :func:`core.accounting.data_dependent.threshold_rdp_data_dependent` at λ; ``ρ_gn``
     is GNMax's data-dependent bound under the ``q0`` rule (Theorem 6 for ``q̃ ≤ q0``,
     ``λ/σ2²`` above), which equals ``min(ρ_dd, λ/σ2²)`` of
-    :func:`core.data_dependent.gnmax_rdp_data_dependent` for ``q̃ ≤ q0`` and is never
+    :func:`core.accounting.data_dependent.gnmax_rdp_data_dependent` for ``q̃ ≤ q0`` and is never
     smaller.  Both are capped by the data-independent bound.
 
     **NON-PRIVATE**: functions of the private votes.
@@ -533,7 +533,7 @@ def smooth_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma
     every later discounted value — cannot beat the running maximum.
 
     **NON-PRIVATE diagnostic**: S(D) describes the private votes; only its noisy
-    release in :mod:`core.certified` is private.
+    release in :mod:`core.mechanisms.certified` is private.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ They follow the sampler protocol of :mod:`core.audit`: ``claim(counts) -> (ε, �
 the data-independent guarantee the real function reports for that input's number of
 queries, and ``sampler(counts, n_trials, rng)`` returns ``n_trials`` independent label
 vectors, shape ``(n_trials, m)``, drawn in bulk.  The draw order matches the real
-functions of :mod:`core.gaussian` (threshold noises, then answer noises), so with
+functions of :mod:`core.mechanisms.gaussian` (threshold noises, then answer noises), so with
 ``n_trials=1`` a sampler and the real function with the same seed give the same labels.
 
 Broken variants (to show the audit catches real bugs; never used to label data):
@@ -42,7 +42,7 @@ __all__ = [
 
 
 class GNMaxSampler:
-    """Vectorized sampler of :func:`core.gaussian.gnmax_label`: label vectors
+    """Vectorized sampler of :func:`core.mechanisms.gaussian.gnmax_label`: label vectors
     ``argmax_c(counts[i, c] + N(0, σ²))``, shape ``(n_trials, m)``.
 
     Parameters
@@ -88,9 +88,9 @@ class HalvedNoiseGNMaxSampler(GNMaxSampler):
 
 
 class ConfidentGNMaxSampler:
-    """Vectorized sampler of :func:`core.gaussian.confident_gnmax_label` with
+    """Vectorized sampler of :func:`core.mechanisms.gaussian.confident_gnmax_label` with
     ``accounting="fixed"``: per query, ``max_c counts + N(0, σ1²) ≥ t`` answers
-    ``argmax_c(counts + N(0, σ2²))``, else :data:`core.aggregators.BOTTOM`.
+    ``argmax_c(counts + N(0, σ2²))``, else :data:`core.mechanisms.BOTTOM`.
 
     Returns label vectors of shape ``(n_trials, m)``.  Draws ``(n_trials, m)`` threshold
     noises, then ``(n_trials, m, C)`` answer noises.

@@ -1,6 +1,6 @@
 """Certified Confident-GNMax: a data-dependent guarantee released by propose–test–release.
 
-PATE 2018's data-dependent RDP (:mod:`core.data_dependent`) is far smaller than the
+PATE 2018's data-dependent RDP (:mod:`core.accounting.data_dependent`) is far smaller than the
 data-independent bound when the teachers agree, but it describes the private data and
 so is not a guarantee.  This module implements docs/design.md §8.5: a budget B at one
 Rényi order λ is fixed in advance, a *noisy* test checks privately that the
@@ -13,7 +13,7 @@ The five steps (docs/design.md §8.5)
    data-dependent bound of §8.4, capped by the data-independent one; the GNMax term is
    charged for every query, answered or not).
 2. ``S(D) = max_d e^{−βd} Σ_i LS_i(d)``, a β-smooth bound on E's local sensitivity
-   (:mod:`core.smooth_sensitivity`).
+   (:mod:`core.accounting.smooth_sensitivity`).
 3. Release ``ℓ = log S(D) + N(0, σ_ℓ²)``; ``Ŝ = exp(ℓ + σ_ℓ z(δ″))`` ≥ S(D) with
    probability ≥ 1 − δ″ (``z(p) = Φ⁻¹(1 − p)``).
 4. Release ``Ẽ = E(D) + S(D)·N(0, σ_s²)`` (GNSS, PATE 2018 Thm 23).
@@ -24,7 +24,7 @@ Where the non-private values live
 ---------------------------------
 ``E(D)``, ``S(D)``, the per-distance profile and the per-query terms are returned only
 by :func:`certified_diagnostics` (a :class:`CertifiedDiagnostics`, every field marked
-NON-PRIVATE).  A :class:`~core.aggregators.LabelingResult` from
+NON-PRIVATE).  A :class:`~core.mechanisms.LabelingResult` from
 :func:`certified_confident_gnmax_label` holds in ``params`` only public parameters and
 released values (the outcome of the test, ℓ, Ŝ, Ẽ), and in
 ``epsilon_data_dependent`` the data-dependent ε of the released labels (NON-PRIVATE,
@@ -134,7 +134,7 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     """Certified Confident-GNMax: propose–test–release of a data-dependent budget.
 
     Runs the five steps of docs/design.md §8.5 (module docstring).  On a pass, labels
-    come from :func:`core.gaussian.confident_gnmax_label` (fixed accounting semantics,
+    come from :func:`core.mechanisms.gaussian.confident_gnmax_label` (fixed accounting semantics,
     fresh noise); on a fail no label is released.
 
     Parameters
@@ -152,14 +152,14 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         Fully specified public parameters (instead of ``epsilon``/``delta``).
     rng : Generator, int or None
         Draws ℓ's noise, then Ẽ's noise, then (on a pass) Confident-GNMax's noises in
-        :func:`core.gaussian.confident_gnmax_label`'s order.
+        :func:`core.mechanisms.gaussian.confident_gnmax_label`'s order.
 
     Returns
     -------
     LabelingResult
         ``mechanism="certified-gnmax"``.  ``epsilon``/``delta`` is the certified
         guarantee (:meth:`CertifiedParameters.guarantee`), the same whether the test
-        passes or fails.  On a fail every label is :data:`~core.aggregators.UNPROCESSED`
+        passes or fails.  On a fail every label is :data:`~core.mechanisms.UNPROCESSED`
         (no query was processed — ⊥ would wrongly suggest the teachers disagreed),
         ``feasible=False`` and ``reason`` says that the test failed and what it spent.
         ``params``: the public parameters, ``passed``, and the released ``ell``
@@ -272,7 +272,7 @@ class CertifiedSampler:
     """Vectorized sampler of :func:`certified_confident_gnmax_label` for :func:`core.audit.audit`.
 
     ``__call__(counts, n_trials, rng)`` returns the released label vectors, shape
-    ``(n_trials, m)`` (:data:`~core.aggregators.UNPROCESSED` everywhere on a failed
+    ``(n_trials, m)`` (:data:`~core.mechanisms.UNPROCESSED` everywhere on a failed
     test).  The released ℓ and Ẽ are dropped (a post-processing: the audit's bound stays
     valid).  E(D) and S(D) are computed once per input (they are deterministic).
     """

@@ -1,9 +1,9 @@
 """Gaussian noisy-max aggregators of PATE 2018: GNMax and Confident-GNMax (docs/design.md §8).
 
 Both take the teachers' vote counts (queries × classes), keyword-only privacy parameters
-and ``rng``, and return a :class:`core.aggregators.LabelingResult` whose
+and ``rng``, and return a :class:`core.mechanisms.LabelingResult` whose
 ``epsilon``/``delta`` is the *data-independent* guarantee under replace-one adjacency
-(docs/design.md §1), computed in Rényi DP by :mod:`core.rdp`.
+(docs/design.md §1), computed in Rényi DP by :mod:`core.accounting.rdp`.
 
 :func:`gnmax_label`
     ``argmax_c(counts[i, c] + N(0, σ²))`` on every query.
@@ -117,7 +117,7 @@ def gnmax_label(counts, *, sigma: float, delta: float, rng: RNGLike = None) -> L
     then ``(α, α·2/(2σ²)) = (α, α/σ²)``-RDP for every α (Mironov 2017, Prop. 7), and the
     argmax is a post-processing.  The m answers compose to ``m·α/σ²`` (adaptive
     composition, Mironov 2017, Prop. 1; the same teacher may move on every query), and
-    the curve over :data:`core.rdp.ORDERS` is converted to (ε, δ) by Balle et al.
+    the curve over :data:`core.accounting.rdp.ORDERS` is converted to (ε, δ) by Balle et al.
     (2020).  Ties in the argmax (probability 0 under continuous noise) go to the
     smallest class index.
 
@@ -189,7 +189,7 @@ def confident_gnmax_label(
         total ``m·α/(2σ1²) + m·α/σ2²`` at that order, with which the filter never halts
         and the guarantee equals the fixed one at that order; a smaller budget trades
         queries for privacy.  From a target ε use
-        :func:`core.rdp.filter_budget_for_epsilon` (which inverts the conversion).
+        :func:`core.accounting.rdp.filter_budget_for_epsilon` (which inverts the conversion).
     ordering : array of int, optional
         A permutation of the query indices giving the processing order (e.g. least
         confident first by a student's confidence on the public queries, PATE 2018
@@ -226,7 +226,7 @@ def confident_gnmax_label(
     * ``"fixed"``: releasing, for every query, the test outcome and a GNMax answer is
       ``m(α/(2σ1²) + α/σ2²)``-RDP by composition; replacing the answers of the failed
       queries by ⊥ is a post-processing of that release.  The curve is converted at δ
-      (Balle et al. 2020) with the best order of :data:`core.rdp.ORDERS`.
+      (Balle et al. 2020) with the best order of :data:`core.accounting.rdp.ORDERS`.
     * ``"filter"``: the order α and budget ρ* are fixed before the run.  Before query j
       (in processing order) the filter checks ``(n_processed + 1)·c1 + (n_answered + 1)·c2
       ≤ ρ*`` with ``c1 = α/(2σ1²)``, ``c2 = α/σ2²`` (the query's worst-case charge); if
