@@ -46,6 +46,7 @@ __all__ = [
     "plain_numeric",
     "train",
     "mechanism_inputs",
+    "votes_and_predictions",
     "student",
     "labeled_csv",
     "report",
@@ -277,6 +278,17 @@ def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None
     if mech.inputs == "scores":
         return np.asarray(teachers.scores(X, progress=progress))
     return np.asarray(teachers.vote_counts(X, progress=progress))
+
+
+def votes_and_predictions(teachers, table, public_X, *, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """Vote counts and per-teacher predictions on the public rows from one pass of the teachers.
+
+    For a caller that shows the per-teacher predictions (a NON-PRIVATE diagnostic) as well
+    as labeling from the votes (the app): one pass instead of two
+    (:meth:`core.ensemble.TeacherEnsemble.votes_and_predictions`).  The counts are exactly
+    :func:`mechanism_inputs`' for a counts mechanism.
+    """
+    return teachers.votes_and_predictions(model_input(table, public_X), progress=progress)
 
 
 # ----------------------------------------------------------------------------- student and export

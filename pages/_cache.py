@@ -46,14 +46,15 @@ class Ensemble:
     over the public queries each, so they are computed on first use and then kept.
     """
 
-    def __init__(self, key: tuple, teachers: Any, table: Any, public_X: Any, votes: np.ndarray) -> None:
+    def __init__(self, key: tuple, teachers: Any, table: Any, public_X: Any, votes: np.ndarray,
+                 predictions: np.ndarray | None = None) -> None:
         self.key = key
         self.teachers = teachers  # core.ensemble.teachers.TeacherEnsemble
         self.votes = votes  # (m, n_classes) vote counts on the public queries
         self._table = table
         self._public_X = public_X
         self._lock = threading.Lock()
-        self._predictions: np.ndarray | None = None
+        self._predictions: np.ndarray | None = predictions  # computed on first use if None
         self._scores: tuple[np.ndarray | None, str | None] | None = None
 
     @property
@@ -162,6 +163,11 @@ def cached_ensemble(ds: Dataset | None = None, cfg: dict[str, Any] | None = None
     return _ensembles().get(ensemble_key(ds, cfg))
 
 
+_ONE_PASS_ENTRIES = 25_000_000
+"""Largest m × k for which votes and predictions come from one pass (an int32 matrix of
+at most 100 MB); beyond it the votes are counted block by block as on the command line."""
+
+
 def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None,
           votes_progress: Callable[[int, int], None] | None = None) -> Ensemble:
     """Train the teachers for ``cfg`` on ``ds`` (:func:`core.pipeline.train`), or fetch them."""
@@ -173,9 +179,17 @@ def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None]
         return hit
     teachers = pipeline.train(ds.private, cfg["learner"], cfg["params"], int(cfg["k"]),
                               rng=np.random.default_rng(session.seed() + 2), n_jobs=1, progress=progress)
-    counts = next(n for n in registry.names() if registry.get(n).inputs == "counts")
-    votes = pipeline.mechanism_inputs(counts, teachers, ds.private, ds.public_X, progress=votes_progress)
-    entry = Ensemble(key=key, teachers=teachers, table=ds.private, public_X=ds.public_X, votes=votes)
+    predictions = None
+    if len(ds.public_X) * int(cfg["k"]) <= _ONE_PASS_ENTRIES:
+        # One pass of the teachers for the votes AND the per-teacher predictions the pages
+        # show (a NON-PRIVATE diagnostic): asking every teacher twice cost the app up to
+        # twice the command line's time (bench/bench_app_vs_cli.py).
+        votes, predictions = pipeline.votes_and_predictions(teachers, ds.private, ds.public_X, progress=votes_progress)
+    else:  # too many to hold: the votes block by block, the predictions on first use
+        counts = next(n for n in registry.names() if registry.get(n).inputs == "counts")
+        votes = pipeline.mechanism_inputs(counts, teachers, ds.private, ds.public_X, progress=votes_progress)
+    entry = Ensemble(key=key, teachers=teachers, table=ds.private, public_X=ds.public_X, votes=votes,
+                     predictions=predictions)
     _ensembles().put(key, entry)
     return entry
 

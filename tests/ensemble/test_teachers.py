@@ -390,3 +390,16 @@ def test_ensemble_repr_has_no_data():
     ens = train_teachers(X, y, LogisticRegression(), 4, rng=0)
     assert isinstance(ens, TeacherEnsemble)
     assert repr(ens) == "TeacherEnsemble(k=4, n_classes=2, learner=LogisticRegression, chunk sizes 25-25)"
+
+
+def test_votes_and_predictions_from_one_pass_equal_the_two_passes():
+    from sklearn.linear_model import LogisticRegression
+
+    from core.data import halfspaces
+
+    X, y = halfspaces(3000, 3, rng=1)
+    t = train_teachers(X[:2500], y[:2500], LogisticRegression(), 25, n_classes=2, rng=0)
+    counts, preds = t.votes_and_predictions(X[2500:], block_size=64)
+    assert np.array_equal(counts, t.vote_counts(X[2500:]))
+    assert np.array_equal(preds, t.predictions(X[2500:]))
+    assert counts.dtype == np.int32 and (counts.sum(axis=1) == 25).all()
