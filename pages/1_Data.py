@@ -27,6 +27,8 @@ ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"
 ss["data_ui"].setdefault("job", next(iter(datasets.JOBS)))
 ss["data_ui"].setdefault("job_missing", "drop")
 ss["data_ui"].setdefault("markers", True)
+ss["data_ui"].setdefault("rename_duplicates", False)
+ss["data_ui"].setdefault("drop_empty_columns", False)
 
 TEACHING_SPLIT = (
     "**Teaching split**: the public queries are a random split of the private file, so they are private "
@@ -163,6 +165,13 @@ else:
     if ss["data_ui"]["missing"] not in ("refuse", "impute", "drop"):
         ss["data_ui"]["missing"] = "refuse"
     missing, markers = missing_controls("missing", ["refuse", "impute", "drop"])
+    f1, f2 = st.columns(2)
+    rename_dups = f1.checkbox("Rename duplicate column names (a, a.2, a.3)", key=session.widget_key("data_ui", "rename_duplicates"),
+                              help="Instead of refusing a file whose header repeats a name.")
+    session.remember("data_ui", "rename_duplicates", bool(rename_dups))
+    drop_empty = f2.checkbox("Drop columns empty in every row", key=session.widget_key("data_ui", "drop_empty_columns"),
+                             help="Instead of refusing a file with an all-empty column.")
+    session.remember("data_ui", "drop_empty_columns", bool(drop_empty))
     if up_private is not None:
         ph = datasets.keep_upload(up_private)
         pubh = datasets.keep_upload(up_public) if up_public is not None else None
@@ -176,7 +185,8 @@ else:
             label_column = ss[box_key]
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
                   "label_column": label_column, "missing": missing, "missing_markers": markers,
-                  "public_fraction": pf, "test_fraction": tf}
+                  "public_fraction": pf, "test_fraction": tf, "rename_duplicates": bool(rename_dups),
+                  "drop_empty_columns": bool(drop_empty)}
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
 

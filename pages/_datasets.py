@@ -142,13 +142,17 @@ def _uploaded_dataset(
     public_fraction: float,
     test_fraction: float,
     split_seed: int,
+    fixes: tuple = (False, False),
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
+    # ``fixes``: (rename duplicate column names, drop columns empty in every row).
     from core.data import load_table, read_public, split_public
 
+    rename, drop_empty = (bool(f) for f in fixes)
     table = load_table(_private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
-                       name=filename)
-    key = f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:{test_fraction}:{split_seed}"
+                       name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty)
+    key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -158,7 +162,7 @@ def _uploaded_dataset(
             public_note="teaching split: no public file uploaded, so the public queries are drawn at random "
             "from the private file (they are private rows)",
         )
-    public_X = read_public(_public_bytes, table)
+    public_X = read_public(_public_bytes, table, rename_duplicates=rename)
     _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
@@ -292,6 +296,7 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
         return _uploaded_dataset(
             cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
+            (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 

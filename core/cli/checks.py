@@ -36,11 +36,12 @@ def names_list(text: str | None) -> list[str]:
     return [name.strip() for name in str(text).split(",") if name.strip()]
 
 
-def raw_frame(path: str):
+def raw_frame(path: str, rename_duplicates: bool = False):
     """The CSV file as text columns (the library's reader: same checks and messages)."""
     from core.data import DEFAULT_MAX_BYTES, read_csv
 
-    frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"The file '{path}' has a header row but no data rows.")
+    frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"The file '{path}' has a header row but no data rows.",
+                        rename_duplicates=rename_duplicates)
     return frame
 
 

@@ -118,6 +118,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       "the learning pipeline, or drop the rows that have one")
     data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
                       help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
+    data.add_argument("--rename-duplicates", action="store_true",
+                      help="make repeated column names distinct (a, a.2, a.3) instead of refusing the files")
+    data.add_argument("--drop-empty-columns", action="store_true",
+                      help="drop feature columns that are empty in every private row instead of refusing the file")
     data.add_argument("--features", default=None, metavar="A,B,C",
                       help="use only these feature columns (comma separated; in both files)")
     data.add_argument("--drop", default=None, metavar="X,Y",
@@ -295,7 +299,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
 
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only.
-    raw_private, raw_public = checks.raw_frame(args.private), checks.raw_frame(args.public)
+    raw_private = checks.raw_frame(args.private, args.rename_duplicates)
+    raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
         features=checks.names_list(args.features), drop=checks.names_list(args.drop))
@@ -303,8 +308,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
-                       name=Path(args.private).stem)
-    public = read_public(args.public if public_src is None else public_src, table)
+                       name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
+                       drop_empty_columns=args.drop_empty_columns)
+    public = read_public(args.public if public_src is None else public_src, table,
+                         rename_duplicates=args.rename_duplicates)
+    if table.dropped_columns:
+        stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
+                     f"{', '.join(table.dropped_columns)}.\n")
     checks.warn(stderr, checks.warning_lines(table))
     for line in checks.missing_lines(table, public):
         stderr.write(f"{PROG}: missing values: {one_line(line)}\n")

@@ -6,6 +6,11 @@ from __future__ import annotations
 from core._lazy import lazy_exports
 
 _EXPORTS = {
+    "ColumnWarning": "columns",
+    "IDENTIFIER_NAMES": "columns",
+    "WARNING_KINDS": "columns",
+    "column_warnings": "columns",
+    "single_column_accuracy": "columns",
     "BUNDLED": "datasets",
     "DATASETS_DIR": "datasets",
     "GENERATORS": "datasets",
@@ -32,6 +37,7 @@ _EXPORTS = {
     "read_csv": "reading",
     "row_list": "reading",
     "to_numbers": "reading",
+    "unique_column_names": "reading",
     "check_class_sizes": "splits",
     "largest_k": "splits",
     "split_public": "splits",

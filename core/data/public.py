@@ -173,7 +173,7 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     return checked
 
 
-def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> pd.DataFrame:
+def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False) -> pd.DataFrame:
     """Read a public (query) CSV file and check it against ``table`` (:func:`check_public`).
 
     Parameters
@@ -184,6 +184,9 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
         The private table whose feature schema the file must match.
     max_bytes : int
         Largest accepted file size, 50 MiB by default.
+    rename_duplicates : bool
+        As for :func:`load_table` (use the same choice for both files).  Columns the
+        private table dropped as empty (``table.dropped_columns``) are dropped here too.
 
     Returns
     -------
@@ -201,5 +204,7 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
         source,
         max_bytes,
         "The public file has a header row but no data rows. Add the points to label and load it again.",
+        rename_duplicates=rename_duplicates,
     )
+    frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
     return check_public(table, frame)

@@ -26,6 +26,7 @@ from core.data.missing import check_markers, check_missing_option, mark_missing,
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
 
 __all__ = [
+    "unique_column_names",
     "load_table",
     "DEFAULT_MAX_BYTES",
     "check_finite",
@@ -236,7 +237,36 @@ def _raw_header(text: str) -> list[str]:
     raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
 
 
-def _parse_csv(text: str) -> pd.DataFrame:
+def unique_column_names(header: Sequence[str]) -> list[str]:
+    """The header with repeated names made distinct: the second ``a`` becomes ``a.2``, the
+    third ``a.3`` (skipping any name already in the header).
+
+    Parameters
+    ----------
+    header : sequence of str
+
+    Returns
+    -------
+    list of str
+    """
+    taken = set(header)
+    seen: dict[str, int] = {}
+    out = []
+    for name in header:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1:
+            out.append(name)
+            continue
+        i = seen[name]
+        while f"{name}.{i}" in taken:
+            i += 1
+        new = f"{name}.{i}"
+        taken.add(new)
+        out.append(new)
+    return out
+
+
+def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
     """Parse CSV text into a frame of text columns (missing -> NaN), checking the header."""
     header = _raw_header(text)
     empty = [i + 1 for i, name in enumerate(header) if not name]
@@ -252,11 +282,13 @@ def _parse_csv(text: str) -> pd.DataFrame:
         seen[name] = seen.get(name, 0) + 1
         if seen[name] == 2:
             duplicates.append(name)
-    if duplicates:
+    if duplicates and not rename_duplicates:
         raise DataError(
             "Duplicate column names in the header: "
             + ", ".join(f"'{d}' ({seen[d]} times)" for d in duplicates)
-            + ". Give every column a distinct name and load the file again."
+            + ". Give every column a distinct name and load the file again, or let the repeats be "
+            "renamed (a, a.2, a.3; rename_duplicates=True: the app's 'Rename duplicate columns', "
+            "the command line's --rename-duplicates)."
         )
     if len(header) > 1 and all(_is_number(name) for name in header):
         raise DataError(
@@ -297,7 +329,7 @@ def _parse_csv(text: str) -> pd.DataFrame:
             f"The header has {len(header)} names but the rows were read as {frame.shape[1]} "
             "columns. Check the file's quoting and load it again."
         )
-    frame.columns = header
+    frame.columns = unique_column_names(header) if rename_duplicates else header
     frame = frame.reset_index(drop=True)
     return frame
 
@@ -408,15 +440,16 @@ def check_finite(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None
 # --------------------------------------------------------------------------------------
 
 
-def read_csv(source, max_bytes, no_rows: str) -> tuple[pd.DataFrame, str | None]:
+def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False) -> tuple[pd.DataFrame, str | None]:
     """Read ``source`` into a frame of text columns, with the source's default name.
 
     Checks ``max_bytes``, the size, the encoding and the header; ``no_rows`` is the
-    message for a file with a header row but no data rows.
+    message for a file with a header row but no data rows; ``rename_duplicates`` makes
+    repeated header names distinct (:func:`unique_column_names`) instead of refusing them.
     """
     max_bytes = _check_max_bytes(max_bytes)
     raw, default_name = _read_source(source, max_bytes)
-    frame = _parse_csv(_decode(_gunzip(raw, max_bytes), max_bytes))
+    frame = _parse_csv(_decode(_gunzip(raw, max_bytes), max_bytes), bool(rename_duplicates))
     if frame.shape[0] == 0:
         raise DataError(no_rows)
     return frame, default_name
@@ -435,6 +468,8 @@ def load_table(
     missing_markers: Iterable[str] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     name: str | None = None,
+    rename_duplicates: bool = False,
+    drop_empty_columns: bool = False,
 ) -> Table:
     """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
 
@@ -464,6 +499,11 @@ def load_table(
         Largest accepted file size, 50 MiB by default (compressed and decompressed).
     name : str, optional
         Display name; default the file name without extension, or ``"uploaded table"``.
+    rename_duplicates : bool
+        Make repeated header names distinct (``a``, ``a.2``, ...) instead of refusing the file.
+    drop_empty_columns : bool
+        Drop feature columns that are empty in every row (listed in
+        ``Table.dropped_columns``) instead of refusing the file.
 
     Returns
     -------
@@ -487,6 +527,7 @@ def load_table(
         source,
         max_bytes,
         "The file has a header row but no data rows. Add at least one row per class and load it again.",
+        rename_duplicates=rename_duplicates,
     )
     frame = mark_missing(frame, markers)
     columns = list(frame.columns)
@@ -523,12 +564,18 @@ def load_table(
     # Features (read from every row, so the kinds and the counts describe the whole file).
     features = frame[feature_columns]
     empty = [c for c in feature_columns if features[c].isna().all()]
-    if empty:
+    if empty and not drop_empty_columns:
         shown = ", ".join(f"'{c}'" for c in empty)
         raise DataError(
             f"Column(s) {shown} are empty in every row (all values missing). Delete them and "
-            "load the file again."
+            "load the file again, or let them be dropped (drop_empty_columns=True: the app's "
+            "'Drop empty columns', the command line's --drop-empty-columns)."
         )
+    if empty:
+        feature_columns = [c for c in feature_columns if c not in empty]
+        if not feature_columns:
+            raise DataError("Every feature column is empty: the file has no data to learn from.")
+        features = frame[feature_columns]
     converted = {}
     numeric, categorical = [], []
     for column in feature_columns:
@@ -599,4 +646,5 @@ def load_table(
         missing_counts=counts,
         missing_rows=missing_rows,
         dropped_rows=dropped,
+        dropped_columns=tuple(empty),
     )

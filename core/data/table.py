@@ -64,6 +64,9 @@ class Table:
         Rows of the source file with at least one missing cell (feature or label).
     dropped_rows : int
         Rows dropped for a missing cell (``missing="drop"``; 0 otherwise).
+    dropped_columns : tuple of str
+        Feature columns dropped because they were empty in every row
+        (``load_table(..., drop_empty_columns=True)``).
 
     Notes
     -----
@@ -85,6 +88,7 @@ class Table:
     missing_counts: dict[str, int] = field(default_factory=dict)
     missing_rows: int = 0
     dropped_rows: int = 0
+    dropped_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):

@@ -168,3 +168,21 @@ def test_ensemble_form_does_not_submit_on_enter(lab):
     at = go(lab(), "Ensemble")
     form = next(b for b in at.get("form"))
     assert getattr(form.proto, "form", form.proto).enter_to_submit is False
+
+
+def test_duplicate_and_empty_columns_are_fixed_in_place(lab):
+    from test_app import _to_upload, _upload
+
+    rng = np.random.default_rng(0)
+    rows = ["a,b,a,c,label"] + [
+        f"{x:.3f},{y:.3f},{z:.3f},,{'yes' if x + y > 0 else 'no'}" for x, y, z in rng.normal(size=(600, 3))
+    ]
+    at = lab()
+    _to_upload(at)
+    _upload(at, "dup.csv", ("\n".join(rows) + "\n").encode())
+    assert any("Duplicate column names" in e.value for e in at.error)
+    at.checkbox(key="w_data_ui_rename_duplicates").check().run()
+    at.checkbox(key="w_data_ui_drop_empty_columns").check().run()
+    assert not at.exception, at.exception
+    assert not any("Duplicate column names" in e.value or "empty in every row" in e.value for e in at.error)
+    assert "a.2" in " ".join(str(df.value.columns.tolist()) for df in at.dataframe)
