@@ -8,11 +8,12 @@ import streamlit as st
 from core import nonprivate
 from core.errors import PrivateLabelLabError
 from core.mechanisms.stability import margins
-from pages import _session as session
+from core.recommend import recommend_settings
 from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _widgets as widgets
 from pages import _charts as charts
+from pages import _datasets as datasets
+from pages import _session as session
+from pages import _widgets as widgets
 
 session.run_through_app()
 session.init()
@@ -38,6 +39,18 @@ with session.shown_errors():
     session.remember("ens_ui", "learner", learner)
     spec = widgets.learner_spec(learner)
     st.caption(spec.description)
+
+    with st.expander("Recommend settings for this data"):
+        eps_now = float(session.privacy().get("epsilon", 4.0))
+        delta_now = float(session.privacy().get("delta", 1e-5))
+        rec = recommend_settings(n_private=ds.n_private, class_counts=ds.private.class_counts.tolist(),
+                                 epsilon=eps_now, delta=delta_now, m=ds.n_public)
+        st.markdown(f"At ε = {eps_now:g}, δ = {delta_now:g} for {ds.n_public:,} public rows: **{rec.mechanism}** "
+                    f"with **k = {rec.k}** teachers" + (f" and cutoff T = {rec.T}" if rec.T else "") + ".")
+        for reason in rec.reasons:
+            st.markdown(f"- {reason}")
+        st.caption("The suggestion reads the private class counts (how large k may be): like the automatic k, "
+                   "it is the data owner's decision, made outside the (ε, δ) guarantee; no privacy is spent on it.")
 
     # Enter in a box of this form does not train: only the button does (a long step on big data).
     with st.form("train_form", enter_to_submit=False):

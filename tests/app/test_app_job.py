@@ -186,3 +186,11 @@ def test_duplicate_and_empty_columns_are_fixed_in_place(lab):
     assert not at.exception, at.exception
     assert not any("Duplicate column names" in e.value or "empty in every row" in e.value for e in at.error)
     assert "a.2" in " ".join(str(df.value.columns.tolist()) for df in at.dataframe)
+
+
+def test_ensemble_page_recommends_settings_for_the_data(lab):
+    at = go(lab(), "Ensemble")
+    text = " ".join(m.value for m in at.markdown)
+    assert "Recommend" in " ".join(e.label for e in at.expander)
+    assert "teachers" in text and "k =" in text
+    assert any("outside the (ε, δ) guarantee" in c.value for c in at.caption)
