@@ -32,6 +32,23 @@ def a_stab_threshold(epsilon: float, delta: float) -> float:
 
     With discrete Laplace noise ``P[Z > Γ] = p^(⌊Γ⌋+1)/(1+p) < e^(-εΓ) = δ`` for
     ``p = e^(-ε)``, so the (ε, δ) guarantee holds as for continuous noise.
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-query ε of A_stab, > 0 (the noise is ``Lap(1/ε)``, discrete).
+    delta : float
+        Per-query δ in (0, 1).
+
+    Returns
+    -------
+    float
+        The release threshold Γ on the distance to instability (in votes).
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Theorem 2.4).
+    docs/design.md §3.1.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
@@ -65,7 +82,27 @@ class BaselineParameters:
     m: int
 
     def spent(self, n: int) -> PrivacyGuarantee:
-        """The guarantee of the first ``n <= m`` answers (the same per-query budget)."""
+        """The guarantee of the first ``n <= m`` answers (the same per-query budget).
+
+        Parameters
+        ----------
+        n : int
+            Number of A_stab answers released so far (``n <= m``).
+
+        Returns
+        -------
+        PrivacyGuarantee
+            (ε, δ) of those ``n`` answers: basic composition ``(n·eps0, n·delta0)``, or
+            advanced composition ``(ε_adv, n·delta0 + delta_prime)`` when that ε is smaller;
+            ``(0, 0)`` with method ``"none"`` for ``n <= 0``.
+
+        References
+        ----------
+        C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010 (advanced composition).
+        C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+        Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
+        docs/design.md §3.5.
+        """
         if n <= 0:
             return PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")
         eps_basic = self.eps0 * n
@@ -88,9 +125,26 @@ def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> Bas
       ``sqrt(2m log(1/δ')) ε0 + m ε0 (e^ε0 − 1) = ε``;
     * basic composition (better for small m): ``ε0 = ε/m``, ``δ0 = δ/m``.
 
+    Parameters
+    ----------
+    epsilon : float
+        Total ε target for the ``m`` answers, > 0.
+    delta : float
+        Total δ target in (0, 1).
+    m : int
+        Number of queries (A_stab answers), >= 1.
+
     Returns
     -------
     BaselineParameters
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Theorem 2.4, A_stab).
+    C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010.
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
+    docs/design.md §3.5.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

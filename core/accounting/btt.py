@@ -35,6 +35,25 @@ def btt_noise_scale(T, epsilon, delta):
 
     Queries get ``Lap(2λ)`` and the threshold ``Lap(λ)``.  Vectorized.
     For soft labels (docs/design.md §3.3) call it with ``2T``.
+
+    Parameters
+    ----------
+    T : float or array-like
+        The cutoff (number of sparse-vector rounds), >= 1.
+    epsilon : float or array-like
+        Target ε, > 0.
+    delta : float or array-like
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noise scale λ (votes), broadcast over the inputs.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Algorithm 2).
+    docs/design.md §3.2, §3.3.
     """
     T = check_real_array(T, "T", 1.0, what="the cutoff")
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
@@ -46,6 +65,26 @@ def btt_threshold(noise_scale, m, delta):
     """The paper's threshold ``w = 2 λ log(2m/δ)`` (BTT Alg. 2).  Vectorized.
 
     For soft labels (docs/design.md §3.3) call it with ``2m``.
+
+    Parameters
+    ----------
+    noise_scale : float or array-like
+        λ, > 0 (see :func:`btt_noise_scale`).
+    m : float or array-like
+        Number of queries, >= 1.
+    delta : float or array-like
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The threshold ``w`` on the distance to instability (votes), broadcast over the
+        inputs.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Algorithm 2).
+    docs/design.md §3.2, §3.3.
     """
     lam = check_real_array(noise_scale, "noise_scale", 0.0, low_open=True)
     m = check_real_array(m, "m", 1.0, what="the number of queries")
@@ -55,7 +94,25 @@ def btt_threshold(noise_scale, m, delta):
 
 def svt_round_epsilon(noise_scale: float) -> float:
     """ε of one sparse-vector round: threshold noise ``Lap(λ)``, query noise ``Lap(2λ)``,
-    sensitivity-1 queries (the distance to instability): ``2/λ`` (AboveThreshold)."""
+    sensitivity-1 queries (the distance to instability): ``2/λ`` (AboveThreshold).
+
+    Parameters
+    ----------
+    noise_scale : float
+        λ, > 0 (threshold noise ``Lap(λ)``, query noise ``Lap(2λ)``).
+
+    Returns
+    -------
+    float
+        The pure ε ``2/λ`` of one AboveThreshold round.
+
+    References
+    ----------
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.23, AboveThreshold).
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+    docs/design.md §3.2.
+    """
     return 2.0 / float(noise_scale)
 
 
@@ -106,6 +163,19 @@ def release_delta(noise_scale: float, threshold: float, tests: int, rounds: int,
         Discrete Laplace noise (what the mechanisms use) or continuous Laplace, for
         which the first bound has the closed form
         ``(b1² e^(-w/b1) - b2² e^(-w/b2)) / (2 (b1² - b2²))``, ``b1 = 2λ, b2 = λ``.
+
+    Returns
+    -------
+    float
+        Upper bound on the probability that some query with distance to instability 0
+        is released, the larger of the two bounds above.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Algorithm 2).
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Section 3.6, sparse vector).
+    docs/design.md §3.2.
     """
     lam = float(noise_scale)
     w = float(threshold)
@@ -157,6 +227,38 @@ def btt_guarantee(
     ``delta_svt``; released labels add :func:`release_delta` over ``m`` tests (``2m``
     for soft labels).  Guarantee: ``(ε_svt, δ_svt + δ_release)`` under replace-one
     adjacency.
+
+    Parameters
+    ----------
+    noise_scale : float
+        λ, > 0.
+    threshold : float
+        The threshold ``w`` on the distance to instability.
+    T : int
+        The cutoff (number of ⊥ answers allowed), >= 1.
+    m : int
+        Number of queries, >= 1.
+    delta_svt : float
+        Slack δ of the composition of the sparse-vector rounds, in (0, 1).
+    soft : bool, default False
+        Soft labels (docs/design.md §3.3): ``2T`` rounds and ``2m`` tests.
+    method : str, default "best"
+        Composition passed to :func:`compose_pure_dp` (``"best"`` takes the smallest valid ε).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        ``(ε_svt, δ_svt + δ_release)`` with method ``"btt-exact/<composition>"`` and the
+        parts ``epsilon_svt``, ``delta_svt``, ``delta_release``, ``rounds``, ``tests`` and
+        ``composition``.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Algorithm 2, Theorem 3.4).
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Section 3.6).
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §3.2.
     """
     T = check_T(T)
     m = check_m(m)
@@ -216,11 +318,21 @@ class BTTCalibration:
 
     @property
     def epsilon(self) -> float:
-        return self.guarantee.epsilon
+        """The calibrated guarantee's ε (``guarantee.epsilon``).
+
+        Returns
+        -------
+        float
+        """
 
     @property
     def delta(self) -> float:
-        return self.guarantee.delta
+        """The calibrated guarantee's δ (``guarantee.delta``).
+
+        Returns
+        -------
+        float
+        """
 
 
 def _smallest_threshold(lam: float, tests: int, rounds: int, budget: float) -> float:

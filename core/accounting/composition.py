@@ -28,7 +28,25 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 def basic_composition_epsilon(eps0, k):
-    """Basic composition: ``k`` adaptive ``eps0``-DP steps are ``k·eps0``-DP (δ = 0)."""
+    """Basic composition: ``k`` adaptive ``eps0``-DP steps are ``k·eps0``-DP (δ = 0).
+
+    Parameters
+    ----------
+    eps0 : float or array-like
+        Per-step ε.
+    k : int or array-like
+        Number of steps.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``k·eps0``, broadcast over the inputs (0-d for scalar inputs).
+
+    References
+    ----------
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.16).
+    """
     return np.asarray(eps0, dtype=float) * np.asarray(k, dtype=float)
 
 
@@ -47,6 +65,18 @@ def advanced_composition_epsilon(eps0, k, delta_prime):
         Number of steps.
     delta_prime : float or array
         The slack δ' in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The total ε, broadcast over the inputs (0-d for scalar inputs; ``inf`` where
+        ``eps0`` is so large that ``e^eps0`` overflows).
+
+    References
+    ----------
+    C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010.
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
     """
     eps0 = np.asarray(eps0, dtype=float)
     k = np.asarray(k, dtype=float)
@@ -70,6 +100,27 @@ def advanced_composition_eps0(epsilon, k, delta_prime):
 
     Solved numerically (Brent's method; the total is increasing in ε0) to about 1e-14
     relative error.  Vectorized.
+
+    Parameters
+    ----------
+    epsilon : float or array-like
+        Total ε, finite and > 0.
+    k : int or array-like
+        Number of steps.
+    delta_prime : float or array-like
+        The slack δ' in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Per-step ε0 (a float for scalar inputs).
+
+    References
+    ----------
+    C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010.
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
+    docs/design.md §3.5.
     """
     eps = np.asarray(epsilon, dtype=float)
     if np.any(eps <= 0) or not np.all(np.isfinite(eps)):
@@ -99,6 +150,27 @@ def optimal_composition_epsilon(eps0: float, rounds: int, delta: float, *, discr
     result is a valid upper bound and tight up to the discretization interval
     (Kairouz, Oh, Viswanath 2015 give the same quantity in closed form; the tests
     check one against the other).
+
+    Parameters
+    ----------
+    eps0 : float
+        Per-step ε, > 0.
+    rounds : int
+        Number of steps, >= 1.
+    delta : float
+        Slack δ in [0, 1].
+    discretization : float, default 1e-4
+        Discretization interval of the privacy-loss distribution.
+
+    Returns
+    -------
+    float
+        The composed ε at δ (an upper bound, tight up to the discretization).
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    Google dp-accounting library (privacy-loss distributions).
     """
     eps0 = check_epsilon(eps0, "eps0")
     rounds = check_T(rounds, "rounds")
@@ -173,6 +245,24 @@ def exact_composition_epsilon(eps0: float, rounds: int, delta: float) -> float:
     at slack δ solves ``E[(1 − e^(ε − L))₊] = δ``.  This sums that expectation in log
     space (``rounds + 1`` terms) and bisects on ε, returning the upper end of the final
     bracket, so the result is valid (never below the true optimum) to 1e-12 relative.
+
+    Parameters
+    ----------
+    eps0 : float
+        Per-step ε, > 0.
+    rounds : int
+        Number of steps, >= 1.
+    delta : float
+        Slack δ in [0, 1].
+
+    Returns
+    -------
+    float
+        The optimal composed ε at δ (never below the true optimum, 1e-12 relative).
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015 (Theorem 3.3).
     """
     eps0 = check_epsilon(eps0, "eps0")
     rounds = check_T(rounds, "rounds")

@@ -166,6 +166,15 @@ def log_q_threshold(counts, *, threshold: float, sigma1: float) -> np.ndarray:
 
     NON-PRIVATE: a function of the private votes.
 
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts per query (private).
+    threshold : float
+        The Confident-GNMax threshold ``t`` (votes).
+    sigma1 : float
+        Threshold noise standard deviation σ1, > 0.
+
     Returns
     -------
     numpy.ndarray of float, shape (m,)
@@ -443,9 +452,31 @@ def confident_gnmax_rdp_data_dependent(counts, *, threshold: float, sigma1: floa
 
     **NON-PRIVATE diagnostic** (see :func:`gnmax_rdp_data_dependent`).
 
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts per query (private).
+    threshold : float
+        The threshold ``t`` (votes).
+    sigma1 : float
+        Threshold noise standard deviation σ1, > 0.
+    sigma2 : float
+        Answer (GNMax) noise standard deviation σ2, > 0.
+    orders : array-like of float, optional
+        Rényi orders (default: the module's grid).
+    answered : numpy.ndarray of bool, shape (m,), optional
+        Which queries were answered; ``None`` charges every query's GNMax term.
+
     Returns
     -------
     numpy.ndarray of float, shape (len(orders),)
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Proposition 7).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+    docs/design.md §8.4.
     """
     counts = check_counts(counts, equal_totals=False)
     orders = _check_orders(orders)

@@ -217,13 +217,23 @@ class PrivacyLedger:
 
     @property
     def entries(self) -> tuple:
-        """The recorded runs, oldest first (a copy)."""
+        """The recorded runs, oldest first (a copy).
+
+        Returns
+        -------
+        tuple of LedgerEntry
+        """
         with self._lock:
             return tuple(self._entries)
 
     @property
     def budget(self) -> Budget | None:
-        """The total budget, or None."""
+        """The total budget, or None.
+
+        Returns
+        -------
+        Budget or None
+        """
         with self._lock:
             return self._budget
 
@@ -231,17 +241,66 @@ class PrivacyLedger:
         """Set (or with ``epsilon=None`` clear) the total budget.
 
         A budget below what is already spent is allowed; every later charge is refused.
+
+        Parameters
+        ----------
+        epsilon : float or None
+            Total ε of the budget; ``None`` clears the budget.
+        delta : float, optional
+            Total δ of the budget (``None``: 0).
         """
         with self._lock:
             self._budget = None if epsilon is None else Budget(epsilon, delta if delta is not None else 0.0)
 
     def total(self, *, delta: float | None = None) -> LedgerTotal:
-        """The composition of every recorded run (rules and δ split: module docstring)."""
+        """The composition of every recorded run (rules and δ split: module docstring).
+
+        Parameters
+        ----------
+        delta : float, optional
+            Total δ at which to report the composition; ``None`` uses the entries' own δ
+            (module docstring).
+
+        Returns
+        -------
+        LedgerTotal
+            The composed (ε, δ) of all recorded runs.
+
+        References
+        ----------
+        P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+        B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+        Interpretations and Rényi Differential Privacy", AISTATS 2020.
+        docs/design.md §9.
+        """
         with self._lock:
             return compose_entries(self._entries, delta=delta)
 
     def total_with(self, entry: LedgerEntry, *, delta: float | None = None) -> LedgerTotal:
-        """The total if ``entry`` were recorded too (nothing is recorded)."""
+        """The total if ``entry`` were recorded too (nothing is recorded).
+
+        Parameters
+        ----------
+        entry : LedgerEntry
+            The hypothetical run's privacy map.
+        delta : float, optional
+            Total δ at which to report the composition; ``None`` uses the entries' own δ
+            (module docstring).
+
+        Returns
+        -------
+        LedgerTotal
+            The composed (ε, δ) of the recorded runs and ``entry``.
+
+        References
+        ----------
+        P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+        B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+        Interpretations and Rényi Differential Privacy", AISTATS 2020.
+        docs/design.md §9.
+        """
         with self._lock:
             return compose_entries(self._entries + [entry], delta=delta)
 
@@ -259,10 +318,28 @@ class PrivacyLedger:
         Returns the total including the run (the smaller of the own-δ total and the
         total at the budget's δ).  Records nothing.
 
+        Parameters
+        ----------
+        entry : LedgerEntry
+            The planned run's a-priori privacy map (e.g. from :func:`planned_entry`).
+
+        Returns
+        -------
+        LedgerTotal
+            The total including the run.
+
         Raises
         ------
         BudgetExhausted
             When no valid composition including the run is within the budget.
+
+        References
+        ----------
+        P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+        B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+        Interpretations and Rényi Differential Privacy", AISTATS 2020.
+        docs/design.md §9.
         """
         with self._lock:
             total = self._best_total_with(entry)
@@ -284,6 +361,16 @@ class PrivacyLedger:
 
         Call it before the run with the run's a-priori privacy map; on refusal
         (:class:`BudgetExhausted`) nothing is recorded and the run must not happen.
+
+        Parameters
+        ----------
+        entry : LedgerEntry
+            The run's a-priori privacy map.
+
+        Returns
+        -------
+        LedgerTotal
+            The total including the run (as :meth:`check`).
         """
         with self._lock:
             total = self.check(entry)
@@ -291,7 +378,18 @@ class PrivacyLedger:
             return total
 
     def record(self, entry: LedgerEntry) -> LedgerTotal:
-        """Record a run that has happened, without a budget check (it was spent anyway)."""
+        """Record a run that has happened, without a budget check (it was spent anyway).
+
+        Parameters
+        ----------
+        entry : PureDPEntry, RDPEntry or ApproxDPEntry
+            The run's privacy map.
+
+        Returns
+        -------
+        LedgerTotal
+            The composition of every recorded run, this one included.
+        """
         if not isinstance(entry, (PureDPEntry, RDPEntry, ApproxDPEntry)):
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(entry).__name__}.")
         with self._lock:
@@ -299,7 +397,13 @@ class PrivacyLedger:
             return compose_entries(self._entries)
 
     def extend(self, entries: Iterable[LedgerEntry]) -> None:
-        """Record several runs (no budget check)."""
+        """Record several runs (no budget check).
+
+        Parameters
+        ----------
+        entries : iterable of LedgerEntry
+            The runs' privacy maps, recorded in order.
+        """
         with self._lock:
             for e in entries:
                 self.record(e)
@@ -307,6 +411,13 @@ class PrivacyLedger:
     # -- persistence -------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
+        """This ledger as a JSON-ready dict (see :meth:`from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"fingerprint": str, "budget": {"epsilon", "delta"} or None, "entries": [dict, ...]}``.
+        """
         with self._lock:
             return {"fingerprint": self.fingerprint,
                     "budget": None if self._budget is None else {"epsilon": self._budget.epsilon, "delta": self._budget.delta},
@@ -314,6 +425,22 @@ class PrivacyLedger:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> PrivacyLedger:
+        """Rebuild a ledger from :meth:`to_dict` output.
+
+        Parameters
+        ----------
+        d : mapping
+            A dict with ``fingerprint``, optional ``budget`` and ``entries``.
+
+        Returns
+        -------
+        PrivacyLedger
+
+        Raises
+        ------
+        DataError
+            If ``d`` is not a privacy ledger.
+        """
         try:
             b = d.get("budget")
             return cls(d["fingerprint"], budget_epsilon=None if b is None else b["epsilon"],
@@ -323,11 +450,38 @@ class PrivacyLedger:
             raise DataError(f"not a privacy ledger: {exc!r}.") from None
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """This ledger as strict JSON (see :meth:`from_json`)."""
+        """This ledger as strict JSON (see :meth:`from_json`).
+
+        Parameters
+        ----------
+        indent : int or None, default 2
+            Indentation passed to :func:`json.dumps`.
+
+        Returns
+        -------
+        str
+            The JSON text (no NaN or infinity; non-ASCII kept).
+        """
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> PrivacyLedger:
+        """Rebuild a ledger from :meth:`to_json` text.
+
+        Parameters
+        ----------
+        text : str
+            The JSON text.
+
+        Returns
+        -------
+        PrivacyLedger
+
+        Raises
+        ------
+        DataError
+            If the text is not valid JSON or not a privacy ledger.
+        """
         try:
             d = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -335,7 +489,14 @@ class PrivacyLedger:
         return cls.from_dict(d)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write this ledger into the file at ``path``, keeping other datasets' ledgers there."""
+        """Write this ledger into the file at ``path``, keeping other datasets' ledgers there.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ledger file (JSON, one ledger per dataset fingerprint); written atomically
+            under a file lock.
+        """
         path = Path(path)
         with _file_lock(path):
             ledgers = _read_file(path)
@@ -400,7 +561,18 @@ def _write_file(path: Path, ledgers: Mapping[str, Any]) -> None:
 
 
 def load_ledgers(path: str | os.PathLike) -> dict[str, PrivacyLedger]:
-    """Every ledger in the file at ``path``, by fingerprint (empty when there is no file)."""
+    """Every ledger in the file at ``path``, by fingerprint (empty when there is no file).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ledger file.
+
+    Returns
+    -------
+    dict of str to PrivacyLedger
+        The ledgers keyed by dataset fingerprint.
+    """
     path = Path(path)
     with _file_lock(path):
         raw = _read_file(path)
@@ -408,7 +580,20 @@ def load_ledgers(path: str | os.PathLike) -> dict[str, PrivacyLedger]:
 
 
 def load(path: str | os.PathLike, fingerprint: str) -> PrivacyLedger:
-    """The ledger of dataset ``fingerprint`` in the file at ``path`` (empty if absent)."""
+    """The ledger of dataset ``fingerprint`` in the file at ``path`` (empty if absent).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ledger file.
+    fingerprint : str
+        The dataset's fingerprint.
+
+    Returns
+    -------
+    PrivacyLedger
+        The stored ledger, or a new empty one.
+    """
     return load_ledgers(path).get(fingerprint) or PrivacyLedger(fingerprint)
 
 
@@ -420,6 +605,22 @@ def append_to_file(path: str | os.PathLike, entry: LedgerEntry, *, fingerprint: 
     :class:`BudgetExhausted` and writing nothing when it would exceed the file's
     budget); the default records it, for a run that already happened.  Returns the
     updated ledger.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ledger file.
+    entry : LedgerEntry
+        The run's privacy map.
+    fingerprint : str
+        The dataset's fingerprint.
+    check_budget : bool, default False
+        Charge the entry against the stored budget instead of just recording it.
+
+    Returns
+    -------
+    PrivacyLedger
+        The updated ledger of ``fingerprint``.
     """
     path = Path(path)
     with _file_lock(path):
@@ -442,6 +643,16 @@ def ledger_for(fingerprint: str) -> PrivacyLedger:
 
     The app and the estimator continue a dataset's ledger across runs and ``fit``
     calls through this; thread-safe (every caller gets the same object).
+
+    Parameters
+    ----------
+    fingerprint : str
+        The dataset's fingerprint (non-empty, from ``dataset_fingerprint``).
+
+    Returns
+    -------
+    PrivacyLedger
+        The shared in-memory ledger of that dataset.
     """
     if not isinstance(fingerprint, str) or not fingerprint:
         raise ParameterError("ledger_for needs the dataset's fingerprint (a non-empty string from dataset_fingerprint).")

@@ -263,15 +263,51 @@ class PureDPEntry(_EntryBase):
 
     @classmethod
     def uniform(cls, *, eps_step: float, n_steps: int, delta_composition: float = 0.0, delta_additive: float = 0.0, **kw: Any) -> PureDPEntry:
-        """``n_steps`` pure ``eps_step``-DP steps (one size)."""
+        """``n_steps`` pure ``eps_step``-DP steps (one size).
+
+        Parameters
+        ----------
+        eps_step : float
+            ε of each pure-DP step.
+        n_steps : int
+            Number of steps.
+        delta_composition : float, default 0.0
+            Slack δ at which the steps are composed.
+        delta_additive : float, default 0.0
+            Extra δ added to the total (e.g. BTT's ``delta_release``).
+        **kw
+            ``mechanism``, ``description``, ``params``, ``timestamp``.
+
+        Returns
+        -------
+        PureDPEntry
+        """
         return cls(steps=((eps_step, n_steps),), delta_composition=delta_composition, delta_additive=delta_additive, **kw)
 
     @property
     def basic_epsilon(self) -> float:
-        """Basic composition of the steps, ``Σ n·eps_step``."""
+        """Basic composition of the steps, ``Σ n·eps_step``.
+
+        Returns
+        -------
+        float
+
+        References
+        ----------
+        C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+        Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.16).
+        """
         return float(math.fsum(e * n for e, n in self.steps))
 
     def to_dict(self) -> dict[str, Any]:
+        """This entry as a JSON-ready dict (see :func:`entry_from_dict`).
+
+        Returns
+        -------
+        dict
+            The common fields plus ``steps`` (``[[eps, n], ...]``), ``delta_composition`` and
+            ``delta_additive``.
+        """
         d = self._base_dict()
         d.update(steps=[[e, n] for e, n in self.steps], delta_composition=self.delta_composition,
                  delta_additive=self.delta_additive)
@@ -343,14 +379,60 @@ class RDPEntry(_EntryBase):
 
         The curve is ``ρ*`` at ``order`` and ``+inf`` elsewhere; in a ledger the orders
         below ``order`` get ``ρ*`` too (monotonicity of the Rényi divergence).
+
+        Parameters
+        ----------
+        order : float
+            The filter's Rényi order α, > 1.
+        rho_budget : float
+            The filter's RDP budget ρ* at that order.
+        delta_conversion : float
+            δ at which the curve is converted to (ε, δ).
+        delta_additive : float, default 0.0
+            Extra δ added to the total.
+        **kw
+            ``mechanism``, ``description``, ``params``, ``timestamp``.
+
+        Returns
+        -------
+        RDPEntry
+
+        References
+        ----------
+        V. Feldman, T. Zrnic, "Individual Privacy Accounting via a Rényi Filter", NeurIPS 2021.
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+        docs/design.md §9.
         """
         return cls(orders=(order,), rho=(rho_budget,), delta_conversion=delta_conversion, delta_additive=delta_additive, **kw)
 
     def curve(self, grid: Sequence[float]) -> np.ndarray:
-        """ρ at the orders of ``grid`` (monotone fill, ``inf`` above the largest order)."""
+        """ρ at the orders of ``grid`` (monotone fill, ``inf`` above the largest order).
+
+        Parameters
+        ----------
+        grid : sequence of float
+            Rényi orders.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (len(grid),)
+            ρ at each order of ``grid``.
+
+        References
+        ----------
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (monotonicity in the order).
+        """
         return _fill_monotone(np.asarray(self.orders), np.asarray(self.rho), np.asarray(grid, dtype=float))
 
     def to_dict(self) -> dict[str, Any]:
+        """This entry as a JSON-ready dict (see :func:`entry_from_dict`).
+
+        Returns
+        -------
+        dict
+            The common fields plus ``orders``, ``rho`` (``None`` for infinite values),
+            ``delta_conversion`` and ``delta_additive``.
+        """
         d = self._base_dict()
         d.update(orders=list(self.orders), rho=[r if math.isfinite(r) else None for r in self.rho],
                  delta_conversion=self.delta_conversion, delta_additive=self.delta_additive)
@@ -382,6 +464,13 @@ class ApproxDPEntry(_EntryBase):
         object.__setattr__(self, "params", dict(self.params))
 
     def to_dict(self) -> dict[str, Any]:
+        """This entry as a JSON-ready dict (see :func:`entry_from_dict`).
+
+        Returns
+        -------
+        dict
+            The common fields plus ``epsilon`` and ``delta``.
+        """
         d = self._base_dict()
         d.update(epsilon=self.epsilon, delta=self.delta)
         return d
@@ -394,7 +483,22 @@ _KINDS: dict[str, type] = {"pure": PureDPEntry, "rdp": RDPEntry, "approx": Appro
 
 
 def entry_from_dict(d: Mapping[str, Any]) -> LedgerEntry:
-    """Rebuild an entry from :meth:`to_dict` output (JSON)."""
+    """Rebuild an entry from :meth:`to_dict` output (JSON).
+
+    Parameters
+    ----------
+    d : mapping
+        A dict with ``kind`` in ``{"pure", "rdp", "approx"}`` and that kind's fields.
+
+    Returns
+    -------
+    PureDPEntry, RDPEntry or ApproxDPEntry
+
+    Raises
+    ------
+    DataError
+        If ``kind`` is missing or unknown.
+    """
     kind = d.get("kind") if isinstance(d, Mapping) else None
     if kind not in _KINDS:
         raise DataError(f"a ledger entry must be an object with a kind among {sorted(_KINDS)}, got kind {kind!r}.")

@@ -38,6 +38,13 @@ def register_privacy_map(mechanism: str, fn: Callable[[Any], LedgerEntry]) -> No
 
     :func:`entry_from_result` consults this registry before its built-in maps, so a new
     mechanism (or a tighter analysis of an old one) plugs in without editing this module.
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism name (``LabelingResult.mechanism``).
+    fn : callable
+        ``fn(result) -> LedgerEntry``.
     """
     if not callable(fn):
         raise ParameterError("a privacy map must be callable: result -> ledger entry.")
@@ -104,6 +111,24 @@ def entry_from_result(result: Any) -> LedgerEntry:
     bound are replaced by the optimal composition).  Public parameters only: keys with
     ``data_dependent`` in their name are dropped, and the result's
     ``epsilon_data_dependent`` is never read.
+
+    Parameters
+    ----------
+    result : LabelingResult
+        A finished run (anything with ``mechanism``, ``params``, ``epsilon``, ``delta``).
+
+    Returns
+    -------
+    LedgerEntry
+        The run's data-independent privacy map.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §9.
     """
     mech = str(getattr(result, "mechanism", "custom"))
     with _MAPS_LOCK:
@@ -142,6 +167,19 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
         BTT's calibration.
     gamma : float, optional
         LNMax's noise parameter.
+
+    Returns
+    -------
+    LedgerEntry
+        The run's a-priori privacy map.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §9.
     """
     from types import SimpleNamespace
 
@@ -191,6 +229,23 @@ def pure_dp_rdp(steps: Sequence[tuple[float, int]], orders: Sequence[float]) -> 
     response at ε (Kairouz–Oh–Viswanath 2015), so by data processing its Rényi
     divergence at every order is at most randomized response's; RDP then composes
     additively (Mironov 2017).
+
+    Parameters
+    ----------
+    steps : sequence of (float, int)
+        ``(eps_step, n_steps)`` pairs.
+    orders : sequence of float
+        Rényi orders.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(orders),)
+        The composed RDP curve.
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 1, composition).
     """
     orders = np.asarray(orders, dtype=float)
     out = np.zeros_like(orders)

@@ -34,6 +34,26 @@ def pate_simple_epsilon(gamma, T, delta):
     """PATE's data-independent bound for ``T`` LNMax answers (PATE §3.1; docs/design.md §3.4).
 
     Each answer is ``2γ``-DP; ``ε = 4Tγ² + 2γ sqrt(2T log(1/δ))``.  Vectorized.
+
+    Parameters
+    ----------
+    gamma : float or array-like
+        LNMax noise parameter γ, > 0 (noise ``Lap(1/γ)``).
+    T : float or array-like
+        Number of answers, >= 1.
+    delta : float or array-like
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ε bound (a float for scalar inputs).
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1).
+    docs/design.md §3.4.
     """
     gamma = check_real_array(gamma, "gamma", 0.0, low_open=True)
     T = check_real_array(T, "T", 1.0, what="the number of answers")
@@ -50,6 +70,26 @@ def pate_gamma_for_epsilon(epsilon, T, delta):
     ``γ = (sqrt(b² + 16Tε) − b) / (8T)`` with ``b = 2 sqrt(2T log(1/δ))``.
     :func:`core.mechanisms.lnmax_label` at this γ on ``T`` queries reports a guarantee
     of at most ``ε`` (the smaller of this bound and optimal composition).  Vectorized.
+
+    Parameters
+    ----------
+    epsilon : float or array-like
+        Target ε, > 0.
+    T : float or array-like
+        Number of answers, >= 1.
+    delta : float or array-like
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        γ (a float for scalar inputs).
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1).
+    docs/design.md §3.4.
     """
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)
     T = check_real_array(T, "T", 1.0, what="the number of answers")
@@ -85,6 +125,27 @@ def lnmax_guarantee(gamma: float, m: int, delta: float) -> PrivacyGuarantee:
     data-independent bound (:func:`pate_simple_epsilon`) and the best composition of
     ``m`` pure ``2γ``-DP steps (:func:`compose_pure_dp`), at slack δ.  It does not
     depend on the votes (the data-dependent ε of :func:`pate_moments_epsilon` does).
+
+    Parameters
+    ----------
+    gamma : float
+        LNMax noise parameter γ, > 0.
+    m : int
+        Number of answers, >= 1.
+    delta : float
+        Slack δ.
+
+    Returns
+    -------
+    PrivacyGuarantee
+        The data-independent (ε, δ) of the ``m`` answers.
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1).
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §3.4.
     """
     return _lnmax_guarantee(float(check_gamma(gamma)), int(check_m(m)), float(check_probability(delta, "delta")))
 
@@ -123,6 +184,27 @@ def lnmax_gamma_for_epsilon(epsilon: float, m: int, delta: float) -> float:
     in closed form (:func:`pate_gamma_for_epsilon`), the exact optimal composition by a
     root search on its closed form; the larger γ is checked with :func:`lnmax_guarantee`
     itself, so ``lnmax_guarantee(γ, m, δ).epsilon <= ε`` always.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε, > 0.
+    m : int
+        Number of answers, >= 1.
+    delta : float
+        Slack δ.
+
+    Returns
+    -------
+    float
+        γ with ``lnmax_guarantee(γ, m, δ).epsilon <= epsilon``.
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1).
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §3.4.
     """
     epsilon = check_epsilon(epsilon)
     m = check_m(m)
@@ -197,6 +279,17 @@ def pate_moments_epsilon(counts, gamma: float, delta: float, orders: Iterable[in
     delta : float
     orders : iterable of int
         Moment orders ``l``.
+
+    Returns
+    -------
+    float
+        The data-dependent ε (NON-PRIVATE).
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Theorem 3, moments accountant).
+    docs/design.md §3.4.
     """
     counts = check_counts(counts)
     gamma = check_gamma(gamma)

@@ -94,13 +94,46 @@ THRESHOLD_SENSITIVITY_SQ = 1.0
 
 
 def check_sigma(sigma, name: str = "sigma") -> float:
-    """Check a Gaussian noise standard deviation: a finite number > 0."""
+    """Check a Gaussian noise standard deviation: a finite number > 0.
+
+    Parameters
+    ----------
+    sigma : float
+        The standard deviation to check.
+    name : str, default "sigma"
+        Its name in the error message.
+
+    Returns
+    -------
+    float
+        ``sigma`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        If ``sigma`` is not a finite number > 0.
+    """
     s = check_real(sigma, name, 0.0, math.inf, low_open=True)
     return s
 
 
 def check_orders(orders) -> np.ndarray:
-    """Check a grid of Rényi orders: a non-empty 1-D array of finite numbers > 1."""
+    """Check a grid of Rényi orders: a non-empty 1-D array of finite numbers > 1.
+
+    Parameters
+    ----------
+    orders : array-like of float
+        The orders to check.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_orders,)
+
+    Raises
+    ------
+    ParameterError
+        If ``orders`` is empty, not 1-D, not finite or has an order <= 1.
+    """
     arr = np.asarray(orders, dtype=float)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 1.0):
         raise ParameterError(
@@ -148,6 +181,27 @@ def gnmax_rdp(sigma, n_answers, orders=ORDERS) -> np.ndarray:
 
     Each answer is ``argmax_c(counts[c] + N(0, σ²))``, a post-processing of the Gaussian
     mechanism on the count vector (L2² sensitivity 2); answers compose additively.
+
+    Parameters
+    ----------
+    sigma : float
+        GNMax noise standard deviation σ, > 0 (votes).
+    n_answers : int
+        Number of answers, >= 0.
+    orders : array-like of float, default ORDERS
+        Rényi orders α > 1.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(orders),)
+        ρ(α) = ``n_answers·α/σ²``.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4.1).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7, Gaussian mechanism).
+    docs/design.md §8.1.
     """
     sigma = check_sigma(sigma)
     n = _check_count(n_answers, "n_answers")
@@ -171,6 +225,18 @@ def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=ORDERS
         data-independent guarantee); the default charges every query, ``n_queries``,
         which is the "fixed" accounting of :func:`core.mechanisms.gaussian.confident_gnmax_label`.
     orders : array of float
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(orders),)
+        The composed RDP curve ρ(α).
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4.2).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
+    docs/design.md §8.2.
     """
     sigma1 = check_sigma(sigma1, "sigma1")
     sigma2 = check_sigma(sigma2, "sigma2")
@@ -213,7 +279,26 @@ def rdp_to_dp(rdp, *, delta: float, orders=ORDERS) -> tuple[float, float]:
 
 
 def best_order(rdp, *, delta: float, orders=ORDERS) -> float:
-    """The order at which :func:`rdp_to_dp` attains its minimum."""
+    """The order at which :func:`rdp_to_dp` attains its minimum.
+
+    Parameters
+    ----------
+    rdp : array-like of float
+        ρ(α) for each order.
+    delta : float
+        Target δ in (0, 1).
+    orders : array-like of float, default ORDERS
+
+    Returns
+    -------
+    float
+        The minimizing order α.
+
+    References
+    ----------
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020 (Theorem 21).
+    """
     return rdp_to_dp(rdp, delta=delta, orders=orders)[1]
 
 
@@ -227,6 +312,30 @@ def gnmax_guarantee(sigma, *, n_answers, delta: float) -> PrivacyGuarantee:
     count vector, whose L2² sensitivity is 2 under replace-one adjacency, so it is
     ``(α, α/σ²)``-RDP for every α (Mironov 2017, Prop. 7); ``n_answers`` adaptive answers
     compose to ``n_answers·α/σ²``; Balle et al. (2020) convert at δ (docs/design.md §8.1).
+
+    Parameters
+    ----------
+    sigma : float
+        GNMax noise standard deviation σ, > 0.
+    n_answers : int
+        Number of answers, >= 1.
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        (ε, δ) with method ``"rdp-gnmax"`` and parts ``order``, ``rdp_at_order``,
+        ``n_answers``, ``sigma``, ``orders``.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4.1).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020.
+    docs/design.md §8.1.
     """
     sigma = check_sigma(sigma)
     n = _check_count(n_answers, "n_answers", 1)
@@ -253,6 +362,33 @@ def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answ
     parts (``n_answers = n_queries``; answering fewer is a post-processing of answering
     all and replacing some answers by ⊥ under the released test outcomes).  Compose
     order by order, convert at δ (docs/design.md §8.2).
+
+    Parameters
+    ----------
+    sigma1 : float
+        Threshold noise standard deviation σ1, > 0.
+    sigma2 : float
+        Answer noise standard deviation σ2, > 0.
+    n_queries : int
+        Number of threshold tests, >= 1.
+    delta : float
+        Target δ in (0, 1).
+    n_answers : int, optional
+        Number of answers charged, fixed in advance (default ``n_queries``).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        (ε, δ) with method ``"rdp-confident-gnmax-fixed"``.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4.2).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020.
+    docs/design.md §8.2.
     """
     sigma1 = check_sigma(sigma1, "sigma1")
     sigma2 = check_sigma(sigma2, "sigma2")
@@ -303,6 +439,26 @@ def filter_guarantee(budget, *, order, delta: float) -> PrivacyGuarantee:
     A filter that, before each adaptively chosen step, checks that the charges so far
     plus the step's charge stay within ρ* (halting otherwise) is (α, ρ*)-RDP at that
     order, whatever the realised charges; ρ* is then converted at δ (Balle et al. 2020).
+
+    Parameters
+    ----------
+    budget : float
+        The filter's RDP budget ρ* at ``order``, > 0.
+    order : float
+        Rényi order α > 1.
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        (ε, δ) with method ``"rdp-filter"`` and parts ``order`` and ``budget``.
+
+    References
+    ----------
+    V. Feldman, T. Zrnic, "Individual Privacy Accounting via a Rényi Filter", NeurIPS 2021.
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020.
     """
     rho = check_real(budget, "budget", 0.0, math.inf, low_open=True)
     order = check_order(order)
@@ -322,11 +478,31 @@ def filter_budget_for_epsilon(epsilon, *, order, delta: float) -> float:
     Inverts Balle et al.'s conversion at one order:
     ``ρ* = ε − log((α−1)/α) + (log δ + log α)/(α − 1)``.
 
+    Parameters
+    ----------
+    epsilon : float
+        Target ε, > 0.
+    order : float
+        Rényi order α > 1.
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float
+        The budget ρ* > 0.
+
     Raises
     ------
     ParameterError
         When no positive budget reaches ε at that order (raise ε or δ, or pick another
         order).
+
+    References
+    ----------
+    V. Feldman, T. Zrnic, "Individual Privacy Accounting via a Rényi Filter", NeurIPS 2021.
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020 (Theorem 21).
     """
     epsilon = check_epsilon(epsilon)
     a = check_order(order)
@@ -424,9 +600,29 @@ def confident_gnmax_sigmas_for_epsilon(epsilon, *, n_queries, delta: float, rati
     (:func:`confident_gnmax_guarantee` with ``n_answers = n_queries``).  Solved as
     :func:`gnmax_sigma_for_epsilon`.  Vectorized over ``epsilon`` and ``n_queries``.
 
+    Parameters
+    ----------
+    epsilon : float or array-like
+        Target ε, > 0.
+    n_queries : int or array-like
+        Number of queries, >= 1.
+    delta : float
+        Target δ in (0, 1).
+    ratio : float, default 1.0
+        σ1/σ2, > 0.
+
     Returns
     -------
     (sigma1, sigma2) : floats, or two arrays
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Section 4.2).
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+    Interpretations and Rényi Differential Privacy", AISTATS 2020.
+    docs/design.md §8.2.
     """
     delta = check_delta(delta)
     ratio = check_real(ratio, "ratio", 0.0, math.inf, low_open=True)

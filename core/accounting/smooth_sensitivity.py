@@ -167,15 +167,46 @@ class GNMaxSensitivity:
 
     @property
     def rdp_independent(self) -> float:
-        """``λ/σ²``."""
+        """``λ/σ²``.
+
+        Returns
+        -------
+        float
+            The data-independent RDP of one GNMax answer at order λ.
+        """
         return self.order / self.sigma**2
 
     @property
     def log_cap(self) -> float:
+        """``log(1 − 1/K)``, the largest ``log q̃`` (``-inf`` for K = 1).
+
+        Returns
+        -------
+        float
+        """
         return math.log1p(-1.0 / self.n_classes) if self.n_classes > 1 else -math.inf
 
     def rho(self, logq) -> np.ndarray:
-        """``f(q̃)``: Theorem 6's bound for ``q̃ ≤ q0``, ``λ/σ²`` above; 0 at ``q̃ = 0``."""
+        """``f(q̃)``: Theorem 6's bound for ``q̃ ≤ q0``, ``λ/σ²`` above; 0 at ``q̃ = 0``.
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            ``f(q̃)``, same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         x = np.minimum(np.asarray(logq, dtype=float), self.log_cap)
         out = np.full(x.shape, self.rdp_independent)
         low = x <= self.logq0
@@ -184,11 +215,49 @@ class GNMaxSensitivity:
         return out
 
     def log_bu(self, logq) -> np.ndarray:
-        """``log bu(q)``: the largest ``log q̃`` of a neighbour (capped at ``log(1 − 1/K)``)."""
+        """``log bu(q)``: the largest ``log q̃`` of a neighbour (capped at ``log(1 − 1/K)``).
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         return self._shift(logq, +_SQRT2 / self.sigma)
 
     def log_bl(self, logq) -> np.ndarray:
-        """``log bl(q)``: the smallest ``log q̃`` of a neighbour."""
+        """``log bl(q)``: the smallest ``log q̃`` of a neighbour.
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         return self._shift(logq, -_SQRT2 / self.sigma)
 
     def _shift(self, logq, s: float) -> np.ndarray:
@@ -207,17 +276,74 @@ class GNMaxSensitivity:
 
     def ls_below(self, logq) -> np.ndarray:
         """Algorithm 3 for ``q̃ < q1``: ``f(bu(q)) − f(q)`` (which dominates ``f(q) − f(bl(q))``
-        there by condition C6)."""
+        there by condition C6).
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         x = np.asarray(logq, dtype=float)
         return self.rho(self.log_bu(x)) - self.rho(x)
 
     def ls_above(self, logq) -> np.ndarray:
-        """Algorithm 3 for ``q̃ > q0``: ``λ/σ² − f(bl(q))`` (here ``f(q) = f(bu(q)) = λ/σ²``)."""
+        """Algorithm 3 for ``q̃ > q0``: ``λ/σ² − f(bl(q))`` (here ``f(q) = f(bu(q)) = λ/σ²``).
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         x = np.asarray(logq, dtype=float)
         return self.rdp_independent - self.rho(self.log_bl(x))
 
     def local_sensitivity(self, logq) -> np.ndarray:
-        """Algorithm 3: a bound on the local sensitivity at a histogram with this ``log q̃``."""
+        """Algorithm 3: a bound on the local sensitivity at a histogram with this ``log q̃``.
+
+        Parameters
+        ----------
+        logq : float or array-like
+            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            The local-sensitivity bound, same shape as ``logq``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         x = np.asarray(logq, dtype=float)
         x = np.where((x >= self.logq1) & (x <= self.logq0), self.logq1, x)
         return self._ls_raw(x)
@@ -233,9 +359,26 @@ def check_conditions(sigma: float, n_classes: int, order: float) -> tuple[bool, 
     check is evidence, not a proof (PATE 2018's reference checks the sign of a symbolic
     derivative numerically, which is not a proof either).
 
+    Parameters
+    ----------
+    sigma : float
+        GNMax noise σ, > 0.
+    n_classes : int
+        Number of classes K.
+    order : float
+        Rényi order λ.
+
     Returns
     -------
     (c5, c6) : (bool, bool)
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     a = _analysis(float(sigma), int(n_classes), float(order), check=False)
     return _c5_c6(a)
@@ -278,10 +421,31 @@ def _analysis(sigma: float, n_classes: int, order: float, check: bool = True) ->
 def gnmax_sensitivity(*, sigma: float, n_classes: int, order: float) -> GNMaxSensitivity:
     """The (public) local-sensitivity analysis of GNMax at (σ, K, λ), C5/C6 checked.
 
+    Parameters
+    ----------
+    sigma : float
+        GNMax noise σ, > 0.
+    n_classes : int
+        Number of classes K, >= 1.
+    order : float
+        Rényi order λ.
+
+    Returns
+    -------
+    GNMaxSensitivity
+
     Raises
     ------
     ParameterError
         If σ or λ is invalid, or C5/C6 fail numerically.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     sigma = _check_sigma(sigma, "sigma")
     order = _check_order(order)
@@ -317,6 +481,31 @@ def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: floa
     smaller.  Both are capped by the data-independent bound.
 
     **NON-PRIVATE**: functions of the private votes.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts per query (private; equal totals k).
+    threshold : float
+        The threshold ``t`` (votes).
+    sigma1 : float
+        Threshold noise σ1, > 0.
+    sigma2 : float
+        Answer noise σ2, > 0.
+    order : float
+        Rényi order λ.
+
+    Returns
+    -------
+    (rho_thr, rho_gn) : tuple of numpy.ndarray of float, each shape (m,)
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     counts = check_counts(counts)
     threshold = check_real(threshold, "threshold")
@@ -393,6 +582,12 @@ class SmoothSensitivityProfile:
 
     @property
     def ls_total(self) -> np.ndarray:
+        """Per-distance total local sensitivity, ``ls_threshold + ls_gnmax``.
+
+        Returns
+        -------
+        numpy.ndarray of float
+        """
         return self.ls_threshold + self.ls_gnmax
 
 
@@ -501,9 +696,32 @@ def local_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2
 
     **NON-PRIVATE diagnostic**.
 
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts per query (private; equal totals k).
+    threshold : float
+        The threshold ``t`` (votes).
+    sigma1 : float
+        Threshold noise σ1, > 0.
+    sigma2 : float
+        Answer noise σ2, > 0.
+    order : float
+        Rényi order λ.
+    d_max : int, optional
+        Largest distance ``d`` (default: k, the number of teachers).
+
     Returns
     -------
     (ls_threshold, ls_gnmax) : each numpy.ndarray of shape (m, d_max + 1)
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     counts = check_counts(counts)
     threshold = check_real(threshold, "threshold")
@@ -584,9 +802,32 @@ def confident_gnmax_smooth_sensitivity(counts, *, threshold: float, sigma1: floa
 
     **NON-PRIVATE diagnostic**: a function of the private votes.
 
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Vote counts per query (private; equal totals k).
+    threshold : float
+        The threshold ``t`` (votes).
+    sigma1 : float
+        Threshold noise σ1, > 0.
+    sigma2 : float
+        Answer noise σ2, > 0.
+    order : float
+        Rényi order λ.
+    beta : float
+        Smoothness parameter β > 0.
+
     Returns
     -------
     float
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     return smooth_sensitivity_profile(counts, threshold=threshold, sigma1=sigma1, sigma2=sigma2,
                                       order=order, beta=beta).smooth
