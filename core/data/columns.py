@@ -128,6 +128,17 @@ def single_column_accuracy(values: pd.Series, labels: Any, *, holdout: float = 0
     The better of a per-value majority rule and (for numbers) a depth-1 decision tree,
     fitted on a random ``1 - holdout`` share of the rows and scored on the rest.
 
+    Parameters
+    ----------
+    values : pandas.Series
+        The column's values, one per row.
+    labels : array-like, shape (n_rows,)
+        The (private) labels of the same rows.
+    holdout : float, default 0.3
+        Share of the rows held out for scoring.
+    rng : int, default 0
+        Seed of the random split.
+
     Returns
     -------
     (accuracy, baseline)

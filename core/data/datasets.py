@@ -525,6 +525,17 @@ def vc_dimension(name: str, **params) -> int:
 
     ``d + 1`` for the halfspace and two-Gaussian generators (affine halfspaces), 1 for
     thresholds.
+
+    Parameters
+    ----------
+    name : str
+        A generator name of this module (e.g. ``"halfspace"``, ``"thresholds"``).
+    **params
+        The generator's parameters (``d`` for the halfspace and two-Gaussian generators).
+
+    Returns
+    -------
+    int
     """
     values = _resolve(name, params)
     return 1 if name == "thresholds" else int(values["d"]) + 1

@@ -21,6 +21,17 @@ MISSING_OPTIONS = ("refuse", "impute", "drop")
 
 
 def missing_report(frame: pd.DataFrame) -> str:
+    """The columns of ``frame`` with missing values and their counts, as text (first 10).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    str
+        E.g. ``"'age' (3), 'job' (1)"``; empty when nothing is missing.
+    """
     counts = frame.isna().sum()
     counts = counts[counts > 0]
     shown = ", ".join(f"'{c}' ({int(n)})" for c, n in counts.head(10).items())
@@ -28,7 +39,22 @@ def missing_report(frame: pd.DataFrame) -> str:
 
 
 def check_markers(markers) -> tuple[str, ...]:
-    """``missing_markers`` as a tuple of distinct non-blank stripped strings."""
+    """``missing_markers`` as a tuple of distinct non-blank stripped strings.
+
+    Parameters
+    ----------
+    markers : str, iterable of str or None
+        The text values that mean "missing" (e.g. ``("?",)``); ``None`` means none.
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    ParameterError
+        If ``markers`` is not text or a sequence of text.
+    """
     if markers is None:
         return ()
     if isinstance(markers, str):
@@ -52,7 +78,19 @@ def check_markers(markers) -> tuple[str, ...]:
 
 
 def mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
-    """``frame`` with every text cell equal (after stripping) to a marker set to NaN."""
+    """``frame`` with every text cell equal (after stripping) to a marker set to NaN.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    markers : tuple of str
+        Stripped marker strings (see :func:`check_markers`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with the markers replaced by NaN (``frame`` itself when ``markers`` is empty).
+    """
     if not markers:
         return frame
     out = frame.copy()
@@ -68,6 +106,23 @@ def mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
 
 
 def check_missing_option(missing) -> str:
+    """Check the ``missing`` option: one of ``MISSING_OPTIONS``.
+
+    Parameters
+    ----------
+    missing : str
+        ``"refuse"``, ``"impute"`` or ``"drop"``.
+
+    Returns
+    -------
+    str
+        ``missing`` unchanged.
+
+    Raises
+    ------
+    ParameterError
+        If ``missing`` is not one of the options.
+    """
     if missing not in MISSING_OPTIONS:
         raise ParameterError(
             f"missing must be 'refuse' (stop on missing feature values), 'impute' (fill them "

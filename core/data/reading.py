@@ -335,7 +335,17 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
 
 
 def clean_text(column: pd.Series) -> pd.Series:
-    """Text values stripped of surrounding spaces, as object dtype; empty -> NaN."""
+    """Text values stripped of surrounding spaces, as object dtype; empty -> NaN.
+
+    Parameters
+    ----------
+    column : pandas.Series
+
+    Returns
+    -------
+    pandas.Series of object
+        Same index as ``column``.
+    """
     present = column.notna().to_numpy()
     out = np.full(len(column), np.nan, dtype=object)
     if present.any():
@@ -351,6 +361,17 @@ def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
     Returns the float64 numbers (NaN where missing or not a number), a mask of the values
     that are present but not numbers (blank text counts as missing, not as a failure), and
     those values' text.
+
+    Parameters
+    ----------
+    column : pandas.Series
+
+    Returns
+    -------
+    numbers : pandas.Series of float64
+    failed : numpy.ndarray of bool, shape (len(column),)
+    text : pandas.Series
+        The failed values' text.
     """
     try:
         numbers = pd.to_numeric(column, errors="coerce")
@@ -366,6 +387,20 @@ def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
 
 
 def row_list(rows: np.ndarray, limit: int = 5) -> str:
+    """Row positions (0-based) as 1-based data-row numbers, at most ``limit`` shown.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray of int
+        0-based row positions.
+    limit : int, default 5
+        How many to list before ``...``.
+
+    Returns
+    -------
+    str
+        E.g. ``"1, 4, 9, ..."``.
+    """
     shown = ", ".join(str(int(r) + 1) for r in rows[:limit])
     return shown + (", ..." if len(rows) > limit else "")
 
@@ -420,6 +455,21 @@ def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
 
 
 def check_finite(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    """Refuse infinite values in the numeric ``columns`` of ``frame``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    columns : sequence of str
+        Numeric columns to check.
+    what : str
+        Start of the error message (names the file).
+
+    Raises
+    ------
+    DataError
+        If a column has ``inf`` or ``-inf``.
+    """
     bad = []
     for name in columns:
         values = frame[name].to_numpy(dtype=float)
@@ -446,6 +496,24 @@ def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False
     Checks ``max_bytes``, the size, the encoding and the header; ``no_rows`` is the
     message for a file with a header row but no data rows; ``rename_duplicates`` makes
     repeated header names distinct (:func:`unique_column_names`) instead of refusing them.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or file-like
+        The CSV (optionally gzip-compressed).
+    max_bytes : int
+        Largest accepted size in bytes.
+    no_rows : str
+        Error message for a header without data rows.
+    rename_duplicates : bool, default False
+        Rename repeated header names instead of refusing them.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The rows, every column as text.
+    name : str or None
+        The source's default name (e.g. the file name), if it has one.
     """
     max_bytes = _check_max_bytes(max_bytes)
     raw, default_name = _read_source(source, max_bytes)
@@ -456,6 +524,17 @@ def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False
 
 
 def check_table(table) -> None:
+    """Refuse anything but a :class:`core.data.Table`.
+
+    Parameters
+    ----------
+    table : Table
+
+    Raises
+    ------
+    ParameterError
+        If ``table`` is not a Table.
+    """
     if not isinstance(table, Table):
         raise ParameterError(f"table must be a core.data.Table, got {type(table).__name__}.")
 

@@ -32,6 +32,15 @@ def largest_k(table: Table) -> int:
     ``min(2 · min_c r_c, n_rows // 2)``: every class keeps a possible majority
     (:func:`check_class_sizes`) and every chunk has two rows.  Used to fit the number of
     teachers to a newly loaded table.
+
+    Parameters
+    ----------
+    table : Table
+        The private table.
+
+    Returns
+    -------
+    int
     """
     check_table(table)
     return max(2, min(2 * int(table.class_counts.min()), table.n_rows // 2))

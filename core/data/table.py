@@ -136,23 +136,43 @@ class Table:
 
     @property
     def n_rows(self) -> int:
-        """Number of rows."""
+        """Number of rows.
+
+        Returns
+        -------
+        int
+        """
         return int(self.features.shape[0])
 
     @property
     def n_classes(self) -> int:
-        """Number of classes C (class ids ``0..C-1``)."""
+        """Number of classes C (class ids ``0..C-1``).
+
+        Returns
+        -------
+        int
+        """
         return len(self.class_names)
 
     @property
     def feature_names(self) -> tuple[str, ...]:
-        """The feature column names, in order."""
+        """The feature column names, in order.
+
+        Returns
+        -------
+        tuple of str
+        """
         return tuple(str(c) for c in self.features.columns)
 
     @property
     def class_counts(self) -> np.ndarray:
         """Rows per class id, shape (C,).  Computed from the private labels: a non-private
-        diagnostic when the table is the private table."""
+        diagnostic when the table is the private table.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (C,)
+        """
         return np.bincount(self.labels, minlength=self.n_classes).astype(np.int64)
 
     def preprocessor(self):
