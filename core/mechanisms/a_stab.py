@@ -37,6 +37,29 @@ def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingR
     Guarantee: (ε, δ)-DP for one query; for m queries the result reports basic
     composition ``(m ε, m δ)``.  It releases the label with probability ≥ 1 − β when
     ``dist ≥ (log(1/δ) + log(1/β))/ε`` (Thm 2.5).
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+    epsilon : float
+        Per-query ε, > 0.
+    delta : float
+        Per-query δ in (0, 1).
+    rng : numpy.random.Generator, int or None, optional
+        Randomness (see :func:`core.noise.check_rng`).
+
+    Returns
+    -------
+    LabelingResult
+        Labels (⊥ = -1 where not released) with mechanism ``"a-stab"`` and guarantee ``(mε, mδ)``.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Theorems 2.4, 2.5).
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.16).
+    docs/design.md §3.1.
     """
     counts = check_counts(counts)
     epsilon = check_epsilon(epsilon)
@@ -63,6 +86,30 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
     Guarantee: (ε, δ)-DP under replace-one adjacency (advanced composition of m
     (ε0, δ0)-DP answers; basic composition when it is smaller).  BTT beats this
     baseline by about 1/α in the number of answered queries.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+    epsilon : float
+        Total ε, > 0.
+    delta : float
+        Total δ in (0, 1).
+    rng : numpy.random.Generator, int or None, optional
+        Randomness (see :func:`core.noise.check_rng`).
+
+    Returns
+    -------
+    LabelingResult
+        Labels (⊥ = -1 where not released) with mechanism ``"baseline"``.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Theorem 2.4).
+    C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010.
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
+    docs/design.md §3.5.
     """
     counts = check_counts(counts)
     epsilon = check_epsilon(epsilon)
@@ -112,5 +159,15 @@ class BaselineSession(Session):
         return _a_stab(counts, self.parameters.eps0, self.parameters.threshold, self._gen), counts.shape[0]
 
     def spent(self) -> accounting.PrivacyGuarantee:
-        """The guarantee of the queries answered so far."""
+        """The guarantee of the queries answered so far.
+
+        Returns
+        -------
+        PrivacyGuarantee
+
+        References
+        ----------
+        C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential Privacy", FOCS 2010.
+        docs/design.md §3.5.
+        """
         return self.parameters.spent(self.n_processed)

@@ -191,7 +191,17 @@ class BTTSession(Session):
         return labels, counts.shape[0] if halted_at is None else halted_at + 1
 
     def spent(self) -> accounting.PrivacyGuarantee:
-        """The a-priori guarantee of the ``n`` queries processed so far (0 before any)."""
+        """The a-priori guarantee of the ``n`` queries processed so far (0 before any).
+
+        Returns
+        -------
+        PrivacyGuarantee
+
+        References
+        ----------
+        R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018 (Algorithm 2).
+        docs/design.md §3.2.
+        """
         n = self.n_processed
         if n == 0:
             return accounting.PrivacyGuarantee(0.0, 0.0, "none", "No query answered yet.")

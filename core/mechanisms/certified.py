@@ -102,7 +102,29 @@ def _check_params_counts(counts, params: CertifiedParameters) -> np.ndarray:
 
 
 def certified_diagnostics(counts, params: CertifiedParameters) -> CertifiedDiagnostics:
-    """E(D), S(D) and their parts — **NON-PRIVATE** (see :class:`CertifiedDiagnostics`)."""
+    """E(D), S(D) and their parts — **NON-PRIVATE** (see :class:`CertifiedDiagnostics`).
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+    params : CertifiedParameters
+        The run's public parameters.
+
+    Returns
+    -------
+    CertifiedDiagnostics
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
+    R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
+    Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
+    """
     counts = _check_params_counts(counts, params)
     a = gnmax_sensitivity(sigma=params.sigma2, n_classes=counts.shape[1], order=params.order)
     thr, gn = certified_rdp_terms_from_sensitivity(counts, params.threshold, params.sigma1, a)
@@ -275,6 +297,11 @@ class CertifiedSampler:
     ``(n_trials, m)`` (:data:`~core.mechanisms.UNPROCESSED` everywhere on a failed
     test).  The released ℓ and Ẽ are dropped (a post-processing: the audit's bound stays
     valid).  E(D) and S(D) are computed once per input (they are deterministic).
+
+    Parameters
+    ----------
+    params : CertifiedParameters
+        The public parameters of the sampled runs.
     """
 
     name = "certified-gnmax"
@@ -286,6 +313,27 @@ class CertifiedSampler:
         self._cache: dict = {}
 
     def claim(self, counts) -> tuple[float, float]:
+        """The claimed (ε, δ) of a run, the same for every input (``params.guarantee()``).
+
+        Parameters
+        ----------
+        counts : array-like of int, shape (m, n_classes)
+            Teacher vote counts per query (private).
+
+        Returns
+        -------
+        (epsilon, delta) : tuple of float
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
+        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
+        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         g = self.params.guarantee()
         return g.epsilon, g.delta
 

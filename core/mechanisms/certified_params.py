@@ -64,6 +64,30 @@ def gnss_rdp(order, *, beta: float, sigma_s: float):
 
     ``λ e^{2β}/σ_s² + (βλ − ½ log(1 − 2λβ))/(λ − 1)`` for ``1 < λ < 1/(2β)``; +inf for
     orders outside that range.
+
+    Parameters
+    ----------
+    order : float or array-like
+        Rényi orders λ.
+    beta : float
+        Smoothness β > 0.
+    sigma_s : float
+        GNSS noise σ_s > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ρ(λ), same shape as ``order``.
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
+    R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
+    Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
     lam = np.asarray(order, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -72,7 +96,27 @@ def gnss_rdp(order, *, beta: float, sigma_s: float):
 
 
 def log_sensitivity_rdp(order, *, beta: float, sigma_l: float):
-    """RDP of releasing ``log S(D) + N(0, σ_ℓ²)``: ``log S`` has sensitivity β, so ``λβ²/(2σ_ℓ²)``."""
+    """RDP of releasing ``log S(D) + N(0, σ_ℓ²)``: ``log S`` has sensitivity β, so ``λβ²/(2σ_ℓ²)``.
+
+    Parameters
+    ----------
+    order : float or array-like
+        Rényi orders λ.
+    beta : float
+        Smoothness β > 0 (the sensitivity of ``log S``).
+    sigma_l : float
+        Noise σ_ℓ > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ρ(λ), same shape as ``order``.
+
+    References
+    ----------
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
+    docs/design.md §8.5.
+    """
     lam = np.asarray(order, dtype=float)
     return lam * beta**2 / (2.0 * sigma_l**2)
 
@@ -162,13 +206,39 @@ class CertifiedParameters:
             raise ParameterError(f"composition must be one of {COMPOSITIONS}, got {self.composition!r}.")
 
     def test_rdp(self, orders):
-        """RDP of the test (steps 3–4) at the given orders (+inf where GNSS does not apply)."""
+        """RDP of the test (steps 3–4) at the given orders (+inf where GNSS does not apply).
+
+        Parameters
+        ----------
+        orders : float or array-like
+            Rényi orders λ.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            ρ_test(λ), same shape as ``orders``.
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
+        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
+        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
+        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+        Data Analysis", STOC 2007.
+        docs/design.md §8.5.
+        """
         return gnss_rdp(orders, beta=self.beta, sigma_s=self.sigma_s) + log_sensitivity_rdp(
             orders, beta=self.beta, sigma_l=self.sigma_l)
 
     @property
     def delta(self) -> float:
-        """The total δ of the guarantee: ``δ_conversion + δ′ + δ″``."""
+        """The total δ of the guarantee: ``δ_conversion + δ′ + δ″``.
+
+        Returns
+        -------
+        float
+        """
         return self.delta_conversion + self.delta_prime + self.delta_dprime
 
     def guarantee(self) -> PrivacyGuarantee:
@@ -187,6 +257,21 @@ class CertifiedParameters:
         for the pair (D, D')); for D with ``E(D) > B`` the run equals "test, then no
         label" except with probability ≤ δ′ + δ″, and the test alone costs less.
         Never larger than "basic" up to the δ split; offered as an option.
+
+        Returns
+        -------
+        PrivacyGuarantee
+
+        References
+        ----------
+        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 23).
+        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
+        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
+        B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
+        Interpretations and Rényi Differential Privacy", AISTATS 2020.
+        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+        docs/design.md §8.5.
         """
         orders_t = _test_orders(self.beta)
         rho_t = self.test_rdp(orders_t)
@@ -219,7 +304,12 @@ class CertifiedParameters:
         return PrivacyGuarantee(float(eps), float(self.delta), "certified-ptr", detail, parts)
 
     def public_dict(self) -> dict:
-        """The parameters as a plain dict (all public)."""
+        """The parameters as a plain dict (all public).
+
+        Returns
+        -------
+        dict
+        """
         return dataclasses.asdict(self)
 
 

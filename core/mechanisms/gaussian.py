@@ -76,7 +76,23 @@ def _noisy_argmax(counts: np.ndarray, sigma: float, gen: np.random.Generator) ->
 
 
 def check_ordering(ordering, m: int) -> np.ndarray:
-    """Check a processing order: a permutation of ``0 .. m-1`` (int64 array)."""
+    """Check a processing order: a permutation of ``0 .. m-1`` (int64 array).
+
+    Parameters
+    ----------
+    ordering : array-like of int, shape (m,)
+    m : int
+        Number of queries.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m,)
+
+    Raises
+    ------
+    ParameterError
+        If ``ordering`` is not a permutation of ``0 .. m-1``.
+    """
     arr = np.asarray(ordering)
     if arr.ndim != 1 or arr.shape[0] != m or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
         raise ParameterError(

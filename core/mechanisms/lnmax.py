@@ -38,6 +38,18 @@ def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> Label
         Noise parameter; noise ``Lap(1/γ)``.
     delta : float
     rng : Generator, int or None
+
+    Returns
+    -------
+    LabelingResult
+        One label per query (none is ⊥), mechanism ``"lnmax"``.
+
+    References
+    ----------
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1, Theorems 2–3).
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    docs/design.md §3.4.
     """
     counts = check_counts(counts)
     gamma = check_gamma(gamma)

@@ -73,7 +73,23 @@ class Parameter:
     optional: bool = False
 
     def convert(self, value: Any) -> Any:
-        """``value`` as this parameter's type (command-line text or a widget value)."""
+        """``value`` as this parameter's type (command-line text or a widget value).
+
+        Parameters
+        ----------
+        value : object
+            Text or a widget value; ``None`` stays ``None``.
+
+        Returns
+        -------
+        object
+            ``value`` converted to the parameter's kind.
+
+        Raises
+        ------
+        ParameterError
+            If ``value`` cannot be converted.
+        """
         if value is None:
             return None
         try:
@@ -173,9 +189,30 @@ class Mechanism:
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
+        """The parameters' names, in order.
+
+        Returns
+        -------
+        tuple of str
+        """
         return tuple(p.name for p in self.parameters)
 
     def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Parameter
+
+        Raises
+        ------
+        ParameterError
+            If the mechanism has no such parameter.
+        """
         for p in self.parameters:
             if p.name == name:
                 return p
@@ -183,7 +220,12 @@ class Mechanism:
 
     @property
     def takes_epsilon(self) -> bool:
-        """Whether ε can be given (as a parameter, or spent through ``spend``)."""
+        """Whether ε can be given (as a parameter, or spent through ``spend``).
+
+        Returns
+        -------
+        bool
+        """
         return "epsilon" in self.parameter_names or self.spend is not None
 
 
@@ -225,19 +267,44 @@ def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
 
 
 def unregister(name: str) -> None:
-    """Remove a mechanism (tests register toy mechanisms and remove them again)."""
+    """Remove a mechanism (tests register toy mechanisms and remove them again).
+
+    Parameters
+    ----------
+    name : str
+        The mechanism's name (nothing happens if it is not registered).
+    """
     with _LOCK:
         REGISTRY.pop(name, None)
 
 
 def names() -> list[str]:
-    """The registered mechanisms' names, in registration order."""
+    """The registered mechanisms' names, in registration order.
+
+    Returns
+    -------
+    list of str
+    """
     _load_builtin()
     return list(REGISTRY)
 
 
 def get(name: str) -> Mechanism:
-    """The registered mechanism called ``name``; a clear error listing the names if none."""
+    """The registered mechanism called ``name``; a clear error listing the names if none.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Mechanism
+
+    Raises
+    ------
+    ParameterError
+        If no mechanism has that name.
+    """
     _load_builtin()
     mech = REGISTRY.get(name)
     if mech is None:

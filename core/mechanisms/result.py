@@ -70,12 +70,22 @@ class LabelingResult:
 
     @property
     def m(self) -> int:
-        """Number of queries."""
+        """Number of queries.
+
+        Returns
+        -------
+        int
+        """
         return int(self.labels.shape[0])
 
     @property
     def answered(self) -> np.ndarray:
-        """Boolean mask of the queries that received a label (or score)."""
+        """Boolean mask of the queries that received a label (or score).
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (m,)
+        """
         return self.labels >= 0
 
 

@@ -92,6 +92,17 @@ class PerQuerySession(Session):
 
     Guarantee: the first ``n`` answers are the mechanism's run on ``n`` queries, so they
     are covered by its privacy map at ``n`` (``Mechanism.privacy_map(n, **params)``).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The registered mechanism.
+    m_max : int
+        Largest number of queries the session answers.
+    rng : numpy.random.Generator, int or None
+        Randomness (see :func:`core.noise.check_rng`).
+    params : dict
+        The mechanism's parameters.
     """
 
     def __init__(self, mechanism: Any, m_max: int, rng, params: dict[str, Any]) -> None:
@@ -102,6 +113,13 @@ class PerQuerySession(Session):
         return self.mechanism.label(counts, **self.params, rng=self._gen).labels, counts.shape[0]
 
     def spent(self):
+        """The guarantee of the queries answered so far: the privacy map at ``n_processed``.
+
+        Returns
+        -------
+        PrivacyGuarantee
+            ``(0, 0)`` before any query.
+        """
         from core.accounting import PrivacyGuarantee
 
         if self.n_processed == 0:
@@ -116,6 +134,17 @@ class OneShotSession(Session):
     parameters set for ``m_max`` queries (a target ε is spent over ``m_max``); the session
     is then spent, whatever the outcome.  Guarantee: :meth:`spent` is the run's privacy
     map at ``m_max`` once it has run (the budget was committed to the whole set).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The registered mechanism.
+    m_max : int
+        Largest number of queries the session answers.
+    rng : numpy.random.Generator, int or None
+        Randomness (see :func:`core.noise.check_rng`).
+    params : dict
+        The mechanism's parameters.
     """
 
     def __init__(self, mechanism: Any, m_max: int, rng, params: dict[str, Any]) -> None:
@@ -129,6 +158,12 @@ class OneShotSession(Session):
         return self.result.labels, counts.shape[0]
 
     def spent(self):
+        """The run's (ε, δ) once it has run, ``(0, 0)`` before.
+
+        Returns
+        -------
+        PrivacyGuarantee
+        """
         from core.accounting import PrivacyGuarantee
 
         if self.result is None:

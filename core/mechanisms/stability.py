@@ -79,6 +79,11 @@ def margins(counts) -> np.ndarray:
     With a single class column the runner-up count is 0.  This is a raw, non-private
     quantity (a diagnostic): never export it.
 
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+
     Returns
     -------
     numpy.ndarray of int64, shape (m,)
@@ -111,6 +116,11 @@ def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
 
     The aggregators need both for every query; computing them together checks the
     counts once and partitions them once.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
 
     Returns
     -------
@@ -150,6 +160,20 @@ def distance_to_instability_printed(counts) -> np.ndarray:
 
     Kept only so the privacy audit can show the leak it causes.  No mechanism of the
     library uses it and nothing computed from it is exported.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m,)
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+    docs/design.md §2.
     """
     m = margins(counts)
     return np.maximum(0, m - 1).astype(np.int64)
@@ -157,7 +181,17 @@ def distance_to_instability_printed(counts) -> np.ndarray:
 
 def max_distance(k: int) -> int:
     """Largest possible distance to instability with ``k`` teachers (a unanimous vote):
-    ``ceil(k/2) - 1``."""
+    ``ceil(k/2) - 1``.
+
+    Parameters
+    ----------
+    k : int
+        Number of teachers.
+
+    Returns
+    -------
+    int
+    """
     k = int(k)
     return max(0, (k + 1) // 2 - 1)
 
@@ -170,6 +204,15 @@ def min_teachers_for_threshold(threshold: float) -> int:
     symmetric on the integers, so ``P[Z_q - Z_t > a] >= 1/2`` exactly when the integer
     ``a = floor(w - d) <= -1``, i.e. when ``d > w``.  The smallest such k is
     ``2 floor(w) + 3`` (for ``w >= 0``).
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold ``w`` (votes).
+
+    Returns
+    -------
+    int
     """
     w = float(threshold)
     if w < 0:
