@@ -510,6 +510,23 @@ def discrete_laplace_tail(scale: Scale, a) -> np.ndarray:
     For ``a >= 0``: ``p^(floor(a)+1) / (1 + p)``; for ``a < 0``: ``1 - P[Z > -a']``
     by symmetry, with ``p = exp(-1/t)``.  Computed in floating point (it is an
     analysis quantity, not a draw), for the rational scale that is actually sampled.
+
+    Parameters
+    ----------
+    scale : float or fractions.Fraction
+        The DLap scale ``t`` (rounded by :func:`rational_scale`).
+    a : float or array-like
+        Thresholds.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``P[Z > a]``, same shape as ``a``.
+
+    References
+    ----------
+    C. L. Canonne, G. Kamath, T. Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020 (discrete Laplace).
+    docs/design.md §3.2.
     """
     t = rational_scale(scale)
     a = np.floor(np.asarray(a, dtype=float))
@@ -600,6 +617,11 @@ def laplace(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
         Output shape.
     rng : Generator, int or None
         See :func:`check_rng`.
+
+    Returns
+    -------
+    numpy.ndarray of float or float
+        Noise of shape ``size`` (a float when ``size`` is None).
     """
     return check_rng(rng).laplace(0.0, float(_check_scale(scale)), size)
 

@@ -117,9 +117,27 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
 def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
     """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
 
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name (:func:`core.mechanisms.registry.names`).
+    settings : mapping
+        The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
+    m : int
+        Number of queries.
+
     Returns
     -------
     core.accounting.PrivacyGuarantee
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018.
+    docs/design.md §3, §8.
     """
     mech = registry.get(mechanism)
     return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
@@ -130,6 +148,26 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
     else its privacy map's (ε, δ).
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name (:func:`core.mechanisms.registry.names`).
+    settings : mapping
+        The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
+    m : int
+        Number of queries.
+
+    Returns
+    -------
+    LedgerEntry
+        The mechanism's entry, or an :class:`ApproxDPEntry` with its privacy map's (ε, δ).
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
+    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+    docs/design.md §9.
     """
     from core.accounting.ledger_entries import ApproxDPEntry
 
@@ -187,6 +225,22 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
     at once (certified Confident-GNMax's test covers all its queries) answers the first
     batch as one run calibrated for ``m_max`` queries and is then spent.
 
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name (:func:`core.mechanisms.registry.names`).
+    settings : mapping
+        The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
+    m_max : int
+        Largest number of queries, the budget's horizon.
+    rng : numpy.random.Generator, int or None, optional
+        Randomness (see :func:`core.noise.check_rng`).
+
+    Returns
+    -------
+    Session
+        An online session (see above).
+
     Raises
     ------
     ParameterError
@@ -215,7 +269,17 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
 
 def plain_numeric(table) -> bool:
     """Whether a table's features go to the learner unchanged (numeric, no imputation:
-    loaded with ``missing="refuse"`` or ``"drop"``)."""
+    loaded with ``missing="refuse"`` or ``"drop"``).
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+
+    Returns
+    -------
+    bool
+    """
     return not table.categorical_columns and table.missing != "impute"
 
 
@@ -224,6 +288,18 @@ def model_input(table, X):
 
     Fitting and predicting on an array skips pandas' per-call checks, which cost more
     than fitting a small teacher; both give the same teachers and votes.
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+    X : pandas.DataFrame
+        Feature rows.
+
+    Returns
+    -------
+    numpy.ndarray of float or pandas.DataFrame
+        ``X`` as a float array for a plain numeric table, else ``X`` itself.
     """
     return X.to_numpy(dtype=float) if plain_numeric(table) else X
 
@@ -236,6 +312,20 @@ def teacher_model(table, learner: str, params: Mapping[str, Any] | None = None):
     own there: the same model, fitted about twice as fast, which matters for hundreds
     of teachers.  Imputation, where chosen, is fitted inside each teacher's pipeline on
     that teacher's chunk only.
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+    learner : str
+        The learner's name.
+    params : mapping, optional
+        The learner's hyperparameters.
+
+    Returns
+    -------
+    sklearn estimator
+        An unfitted model (the learner, or a pipeline with the table's preprocessing).
     """
     from sklearn.pipeline import make_pipeline
 
@@ -250,6 +340,23 @@ def teacher_model(table, learner: str, params: Mapping[str, Any] | None = None):
 def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=None, n_jobs: int | None = 1,
           progress: Callable[[int, int], None] | None = None):
     """Train ``k`` teachers of ``learner`` on disjoint chunks of a table's private rows.
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+    learner : str
+        The learner's name.
+    params : mapping, optional
+        The learner's hyperparameters.
+    k : int
+        Number of teachers.
+    rng : numpy.random.Generator, int or None, optional
+        Randomness (see :func:`core.noise.check_rng`).
+    n_jobs : int or None, default 1
+        Parallel jobs for fitting.
+    progress : callable, optional
+        Progress callback ``progress(done, total)``.
 
     Returns
     -------
@@ -272,7 +379,25 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
 
 
 def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None) -> np.ndarray:
-    """What ``mechanism`` reads from the teachers on the public rows: votes or scores."""
+    """What ``mechanism`` reads from the teachers on the public rows: votes or scores.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name.
+    teachers : core.ensemble.TeacherEnsemble
+    table : core.data.Table
+        The private table.
+    public_X : pandas.DataFrame
+        The public (unlabeled) rows' features.
+    progress : callable, optional
+        Progress callback ``progress(done, total)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vote counts, shape (m, n_classes), or teacher scores for a scores mechanism (private).
+    """
     mech = registry.get(mechanism)
     X = model_input(table, public_X)
     if mech.inputs == "scores":
@@ -287,6 +412,23 @@ def votes_and_predictions(teachers, table, public_X, *, progress=None) -> tuple[
     as labeling from the votes (the app): one pass instead of two
     (:meth:`core.ensemble.TeacherEnsemble.votes_and_predictions`).  The counts are exactly
     :func:`mechanism_inputs`' for a counts mechanism.
+
+    Parameters
+    ----------
+    teachers : core.ensemble.TeacherEnsemble
+    table : core.data.Table
+        The private table.
+    public_X : pandas.DataFrame
+        The public rows' features.
+    progress : callable, optional
+        Progress callback ``progress(done, total)``.
+
+    Returns
+    -------
+    counts : numpy.ndarray of int, shape (m, n_classes)
+        Vote counts (private).
+    predictions : numpy.ndarray of int32, shape (m, k)
+        Per-teacher predicted class ids (NON-PRIVATE diagnostic).
     """
     return teachers.votes_and_predictions(model_input(table, public_X), progress=progress)
 
@@ -296,6 +438,23 @@ def votes_and_predictions(teachers, table, public_X, *, progress=None) -> tuple[
 
 def student(public_X, result, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop", rng=None):
     """Train the student on the privately labeled public rows (post-processing: same guarantee).
+
+    Parameters
+    ----------
+    public_X : pandas.DataFrame
+        The public rows' features.
+    result : LabelingResult
+        The private labeling of those rows.
+    learner : str
+        The learner's name.
+    params : mapping, optional
+        The learner's hyperparameters.
+    table : core.data.Table
+        The private table.
+    bottom : str, default "drop"
+        What to do with ⊥ rows.
+    rng : numpy.random.Generator, int or None, optional
+        Randomness (see :func:`core.noise.check_rng`).
 
     Returns
     -------
@@ -311,14 +470,38 @@ def student(public_X, result, learner: str, params: Mapping[str, Any] | None, ta
 
 
 def labeled_csv(public_frame, result, class_names) -> bytes:
-    """The labeled CSV of the public rows (:func:`core.export.labeled_frame`), as UTF-8 bytes."""
+    """The labeled CSV of the public rows (:func:`core.export.labeled_frame`), as UTF-8 bytes.
+
+    Parameters
+    ----------
+    public_frame : pandas.DataFrame
+        The public rows.
+    result : LabelingResult
+    class_names : sequence of str
+
+    Returns
+    -------
+    bytes
+    """
     from core.export import labeled_frame
 
     return labeled_frame(public_frame, result, class_names).to_csv(index=False).encode("utf-8")
 
 
 def report(result, **context: Any) -> str:
-    """The JSON privacy report of a run (:func:`core.export.privacy_report`)."""
+    """The JSON privacy report of a run (:func:`core.export.privacy_report`).
+
+    Parameters
+    ----------
+    result : LabelingResult
+    **context
+        Extra report fields passed to :func:`core.export.privacy_report`.
+
+    Returns
+    -------
+    str
+        JSON text.
+    """
     from core.export import privacy_report, report_json
 
     return report_json(privacy_report(result, **context))

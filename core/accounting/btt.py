@@ -324,6 +324,7 @@ class BTTCalibration:
         -------
         float
         """
+        return self.guarantee.epsilon
 
     @property
     def delta(self) -> float:
@@ -333,6 +334,7 @@ class BTTCalibration:
         -------
         float
         """
+        return self.guarantee.delta
 
 
 def _smallest_threshold(lam: float, tests: int, rounds: int, budget: float) -> float:
