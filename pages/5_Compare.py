@@ -113,6 +113,8 @@ with session.shown_errors():
                     "mechanism": label,
                     "accuracy on answered": session.fmt(hard(r, nonprivate.answered_accuracy)),
                     "correct labels": hard(r, nonprivate.correct_count),
+                    "wrong labels": None if hard(r, nonprivate.correct_count) is None
+                    else r.n_answered - hard(r, nonprivate.correct_count),
                     "data-dependent ε (NON-PRIVATE, not a guarantee)": session.fmt(
                         None if r is None or r.scores is not None else nonprivate.data_dependent_epsilon(ens.votes, r), 4),
                 }
