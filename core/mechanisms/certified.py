@@ -184,9 +184,10 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         passes or fails.  On a fail every label is :data:`~core.mechanisms.UNPROCESSED`
         (no query was processed — ⊥ would wrongly suggest the teachers disagreed),
         ``feasible=False`` and ``reason`` says that the test failed and what it spent.
-        ``params``: the public parameters, ``passed``, and the released ``ell``
-        (noisy log S), ``s_hat`` (Ŝ), ``e_tilde`` (Ẽ) and ``test_statistic``
-        (``Ẽ + Ŝσ_s z(δ′)``).  ``epsilon_data_dependent``: on a pass, the data-dependent
+        ``params``: the public parameters, ``passed`` and ``epsilon_test``.  The test's
+        noisy continuous statistics (ℓ, Ŝ, Ẽ) are only compared with the budget and never
+        published: the outcome bit is the one released value of the test (the guarantee
+        charges for ℓ and Ẽ all the same, so nothing is lost by keeping them in).  ``epsilon_data_dependent``: on a pass, the data-dependent
         ε of the released labels (threshold term of every query, GNMax term of the
         answered ones, at the run's δ) — NON-PRIVATE, never exported; None on a fail.
         E(D) and S(D) are not in the result: see :func:`certified_diagnostics`.
@@ -241,9 +242,8 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     s_d = smooth_sensitivity_profile(counts, threshold=params.threshold, sigma1=params.sigma1,
                                      sigma2=params.sigma2, order=params.order, beta=params.beta).smooth
     # Steps 3–5.
-    passed, ell, s_hat, e_tilde = _test(e_d, s_d, params, gen)
+    passed, _, _, _ = _test(e_d, s_d, params, gen)  # only the outcome leaves the test
     passed = bool(passed)
-    statistic = float(e_tilde + s_hat * params.sigma_s * normal_upper_quantile(params.delta_prime))
 
     eps_dd = None
     if passed:
@@ -257,8 +257,8 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     else:
         labels = np.full(m, UNPROCESSED, dtype=np.int64)
         reason = (
-            f"The private budget test failed (released estimate {statistic:.4g} > budget B = {params.budget:.4g} "
-            f"at order {params.order:g}), so no label was released. The test itself was run and its cost is "
+            f"The private budget test failed (its noisy estimate of the data-dependent cost exceeded the "
+            f"budget B = {params.budget:.4g} at order {params.order:g}), so no label was released. The test itself was run and its cost is "
             f"spent: ε_test = {guarantee.parts['epsilon_test']:.4g}; the run's guarantee "
             f"(ε = {guarantee.epsilon:.4g}, δ = {guarantee.delta:.3g}) still applies. Raise the budget (a larger "
             "epsilon), the noise sigma2, or use the data-independent Confident-GNMax."
@@ -272,10 +272,6 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         **params.public_dict(),
         "epsilon_data_independent": float(eps_independent),
         "passed": passed,
-        "ell": float(ell),
-        "s_hat": float(s_hat),
-        "e_tilde": float(e_tilde),
-        "test_statistic": statistic,
         "epsilon_test": float(guarantee.parts["epsilon_test"]),
         "delta_target": float(guarantee.delta),
         "m": m,

@@ -121,15 +121,12 @@ def test_params_hold_only_public_and_released_values():
     counts = confident_counts()
     p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=1)
-    released = {"passed", "ell", "s_hat", "e_tilde", "test_statistic"}
+    released = {"passed"}  # the test's outcome; its noisy statistics are only compared, never published
     public = set(p.public_dict()) | {"epsilon_test", "epsilon_data_independent", "delta_target", "m", "k", "n_classes", "noise"}
     assert set(r.params) == released | public
     diag = cert.certified_diagnostics(counts, p)
     private = {diag.rdp_data_dependent, diag.smooth_sensitivity}
     assert not private & {v for v in r.params.values() if isinstance(v, float)}
-    # the released values are consistent with the private ones: Ẽ and ℓ are noisy versions
-    assert r.params["test_statistic"] == pytest.approx(
-        r.params["e_tilde"] + r.params["s_hat"] * p.sigma_s * stats.norm.isf(p.delta_prime))
 
 
 # ----------------------------------------------------------------------------- failure probability
