@@ -35,6 +35,14 @@ _EXPORTS = {
     "btt_soft_label": "mechanisms",
     "lnmax_label": "mechanisms",
     "composition_baseline_label": "mechanisms",
+    "gnmax_label": "mechanisms",
+    "confident_gnmax_label": "mechanisms",
+    "certified_confident_gnmax_label": "mechanisms",
+    # accounting: the privacy ledger
+    "PrivacyLedger": "accounting",
+    "ledger_for": "accounting",
+    # settings suggested from public sizes
+    "recommend_settings": "recommend",
     # transfer
     "train_student": "ensemble",
     # estimator

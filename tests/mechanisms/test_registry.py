@@ -182,3 +182,12 @@ def _calls_outside_mechanisms() -> list[str]:
 
 def test_no_module_outside_core_mechanisms_calls_a_labeling_function():
     assert _calls_outside_mechanisms() == []
+
+
+def test_every_mechanism_family_is_exported_from_core():
+    import core
+
+    for name in ("btt_label", "btt_soft_label", "lnmax_label", "composition_baseline_label", "a_stab_label",
+                 "gnmax_label", "confident_gnmax_label", "certified_confident_gnmax_label"):
+        assert name in core.__all__ and callable(getattr(core, name))
+    assert core.PrivacyLedger is not None and callable(core.recommend_settings)
