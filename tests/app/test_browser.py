@@ -128,7 +128,12 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             counts = re.search(r"(\d+) answered, (\d+) ⊥, (\d+) not processed", released.inner_text())
             answered, bottom, unprocessed = (int(x) for x in counts.groups())
             assert answered + bottom + unprocessed == M and answered > 0
-            # generated data is a teaching split: its features are exported only on confirmation
+            # generated data is a teaching split: without confirmation the CSV holds row numbers
+            # and labels only (the rows are private rows); its features only on confirmation
+            with page.expect_download() as info:
+                page.get_by_role("button", name="Download labeled CSV").click()
+            unconfirmed = tmp_path / "unconfirmed.csv"
+            info.value.save_as(unconfirmed)
             page.get_by_text("I confirm these rows may be published: they are a split of the private file").click()
             settle(page)
             with page.expect_download() as info:
@@ -148,6 +153,9 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
         finally:
             browser.close()
 
+    features_out = pd.read_csv(unconfirmed, dtype={"label": str}, keep_default_na=False)
+    assert "x0" not in features_out.columns and "x1" not in features_out.columns
+    assert {"label", "answered", "status"} <= set(features_out.columns) and len(features_out) == M
     frame = pd.read_csv(path, dtype={"label": str}, keep_default_na=False)
     assert list(frame.columns) == ["x0", "x1", "label", "answered", "status"]
     assert len(frame) == M  # one row per public query
