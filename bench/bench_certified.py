@@ -18,7 +18,7 @@ import tracemalloc
 
 import numpy as np
 
-from core.accounting import data_dependent, smooth_sensitivity
+from core.accounting import data_dependent, gnmax_sensitivity, smooth_sensitivity
 from core.mechanisms import certified, certified_params
 
 M, K, C = 10_000, 250, 10
@@ -59,7 +59,7 @@ def timed(fn, repeat: int = 3):
 
 
 def main() -> None:
-    smooth_sensitivity.gnmax_sensitivity(sigma=SIGMA2, n_classes=C, order=ORDER)  # warm the (public) analysis cache
+    gnmax_sensitivity.gnmax_sensitivity(sigma=SIGMA2, n_classes=C, order=ORDER)  # warm the (public) analysis cache
     params = certified_params.CertifiedParameters(threshold=T, sigma1=SIGMA1, sigma2=SIGMA2, order=ORDER, budget=5.0,
                                            beta=BETA, sigma_s=10.0, sigma_l=0.2, delta_prime=1e-6,
                                            delta_dprime=1e-6, delta_conversion=1e-6)

@@ -48,11 +48,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, make_result
+from core.accounting.gnmax_sensitivity import gnmax_sensitivity
+from core.accounting.smooth_sensitivity import (
+    SmoothSensitivityProfile,
+    certified_rdp_terms_from_sensitivity,
+    smooth_sensitivity_profile,
+)
 from core.errors import ParameterError
-from core.mechanisms.certified_params import CertifiedParameters, certified_parameters, normal_upper_quantile
+from core.mechanisms.certified_params import (
+    CertifiedParameters,
+    certified_parameters,
+    normal_upper_quantile,
+)
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, make_result
 from core.noise import RNGLike, check_rng
-from core.accounting.smooth_sensitivity import SmoothSensitivityProfile, certified_rdp_terms_from_sensitivity, gnmax_sensitivity, smooth_sensitivity_profile
 from core.validation import check_counts
 
 __all__ = [

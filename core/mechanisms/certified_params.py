@@ -24,10 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
+from core.accounting.gnmax_sensitivity import gnmax_sensitivity
 from core.accounting.guarantee import PrivacyGuarantee
-from core.accounting.smooth_sensitivity import gnmax_sensitivity
 from core.errors import ParameterError
-from core.validation import check_delta, check_epsilon, check_integer, check_probability, check_real
+from core.validation import (
+    check_delta,
+    check_epsilon,
+    check_integer,
+    check_probability,
+    check_real,
+)
 
 __all__ = [
     "COMPOSITIONS",

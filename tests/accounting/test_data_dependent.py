@@ -12,6 +12,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 from scipy.special import ndtri
 
 from core.accounting import data_dependent as dd
+from core.accounting import gnmax_sensitivity as gs
 from core.accounting import smooth_sensitivity as ss
 from core.errors import ParameterError
 
@@ -283,7 +284,7 @@ CASES = [  # (k, K, sigma2, order, threshold, sigma1)
 def test_cases_cover_every_regime():
     seen = set()
     for k, K, s2, lam, _, _ in CASES:
-        a = ss.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
+        a = gs.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
         for h in all_histograms(k, K):
             x = logq_of(h, s2)
             seen.add("below" if x < a.logq1 else "above" if x > a.logq0 else "plateau")
@@ -292,7 +293,7 @@ def test_cases_cover_every_regime():
 
 @pytest.mark.parametrize("k,K,s2,lam,t,s1", CASES)
 def test_analysis_constants(k, K, s2, lam, t, s1):
-    a = ss.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
+    a = gs.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
     r = RefAnalysis(s2, K, lam)
     assert a.logq0 == pytest.approx(r.x0, rel=1e-8)
     assert a.logq1 == pytest.approx(r.x1, rel=1e-8)
@@ -302,7 +303,7 @@ def test_analysis_constants(k, K, s2, lam, t, s1):
 @pytest.mark.parametrize("k,K,s2,lam,t,s1", CASES)
 def test_local_sensitivity_bound_is_sound(k, K, s2, lam, t, s1):
     """Algorithm 3's bound ≥ the exact local sensitivity, found by enumerating neighbours."""
-    a = ss.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
+    a = gs.gnmax_sensitivity(sigma=s2, n_classes=K, order=lam)
     hs = all_histograms(k, K)
     counts = np.array(hs)
     thr, gn = ss.certified_rdp_terms(counts, threshold=t, sigma1=s1, sigma2=s2, order=lam)
@@ -389,7 +390,7 @@ def test_smooth_sensitivity_is_beta_smooth():
 def test_certified_gnmax_term_matches_diagnostic_below_q0():
     rng = np.random.default_rng(8)
     counts = histograms(rng, 250, 10, 200)
-    a = ss.gnmax_sensitivity(sigma=40.0, n_classes=10, order=20.0)
+    a = gs.gnmax_sensitivity(sigma=40.0, n_classes=10, order=20.0)
     _, gn = ss.certified_rdp_terms(counts, threshold=200, sigma1=150, sigma2=40, order=20)
     diag = dd.gnmax_rdp_data_dependent(counts, sigma=40, orders=[20.0])[:, 0]
     logq = dd.log_q_gnmax(counts, sigma=40)
@@ -399,10 +400,10 @@ def test_certified_gnmax_term_matches_diagnostic_below_q0():
 
 
 def test_conditions_reject_small_sigma():
-    assert ss.check_conditions(40.0, 10, 20.0) == (True, True)
-    assert ss.check_conditions(2.0, 2, 3.0)[1] is False
+    assert gs.check_conditions(40.0, 10, 20.0) == (True, True)
+    assert gs.check_conditions(2.0, 2, 3.0)[1] is False
     with pytest.raises(ParameterError, match="C6"):
-        ss.gnmax_sensitivity(sigma=2.0, n_classes=2, order=3.0)
+        gs.gnmax_sensitivity(sigma=2.0, n_classes=2, order=3.0)
 
 
 def test_profile_fields_and_speed_scale():
