@@ -13,6 +13,7 @@ import streamlit as st
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _datasets as datasets
+from pages import _ledger as ledgers
 from pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
@@ -39,6 +40,7 @@ with st.sidebar:
     privacy_box = st.container()
 
 session.enter_page(page.url_path)
+ledgers.begin_view()
 st.session_state["_in_app"] = True  # pages check it (pages/_session.run_through_app)
 try:
     page.run()
@@ -60,6 +62,36 @@ with data_box:
             + ("**teaching split** (public queries drawn from the private file)" if ds.teaching_split
                else "two-file job (separate public file)")
         )
+        kind = session.data_kind(ds)
+        st.markdown(session.KIND_TEXT[kind])
+        if session.can_declare_teaching():
+            with st.expander("Teaching data?" if kind == session.REAL else "Declared teaching data"):
+                if kind == session.REAL:
+                    st.caption("An upload is a real job. If it holds nobody's private data, you may declare it "
+                               "teaching data: everything then runs live and counts on your own ledger.")
+                    sure = st.checkbox(session.TEACHING_DECLARATION, key="teaching_declaration")
+                    if st.button("Treat this upload as teaching data", key="declare_teaching", disabled=not sure):
+                        session.declare_teaching(True)
+                        st.rerun()
+                else:
+                    st.caption("You confirmed that this upload holds nobody's private data.")
+                    if st.button("Treat it as a real job again", key="undeclare_teaching"):
+                        session.declare_teaching(False)
+                        st.rerun()
+        if kind == session.TEACHING:
+            led = ledgers.ledger(ds)
+            st.caption(f"Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "
+                       f"run{'s' if len(led) != 1 else ''}.")
+            if st.button("New lesson (reset my ledger)", key="new_lesson",
+                         help="Starts your ledger on this data again at zero. Teaching data only: on a real job "
+                         "the ledger belongs to the private data and is never reset."):
+                ledgers.new_lesson(ds)
+                st.rerun()
+        else:
+            led = ledgers.ledger(ds)
+            budget = led.budget
+            st.caption(f"Spent on this data: ε {ledgers.total_text(led.total(), budget)} over {len(led)} "
+                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)." if budget is None else "."))
 with privacy_box:
     st.subheader("Privacy settings")
     st.markdown(widgets.privacy_summary(None if ds is None else ds.n_public))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import nonprivate
+from core import nonprivate, pipeline
 from core.mechanisms import registry
 from core.mechanisms.stability import distance_to_instability
 from pages import _session as session
 from pages import _cache as cache
 from pages import _datasets as datasets
 from pages import _ledger as ledgers
+from pages import _plan as plan
+from pages import _spend as spending
 from pages import _charts as charts
 from pages import _widgets as widgets
 
@@ -59,73 +61,113 @@ with controls:
                    f"(n = {ds.n_private:,} private rows): publishing one private row picked at random, in full, "
                    "already satisfies δ = 1/n with ε = 0.")
 
-        with st.expander("Total privacy budget on this data (optional)"):
-            b1, b2 = st.columns(2)
-            b_eps = b1.number_input("Budget ε (0 = no budget)", min_value=0.0, step=1.0, format="%g",
-                                    key=session.widget_key_for(ledgers.BUDGET_SECTION, "epsilon", 0.0))
-            b_delta = b2.number_input("Budget δ", min_value=0.0, max_value=1.0, format="%g",
-                                      key=session.widget_key_for(ledgers.BUDGET_SECTION, "delta",
-                                                                 ledgers.DEFAULT_BUDGET_DELTA))
-            session.remember(ledgers.BUDGET_SECTION, "epsilon", float(b_eps))
-            session.remember(ledgers.BUDGET_SECTION, "delta", float(b_delta))
-            st.caption("Every run on these private rows is charged to one ledger; a run that would take its "
-                       "total past this budget is refused before it runs (nothing is drawn, nothing is spent).")
+        if session.is_real_job(ds):
+            spending.budget_box(ds)
+        else:
+            with st.expander("Total privacy budget on this data (optional)"):
+                b1, b2 = st.columns(2)
+                b_eps = b1.number_input("Budget ε (0 = no budget)", min_value=0.0, step=1.0, format="%g",
+                                        key=session.widget_key_for(ledgers.BUDGET_SECTION, "epsilon", 0.0))
+                b_delta = b2.number_input("Budget δ", min_value=0.0, max_value=1.0, format="%g",
+                                          key=session.widget_key_for(ledgers.BUDGET_SECTION, "delta",
+                                                                     ledgers.DEFAULT_BUDGET_DELTA))
+                session.remember(ledgers.BUDGET_SECTION, "epsilon", float(b_eps))
+                session.remember(ledgers.BUDGET_SECTION, "delta", float(b_delta))
+                st.caption("Every run on these private rows is charged to this lesson's ledger; a run that would "
+                           "take its total past this budget is refused before it runs (nothing is drawn, nothing "
+                           "is spent).")
 
+
+def show_result(result, ds, ens) -> None:
+    """The measured result of a run on the private votes: counts, guarantees, timeline."""
+    st.subheader("Result")
+    c = st.columns(3)
+    c[0].metric("Answered", result.n_answered, help="Queries that received a private label.")
+    c[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
+    c[2].metric("Not processed", result.n_unprocessed,
+                help="Queries after the mechanism halted (T abstentions reached): not the same as ⊥.")
+    g = st.columns(3)
+    certified = "epsilon_data_independent" in result.params
+    g[0].metric("Certified guarantee ε" if certified else "Guarantee ε", session.fmt(result.epsilon, 4),
+                help="A guarantee for every dataset (ε, δ), computed before the data is seen"
+                + (" from the certified test's budget (propose–test–release)." if certified else "."))
+    g[1].metric("Guarantee δ", f"{result.delta:.3g}")
+    if certified:
+        g[2].metric("Data-independent ε of the same noise", session.fmt(result.params["epsilon_data_independent"], 4),
+                    help="What the same Confident-GNMax noise on these queries guarantees without the "
+                    "test: also a guarantee for every dataset, from public parameters only.")
+    st.markdown(
+        f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
+        f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
+    )
+    ledgers.show_spent(st, ds, ens=ens)
+    if result.halted_at is not None:
+        st.caption(f"The mechanism halted at query {result.halted_at + 1} of {result.m} after {result.n_bottom} abstentions.")
+
+    if not result.feasible:
+        st.error("These settings can answer (almost) nothing. " + (result.reason or ""))
+        k_needed = charts.min_teachers(result)
+        if k_needed is not None:
+            st.info(f"Teachers needed for a unanimous vote to pass the test half the time "
+                    f"(core.theory.btt_min_teachers): **k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
+    elif result.halted_at is not None and result.n_answered == 0:
+        st.warning("No query was answered before the mechanism halted: the vote margins are small "
+                   "compared with the threshold. Raise ε, lower T, use more teachers or more data.")
+
+    st.markdown("**Timeline over the queries** (in the order they were processed)")
+    fig = go.Figure()
+    for name, idx, color in charts.timeline(result):
+        fig.add_trace(go.Scatter(x=idx, y=[name] * len(idx), mode="markers", name=name,
+                                 marker=dict(size=7, color=color, symbol="line-ns-open")))
+    if result.halted_at is not None:
+        fig.add_vline(x=result.halted_at, line_dash="dash", annotation_text="halted")
+    fig.update_layout(height=220, xaxis_title="query index", margin=dict(l=10, r=10, t=10, b=10),
+                      showlegend=False)
+    st.plotly_chart(fig, key="timeline")
+
+    with st.expander("All parameters of this run"):
+        st.json(charts.public_params(result))
+
+
+result = None
 with results:
     with session.shown_errors():
         ds = datasets.dataset()
-        ens = cache.ensemble()
-        result, privacy_warnings = cache.labeling()
-        for text in privacy_warnings:
-            st.warning(text)
-
-        st.subheader("Result")
-        c = st.columns(3)
-        c[0].metric("Answered", result.n_answered, help="Queries that received a private label.")
-        c[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
-        c[2].metric("Not processed", result.n_unprocessed,
-                    help="Queries after the mechanism halted (T abstentions reached): not the same as ⊥.")
-        g = st.columns(3)
-        certified = "epsilon_data_independent" in result.params
-        g[0].metric("Certified guarantee ε" if certified else "Guarantee ε", session.fmt(result.epsilon, 4),
-                    help="A guarantee for every dataset (ε, δ), computed before the data is seen"
-                    + (" from the certified test's budget (propose–test–release)." if certified else "."))
-        g[1].metric("Guarantee δ", f"{result.delta:.3g}")
-        if certified:
-            g[2].metric("Data-independent ε of the same noise", session.fmt(result.params["epsilon_data_independent"], 4),
-                        help="What the same Confident-GNMax noise on these queries guarantees without the "
-                        "test: also a guarantee for every dataset, from public parameters only.")
-        st.markdown(
-            f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
-            f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
-        )
-        ledgers.show_spent(st, ds, ens=ens)
-        if result.halted_at is not None:
-            st.caption(f"The mechanism halted at query {result.halted_at + 1} of {result.m} after {result.n_bottom} abstentions.")
-
-        if not result.feasible:
-            st.error("These settings can answer (almost) nothing. " + (result.reason or ""))
-            k_needed = charts.min_teachers(result)
-            if k_needed is not None:
-                st.info(f"Teachers needed for a unanimous vote to pass the test half the time "
-                        f"(core.theory.btt_min_teachers): **k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
-        elif result.halted_at is not None and result.n_answered == 0:
-            st.warning("No query was answered before the mechanism halted: the vote margins are small "
-                       "compared with the threshold. Raise ε, lower T, use more teachers or more data.")
-
-        st.markdown("**Timeline over the queries** (in the order they were processed)")
-        fig = go.Figure()
-        for name, idx, color in charts.timeline(result):
-            fig.add_trace(go.Scatter(x=idx, y=[name] * len(idx), mode="markers", name=name,
-                                     marker=dict(size=7, color=color, symbol="line-ns-open")))
-        if result.halted_at is not None:
-            fig.add_vline(x=result.halted_at, line_dash="dash", annotation_text="halted")
-        fig.update_layout(height=220, xaxis_title="query index", margin=dict(l=10, r=10, t=10, b=10),
-                          showlegend=False)
-        st.plotly_chart(fig, key="timeline")
-
-        with st.expander("All parameters of this run"):
-            st.json(charts.public_params(result))
+        if not session.is_real_job(ds):
+            ens = cache.ensemble()
+            result, privacy_warnings = cache.labeling()
+            for text in privacy_warnings:
+                st.warning(text)
+            show_result(result, ds, ens)
+        else:
+            # A real job: the plan (free, predicted) first, then the run on the private votes as a priced button.
+            mechanism = session.privacy()["mechanism"]
+            k = int(ss["ensemble_cfg"]["k"])
+            st.subheader("Plan: the predicted result")
+            st.caption(f"**{plan.PREDICTED.capitalize()}.** Free: nothing here reads the private rows or votes.")
+            plan.quality_controls(st)
+            plan.show_prediction(st, plan.predict_for(ds, k, mechanism), m=ds.n_public)
+            planned = pipeline.privacy_map(mechanism, session.request(mechanism), ds.n_public)
+            st.markdown(f"Guarantee of a run at these settings, known before any data is seen: "
+                        f"**(ε, δ) = ({planned.epsilon:.4g}, {planned.delta:.3g})**.")
+            st.divider()
+            st.subheader("Run on the private votes")
+            ens = cache.cached_ensemble(ds)
+            if ens is None:
+                st.info("Train the teachers on the Ensemble page first (training spends no privacy: only a run "
+                        "on their votes does).")
+            else:
+                if spending.run_button(ds, ens, [(mechanism, session.request(mechanism))],
+                                       label="Run on the private votes", key="run_private"):
+                    with session.shown_errors():
+                        cache.priced_run(mechanism, ens=ens)
+                result = cache.paid_run(mechanism, ens=ens)
+                if result is not None:
+                    show_result(result, ds, ens)
+                    st.caption("This run was asked for and paid; it is also the release the Student & export "
+                               "page exports.")
+                else:
+                    ledgers.show_spent(st, ds, ens=ens)
 
 st.divider()
 st.subheader("Non-private diagnostics")
@@ -135,8 +177,12 @@ st.caption(
 )
 with session.shown_errors():
     ds = datasets.dataset()
+    if result is None:
+        raise cache.NotRunYet("No run on the private votes at these settings yet: the diagnostics of a run "
+                              "appear once it has run.")
     ens = cache.ensemble()
-    result, _ = cache.labeling()
+    if not widgets.raw_votes_allowed(ds, key="raw_votes_labeling"):
+        raise cache.NotRunYet("Not shown on a real job unless you ask (tick the box above).")
     left, right = st.columns(2)
     with left:
         if ds.public_y is None:

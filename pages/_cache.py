@@ -7,9 +7,13 @@
 * A labeling run, a student, are remembered **per session** (:func:`labeling`): noise is
   drawn once per request, so a rerun shows the same draw.
 * Every labeling run on the private data is charged to that data's privacy ledger
-  (:func:`ledger`, one per private dataset, process-wide) before it runs; a
-  **release** (:func:`release`) is a fresh run at settings fixed before it is shown, and
-  the only run the Student & export page lets the user download (docs/design.md §9).
+  (:func:`pages._ledger.ledger`: per session on teaching data, per private table for the
+  process on a real job) before it runs; a **release** (:func:`pages._ledger.release`) is a
+  fresh run at settings fixed before it is shown, and the only run the Student & export page
+  lets the user download (docs/design.md §9).
+* On a **real job** (:func:`pages._session.data_kind`) :func:`labeling` never runs anything:
+  it shows the runs the user paid for (:func:`priced_run`, a button that showed its price)
+  and otherwise raises :class:`NotRunYet`; the pages show predictions (:mod:`pages._plan`).
 
 Uploaded files stay in memory (session state and the in-process cache); nothing here
 writes to disk.  Every run goes through :mod:`core.pipeline`.
@@ -29,8 +33,21 @@ import core
 from core import pipeline
 from core.errors import PrivacyWarning, PrivateLabelLabError
 from pages import _session as session
+from pages import _ledger as ledgers
 from pages._datasets import Dataset, dataset
-from pages._ledger import ledger
+
+
+class NotRunYet(PrivateLabelLabError):
+    """On a real job: nothing has run on the private votes at these settings (shown as a next step)."""
+
+    shown_as = "info"
+
+
+NOT_RUN_YET = (
+    "Nothing has run on the private votes at these settings: this is a real job, so a run happens only when "
+    "you ask for it. The Private labeling page shows the predicted result for free and a button with the "
+    "run's price."
+)
 
 # --------------------------------------------------------------------------------------
 # Ensembles
@@ -253,6 +270,10 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
     later rerun asks again).  A run evicted from the memo and asked again is a new draw,
     and is charged again.
 
+    **A real job** runs nothing here: a run the user paid for (:func:`priced_run`) at these
+    settings is shown again; asked for the current settings, the latest paid run
+    (the release) is shown; otherwise :class:`NotRunYet` is raised.
+
     Returns
     -------
     (LabelingResult, list of str)
@@ -262,18 +283,27 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
     ------
     BudgetExhausted
         When the run would take the ledger's total past its budget.
+    NotRunYet
+        On a real job, when nothing was paid for at these settings.
     """
     session.init()
+    current = mechanism is None and settings is None
     mechanism = mechanism or session.privacy()["mechanism"]
     ens = ens or ensemble()
     asked = session.request(mechanism, settings)
-    key = (ens.key, mechanism, tuple(sorted(asked.items())), session.demo_mode())
+    key = _memo_key(ens, mechanism, asked)
     memo: OrderedDict = st.session_state["_labelings"]
     if key in memo:
         memo.move_to_end(key)
         return memo[key]
+    ds = dataset()
+    if session.is_real_job(ds):
+        rel = ledgers.current_release(ds, ens) if current else None
+        if rel is not None:  # the run the user paid for last (pages that show "the" run)
+            return rel["result"], []
+        raise NotRunYet(NOT_RUN_YET)
     inputs = ens.inputs(mechanism)
-    led = ledger(ens=ens)
+    led = ledgers.ledger(ds)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
         # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).
@@ -283,6 +313,57 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
     while len(memo) > 200:
         memo.popitem(last=False)
     return result, found
+
+
+def _memo_key(ens: Ensemble, mechanism: str, asked: dict[str, Any]) -> tuple:
+    return (ens.key, mechanism, tuple(sorted(asked.items())), session.demo_mode())
+
+
+def paid_run(mechanism: str, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):
+    """The run already paid for at these settings in this session (real job or teaching), or None."""
+    session.init()
+    ens = ens or ensemble()
+    hit = st.session_state["_labelings"].get(_memo_key(ens, mechanism, session.request(mechanism, settings)))
+    return None if hit is None else hit[0]
+
+
+def priced_run(mechanism: str, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):
+    """A run on the private votes the user asked for after seeing its price: a release.
+
+    Charged before it runs (:func:`pages._ledger.release`: refused past the budget, and on
+    a real job before a budget is set); remembered so that :func:`labeling` shows it.
+    """
+    session.init()
+    ens = ens or ensemble()
+    ds = dataset()
+    asked = session.request(mechanism, settings)
+    rel = ledgers.release(ds, ens, mechanism, asked)
+    memo: OrderedDict = st.session_state["_labelings"]
+    memo[_memo_key(ens, mechanism, asked)] = (rel["result"], [])
+    return rel["result"]
+
+
+def priced_compare(rows: dict[str, tuple], ens: Ensemble, epsilon: float) -> dict[str, Any]:
+    """Compare on the private votes: every row run once, as one priced action.
+
+    All rows are priced together before anything runs (refused as a whole past the
+    budget); each run is remembered like :func:`priced_run` and the table kept for the
+    Compare page at this ε.
+    """
+    ds = dataset()
+    runs = [(name, session.request(name, settings)) for name, settings in rows.values()]
+    results = ledgers.spend(ds, ens, runs)
+    memo: OrderedDict = st.session_state["_labelings"]
+    for (name, asked), result in zip(runs, results):
+        memo[_memo_key(ens, name, asked)] = (result, [])
+    table = dict(zip(rows, results))
+    st.session_state.setdefault("_paid_compare", {})[(ens.key, float(epsilon))] = table
+    return table
+
+
+def paid_compare(ens: Ensemble, epsilon: float) -> dict[str, Any] | None:
+    """The Compare table paid for at ``epsilon`` on this ensemble, or None."""
+    return st.session_state.get("_paid_compare", {}).get((ens.key, float(epsilon)))
 
 
 def student(result, ds: Dataset, learner: str, bottom: str):

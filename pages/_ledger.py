@@ -1,33 +1,40 @@
-"""The privacy ledger of the app's private data, and the release (docs/design.md §9).
+"""The privacy ledger of the app's private data, priced runs, and the release (docs/design.md §9).
 
-Every labeling run on the private data is charged to that data's ledger (:func:`ledger`,
-one per private dataset, process-wide) before it runs; a **release** (:func:`release`) is a
-fresh run at settings fixed before it is shown, and the only run the Student & export page
-lets the user download.
+Whose ledger (:func:`ledger`) depends on the kind of data (:func:`pages._session.data_kind`):
+
+* **Teaching data**: every session keeps its own ledger (in ``st.session_state``, one per
+  private table): the lesson is about one's own spending, so one student's exploring never
+  fills another's total.  A "new lesson" (:func:`new_lesson`) starts it again.
+* **A real job**: one ledger per private table for the whole process
+  (:func:`core.accounting.ledger_for`), whoever looks: two sessions on the same private rows
+  add to the same total, and its budget (:func:`set_job_budget`) is held by the ledger
+  itself, set once for the data before its first run.
+
+A **priced run** (:func:`price`, :func:`spend`) is a run on the private votes whose cost and
+the total after it are shown before it runs; a **release** (:func:`release`) is a fresh run at
+settings fixed before it is shown, the only run the Student & export page lets the user
+download.  On a real job every priced run is a release (its settings were fixed, and its
+price shown, before anything was drawn).
+
+This module imports nothing from :mod:`pages._cache` (the cache imports it): an ensemble is
+read through its ``inputs``, ``key`` and ``votes`` only.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any, Sequence
 
 import streamlit as st
 
 from core import pipeline
-from core.errors import PrivacyWarning
+from core.errors import PrivacyWarning, PrivateLabelLabError
 from pages import _session as session
 from pages._datasets import Dataset, dataset
 
-if TYPE_CHECKING:  # annotations only: the ensemble cache imports this module
-    from pages._cache import Ensemble
-
-# --------------------------------------------------------------------------------------
-# The privacy ledger of the private data, and the release (docs/design.md §9)
-# --------------------------------------------------------------------------------------
-
 BUDGET_SECTION = "ledger_budget"
-"""Session-state section of the optional total budget: ``{"epsilon": 0 (none) or ε, "delta": δ}``."""
+"""Session-state section of the teaching data's optional budget: ``{"epsilon": 0 (none) or ε, "delta": δ}``."""
 
 DEFAULT_BUDGET_DELTA = 1e-4
 """The budget's δ offered first (the runs' δs and composition slacks add up to the total δ)."""
@@ -37,6 +44,20 @@ SPENT_EXPLANATION = (
     "(each new setting, every Compare row and curve point, each release); they compose into this "
     "total. Showing a run again costs nothing: it is the same draw."
 )
+REAL_JOB_EXPLANATION = (
+    "Only the runs you asked for count here (each one a button that showed its price first); opening a page, "
+    "moving a control or reading a prediction spends nothing. This total belongs to the private data: every "
+    "session on the same rows adds to it."
+)
+REAL_JOB_MEANING = (
+    "On a real job this total would be what the published report must carry: every look at the private "
+    "votes is a release of them, so a lesson's worth of looks would have been spent before anything was "
+    "published. A real job therefore plans for free and spends only on the runs you ask for."
+)
+
+
+class BudgetNeeded(PrivateLabelLabError):
+    """A real job has no total budget yet: no run on its private votes before one is set."""
 
 
 def fingerprint(table) -> str:
@@ -66,19 +87,31 @@ _FINGERPRINTS: dict[int, tuple] = {}
 _FINGERPRINT_LOCK = threading.Lock()
 
 
-def ledger(ds: Dataset | None = None, *, ens: Ensemble | None = None):
-    """The privacy ledger of the current (or given) private data, with this session's budget.
+def _lesson_ledger(fp: str):
+    from core.accounting import PrivacyLedger
 
-    One ledger per private dataset for the whole process
-    (:func:`core.accounting.ledger_for` on :func:`fingerprint`): two sessions on the same
-    private rows add to the same total.  The optional budget set on the Private labeling
-    page is applied to it here, before every charge (the last budget set for this data
-    applies).
+    lessons = st.session_state.setdefault("_lesson_ledgers", {})
+    if fp not in lessons:
+        lessons[fp] = PrivacyLedger(fp)
+    return lessons[fp]
+
+
+def ledger(ds: Dataset | None = None, *, ens: Any = None):
+    """The privacy ledger of the current (or given) private data (module docstring: whose).
+
+    ``ens`` is accepted for the callers that hold an ensemble; the ledger follows the
+    dataset.  On teaching data the optional budget set on the Private labeling page is
+    applied before every charge; on a real job the budget is the ledger's own.
     """
     from core.accounting import ledger_for
 
-    table = ens._table if ens is not None else (ds or dataset()).private
-    led = ledger_for(fingerprint(table))
+    ds = ds or dataset()
+    fp = fingerprint(ds.private)
+    if session.is_real_job(ds):
+        return ledger_for(fp)
+    led = _lesson_ledger(fp)
+    # The first look at this ledger in a script run marks where this view's runs start.
+    st.session_state.setdefault("_view_marks", {}).setdefault(fp, len(led))
     wanted = st.session_state.get(BUDGET_SECTION) or {}
     eps = wanted.get("epsilon")
     if eps is not None and float(eps) > 0:
@@ -88,38 +121,172 @@ def ledger(ds: Dataset | None = None, *, ens: Ensemble | None = None):
     return led
 
 
-def show_spent(where=None, ds: Dataset | None = None, *, ens: Ensemble | None = None) -> None:
-    """Show "Spent on this data so far: (ε, δ)" with its one-line explanation."""
+def begin_view() -> None:
+    """Called by ``app.py`` before a page runs: this view's runs are counted from here."""
+    st.session_state["_view_marks"] = {}
+
+
+def view_cost(ds: Dataset):
+    """The composed guarantee of the runs this view made on teaching data (None: no run)."""
+    from core.accounting.ledger_compose import compose_entries
+
+    led = ledger(ds)
+    start = st.session_state.get("_view_marks", {}).get(fingerprint(ds.private), len(led))
+    new = led.entries[start:]
+    return (compose_entries(new), len(new)) if new else (None, 0)
+
+
+def new_lesson(ds: Dataset) -> None:
+    """Start this session's ledger on teaching data again, and forget the runs it paid for.
+
+    The remembered runs are dropped too, so that showing them again is a new run of the
+    new lesson (charged to it), never a free look at a draw the old ledger paid for.
+    """
+    from core.accounting import PrivacyLedger
+
+    fp = fingerprint(ds.private)
+    st.session_state.setdefault("_lesson_ledgers", {})[fp] = PrivacyLedger(fp)
+    st.session_state.setdefault("_view_marks", {})[fp] = 0
+    st.session_state.get("_labelings", {}).clear()
+    st.session_state.pop("_release", None)
+    st.session_state.pop("_paid_compare", None)
+
+
+def set_job_budget(ds: Dataset, epsilon: float, delta: float) -> None:
+    """Set a real job's total budget (ε, δ) on its ledger (the data's, whoever looks)."""
+    if not float(epsilon) > 0:
+        raise PrivateLabelLabError("The total budget needs an ε above 0.")
+    ledger(ds).set_budget(epsilon=float(epsilon), delta=float(delta))
+
+
+def total_text(total, budget=None) -> str:
+    """"1.5 of 3" or "1.5" (ε only): the short form of a total against a budget."""
+    if budget is None:
+        return f"{total.epsilon:.4g}"
+    return f"{total.epsilon:.4g} of {budget.epsilon:.4g}"
+
+
+def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> None:
+    """Show "Spent on this data so far: (ε, δ)" with what it means for this kind of data.
+
+    On teaching data also the cost of this view next to the running total, and a sentence
+    on what such a total would mean on a real job.
+    """
     where = where if where is not None else st
-    led = ledger(ds, ens=ens)
+    ds = ds or dataset()
+    led = ledger(ds)
     total = led.total()
     budget = led.budget
     of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
     where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
                    f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
-    where.caption(SPENT_EXPLANATION)
+    if session.is_real_job(ds):
+        where.caption(REAL_JOB_EXPLANATION)
+        return
+    cost, runs = view_cost(ds)
+    where.markdown("This view: " + ("no new run (every result shown was drawn before)" if cost is None else
+                                    f"{runs} new run{'s' if runs != 1 else ''}, ε {cost.epsilon:.4g} "
+                                    f"(δ {cost.delta:.3g})")
+                   + f" · spent in this lesson: ε {total.epsilon:.4g}.")
+    where.caption(SPENT_EXPLANATION + " " + REAL_JOB_MEANING)
 
 
-def release(ds: Dataset, ens: Ensemble, mechanism: str, asked: dict[str, Any]) -> dict[str, Any]:
+# --------------------------------------------------------------------------------------
+# Priced runs (a real job's only way to the private votes)
+# --------------------------------------------------------------------------------------
+
+
+def price(ds: Dataset, runs: Sequence[tuple[str, dict[str, Any]]], m: int) -> dict[str, Any]:
+    """What ``runs`` (``(mechanism, settings)`` pairs) would cost on ``m`` queries, before anything runs.
+
+    Returns
+    -------
+    dict
+        ``entries`` (each run's a-priori ledger entry), ``cost`` (their composition alone),
+        ``after`` (the ledger's total with them), ``budget`` (or None), ``fits`` (whether
+        the budget allows them) and ``refusal`` (the ledger's words when it does not).
+    """
+    from core.accounting import PrivacyLedger
+    from core.accounting.ledger_compose import compose_entries
+    from core.errors import BudgetExhausted
+
+    led = ledger(ds)
+    entries = [pipeline.ledger_entry(name, pipeline.resolve(name, settings, m), m) for name, settings in runs]
+    trial = PrivacyLedger(led.fingerprint, entries=led.entries)
+    budget = led.budget
+    if budget is not None:
+        trial.set_budget(epsilon=budget.epsilon, delta=budget.delta)
+    refusal = None
+    try:
+        for entry in entries:
+            trial.charge(entry)
+    except BudgetExhausted as exc:
+        refusal = str(exc)
+    after = compose_entries(list(led.entries) + entries)
+    return {"entries": entries, "cost": compose_entries(entries), "after": after, "budget": budget,
+            "fits": refusal is None, "refusal": refusal}
+
+
+def price_line(p: dict[str, Any], what: str = "this run") -> str:
+    """"this run: ε 1 · spent after it: 1 of 3": a price in one line."""
+    after = p["after"]
+    return (f"{what}: ε {p['cost'].epsilon:.4g} (δ {p['cost'].delta:.3g}) · spent after it: "
+            f"{total_text(after, p['budget'])}" + ("" if p["budget"] is None else
+                                                   f" (δ {after.delta:.3g} of {p['budget'].delta:.3g})"))
+
+
+def require_budget(ds: Dataset) -> None:
+    """Raise :class:`BudgetNeeded` on a real job that has no total budget yet."""
+    if session.is_real_job(ds) and ledger(ds).budget is None:
+        raise BudgetNeeded("Set a total privacy budget (ε, δ) for this data first (Private labeling page): "
+                           "a real job spends nothing before its budget is set.")
+
+
+def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]]) -> list:
+    """Run ``runs`` on the private votes, each charged to the ledger before it runs.
+
+    All of them fit in the budget or none runs (:func:`price` first); on a real job a
+    budget must be set (:class:`BudgetNeeded`).  Fresh noise every time (in demo mode a
+    fixed seed other than the exploring runs').
+
+    Returns
+    -------
+    list of LabelingResult
+    """
+    from core.errors import BudgetExhausted
+
+    require_budget(ds)
+    m = int(ens.votes.shape[0])
+    p = price(ds, runs, m)
+    if not p["fits"]:
+        raise BudgetExhausted(p["refusal"])
+    led = ledger(ds)
+    out = []
+    for i, (name, settings) in enumerate(runs):
+        rng = session.DEMO_SEED + 1 + i if session.demo_mode() else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            out.append(pipeline.label(ens.inputs(name), name, dict(settings), rng=rng, ledger=led))
+    return out
+
+
+def release(ds: Dataset, ens: Any, mechanism: str, asked: dict[str, Any]) -> dict[str, Any]:
     """A **release**: a fresh run at ``(mechanism, asked)``, fixed before it is shown.
 
-    Never taken from the memo of :func:`labeling`: a new draw of the noise (in demo
-    mode a fixed seed other than the exploring runs' one, so the release is still a new
-    draw and still repeats), charged to the ledger before it runs (BudgetExhausted past
-    the budget: nothing runs and the previous release, if any, stays).  Stored in this
-    session as the one run the downloads export.
+    Never taken from the memo of :func:`pages._cache.labeling`: a new draw of the noise
+    (in demo mode a fixed seed other than the exploring runs' one, so the release is
+    still a new draw and still repeats), charged to the ledger before it runs
+    (BudgetExhausted past the budget, BudgetNeeded on a real job without a budget:
+    nothing runs and the previous release, if any, stays).  Stored in this session as
+    the one run the downloads export.
     """
-    led = ledger(ds, ens=ens)
-    rng = session.DEMO_SEED + 1 if session.demo_mode() else None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
-        result = pipeline.label(ens.inputs(mechanism), mechanism, dict(asked), rng=rng, ledger=led)
+    result = spend(ds, ens, [(mechanism, dict(asked))])[0]
     st.session_state["_release"] = {"result": result, "mechanism": mechanism, "asked": dict(asked),
-                                    "ens_key": ens.key, "ds_key": ds.key, "number": len(led)}
+                                    "ens_key": ens.key, "ds_key": ds.key, "number": len(ledger(ds))}
     return st.session_state["_release"]
 
 
-def current_release(ds: Dataset, ens: Ensemble) -> dict[str, Any] | None:
+def current_release(ds: Dataset, ens: Any) -> dict[str, Any] | None:
     """This session's release on the current data and ensemble, or None."""
     rel = st.session_state.get("_release")
     if rel is None or rel["ens_key"] != ens.key or rel["ds_key"] != ds.key:

@@ -208,11 +208,84 @@ def enter_page(name: str) -> None:
 
 @contextlib.contextmanager
 def shown_errors() -> Iterator[None]:
-    """Show a library error in place with ``st.error`` instead of a traceback."""
+    """Show a library error in place with ``st.error`` instead of a traceback.
+
+    An error that is no failure but a next step (``exc.shown_as == "info"``, e.g. "nothing
+    has run on the private votes yet") is shown with ``st.info``.
+    """
     try:
         yield
     except PrivateLabelLabError as exc:
-        st.error(str(exc))
+        (st.info if getattr(exc, "shown_as", "error") == "info" else st.error)(str(exc))
+
+
+# --------------------------------------------------------------------------------------
+# The two kinds of data: teaching data and a real job
+# --------------------------------------------------------------------------------------
+
+TEACHING = "teaching"
+"""Generated sets, the bundled demo sets, and uploads declared to hold nobody's private data."""
+REAL = "real"
+"""Any upload (one file or two) and the bundled two-file job: nothing runs on the private
+votes unless the user asks for that run and has seen its price."""
+
+TEACHING_DECLARATION = (
+    "I confirm that this upload holds nobody's private data: every row is made up, already public, "
+    "or published for teaching, so looking at it as often as I like harms no one."
+)
+"""The worded confirmation that turns an upload into teaching data."""
+
+KIND_TEXT = {
+    TEACHING: "**Teaching data**: everything runs live as you move the controls; the ledger counts your "
+              "runs as part of the lesson and is yours alone.",
+    REAL: "**Real job**: nothing runs on the private votes unless you ask for that run and have seen its "
+          "price. The pages show predictions from public quantities (free); a run on the private votes is a "
+          "button that says what it costs and is counted on this data's ledger.",
+}
+
+
+def _upload_identity(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    if cfg.get("source") != "upload" or not cfg.get("private_hash"):
+        return None
+    return (str(cfg["private_hash"]), str(cfg.get("public_hash") or ""))
+
+
+def data_kind(ds: Any, cfg: dict[str, Any] | None = None) -> str:
+    """:data:`TEACHING` or :data:`REAL` for a loaded dataset (``pages._datasets.Dataset``).
+
+    Generated and bundled demo sets are teaching data; an upload (one file or two) and a
+    bundled two-file job are a real job, unless this session declared the upload to be
+    teaching data (:func:`declare_teaching`).  ``cfg`` is the data configuration the
+    dataset was loaded from (the session's current one by default).
+    """
+    if getattr(ds, "source", None) in ("generator", "bundled"):
+        return TEACHING
+    init()
+    ident = _upload_identity(cfg if cfg is not None else st.session_state["data_cfg"])
+    if ident is not None and ident in st.session_state.get("_teaching_uploads", set()):
+        return TEACHING
+    return REAL
+
+
+def is_real_job(ds: Any) -> bool:
+    """Whether ``ds`` is a real job (:func:`data_kind`)."""
+    return data_kind(ds) == REAL
+
+
+def can_declare_teaching() -> bool:
+    """Whether the loaded data is an upload (only an upload may be declared teaching data)."""
+    init()
+    return _upload_identity(st.session_state["data_cfg"]) is not None
+
+
+def declare_teaching(teaching: bool) -> None:
+    """Declare the current upload teaching data (True) or a real job again (False)."""
+    init()
+    ident = _upload_identity(st.session_state["data_cfg"])
+    if ident is None:
+        return
+    declared = st.session_state.setdefault("_teaching_uploads", set())
+    (declared.add if teaching else declared.discard)(ident)
 
 
 def fmt(x: float | None, digits: int = 3) -> str:

@@ -255,3 +255,24 @@ def generator_widget(where, section: str, p: dict[str, Any]) -> Any:
                                          format="%g", key=key, help=p.get("help")))
     ss[section][p["name"]] = value
     return value
+
+
+# --------------------------------------------------------------------------------------
+# Raw votes on a real job
+# --------------------------------------------------------------------------------------
+
+
+def raw_votes_allowed(ds, *, key: str) -> bool:
+    """Whether to show views that read the raw votes or teacher predictions (NON-PRIVATE).
+
+    Always on teaching data; on a real job only when the data owner ticks the box: such a
+    view spends nothing, but a setting chosen after looking at it is chosen on the private
+    data, outside the (ε, δ) guarantee.
+    """
+    if not session.is_real_job(ds):
+        return True
+    return bool(st.checkbox(
+        "Show the non-private diagnostics (they read the raw votes)", key=key, value=False,
+        help="Shown to you only, never exported, and spends nothing; but a setting you choose after looking at "
+        "them is chosen on the private data, outside the (ε, δ) guarantee.",
+    ))

@@ -1,0 +1,108 @@
+"""The plan of a real job: predictions from public quantities only (:mod:`core.plan`), cached.
+
+A prediction reads n (private rows), m (public queries), k (teachers), the number of
+classes, the mechanism and its settings, and an **assumed** teacher quality (a public
+assumption the user sets: a teacher's accuracy on easy queries and the share of hard
+queries on which teachers split).  It simulates votes under that assumption and runs the
+registered mechanisms on them: zero privacy cost, nothing private is read.
+
+Predictions are cached on their inputs for the whole process (``st.cache_data``): they
+depend on public quantities only, so every session may share them.  The simulation's seed
+is a fixed public one (a prediction is a public computation; the same inputs always give
+the same numbers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import streamlit as st
+
+from pages import _session as session
+
+PREDICTED = "predicted — no private data used"
+"""The mark every predicted number carries."""
+
+QUALITY_SECTION = "plan_quality"
+DEFAULT_QUALITY = {"accuracy": 0.85, "hard_share": 0.2}
+PLAN_SEED = 0
+"""The public seed of the simulated votes (predictions are public computations)."""
+DRAWS = 20
+"""Draws of the noise per prediction (mean and spread)."""
+CURVE_DRAWS = 8
+"""Draws per point of a predicted curve (many points: fewer draws each)."""
+
+
+def quality() -> tuple[float, float]:
+    """The assumed teacher quality of this session: (accuracy, share of hard queries)."""
+    ss = st.session_state
+    q = ss.setdefault(QUALITY_SECTION, dict(DEFAULT_QUALITY))
+    return float(q["accuracy"]), float(q["hard_share"])
+
+
+def quality_controls(where=None) -> tuple[float, float]:
+    """The assumed-teacher-quality control, labelled as an assumption; returns the values."""
+    where = where if where is not None else st
+    quality()
+    where.markdown("**Assumed teacher quality** (an assumption you make, not measured on the private data)")
+    c = where.columns(2)
+    acc = c[0].slider("Assumed teacher accuracy (easy queries)", 0.5, 1.0, step=0.01,
+                      key=session.widget_key(QUALITY_SECTION, "accuracy"),
+                      help="An assumption: the chance that one teacher gives the true class on an easy query. "
+                      "Nothing private is read to set it.")
+    hard = c[1].slider("Assumed share of hard queries", 0.0, 1.0, step=0.05,
+                       key=session.widget_key(QUALITY_SECTION, "hard_share"),
+                       help="An assumption: the share of public queries on which the teachers split "
+                       "(about as many vote for the runner-up as for the true class).")
+    session.remember(QUALITY_SECTION, "accuracy", float(acc))
+    session.remember(QUALITY_SECTION, "hard_share", float(hard))
+    return float(acc), float(hard)
+
+
+@st.cache_data(max_entries=2048, show_spinner=False)
+def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
+             accuracy: float, hard_share: float, draws: int):
+    from core.plan import TeacherQuality, predict
+
+    return predict(mechanism, dict(settings), n=n, m=m, k=k, n_classes=n_classes,
+                   quality=TeacherQuality(accuracy=accuracy, hard_share=hard_share), draws=draws, rng=PLAN_SEED)
+
+
+def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
+            draws: int = DRAWS):
+    """:func:`core.plan.predict` at the session's assumed quality (cached on every input)."""
+    acc, hard = quality()
+    return _predict(mechanism, tuple(sorted(dict(settings).items())), int(n), int(m), int(k), int(n_classes),
+                    acc, hard, int(draws))
+
+
+def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS):
+    """The prediction for ``mechanism`` at the session's request (plus ``settings``) on ``ds`` with k teachers."""
+    return predict(mechanism, session.request(mechanism, dict(settings or {})), n=ds.n_private, m=ds.n_public, k=k,
+                   n_classes=ds.n_classes, draws=draws)
+
+
+def pm(mean: float, sd: float | None) -> str:
+    """"1,234 ± 12": a predicted count with its spread over the draws."""
+    if sd is None or sd != sd:
+        return f"{mean:,.0f}"
+    return f"{mean:,.0f} ± {sd:,.0f}"
+
+
+def show_prediction(where, pred, *, m: int) -> None:
+    """The predicted counts as metrics, each marked predicted, and what the plan advises."""
+    c = where.columns(4)
+    c[0].metric("Answered (predicted)", pm(pred.answered, getattr(pred, "answered_sd", None)),
+                help=PREDICTED.capitalize() + ": mean ± spread over simulated draws.")
+    c[1].metric("Correct (predicted)", pm(pred.correct, getattr(pred, "correct_sd", None)), help=PREDICTED.capitalize())
+    c[2].metric("⊥ (predicted)", pm(pred.bottom, getattr(pred, "bottom_sd", None)), help=PREDICTED.capitalize())
+    c[3].metric("Not processed (predicted)", pm(pred.not_processed, getattr(pred, "not_processed_sd", None)),
+                help=PREDICTED.capitalize())
+    where.caption(f"All four are {PREDICTED}: votes simulated from n, m, k, the number of classes and the "
+                  f"assumed teacher quality, run through the same mechanism {pred.draws} times "
+                  f"(m = {m:,} queries).")
+    if not getattr(pred, "feasible", True) and getattr(pred, "reason", None):
+        where.error("Predicted: these settings can answer (almost) nothing. " + pred.reason)
+    if not getattr(pred, "useful", True):
+        where.warning("**No useful result predicted**: at these settings the labels would be no better than "
+                      "always answering the majority class. " + (getattr(pred, "advice", None) or ""))

@@ -1,0 +1,88 @@
+"""Spending on a real job, as the pages show it: the budget asked first, then priced buttons.
+
+* :func:`budget_box`: a real job asks for a total budget (ε, δ) on its data before its
+  first run; once set, it is shown with what is spent (and may be changed, said to weaken
+  the promise when raised).
+* :func:`run_button`: before a run on the private votes the page shows its cost and the
+  total after it ("this run: ε 1 · spent after it: 1 of 3"); the button is the only way to
+  run, and a run that would pass the budget is refused in place (the button is disabled
+  and the ledger's words are shown).
+
+The prices come from :mod:`pages._ledger` (the runs' a-priori privacy maps composed with
+what the ledger holds); nothing here runs a mechanism.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import streamlit as st
+
+from pages import _ledger as ledgers
+from pages import _session as session
+
+BUDGET_HELP = (
+    "The most this data may spend, over every run you will ask for (each release, each priced comparison). "
+    "Every run is refused before it starts if it would take the total past it."
+)
+
+
+def budget_box(ds) -> None:
+    """The real job's total budget: asked for before the first run, then shown."""
+    led = ledgers.ledger(ds)
+    budget = led.budget
+    if budget is None:
+        st.markdown("**Total privacy budget on this data**")
+        st.info("A real job asks for a total budget (ε, δ) on this data before its first run. Predictions are "
+                "free and need none.")
+        with st.form("job_budget_form", enter_to_submit=False):
+            c = st.columns(2)
+            eps = c[0].number_input("Total budget ε", min_value=0.01, value=3.0, step=0.5, format="%g",
+                                    key="job_budget_epsilon", help=BUDGET_HELP)
+            delta = c[1].number_input("Total budget δ", min_value=0.0, max_value=1.0, format="%g",
+                                      value=ledgers.DEFAULT_BUDGET_DELTA, key="job_budget_delta",
+                                      help="Keep it far below 1/n.")
+            if st.form_submit_button("Set the budget for this data", type="primary"):
+                with session.shown_errors():
+                    ledgers.set_job_budget(ds, float(eps), float(delta))
+                    st.rerun()
+        return
+    total = led.total()
+    st.markdown(f"**Total privacy budget on this data: (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})**; "
+                f"spent so far ε {total.epsilon:.4g}, δ {total.delta:.3g} over {len(led)} "
+                f"run{'s' if len(led) != 1 else ''}.")
+    with st.expander("Change the budget"):
+        st.caption("The budget is the promise you make about this data; raising it after runs weakens that "
+                   "promise, and every run already made stays counted.")
+        with st.form("job_budget_change", enter_to_submit=False):
+            c = st.columns(2)
+            eps = c[0].number_input("Total budget ε", min_value=0.01, value=float(budget.epsilon), format="%g",
+                                    key="job_budget_epsilon_new")
+            delta = c[1].number_input("Total budget δ", min_value=0.0, max_value=1.0, value=float(budget.delta),
+                                      format="%g", key="job_budget_delta_new")
+            if st.form_submit_button("Change the budget"):
+                ledgers.set_job_budget(ds, float(eps), float(delta))
+                st.rerun()
+
+
+def run_button(ds, ens, runs: Sequence[tuple[str, dict[str, Any]]], *, label: str, key: str,
+               what: str = "this run") -> bool:
+    """The price of ``runs`` and the button that runs them; True when pressed and allowed.
+
+    The price line is shown before the button; without a budget (real job) or past it the
+    button is disabled and the reason shown in place.
+    """
+    led = ledgers.ledger(ds)
+    m = int(ens.votes.shape[0])
+    p = ledgers.price(ds, runs, m)
+    st.markdown("**" + ledgers.price_line(p, what) + "**")
+    blocked = None
+    if session.is_real_job(ds) and led.budget is None:
+        blocked = "Set the total budget for this data first (Private labeling page)."
+    elif not p["fits"]:
+        blocked = "Refused: " + p["refusal"]
+    if blocked:
+        st.error(blocked)
+    pressed = st.button(label, type="primary", key=key, disabled=blocked is not None,
+                        help="Runs on the private votes once, with fresh noise, and counts it on this data's ledger.")
+    return bool(pressed and blocked is None)
