@@ -12,6 +12,8 @@ from core.recommend import recommend_settings
 from pages import _cache as cache
 from pages import _charts as charts
 from pages import _datasets as datasets
+from pages import _ledger as ledgers
+from pages import _plan as plan
 from pages import _session as session
 from pages import _widgets as widgets
 
@@ -45,10 +47,21 @@ with session.shown_errors():
         delta_now = float(session.privacy().get("delta", 1e-5))
         rec = recommend_settings(n_private=ds.n_private, class_counts=ds.private.class_counts.tolist(),
                                  epsilon=eps_now, delta=delta_now, m=ds.n_public)
-        st.markdown(f"At ε = {eps_now:g}, δ = {delta_now:g} for {ds.n_public:,} public rows: **{rec.mechanism}** "
+        st.markdown(f"At ε = {eps_now:g}, δ = {delta_now:g} for {ds.n_public:,} public rows: "
+                    f"**{widgets.mechanism_title(rec.mechanism)}** "
                     f"with **k = {rec.k}** teachers" + (f" and cutoff T = {rec.T}" if rec.T else "") + ".")
         for reason in rec.reasons:
             st.markdown(f"- {reason}")
+        # The same predictions as the plan: is the recommended setting useful at all?
+        rec_pred = plan.predict(rec.mechanism, rec.settings, n=ds.n_private, m=ds.n_public, k=int(rec.k),
+                                n_classes=ds.n_classes)
+        st.markdown(f"Predicted at the recommended setting ({plan.PREDICTED}, at the assumed teacher quality of "
+                    f"the plan): {plan.pm(rec_pred.answered, rec_pred.answered_sd)} answered, "
+                    f"{plan.pm(rec_pred.correct, rec_pred.correct_sd)} correct.")
+        if not rec_pred.useful:
+            st.warning("**No useful setting here**: the recommended setting is predicted to label no better than "
+                       "always answering the most common class, so it is not recommended for a release. "
+                       + (rec_pred.advice or ""))
         st.caption("The suggestion reads the private class counts (how large k may be): like the automatic k, "
                    "it is the data owner's decision, made outside the (ε, δ) guarantee; no privacy is spent on it.")
 
@@ -77,8 +90,8 @@ with session.shown_errors():
                 "How many teachers does BTT need? A query is answered when its distance to instability "
                 "clears the noisy threshold w, and even a unanimous vote of k teachers only reaches "
                 f"⌈k/2⌉ − 1. With the current privacy settings (Private labeling page) w ≈ {k_min[1]:.0f}, so "
-                f"k ≥ 2⌊w⌋ + 3 = **{k_min[0]:,}** teachers are needed before anything is answered "
-                "(core.theory.btt_min_teachers); a comfortable margin above it lets votes with a few "
+                f"k ≥ 2⌊w⌋ + 3 = **{k_min[0]:,}** teachers are needed before anything is answered; "
+                "a comfortable margin above it lets votes with a few "
                 "dissenting teachers pass too."
             )
         submitted = st.form_submit_button("Train ensemble", type="primary")
@@ -120,6 +133,7 @@ with session.shown_errors():
         c[3].metric("Public queries voted on", ens.votes.shape[0])
         if cfg["params"]:
             st.caption("Hyperparameters: " + ", ".join(f"{k_} = {v}" for k_, v in cfg["params"].items()))
+        ledgers.show_spent(st, ds, ens=ens)  # training spends no privacy: only runs on the votes do
 
         st.divider()
         st.subheader("Non-private diagnostics")
@@ -128,6 +142,9 @@ with session.shown_errors():
             "without any noise. They help you understand the ensemble; they are not private, are never "
             "exported, and should not be published."
         )
+        if not widgets.raw_votes_allowed(ds, key="raw_votes_ensemble"):
+            raise cache.NotRunYet("Not shown on a real job unless you ask (tick the box above): the plan's "
+                                  "predictions need none of it.")
         left, right = st.columns(2)
         accs = nonprivate.teacher_accuracies(ens.predictions, ds.public_y) if ds.public_y is not None else None
         with left:

@@ -108,8 +108,8 @@ def show_result(result, ds, ens) -> None:
         st.error("These settings can answer (almost) nothing. " + (result.reason or ""))
         k_needed = charts.min_teachers(result)
         if k_needed is not None:
-            st.info(f"Teachers needed for a unanimous vote to pass the test half the time "
-                    f"(core.theory.btt_min_teachers): **k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
+            st.info(f"Teachers needed for a unanimous vote to pass the test half the time: "
+                    f"**k ≥ {k_needed:,}**; you have k = {ens.teachers.k}.")
     elif result.halted_at is not None and result.n_answered == 0:
         st.warning("No query was answered before the mechanism halted: the vote margins are small "
                    "compared with the threshold. Raise ε, lower T, use more teachers or more data.")

@@ -10,6 +10,8 @@ from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
 from pages import _datasets as datasets
+from pages import _ledger as ledgers
+from pages import _plan as plan
 from pages import _widgets as widgets
 from pages import _charts as charts
 
@@ -125,13 +127,24 @@ with session.shown_errors():
             "very conservative. In practice far fewer teachers suffice: the model below and your own run "
             "(Private labeling page) show how many queries BTT answers with the teachers you have."
         )
-    try:
-        ens = cache.ensemble()  # trained now (with a progress bar) if this data has none yet
-    except PrivateLabelLabError as exc:
-        ens = None
-        st.info(f"No ensemble to compare with: {exc}")
-    if ens is not None:
-        st.caption(f"Your run: k = {ens.teachers.k} teachers, T = {ss['privacy']['T']}, m = {ens.votes.shape[0]}.")
+    real = session.is_real_job(ds)
+    if real:  # a real job: nothing is trained or run by opening a page; the overlays are predicted
+        ens = cache.cached_ensemble(ds)
+        k_job = int(ss["ensemble_cfg"]["k"]) if ens is None else int(ens.teachers.k)
+        btt_pred = plan.predict_for(ds, k_job, "btt", advise=False)
+        btt_paid = None if ens is None else cache.paid_run("btt", ens=ens)
+        st.caption(f"Your job: k = {k_job} teachers, T = {ss['privacy']['T']}, m = {ds.n_public}. The overlays "
+                   f"below are {plan.PREDICTED} (assumed teacher quality: Private labeling or Compare page), "
+                   "plus your BTT run on the private votes if you asked for one.")
+        ledgers.show_spent(st, ds)
+    else:
+        try:
+            ens = cache.ensemble()  # trained now (with a progress bar) if this data has none yet
+        except PrivateLabelLabError as exc:
+            ens = None
+            st.info(f"No ensemble to compare with: {exc}")
+        if ens is not None:
+            st.caption(f"Your run: k = {ens.teachers.k} teachers, T = {ss['privacy']['T']}, m = {ens.votes.shape[0]}.")
 
     # ------------------------------------------------------------------ expected answers vs k
     st.subheader("How many queries BTT answers, by number of teachers")
@@ -143,7 +156,21 @@ with session.shown_errors():
     alpha_model = st.slider("Teacher error α for the model", 0.0, 0.5, step=0.01,
                             key=session.widget_key_for("bounds_ui", "alpha_model", 0.1))
     session.remember("bounds_ui", "alpha_model", float(alpha_model))
-    if ens is not None:
+    if real:
+        asked = session.request("btt")
+        model = theory.answers_model(float(alpha_model), k_job, float(asked["epsilon"]), float(asked["delta"]),
+                                     int(asked["T"]), ds.n_public, calibration=asked["calibration"])
+        fig = go.Figure()
+        fig.add_trace(go.Scatter(x=model["k"], y=model["answered"], mode="lines", name="model: expected answered"))
+        fig.add_trace(go.Scatter(x=[k_job], y=[btt_pred.answered], mode="markers",
+                                 name=f"your job (BTT), {plan.PREDICTED}",
+                                 error_y=dict(type="data", array=[btt_pred.answered_sd]),
+                                 marker=dict(size=12, symbol="circle-open", color="#1565c0")))
+        if btt_paid is not None:
+            fig.add_trace(go.Scatter(x=[k_job], y=[btt_paid.n_answered], mode="markers",
+                                     name="your run on the private votes (BTT)",
+                                     marker=dict(size=12, symbol="x", color="#c62828")))
+    elif ens is not None:
         result, _ = cache.labeling("btt")
         p = result.params
         model = theory.answers_model(float(alpha_model), ens.teachers.k, p["epsilon_target"], p["delta_target"],
@@ -152,6 +179,7 @@ with session.shown_errors():
         fig.add_trace(go.Scatter(x=model["k"], y=model["answered"], mode="lines", name="model: expected answered"))
         fig.add_trace(go.Scatter(x=[ens.teachers.k], y=[result.n_answered], mode="markers", name="your run (BTT)",
                                  marker=dict(size=12, symbol="x", color="#c62828")))
+    if real or ens is not None:
         fig.update_layout(xaxis_type="log", xaxis_title="teachers k", yaxis_title="answered queries", height=340,
                           margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.3))
         st.plotly_chart(fig, key="answers_model")
@@ -161,33 +189,50 @@ with session.shown_errors():
         st.info("Train an ensemble this data allows (Ensemble page) to overlay your run.")
 
     # ------------------------------------------------------------------ measured points
-    st.divider()
-    st.subheader("Non-private diagnostics")
-    st.caption("Your measured misclassification (against the public queries' held-out true labels) next to "
-               "Theorem 3.2's bound. Not private; never exported.")
-    if ens is None:
-        st.info("Train an ensemble this data allows (Ensemble page) to measure your run.")
-    elif ds.public_y is None:
-        st.info("The public queries came from an unlabeled file: misclassification cannot be measured.")
-    else:
-        result, _ = cache.labeling("btt")
-        acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
-        bound = nonprivate.theorem_32_check(nonprivate.mean_teacher_error(ens.predictions, ds.public_y), result.m,
-                                            ss["privacy"]["beta"])
+    if real:
+        st.subheader("Predicted misclassification beside the rates")
+        wrong_rate = btt_pred.wrong / btt_pred.answered if btt_pred.answered > 0 else None
         fig = go.Figure()
         fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
         fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
-        if acc is not None:
-            fig.add_trace(go.Scatter(x=[result.m], y=[max(1.0 - acc, 1e-4)], mode="markers", name="your run: measured",
-                                     marker=dict(size=12, symbol="x", color="#c62828")))
-        if bound is not None:
-            fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound / m",
-                                     marker=dict(size=11, symbol="triangle-down", color="#6a1b9a")))
+        if wrong_rate is not None:
+            fig.add_trace(go.Scatter(x=[ds.n_public], y=[max(wrong_rate, 1e-4)], mode="markers",
+                                     name=f"your job (BTT), {plan.PREDICTED}",
+                                     marker=dict(size=12, symbol="circle-open", color="#1565c0")))
         fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
                           yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
                           legend=dict(orientation="h", y=-0.3))
-        st.plotly_chart(fig, key="measured")
-        st.caption(
-            f"Measured on {result.n_answered} answered queries: {session.fmt(None if acc is None else 1.0 - acc)} "
-            "(a measured 0 is drawn at 1e-4 on the log axis)."
-        )
+        st.plotly_chart(fig, key="predicted_rates")
+        st.caption(f"BTT on your job, {plan.PREDICTED}: {plan.pm(btt_pred.answered, btt_pred.answered_sd)} answered, "
+                   f"{plan.pm(btt_pred.wrong, btt_pred.wrong_sd)} of them wrong (a predicted 0 is drawn at 1e-4).")
+    else:
+        st.divider()
+        st.subheader("Non-private diagnostics")
+        st.caption("Your measured misclassification (against the public queries' held-out true labels) next to "
+                   "Theorem 3.2's bound. Not private; never exported.")
+        if ens is None:
+            st.info("Train an ensemble this data allows (Ensemble page) to measure your run.")
+        elif ds.public_y is None:
+            st.info("The public queries came from an unlabeled file: misclassification cannot be measured.")
+        else:
+            result, _ = cache.labeling("btt")
+            acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
+            bound = nonprivate.theorem_32_check(nonprivate.mean_teacher_error(ens.predictions, ds.public_y), result.m,
+                                                ss["privacy"]["beta"])
+            fig = go.Figure()
+            fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
+            fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
+            if acc is not None:
+                fig.add_trace(go.Scatter(x=[result.m], y=[max(1.0 - acc, 1e-4)], mode="markers", name="your run: measured",
+                                         marker=dict(size=12, symbol="x", color="#c62828")))
+            if bound is not None:
+                fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound / m",
+                                         marker=dict(size=11, symbol="triangle-down", color="#6a1b9a")))
+            fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
+                              yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
+                              legend=dict(orientation="h", y=-0.3))
+            st.plotly_chart(fig, key="measured")
+            st.caption(
+                f"Measured on {result.n_answered} answered queries: {session.fmt(None if acc is None else 1.0 - acc)} "
+                "(a measured 0 is drawn at 1e-4 on the log axis)."
+            )

@@ -12,6 +12,8 @@ from pages import _session as session
 from pages import _cache as cache
 from pages import _datasets as datasets
 from pages import _ledger as ledgers
+from pages import _plan as plan
+from pages import _spend as spending
 from pages import _widgets as widgets
 
 session.run_through_app()
@@ -22,7 +24,7 @@ st.title("Compare the mechanisms")
 st.markdown(
     "Every registered mechanism below labels the **same** public queries from the **same** teacher votes, "
     "at the same privacy budget $(\\varepsilon, \\delta)$: each one's own settings are chosen for that ε by "
-    "the one pipeline (`core.pipeline.resolve`), as on the command line. BTT pays only for abstentions (⊥) "
+    "the same rules as on the command line. BTT pays only for abstentions (⊥) "
     "and stops after $T$ of them; PATE's noisy max pays for every answer (its noise γ follows from ε); the "
     "baseline splits $\\varepsilon$ over all $m$ queries."
 )
@@ -38,7 +40,88 @@ eps = widgets.shared_widget(c1, "epsilon")
 delta = widgets.shared_widget(c2, "delta")
 T = widgets.shared_widget(c3, "T")
 
-with session.shown_errors():
+
+def eps_axis() -> dict:
+    return dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID])
+
+
+def real_job_view(ds) -> None:
+    """A real job: the comparison and the curves predicted (free); the comparison on the
+    private votes is one priced action."""
+    ens = cache.cached_ensemble(ds)
+    k = int(ss["ensemble_cfg"]["k"]) if ens is None else int(ens.teachers.k)
+    m = ds.n_public
+    rows, skipped = cache.compare_rows(ens, float(eps), m, EXTRA_ROWS, n_classes=ds.n_classes)
+    st.subheader(f"Plan at ε = {eps:g}, δ = {delta:.0e} on {m:,} queries")
+    st.caption(f"**{plan.PREDICTED.capitalize()}.** Free: every number in this section comes from n, m, k, the "
+               "number of classes, the settings and the assumed teacher quality below.")
+    plan.quality_controls(st)
+    preds = {label: plan.predict_for(ds, k, name, settings, advise=False) for label, (name, settings) in rows.items()}
+    st.dataframe(pd.DataFrame([
+        {"mechanism": label, "answered (predicted)": plan.pm(p.answered, p.answered_sd),
+         "correct (predicted)": plan.pm(p.correct, p.correct_sd), "⊥ (predicted)": plan.pm(p.bottom, p.bottom_sd),
+         "not processed (predicted)": plan.pm(p.not_processed, p.not_processed_sd),
+         "useful": "yes" if p.useful else "no", "ε spent": round(p.epsilon, 4) if p.epsilon == p.epsilon else None}
+        for label, p in preds.items()]), hide_index=True)
+    for text in skipped:
+        st.caption(text)
+    st.caption("A row is useful when its answered labels are predicted to beat always answering the most common "
+               "class; ε spent is each mechanism's data-independent guarantee, known before any data is seen.")
+
+    st.subheader("Privacy–utility curve (predicted)")
+    st.caption(f"{plan.PREDICTED.capitalize()}: each point is the mean over {plan.CURVE_DRAWS} simulated runs.")
+    curve: dict[str, list] = {label: [] for label in rows}
+    for e in EPS_GRID:
+        at_e, _ = cache.compare_rows(ens, e, m, EXTRA_ROWS, n_classes=ds.n_classes)
+        for label in rows:
+            curve[label].append(plan.predict_for(ds, k, *at_e[label], draws=plan.CURVE_DRAWS, advise=False)
+                                if label in at_e else None)
+    for measure, title, key in (("answered", "answered queries (predicted)", "utility_curve_predicted"),
+                                ("correct", "correct labels (predicted)", "correct_curve_predicted")):
+        fig = go.Figure()
+        for label, points in curve.items():
+            fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if p is None else getattr(p, measure) for p in points],
+                                     mode="lines+markers", name=label))
+        fig.update_layout(xaxis=eps_axis(), xaxis_title="ε", yaxis_title=title, height=340,
+                          margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
+        st.plotly_chart(fig, key=key)
+
+    st.divider()
+    st.subheader("Compare on the private votes")
+    if ens is None:
+        st.info("Train the teachers on the Ensemble page first (training spends no privacy: only a run on their "
+                "votes does).")
+        ledgers.show_spent(st, ds)
+        return
+    runs = [(name, session.request(name, settings)) for name, settings in rows.values()]
+    st.caption(f"One action: every row of the table above runs once on the private votes ({len(runs)} runs). "
+               "The price below is their composition, shown before anything runs.")
+    if spending.run_button(ds, ens, runs, label=f"Run the comparison on the private votes ({len(runs)} runs)",
+                           key="compare_private", what=f"these {len(runs)} runs"):
+        with session.shown_errors():
+            cache.priced_compare(rows, ens, float(eps))
+    measured = cache.paid_compare(ens, float(eps))
+    if measured is not None:
+        st.markdown("**Measured on the private votes** (counted on this data's ledger)")
+        st.dataframe(pd.DataFrame([
+            {"mechanism": label, "answered": r.n_answered, "⊥": r.n_bottom, "not processed": r.n_unprocessed,
+             "ε spent": round(r.epsilon, 4), "δ spent": float(f"{r.delta:.3g}")}
+            for label, r in measured.items()]), hide_index=True)
+    ledgers.show_spent(st, ds, ens=ens)
+    if measured is not None and ds.public_y is not None and widgets.raw_votes_allowed(ds, key="raw_votes_compare"):
+        st.subheader("Non-private diagnostics")
+        st.caption("Accuracy of the measured runs against the public queries' held-out true labels: for "
+                   "understanding only, never exported.")
+        st.dataframe(pd.DataFrame([
+            {"mechanism": label,
+             "correct labels": None if r.scores is not None else nonprivate.correct_count(r.labels, ds.public_y),
+             "accuracy on answered": session.fmt(None if r.scores is not None
+                                                 else nonprivate.answered_accuracy(r.labels, ds.public_y))}
+            for label, r in measured.items()]), hide_index=True)
+
+
+def teaching_view() -> None:
+    """Teaching data: every row and every curve point runs live on the votes (each counted)."""
     ds = datasets.dataset()
     ens = cache.ensemble()
     m = int(ens.votes.shape[0])
@@ -138,3 +221,11 @@ with session.shown_errors():
         fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="correctly labeled queries", height=340,
                           margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
         st.plotly_chart(fig, key="correct_curve")
+
+
+with session.shown_errors():
+    ds = datasets.dataset()
+    if session.is_real_job(ds):
+        real_job_view(ds)
+    else:
+        teaching_view()

@@ -396,7 +396,8 @@ def model_bytes(model) -> bytes:
 # --------------------------------------------------------------------------------------
 
 
-def compare_rows(ens: Ensemble, epsilon: float, m: int, extra: tuple = ()) -> tuple[dict[str, tuple], list[str]]:
+def compare_rows(ens: Ensemble | None, epsilon: float, m: int, extra: tuple = (),
+                 n_classes: int = 2) -> tuple[dict[str, tuple], list[str]]:
     """The runs of the comparison at budget ε: every registered mechanism that applies.
 
     A mechanism applies when it takes ε, this ensemble has its inputs, and its guarantee
@@ -404,7 +405,8 @@ def compare_rows(ens: Ensemble, epsilon: float, m: int, extra: tuple = ()) -> tu
     seen) is at most ε: a mechanism that spends ε per query is left out, with the
     reason.  Choice parameters (BTT's calibration) take their registered default;
     ``extra`` adds rows ``(name, settings)`` at other settings.  The other settings (δ,
-    T, …) are the session's.
+    T, …) are the session's.  Without an ensemble (a plan before training) a mechanism
+    reading teacher scores applies to two classes (``n_classes``) only.
 
     Returns
     -------
@@ -424,7 +426,10 @@ def compare_rows(ens: Ensemble, epsilon: float, m: int, extra: tuple = ()) -> tu
         if not mech.takes_epsilon:
             skipped.append(f"{mech.title} is not compared: it takes no ε.")
             continue
-        if not ens.offers(name):
+        if ens is None and mech.inputs == "scores" and int(n_classes) != 2:
+            skipped.append(f"{mech.title} is not compared: it reads teacher scores, which are for two classes.")
+            continue
+        if ens is not None and not ens.offers(name):
             skipped.append(f"{mech.title} is not compared: {ens.scores_error}")
             continue
         choices = {p.name: p.default for p in mech.parameters if p.kind == "choice"}

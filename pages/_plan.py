@@ -24,7 +24,7 @@ PREDICTED = "predicted — no private data used"
 """The mark every predicted number carries."""
 
 QUALITY_SECTION = "plan_quality"
-DEFAULT_QUALITY = {"accuracy": 0.85, "hard_share": 0.2}
+DEFAULT_QUALITY = {"accuracy": 0.85, "hard_share": 0.2, "majority": 0.5}
 PLAN_SEED = 0
 """The public seed of the simulated votes (predictions are public computations)."""
 DRAWS = 20
@@ -33,19 +33,21 @@ CURVE_DRAWS = 8
 """Draws per point of a predicted curve (many points: fewer draws each)."""
 
 
-def quality() -> tuple[float, float]:
-    """The assumed teacher quality of this session: (accuracy, share of hard queries)."""
+def quality() -> tuple[float, float, float]:
+    """The assumed teacher quality of this session: (accuracy, share of hard queries, majority share)."""
     ss = st.session_state
     q = ss.setdefault(QUALITY_SECTION, dict(DEFAULT_QUALITY))
-    return float(q["accuracy"]), float(q["hard_share"])
+    for name, value in DEFAULT_QUALITY.items():
+        q.setdefault(name, value)
+    return float(q["accuracy"]), float(q["hard_share"]), float(q["majority"])
 
 
-def quality_controls(where=None) -> tuple[float, float]:
+def quality_controls(where=None) -> tuple[float, float, float]:
     """The assumed-teacher-quality control, labelled as an assumption; returns the values."""
     where = where if where is not None else st
     quality()
     where.markdown("**Assumed teacher quality** (an assumption you make, not measured on the private data)")
-    c = where.columns(2)
+    c = where.columns(3)
     acc = c[0].slider("Assumed teacher accuracy (easy queries)", 0.5, 1.0, step=0.01,
                       key=session.widget_key(QUALITY_SECTION, "accuracy"),
                       help="An assumption: the chance that one teacher gives the true class on an easy query. "
@@ -54,32 +56,50 @@ def quality_controls(where=None) -> tuple[float, float]:
                        key=session.widget_key(QUALITY_SECTION, "hard_share"),
                        help="An assumption: the share of public queries on which the teachers split "
                        "(about as many vote for the runner-up as for the true class).")
-    session.remember(QUALITY_SECTION, "accuracy", float(acc))
-    session.remember(QUALITY_SECTION, "hard_share", float(hard))
-    return float(acc), float(hard)
+    major = c[2].slider("Assumed share of the most common class", 0.0, 1.0, step=0.01,
+                        key=session.widget_key(QUALITY_SECTION, "majority"),
+                        help="An assumption: the share of public queries in the most common class (the rest "
+                        "split evenly). Always answering that class is right this often: a useful labeling "
+                        "must beat it.")
+    for name, value in (("accuracy", acc), ("hard_share", hard), ("majority", major)):
+        session.remember(QUALITY_SECTION, name, float(value))
+    return quality()
 
 
 @st.cache_data(max_entries=2048, show_spinner=False)
 def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
-             accuracy: float, hard_share: float, draws: int):
-    from core.plan import TeacherQuality, predict
+             accuracy: float, hard_share: float, majority: float, draws: int, advise: bool):
+    from core.plan import predict
 
     return predict(mechanism, dict(settings), n=n, m=m, k=k, n_classes=n_classes,
-                   quality=TeacherQuality(accuracy=accuracy, hard_share=hard_share), draws=draws, rng=PLAN_SEED)
+                   quality=teacher_quality(accuracy, hard_share, majority, n_classes), draws=draws, rng=PLAN_SEED,
+                   advise=advise)
+
+
+def teacher_quality(accuracy: float, hard_share: float, majority: float, n_classes: int):
+    """The :class:`core.plan.TeacherQuality` of the three assumed numbers (the majority share is
+    raised to at least 1/classes; the other classes share the rest evenly)."""
+    from core.plan import TeacherQuality
+
+    c = int(n_classes)
+    top = min(1.0, max(float(majority), 1.0 / c))
+    shares = (top,) + ((1.0 - top) / (c - 1),) * (c - 1)
+    return TeacherQuality(accuracy=accuracy, hard_share=hard_share, class_shares=shares)
 
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
-            draws: int = DRAWS):
+            draws: int = DRAWS, advise: bool = True):
     """:func:`core.plan.predict` at the session's assumed quality (cached on every input)."""
-    acc, hard = quality()
+    acc, hard, major = quality()
     return _predict(mechanism, tuple(sorted(dict(settings).items())), int(n), int(m), int(k), int(n_classes),
-                    acc, hard, int(draws))
+                    acc, hard, major, int(draws), bool(advise))
 
 
-def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS):
+def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS,
+                advise: bool = True):
     """The prediction for ``mechanism`` at the session's request (plus ``settings``) on ``ds`` with k teachers."""
     return predict(mechanism, session.request(mechanism, dict(settings or {})), n=ds.n_private, m=ds.n_public, k=k,
-                   n_classes=ds.n_classes, draws=draws)
+                   n_classes=ds.n_classes, draws=draws, advise=advise)
 
 
 def pm(mean: float, sd: float | None) -> str:

@@ -1,0 +1,226 @@
+"""Plan, then spend (AppTest): a real job explores for free and pays only for deliberate, priced runs.
+
+* On a two-file upload, training the teachers and opening every page with its sliders moved
+  leaves "Spent on this data so far" at zero; the pages show predictions marked "predicted —
+  no private data used"; a run asks for a budget first, shows its price and the total after it,
+  and spends exactly that; a run past the budget is refused in place.
+* Teaching data keeps one ledger per session (two sessions do not add up); a real job keeps
+  one ledger per private data for the process (two sessions on the same upload share it).
+* An upload declared teaching data with the worded confirmation runs live again.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from test_app import APP, PAGES, ROOT, go, metrics, texts
+
+SPENT = re.compile(r"Spent on this data so far: \(ε, δ\) = \(([^,]+), ([^)]+)\)\*\* over (\d+) runs?")
+PREDICTED = "predicted — no private data used"
+K = 40
+
+
+def two_files(seed: int = 7, n_private: int = 1600, n_public: int = 300) -> tuple[bytes, bytes]:
+    """A private labeled CSV and a public unlabeled CSV: two Gaussian classes, well apart."""
+    rng = np.random.default_rng(seed)
+
+    def rows(n):
+        y = rng.integers(0, 2, n)
+        x = rng.normal(size=(n, 2)) + 4.0 * y[:, None]
+        return x, y
+
+    x, y = rows(n_private)
+    private = "a,b,label\n" + "".join(f"{a:.4f},{b:.4f},{'yes' if c else 'no'}\n" for (a, b), c in zip(x, y))
+    xp, _ = rows(n_public)
+    public = "a,b\n" + "".join(f"{a:.4f},{b:.4f}\n" for a, b in xp)
+    return private.encode(), public.encode()
+
+
+@pytest.fixture
+def lab(navigation_reruns, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+
+    def start() -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.session_state["demo_seed"] = True
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    return start
+
+
+def all_text(at: AppTest) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "info", "warning", "success", "error"):
+        parts += [e.value for e in getattr(at.main, kind)]
+    return "\n".join(parts)
+
+
+def spent(at: AppTest) -> tuple[float, float, int]:
+    found = [f for f in (SPENT.search(t) for t in texts(at.main.markdown)) if f]
+    assert found, "the page shows what was spent on this data so far"
+    eps, delta, runs = found[-1].groups()
+    return float(eps), float(delta), int(runs)
+
+
+def upload_two_files(at: AppTest, files=None) -> AppTest:
+    private, public = files or two_files()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.error)
+    assert "Real job" in " ".join(texts(at.sidebar.markdown))
+    return at
+
+
+def train(at: AppTest, k: int = K) -> AppTest:
+    go(at, "Ensemble")
+    at.selectbox(key="w_ens_ui_learner").set_value("gaussian_nb").run()
+    at.number_input(key="w_ens_ui_k").set_value(k)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert f"Trained {k} teachers." in texts(at.success), texts(at.error)
+    return at
+
+
+def job_ledger_runs(at: AppTest) -> int:
+    """How many runs the process-wide ledger of the loaded upload holds (read from the library)."""
+    from core.accounting.ledger import _REGISTRY
+
+    return sum(len(led) for led in _REGISTRY.values())
+
+
+def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price(lab):
+    at = upload_two_files(lab())
+    train(at)
+    assert spent(at) == (0.0, 0.0, 0)
+    # every page, with its sliders moved: predictions everywhere, nothing spent
+    go(at, "Private labeling")
+    assert PREDICTED in all_text(at).lower()
+    assert "Answered (predicted)" in metrics(at)
+    at.slider(key="w_privacy_epsilon").set_value(2.0).run()
+    at.slider(key="w_plan_quality_accuracy").set_value(0.9).run()
+    at.slider(key="w_plan_quality_hard_share").set_value(0.1).run()
+    for name in ("gnmax", "confident-gnmax", "lnmax", "btt"):
+        at.radio(key="w_privacy_mechanism").set_value(name).run()
+        assert not at.exception, (name, at.exception)
+        assert "Answered (predicted)" in metrics(at)
+    assert spent(at) == (0.0, 0.0, 0)
+    assert any("Set the total budget for this data first" in e for e in texts(at.error))
+    assert at.button(key="run_private").proto.disabled
+    for page in ("Bounds", "Compare", "Data", "Ensemble", "Student & export", "Privacy audit"):
+        go(at, page)
+        assert not at.error or page in ("Compare",), (page, texts(at.error))
+    go(at, "Bounds")
+    assert PREDICTED in all_text(at).lower()
+    at.slider(key="w_privacy_epsilon").set_value(4.0).run()
+    at.slider(key="w_bounds_ui_alpha_model").set_value(0.2).run()
+    go(at, "Compare")
+    assert PREDICTED in all_text(at).lower()
+    at.slider(key="w_privacy_epsilon").set_value(1.0).run()
+    assert not at.exception
+    assert spent(at) == (0.0, 0.0, 0)
+    assert job_ledger_runs(at) == 0
+    # the budget first, then the priced run: its price and the total after it before it runs
+    go(at, "Private labeling")
+    at.number_input(key="job_budget_epsilon").set_value(3.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    assert not at.exception, at.exception
+    assert "Total privacy budget on this data: (ε, δ) = (3, 0.0001)" in all_text(at)
+    line = next(t for t in texts(at.main.markdown) if t.startswith("**this run: ε"))
+    cost = float(re.search(r"this run: ε ([0-9.e+-]+)", line).group(1))
+    assert "spent after it: " in line and " of 3" in line
+    assert cost == pytest.approx(1.0, rel=1e-3)  # BTT at ε = 1 (set on the Compare page)
+    assert spent(at) == (0.0, 0.0, 0)
+    at.button(key="run_private").click().run()
+    assert not at.exception, at.exception
+    eps, _, runs = spent(at)
+    assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)
+    assert "Answered" in metrics(at)  # the measured result is shown
+    # showing it again is free; the release is the run just paid for
+    go(at, "Student & export")
+    assert spent(at)[2] == 1
+    assert any(s.startswith("Released (run 1") for s in texts(at.success)), texts(at.success)
+    # a run past the budget is refused in place: ε 4 after 1 of 3
+    go(at, "Private labeling")
+    at.slider(key="w_privacy_epsilon").set_value(4.0).run()
+    assert any(e.startswith("Refused: Privacy budget exhausted") for e in texts(at.error)), texts(at.error)
+    assert at.button(key="run_private").proto.disabled
+    assert spent(at)[2] == 1
+
+
+def test_compare_on_real_votes_is_one_priced_action(lab):
+    at = upload_two_files(lab())
+    train(at)
+    go(at, "Private labeling")
+    at.number_input(key="job_budget_epsilon").set_value(100.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    go(at, "Compare")
+    assert spent(at)[2] == 0
+    line = next(t for t in texts(at.main.markdown) if t.startswith("**these "))
+    n_runs = int(re.search(r"these (\d+) runs", line).group(1))
+    cost = float(re.search(r"runs: ε ([0-9.e+-]+)", line).group(1))
+    at.button(key="compare_private").click().run()
+    assert not at.exception, at.exception
+    eps, _, runs = spent(at)
+    assert runs == n_runs and eps == pytest.approx(cost, rel=1e-3)
+    assert "Measured on the private votes" in " ".join(texts(at.main.markdown))
+
+
+def test_teaching_sessions_keep_their_own_ledgers(lab):
+    one, two = go(lab(), "Private labeling"), go(lab(), "Private labeling")
+    assert spent(one)[2] == 1 and spent(two)[2] == 1
+    one.slider(key="w_privacy_epsilon").set_value(2.0).run()
+    assert spent(one)[2] == 2
+    two.run()
+    assert spent(two)[2] == 1  # the other session's look is not on this one's ledger
+    assert "This view: no new run" in all_text(two)
+    assert "What the total would mean" or "On a real job this total" in all_text(two)
+    # a new lesson starts this session's ledger again; the other one is untouched
+    one.button(key="new_lesson").click().run()
+    assert spent(one)[2] == 1  # the view shown again is a run of the new lesson
+    assert spent(two)[2] == 1
+
+
+def test_real_job_sessions_share_the_ledger_of_the_data(lab):
+    files = two_files()
+    one = train(upload_two_files(lab(), files))
+    two = upload_two_files(lab(), files)
+    go(one, "Private labeling")
+    one.number_input(key="job_budget_epsilon").set_value(5.0)
+    one.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    one.button(key="run_private").click().run()
+    assert spent(one)[2] == 1
+    go(two, "Private labeling")  # another session on the same private rows
+    assert spent(two)[2] == 1
+    assert "Total privacy budget on this data: (ε, δ) = (5," in all_text(two)
+
+
+def test_an_upload_declared_teaching_data_runs_live(lab):
+    at = upload_two_files(lab())
+    train(at)
+    assert not at.sidebar.button(key="declare_teaching").proto.disabled is False
+    at.sidebar.checkbox(key="teaching_declaration").check().run()
+    at.sidebar.button(key="declare_teaching").click().run()
+    assert not at.exception, at.exception
+    assert "Teaching data" in " ".join(texts(at.sidebar.markdown))
+    go(at, "Private labeling")
+    assert "Answered" in metrics(at) and "Answered (predicted)" not in metrics(at)
+    assert spent(at)[2] == 1
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders_on_a_two_file_upload(lab, page):
+    at = train(upload_two_files(lab()))
+    go(at, page)
+    assert not at.exception
+    if page in ("Private labeling", "Compare", "Bounds"):
+        assert PREDICTED in all_text(at).lower()
+    assert spent(at)[2] == 0 if page not in ("Privacy audit",) else True
