@@ -57,6 +57,10 @@ def real_job_view(ds) -> None:
                "number of classes, the settings and the assumed teacher quality below.")
     plan.quality_controls(st)
     preds = {label: plan.predict_for(ds, k, name, settings, advise=False) for label, (name, settings) in rows.items()}
+    for label, p in list(preds.items()):  # settings the mechanism refuses (before any data) are no row to pay for
+        if p.epsilon != p.epsilon:
+            skipped.append(f"{label} is not compared: {p.reason}")
+            del preds[label], rows[label]
     st.dataframe(pd.DataFrame([
         {"mechanism": label, "answered (predicted)": plan.pm(p.answered, p.answered_sd),
          "correct (predicted)": plan.pm(p.correct, p.correct_sd), "⊥ (predicted)": plan.pm(p.bottom, p.bottom_sd),
@@ -103,10 +107,14 @@ def real_job_view(ds) -> None:
     measured = cache.paid_compare(ens, float(eps))
     if measured is not None:
         st.markdown("**Measured on the private votes** (counted on this data's ledger)")
+        failed = {label: r for label, r in measured.items() if isinstance(r, Exception)}
+        measured = {label: r for label, r in measured.items() if label not in failed}
         st.dataframe(pd.DataFrame([
             {"mechanism": label, "answered": r.n_answered, "⊥": r.n_bottom, "not processed": r.n_unprocessed,
              "ε spent": round(r.epsilon, 4), "δ spent": float(f"{r.delta:.3g}")}
             for label, r in measured.items()]), hide_index=True)
+        for label, exc in failed.items():
+            st.caption(f"{label} did not run: {exc}")
     ledgers.show_spent(st, ds, ens=ens)
     if measured is not None and ds.public_y is not None and widgets.raw_votes_allowed(ds, key="raw_votes_compare"):
         st.subheader("Non-private diagnostics")

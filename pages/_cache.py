@@ -352,10 +352,11 @@ def priced_compare(rows: dict[str, tuple], ens: Ensemble, epsilon: float) -> dic
     """
     ds = dataset()
     runs = [(name, session.request(name, settings)) for name, settings in rows.values()]
-    results = ledgers.spend(ds, ens, runs)
+    results = ledgers.spend(ds, ens, runs, keep_going=True)
     memo: OrderedDict = st.session_state["_labelings"]
     for (name, asked), result in zip(runs, results):
-        memo[_memo_key(ens, name, asked)] = (result, [])
+        if not isinstance(result, Exception):
+            memo[_memo_key(ens, name, asked)] = (result, [])
     table = dict(zip(rows, results))
     st.session_state.setdefault("_paid_compare", {})[(ens.key, float(epsilon))] = table
     return table

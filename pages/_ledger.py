@@ -242,16 +242,17 @@ def require_budget(ds: Dataset) -> None:
                            "a real job spends nothing before its budget is set.")
 
 
-def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]]) -> list:
+def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, keep_going: bool = False) -> list:
     """Run ``runs`` on the private votes, each charged to the ledger before it runs.
 
     All of them fit in the budget or none runs (:func:`price` first); on a real job a
     budget must be set (:class:`BudgetNeeded`).  Fresh noise every time (in demo mode a
-    fixed seed other than the exploring runs').
+    fixed seed other than the exploring runs').  With ``keep_going`` a run its mechanism
+    refuses leaves the others: its place holds the error (it stays counted, as charged).
 
     Returns
     -------
-    list of LabelingResult
+    list of LabelingResult (or PrivateLabelLabError with ``keep_going``)
     """
     from core.errors import BudgetExhausted
 
@@ -266,7 +267,12 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]]) -> 
         rng = session.DEMO_SEED + 1 + i if session.demo_mode() else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
-            out.append(pipeline.label(ens.inputs(name), name, dict(settings), rng=rng, ledger=led))
+            try:
+                out.append(pipeline.label(ens.inputs(name), name, dict(settings), rng=rng, ledger=led))
+            except PrivateLabelLabError as exc:
+                if not keep_going:
+                    raise
+                out.append(exc)
     return out
 
 
