@@ -69,8 +69,8 @@ def real_job_view(ds) -> None:
         for label, p in preds.items()]), hide_index=True)
     for text in skipped:
         st.caption(text)
-    st.caption("A row is useful when its answered labels are predicted to beat always answering the most common "
-               "class; ε spent is each mechanism's data-independent guarantee, known before any data is seen.")
+    st.caption("A row is useful when its answered labels are predicted to beat always answering the majority "
+               "class (its assumed share above); ε spent is each mechanism's data-independent guarantee, known before any data is seen.")
 
     st.subheader("Privacy–utility curve (predicted)")
     st.caption(f"{plan.PREDICTED.capitalize()}: each point is the mean over {plan.CURVE_DRAWS} simulated runs.")

@@ -296,6 +296,11 @@ def test_every_page_works_on_an_uploaded_csv(lab):
         assert not any("choose k of at most" in e.lower() for e in texts(at.error)), page
     go(at, "Private labeling")
     at.radio(key=MECHANISM).set_value("lnmax").run()
+    # an upload is a real job: the page predicts for free; a run is asked for, after a budget, at its price
+    assert not at.exception and "Answered (predicted)" in metrics(at) and "Answered" not in metrics(at)
+    at.number_input(key="job_budget_epsilon").set_value(100.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    at.button(key="run_private").click().run()
     assert not at.exception and metrics(at)["Answered"] == "57"  # LNMax answers every public query
     go(at, "Student & export")
     assert not at.error, texts(at.error)

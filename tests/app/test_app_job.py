@@ -90,7 +90,14 @@ def test_adult_two_file_job(lab, downloads):
     go(at, "Private labeling")
     at.radio(key="w_privacy_mechanism").set_value("lnmax").run()
     assert not at.exception, at.exception
+    # the bundled two-file job is a real job: predicted first, a run only on request, at its price
+    assert "Answered (predicted)" in metrics(at) and "Answered" not in metrics(at)
+    at.number_input(key="job_budget_epsilon").set_value(100.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    at.button(key="run_private").click().run()
+    assert not at.exception, at.exception
     assert metrics(at)["Answered"] == "500"
+    at.checkbox(key="raw_votes_labeling").check().run()  # the non-private diagnostics, on request
     assert "always answering the majority class" in all_text(at)
     assert "plurality vote of the teachers" in all_text(at)
 
