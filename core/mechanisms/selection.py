@@ -28,7 +28,7 @@ References
 
 from __future__ import annotations
 
-import math
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -121,13 +121,13 @@ def default_mean(n_candidates: int) -> float:
     return MEAN_PER_CANDIDATE * max(1, int(n_candidates))
 
 
-def draw_repetitions(mean: float, shape: float, rng=None) -> int:
+def draw_repetitions(mean: float, shape: float, rng=None, size: int | None = None):
     """Draw the number of repetitions from the truncated negative binomial distribution.
 
     ``P[K = k] ∝ C(k + η − 1, k) (1 − γ)^k`` for ``k ≥ 1`` (``η > 0``), or ``∝ (1 − γ)^k / k``
     (``η = 0``, logarithmic), with γ set so the mean is ``mean`` (dp-accounting's map from
-    the mean to γ, the same the accountant uses).  Drawn exactly: a negative binomial
-    draw conditioned on ``K ≥ 1`` by rejection; numpy's logarithmic sampler for ``η = 0``.
+    the mean to γ, the same the accountant uses).  Drawn exactly: negative binomial draws
+    conditioned on ``K ≥ 1`` by rejection; numpy's logarithmic sampler for ``η = 0``.
 
     Parameters
     ----------
@@ -135,10 +135,12 @@ def draw_repetitions(mean: float, shape: float, rng=None) -> int:
         At least 1 (a mean of exactly 1 is one repetition).
     shape : float
     rng : Generator, int or None
+    size : int, optional
+        Draw this many independent values (an array) instead of one int.
 
     Returns
     -------
-    int
+    int or numpy.ndarray of int64
 
     References
     ----------
@@ -151,15 +153,22 @@ def draw_repetitions(mean: float, shape: float, rng=None) -> int:
 
     mean, shape = check_repetitions(mean, shape)
     gen = check_rng(rng)
+    n = 1 if size is None else int(size)
     if mean == 1.0 and shape > 0:
-        return 1
-    gamma = float(_gamma_truncated_negative_binomial(shape, mean))
-    if shape == 0.0:
-        return int(gen.logseries(1.0 - gamma))
-    while True:
-        k = int(gen.negative_binomial(shape, gamma))
-        if k >= 1:
-            return k
+        out = np.ones(n, dtype=np.int64)
+    else:
+        gamma = float(_gamma_truncated_negative_binomial(shape, mean))
+        if shape == 0.0:
+            out = gen.logseries(1.0 - gamma, n).astype(np.int64)
+        else:
+            out = np.zeros(n, dtype=np.int64)
+            todo = np.arange(n)
+            while todo.size:
+                k = gen.negative_binomial(shape, gamma, todo.size).astype(np.int64)
+                ok = k >= 1
+                out[todo[ok]] = k[ok]
+                todo = todo[~ok]
+    return int(out[0]) if size is None else out
 
 
 def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = None, shape: float = 1.0,
@@ -184,12 +193,22 @@ def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = No
     (list of (str, dict), RDPEntry, PrivacyGuarantee)
         Resolved candidates, the ledger entry and its (ε, δ).
     """
+    cands = check_candidates(candidates)
+    key = tuple((name, tuple(sorted(s.items()))) for name, s in cands)
+    resolved, entry, g = _plan(key, int(m), None if mean is None else float(mean), float(shape),
+                               None if score_sigma is None else float(score_sigma), None if delta is None else float(delta))
+    return [(n, dict(p)) for n, p in resolved], entry, g
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(key, m, mean, shape, score_sigma, delta):
+    """The plan of :func:`selection_plan`, cached: the repeat-and-select curve is costly and
+    depends on public settings only (``key``: the candidates as hashable pairs)."""
     from core import pipeline
     from core.accounting.selection import selection_entry
     from core.validation import check_delta
 
-    cands = check_candidates(candidates)
-    m = int(m)
+    cands = [(name, dict(s)) for name, s in key]
     resolved = [(name, pipeline.resolve(name, s, m)) for name, s in cands]
     entries = [pipeline.ledger_entry(name, params, m) for name, params in resolved]
     if delta is None:
@@ -198,8 +217,7 @@ def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = No
     mean = default_mean(len(cands)) if mean is None else float(mean)
     entry = selection_entry(entries, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta,
                             params={"m": m, "mechanisms": ",".join(sorted({n for n, _ in cands}))})
-    g = entry.guarantee()
-    return resolved, entry, g
+    return tuple((n, tuple(p.items())) for n, p in resolved), entry, entry.guarantee()
 
 
 def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shape: float = 1.0,

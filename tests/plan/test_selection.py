@@ -70,10 +70,11 @@ def test_btt_candidates_are_refused_with_the_reason():
 def test_number_of_repetitions_has_the_stated_mean():
     gen = np.random.default_rng(5)
     for shape in (0.0, 1.0, 3.0):
-        ks = np.array([draw_repetitions(8.0, shape, gen) for _ in range(20000)])
+        ks = draw_repetitions(8.0, shape, gen, size=20000)
         assert ks.min() >= 1
         assert abs(ks.mean() - 8.0) < 6 * ks.std() / math.sqrt(ks.size)
     assert draw_repetitions(1.0, 1.0, gen) == 1
+    assert isinstance(draw_repetitions(5.0, 1.0, gen), int)
 
 
 def test_selection_releases_the_best_run_with_the_whole_guarantee():
