@@ -39,7 +39,7 @@ def why_not_useful(pred: Any) -> str:
     if pred.answered < max(1.0, 0.01 * pred.m):
         return f"{pred.mechanism} would answer almost nothing ({pred.answered:.0f} of {pred.m} public rows)"
     return (f"{pred.mechanism}'s answered labels would be right {pred.label_accuracy:.0%} of the time, where always "
-            f"answering the majority class is right {pred.majority_share:.0%} (an assumption)")
+            f"answering the majority class is right {pred.majority_share:.0%}")
 
 
 def alternatives(pred: Any) -> list[tuple[str, dict, dict]]:
