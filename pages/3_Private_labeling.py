@@ -168,6 +168,8 @@ with results:
                                "page exports.")
                 else:
                     ledgers.show_spent(st, ds, ens=ens)
+                st.divider()
+                spending.tune_section(ds, ens)
 
 st.divider()
 st.subheader("Non-private diagnostics")

@@ -206,12 +206,18 @@ def price(ds: Dataset, runs: Sequence[tuple[str, dict[str, Any]]], m: int) -> di
         ``after`` (the ledger's total with them), ``budget`` (or None), ``fits`` (whether
         the budget allows them) and ``refusal`` (the ledger's words when it does not).
     """
+    entries = [pipeline.ledger_entry(name, pipeline.resolve(name, settings, m), m) for name, settings in runs]
+    return price_entries(ds, entries)
+
+
+def price_entries(ds: Dataset, entries: Sequence[Any]) -> dict[str, Any]:
+    """:func:`price` for ledger entries given as they are (e.g. a private selection's one entry)."""
     from core.accounting import PrivacyLedger
     from core.accounting.ledger_compose import compose_entries
     from core.errors import BudgetExhausted
 
     led = ledger(ds)
-    entries = [pipeline.ledger_entry(name, pipeline.resolve(name, settings, m), m) for name, settings in runs]
+    entries = list(entries)
     trial = PrivacyLedger(led.fingerprint, entries=led.entries)
     budget = led.budget
     if budget is not None:
@@ -298,3 +304,31 @@ def current_release(ds: Dataset, ens: Any) -> dict[str, Any] | None:
     if rel is None or rel["ens_key"] != ens.key or rel["ds_key"] != ds.key:
         return None
     return rel
+
+
+def tune_price(ds: Dataset, candidates: Sequence[tuple[str, dict[str, Any]]], m: int) -> dict[str, Any]:
+    """The price of a private selection over ``candidates`` (:func:`core.pipeline.tune_price`), before it runs."""
+    from core.mechanisms.selection import selection_plan
+
+    _, entry, _ = selection_plan(list(candidates), int(m))
+    out = price_entries(ds, [entry])
+    out["guarantee"] = pipeline.tune_price(list(candidates), int(m))
+    return out
+
+
+def tune(ds: Dataset, ens: Any, candidates: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+    """"Tune privately": the best of ``candidates`` on the private votes under one guarantee fixed first.
+
+    Charged to the ledger before anything runs (:func:`core.pipeline.tune`; refused past
+    the budget, and on a real job before a budget is set).  The selected run's labels
+    become this session's release; their ``epsilon``/``delta`` are the whole selection's.
+    """
+    require_budget(ds)
+    rng = session.DEMO_SEED + 2 if session.demo_mode() else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        sel = pipeline.tune(ens.votes, list(candidates), ledger=ledger(ds), rng=rng)
+    st.session_state["_release"] = {"result": sel.result, "mechanism": sel.mechanism, "asked": dict(sel.settings),
+                                    "ens_key": ens.key, "ds_key": ds.key, "number": len(ledger(ds)),
+                                    "selection": sel}
+    return sel

@@ -19,7 +19,9 @@ from typing import Any, Sequence
 import streamlit as st
 
 from pages import _ledger as ledgers
+from pages import _plan as plan
 from pages import _session as session
+from pages import _widgets as widgets
 
 BUDGET_HELP = (
     "The most this data may spend, over every run you will ask for (each release, each priced comparison). "
@@ -72,9 +74,13 @@ def run_button(ds, ens, runs: Sequence[tuple[str, dict[str, Any]]], *, label: st
     The price line is shown before the button; without a budget (real job) or past it the
     button is disabled and the reason shown in place.
     """
+    p = ledgers.price(ds, runs, int(ens.votes.shape[0]))
+    return priced_button(ds, p, label=label, key=key, what=what)
+
+
+def priced_button(ds, p: dict[str, Any], *, label: str, key: str, what: str = "this run") -> bool:
+    """:func:`run_button` for a price already computed (:func:`pages._ledger.price_entries`)."""
     led = ledgers.ledger(ds)
-    m = int(ens.votes.shape[0])
-    p = ledgers.price(ds, runs, m)
     st.markdown("**" + ledgers.price_line(p, what) + "**")
     blocked = None
     if session.is_real_job(ds) and led.budget is None:
@@ -86,3 +92,77 @@ def run_button(ds, ens, runs: Sequence[tuple[str, dict[str, Any]]], *, label: st
     pressed = st.button(label, type="primary", key=key, disabled=blocked is not None,
                         help="Runs on the private votes once, with fresh noise, and counts it on this data's ledger.")
     return bool(pressed and blocked is None)
+
+
+TUNE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+"""The ε values offered to private selection (each candidate's own ε)."""
+
+
+def selection_candidates() -> tuple[list[str], list[str]]:
+    """The registered mechanisms private selection accepts, and why the others are not offered."""
+    from core import pipeline
+    from core.errors import PrivateLabelLabError
+    from core.mechanisms import registry
+
+    ok, why = [], []
+    for name in registry.names():
+        mech = registry.get(name)
+        if mech.inputs != "counts" or not mech.takes_epsilon:
+            continue
+        try:
+            pipeline.tune_price([(name, session.request(name, {"epsilon": 1.0}))], 100)
+        except PrivateLabelLabError as exc:
+            why.append(f"{mech.title}: {str(exc).split(':')[0]}.")
+        else:
+            ok.append(name)
+    return ok, why
+
+
+def tune_section(ds, ens) -> None:
+    """"Tune privately": a grid of mechanisms × ε, its price first, then one button."""
+    st.subheader("Tune privately")
+    st.markdown(
+        "Chooses the best of a grid of settings **on the private votes**, judged by the number of queries each "
+        "run answers (an output of the run itself), under one guarantee fixed before it starts: Papernot and "
+        "Steinke's random-stopping selection. Only the chosen run's labels are released; the report states the "
+        "whole selection's guarantee."
+    )
+    names, why = selection_candidates()
+    if not names:
+        st.info("No registered mechanism can be a candidate of private selection here.")
+        return
+    current = session.privacy()["mechanism"]
+    c = st.columns(2)
+    mechs = c[0].multiselect("Mechanisms to try", names, default=[current if current in names else names[0]],
+                             format_func=widgets.mechanism_title, key="tune_mechanisms")
+    epsilons = c[1].multiselect("ε values to try (each run's own ε)", list(TUNE_EPSILONS), default=[1.0, 2.0],
+                                key="tune_epsilons")
+    if why:
+        st.caption("Not offered: " + " ".join(why))
+    candidates = [(n, session.request(n, {"epsilon": float(e)})) for n in mechs for e in sorted(epsilons)]
+    if not candidates:
+        st.info("Tick at least one mechanism and one ε.")
+        return
+    k = int(ens.teachers.k)
+    rows = []
+    for name, settings in candidates:
+        pred = plan.predict_for(ds, k, name, settings, draws=plan.CURVE_DRAWS, advise=False)
+        rows.append({"mechanism": widgets.mechanism_title(name), "ε": settings.get("epsilon"),
+                     "answered (predicted)": plan.pm(pred.answered, pred.answered_sd),
+                     "correct (predicted)": plan.pm(pred.correct, pred.correct_sd)})
+    st.dataframe(rows, hide_index=True)
+    st.caption(f"The grid, {plan.PREDICTED} (free).")
+    p = ledgers.tune_price(ds, candidates, int(ens.votes.shape[0]))
+    if priced_button(ds, p, label=f"Tune privately ({len(candidates)} candidates)", key="tune_private",
+                     what="this selection"):
+        with session.shown_errors():
+            ledgers.tune(ds, ens, candidates)
+            st.rerun()  # every total on the page (drawn above) shows the selection
+    rel = ledgers.current_release(ds, ens)
+    sel = None if rel is None else rel.get("selection")
+    if sel is not None:
+        r = sel.result
+        st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g} "
+                   f"after {sel.runs} repetitions: {r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
+                   f"processed. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
+                   "the release the Student & export page exports.")

@@ -174,6 +174,31 @@ def test_compare_on_real_votes_is_one_priced_action(lab):
     assert "Measured on the private votes" in " ".join(texts(at.main.markdown))
 
 
+def test_tune_privately_shows_its_price_and_spends_exactly_it(lab, downloads):
+    import json
+
+    at = upload_two_files(lab())
+    train(at)
+    go(at, "Private labeling")
+    at.number_input(key="job_budget_epsilon").set_value(50.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    at.multiselect(key="tune_mechanisms").set_value(["gnmax", "confident-gnmax"]).run()
+    assert spent(at)[2] == 0
+    line = next(t for t in texts(at.main.markdown) if t.startswith("**this selection: ε"))
+    cost = float(re.search(r"this selection: ε ([0-9.e+-]+)", line).group(1))
+    at.button(key="tune_private").click().run()
+    assert not at.exception, at.exception
+    eps, _, runs = spent(at)
+    assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)  # one selection, one entry: its stated price
+    assert any(s.startswith("Chosen: ") for s in texts(at.success)), texts(at.success)
+    # the chosen labels are the release; the report states the whole selection's guarantee
+    go(at, "Student & export")
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
+    assert report["guarantee"]["epsilon"] == pytest.approx(cost, rel=1e-3)
+    assert spent(at)[2] == 1
+
+
 def test_teaching_sessions_keep_their_own_ledgers(lab):
     one, two = go(lab(), "Private labeling"), go(lab(), "Private labeling")
     assert spent(one)[2] == 1 and spent(two)[2] == 1
