@@ -56,7 +56,9 @@ def real_job_view(ds) -> None:
     st.caption(f"**{plan.PREDICTED.capitalize()}.** Free: every number in this section comes from n, m, k, the "
                "number of classes, the settings and the assumed teacher quality below.")
     plan.quality_controls(st)
-    preds = {label: plan.predict_for(ds, k, name, settings, advise=False) for label, (name, settings) in rows.items()}
+    preds = {label: plan.predict_for(ds, k, name, settings, advise=False,
+                                     draws=plan.CURVE_DRAWS if name in plan.SLOW_TO_SIMULATE else plan.TABLE_DRAWS)
+             for label, (name, settings) in rows.items()}
     for label, p in list(preds.items()):  # settings the mechanism refuses (before any data) are no row to pay for
         if p.epsilon != p.epsilon:
             skipped.append(f"{label} is not compared: {p.reason}")
@@ -73,11 +75,16 @@ def real_job_view(ds) -> None:
                "class (its assumed share above); ε spent is each mechanism's data-independent guarantee, known before any data is seen.")
 
     st.subheader("Privacy–utility curve (predicted)")
-    st.caption(f"{plan.PREDICTED.capitalize()}: each point is the mean over {plan.CURVE_DRAWS} simulated runs.")
-    curve: dict[str, list] = {label: [] for label in rows}
+    st.caption(f"{plan.PREDICTED.capitalize()}: each point is the mean over {plan.CURVE_DRAWS} simulated runs "
+               f"(each row of the table over {plan.TABLE_DRAWS}, or {plan.CURVE_DRAWS} for a mechanism slow to simulate).")
+    curve: dict[str, list] = {label: [] for label, (name, _) in rows.items() if name not in plan.SLOW_TO_SIMULATE}
+    left_off = [label for label in rows if label not in curve]
+    if left_off:
+        st.caption(f"Not drawn: {', '.join(left_off)} (slow to simulate at every ε; its row in the table "
+                   "above is predicted).")
     for e in EPS_GRID:
         at_e, _ = cache.compare_rows(ens, e, m, EXTRA_ROWS, n_classes=ds.n_classes)
-        for label in rows:
+        for label in curve:
             curve[label].append(plan.predict_for(ds, k, *at_e[label], draws=plan.CURVE_DRAWS, advise=False)
                                 if label in at_e else None)
     for measure, title, key in (("answered", "answered queries (predicted)", "utility_curve_predicted"),

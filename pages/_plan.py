@@ -29,8 +29,13 @@ PLAN_SEED = 0
 """The public seed of the simulated votes (predictions are public computations)."""
 DRAWS = 20
 """Draws of the noise per prediction (mean and spread)."""
-CURVE_DRAWS = 8
+TABLE_DRAWS = 8
+"""Draws per row of a predicted table (many rows: fewer draws each)."""
+CURVE_DRAWS = 3
 """Draws per point of a predicted curve (many points: fewer draws each)."""
+SLOW_TO_SIMULATE = ("certified-gnmax", "btt-soft")
+"""Mechanisms left off the predicted curves (slow to simulate at every ε: a private test, or teacher scores; their
+table row is predicted)."""
 
 
 def quality() -> tuple[float, float, float]:
@@ -47,7 +52,7 @@ def quality_controls(where=None) -> tuple[float, float, float]:
     where = where if where is not None else st
     quality()
     where.markdown("**Assumed teacher quality** (an assumption you make, not measured on the private data)")
-    c = where.columns(3)
+    c = [where, where, where]  # one under the other: the labels stay whole at 1024 px
     acc = c[0].slider("Assumed teacher accuracy (easy queries)", 0.5, 1.0, step=0.01,
                       key=session.widget_key(QUALITY_SECTION, "accuracy"),
                       help="An assumption: the chance that one teacher gives the true class on an easy query. "
@@ -111,18 +116,18 @@ def pm(mean: float, sd: float | None) -> str:
 
 def show_prediction(where, pred, *, m: int) -> None:
     """The predicted counts as metrics, each marked predicted, and what the plan advises."""
-    c = where.columns(4)
-    c[0].metric("Answered (predicted)", pm(pred.answered, getattr(pred, "answered_sd", None)),
+    c = where.columns(2) + where.columns(2)  # two by two: the values stay whole at 1024 px
+    c[0].metric("Answered (predicted)", pm(pred.answered, pred.answered_sd),
                 help=PREDICTED.capitalize() + ": mean ± spread over simulated draws.")
-    c[1].metric("Correct (predicted)", pm(pred.correct, getattr(pred, "correct_sd", None)), help=PREDICTED.capitalize())
-    c[2].metric("⊥ (predicted)", pm(pred.bottom, getattr(pred, "bottom_sd", None)), help=PREDICTED.capitalize())
-    c[3].metric("Not processed (predicted)", pm(pred.not_processed, getattr(pred, "not_processed_sd", None)),
+    c[1].metric("Correct (predicted)", pm(pred.correct, pred.correct_sd), help=PREDICTED.capitalize())
+    c[2].metric("⊥ (predicted)", pm(pred.bottom, pred.bottom_sd), help=PREDICTED.capitalize())
+    c[3].metric("Not processed (predicted)", pm(pred.not_processed, pred.not_processed_sd),
                 help=PREDICTED.capitalize())
     where.caption(f"All four are {PREDICTED}: votes simulated from n, m, k, the number of classes and the "
                   f"assumed teacher quality, run through the same mechanism {pred.draws} times "
                   f"(m = {m:,} queries).")
-    if not getattr(pred, "feasible", True) and getattr(pred, "reason", None):
+    if not pred.feasible and pred.reason:
         where.error("Predicted: these settings can answer (almost) nothing. " + pred.reason)
-    if not getattr(pred, "useful", True):
+    elif not pred.useful:
         where.warning("**No useful result predicted**: at these settings the labels would be no better than "
-                      "always answering the majority class. " + (getattr(pred, "advice", None) or ""))
+                      "always answering the majority class. " + (pred.advice or ""))
