@@ -4,7 +4,8 @@ A new user's real job: on the Data page pick the bundled two-file job "Adult: pr
 adult_train, public = adult_test (features only)"; nothing trains by itself (the page
 says "Not trained yet"); on the Ensemble page choose logistic regression and a small k,
 check that Enter in the k box does not train, press Train (the progress bar comes and
-goes); label with PATE 2018 GNMax; on Student & export press Release and download the
+goes); label with PATE 2018 GNMax (a real job: the predicted result first, then a budget and
+the run at its shown price); on Student & export press Release and download the
 labeled CSV.  The CSV must hold NO private row: none of adult_train's rows (features and
 label) appears in it, and its feature rows are adult_test's, in order.
 """
@@ -107,6 +108,19 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             main.get_by_text("PATE 2018 GNMax (Gaussian noisy max)", exact=True).click()
             settle(page)
             expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
+            # a real job: predicted first; the budget, then the run on the private votes at its shown price
+            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (predicted)")).to_be_visible()
+            budget = page.get_by_role("spinbutton", name="Total budget ε")
+            budget.fill("10")
+            budget.press("Tab")
+            page.get_by_role("button", name="Set the budget for this data").click()
+            settle(page)
+            expect(main.get_by_text(re.compile(r"^this run: ε 4 ")).first).to_be_visible()
+            page.get_by_role("button", name="Run on the private votes").click()
+            expect(main).to_contain_text("over 1 run ")
+            settle(page)
+            page.get_by_text("Show the non-private diagnostics (they read the raw votes)").click()
+            settle(page)
             expect(page.get_by_text(re.compile("always answering the majority class")).first).to_be_visible()
             (tmp_path / "labeling.txt").write_text(main.inner_text())
 
