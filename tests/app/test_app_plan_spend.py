@@ -253,3 +253,23 @@ def test_every_page_renders_on_a_two_file_upload(lab, page):
         assert spent(at) == (0.0, 0.0, 0)
     if page in ("Data", "Student & export"):  # the result of a run is shown only once one was asked for
         assert any("Nothing has run on the private votes" in i for i in texts(at.info)), texts(at.info)
+
+
+def test_the_recommender_says_plainly_when_no_setting_is_useful(lab):
+    at = upload_two_files(lab())
+    go(at, "Private labeling")
+    # the credit job's case: teachers that split on most queries, a majority class of 75 %
+    at.slider(key="w_plan_quality_accuracy").set_value(0.55).run()
+    at.slider(key="w_plan_quality_hard_share").set_value(1.0).run()
+    at.slider(key="w_plan_quality_majority").set_value(0.75).run()
+    go(at, "Ensemble")
+    warnings = " ".join(texts(at.warning))
+    assert "No useful setting here" in warnings, warnings
+    assert job_ledger_runs(at) == 0
+    # a good assumption: the recommended setting is predicted useful, and no such warning is shown
+    go(at, "Private labeling")
+    at.slider(key="w_plan_quality_accuracy").set_value(0.95).run()
+    at.slider(key="w_plan_quality_hard_share").set_value(0.0).run()
+    at.slider(key="w_plan_quality_majority").set_value(0.5).run()
+    go(at, "Ensemble")
+    assert "No useful setting here" not in " ".join(texts(at.warning))
