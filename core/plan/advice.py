@@ -1,4 +1,4 @@
-"""What a job would need for a useful run, when its plan says it has none (docs/design.md §22).
+"""What a job would need for a useful run, when its plan says it has none (docs/design.md §10).
 
 :func:`advise` takes a :class:`~core.plan.Prediction` that is not useful and predicts the
 same mechanism under single changes a data owner can make -- a larger ε, fewer public

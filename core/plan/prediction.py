@@ -1,4 +1,4 @@
-"""Predictions of a labeling run from public quantities only (docs/design.md §22).
+"""Predictions of a labeling run from public quantities only (docs/design.md §10).
 
 :func:`predict` simulates votes under an assumed :class:`~core.plan.TeacherQuality`
 (:func:`~core.plan.simulate_votes`) for a job of ``n`` private rows, ``k`` teachers,

@@ -1,4 +1,4 @@
-"""A public model of teacher quality and votes simulated from it (docs/design.md §22).
+"""A public model of teacher quality and votes simulated from it (docs/design.md §10).
 
 A plan predicts what a labeling run would release without reading the private votes:
 it simulates votes from an *assumed* :class:`TeacherQuality` (a public input, like
