@@ -6,7 +6,9 @@ machine for m ≤ 10,000 public rows.  Prints one table: for each mechanism and 
 seconds of ``predict`` (20 simulated runs, the default) after a warm-up call (imports
 and cached calibrations excluded, as in a running app), the best of 3, and the seconds
 of the advice that a prediction judged not useful adds (computed only then).  Also a
-sweep of 5 ε values (a privacy–utility curve).
+sweep of 5 ε values (a privacy–utility curve), and certified-gnmax, whose data-dependent
+analysis runs once per draw, in full and under a 0.5 s budget (``max_seconds``: at least
+one draw runs).
 
 Run: .venv/bin/python bench/bench_plan.py   (no assertions; numbers vary by machine)
 """
@@ -51,10 +53,16 @@ def main() -> None:
             rows.append((name, m, t, ta if not useful else float("nan"), useful))
         t = best_of(lambda: sweep("gnmax", {"delta": 1e-5}, vary="epsilon", values=[0.5, 1, 2, 4, 8], **sizes))
         rows.append(("gnmax sweep of 5 ε", m, t, float("nan"), None))
-    print(f"{'prediction':<22} {'m':>7} {'seconds':>8} {'with advice':>12}  useful")
+        cert = {"epsilon": 4.0, "delta": 1e-5}
+        t = best_of(lambda: predict("certified-gnmax", cert, **sizes, advise=False), repeat=1)
+        rows.append(("certified-gnmax", m, t, float("nan"), None))
+        t = best_of(lambda: predict("certified-gnmax", cert, **sizes, advise=False, max_seconds=0.5), repeat=1)
+        d = predict("certified-gnmax", cert, **sizes, advise=False, max_seconds=0.5).draws
+        rows.append((f"  with max_seconds=0.5 ({d} draws)", m, t, float("nan"), None))
+    print(f"{'prediction':<34} {'m':>7} {'seconds':>8} {'with advice':>12}  useful")
     for name, m, t, ta, useful in rows:
         adv = "—" if ta != ta else f"{ta:.3f}"
-        print(f"{name:<22} {m:>7,} {t:>8.3f} {adv:>12}  {'' if useful is None else ('yes' if useful else 'no')}")
+        print(f"{name:<34} {m:>7,} {t:>8.3f} {adv:>12}  {'' if useful is None else ('yes' if useful else 'no')}")
 
 
 if __name__ == "__main__":
