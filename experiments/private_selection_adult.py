@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-QUICK = {"k": 30, "m": 300, "n_eval": 1000, "holdout": 300, "grid_draws": 1, "runs": 2}
+QUICK = {"k": 30, "m": 300, "n_eval": 1000, "holdout": 300, "grid_draws": 1, "runs": 1, "epsilons": [1.0, 4.0]}
 
 
 def student_accuracy(public_X, result, table, X_eval, y_eval, rng) -> float:
