@@ -40,6 +40,7 @@ from _common import plt  # noqa: E402
 from core import pipeline  # noqa: E402
 from core.data import split_public  # noqa: E402
 from core.errors import PrivateLabelLabError  # noqa: E402
+from core.mechanisms.selection import holdout_score  # noqa: E402
 
 NAME = "private_selection_adult"
 
@@ -90,7 +91,7 @@ def run(args) -> dict:
                                   teach, split.X_eval, split.y_eval, common.rng_for(args.seed, 4, r, j, t))
                  for t in range(args.grid_draws)]
             accs.append(float(np.nanmean(a)) if np.isfinite(a).any() else float("nan"))
-        score = pipeline.holdout_score(split.X_public, held, "logistic_regression", {}, teach,
+        score = holdout_score(split.X_public, held, "logistic_regression", {}, teach,
                                        rng=common.rng_for(args.seed, 5, r))
         sel = pipeline.tune(votes, grid, mean=args.mean, score=score, score_sigma=args.score_sigma, delta=args.delta,
                             rng=common.rng_for(args.seed, 6, r))

@@ -1,7 +1,7 @@
 """``tune``: private selection over a grid of mechanisms and ε, then the selected run's labels.
 
 A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune`
-(docs/design.md §22.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
+(docs/design.md §10.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
 whole selection's guarantee is computed and printed before any private row is read
 (``--price-only`` stops there), charged to ``--ledger`` before the run, and stated in
 the report of the release.  What is written is the selected run's labels, as
@@ -127,6 +127,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.data import load_table, read_public, split_public
     from core.ensemble.learners import parse_assignments
     from core.export import privacy_report, report_json
+    from core.mechanisms.selection import holdout_score
     from core.validation import check_delta
 
     candidates = grid_of(args)
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
     votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
     del teachers
-    score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
+    score = None if held is None else holdout_score(public, held, args.learner, params, teach, rng=rng)
     sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
                         delta=args.delta, ledger=ledger, rng=rng)
     del votes
