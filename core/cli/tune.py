@@ -83,6 +83,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     grid.add_argument("--epsilon", action="append", type=float, required=True, metavar="E",
                       help="a candidate epsilon of one run (repeat for several)")
     grid.add_argument("--delta", type=float, required=True, metavar="D", help="delta of every run and of the selection")
+    grid.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2",
+                      help="another setting to tune, e.g. threshold=150,200 or ratio=2,3.75 (crossed with the grid for "
+                      "the mechanisms that take it; repeat for several)")
     sel = p.add_argument_group("selection")
     sel.add_argument("--mean", type=float, default=None, metavar="X",
                      help="mean number of repetitions (default 3 per candidate)")
@@ -110,10 +113,35 @@ def add_parser(commands) -> argparse.ArgumentParser:
     return p
 
 
+def _varied(args: argparse.Namespace) -> list[tuple[str, list[Any]]]:
+    """The ``--vary NAME=V1,V2`` options: (name, values)."""
+    out = []
+    for text in args.vary:
+        name, sep, values = text.partition("=")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not name.strip() or not vals:
+            raise CommandError(f"--vary takes NAME=V1,V2,..., got {text!r}.")
+        out.append((name.strip(), vals))
+    return out
+
+
 def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
-    """The candidates: every mechanism × every ε, at ``--delta``."""
-    return [(name, {"epsilon": float(e), "delta": float(args.delta)})
-            for name, e in itertools.product(dict.fromkeys(args.mechanism), dict.fromkeys(args.epsilon))]
+    """The candidates: every mechanism × every ε (× every ``--vary`` value it takes), at ``--delta``."""
+    from core.mechanisms import registry
+
+    varied = _varied(args)
+    out = []
+    for name, e in itertools.product(dict.fromkeys(args.mechanism), dict.fromkeys(args.epsilon)):
+        mech = registry.get(name)
+        own = [(n, [mech.parameter(n).convert(v) for v in vals]) for n, vals in varied if n in mech.parameter_names]
+        for combo in itertools.product(*[vals for _, vals in own]):
+            s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
+            s.update({n: v for (n, _), v in zip(own, combo)})
+            out.append((name, s))
+    unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
+    if unused:
+        raise CommandError(f"--vary {', '.join(unused)}: none of the chosen mechanisms takes it.")
+    return out
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
@@ -210,7 +238,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         paths["--report"].write_text(report_json(rep), encoding="utf-8")
         written.append(str(paths["--report"]))
     stdout.write(
-        f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at ε = {fmt(sel.settings['epsilon'])} "
+        f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at "
+        f"{', '.join(f'{k} = {fmt(v) if isinstance(v, float) else v}' for k, v in sel.settings.items())} "
         f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
         f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
