@@ -191,6 +191,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem)
     public = read_public(args.public if public_src is None else public_src, table)
     check_delta(args.delta, n=table.n_rows)
+    if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
+        price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
+                                    delta=args.delta)
+        stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
+                     f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
     ledger = None
     if ledger_path is not None:
