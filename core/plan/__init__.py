@@ -36,6 +36,7 @@ _EXPORTS = {
     "QualityEstimate": "estimate",
     "estimate_price": "estimate",
     "estimate_quality": "estimate",
+    "estimate_class_shares": "estimate",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

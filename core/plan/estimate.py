@@ -19,6 +19,12 @@ hard accuracy stay as assumed, and the easy accuracy is solved so that the model
 expected agreement equals the estimate (agreement is not accuracy: a plurality that is
 wrong agrees too, so this is a planning estimate, said so wherever it is shown).
 
+The majority share that a useful run must beat is an assumption too; with
+:func:`estimate_class_shares` it can instead be counted privately: the private rows' class
+histogram with discrete Laplace noise of scale ``2/ε`` per class (replacing one row moves
+one class count down by 1 and another up by 1: L1 sensitivity 2), ε-DP, charged like any
+run.
+
 References
 ----------
 .. [CKS20] C. Canonne, G. Kamath, T. Steinke. The Discrete Gaussian for Differential Privacy.
@@ -35,7 +41,7 @@ import numpy as np
 from core.errors import ParameterError
 from core.plan.quality import TeacherQuality
 
-__all__ = ["QualityEstimate", "estimate_price", "estimate_quality"]
+__all__ = ["QualityEstimate", "estimate_price", "estimate_quality", "estimate_class_shares"]
 
 
 @dataclass(frozen=True)
@@ -128,3 +134,43 @@ def estimate_quality(counts, *, epsilon: float, assumed: TeacherQuality | None =
     assumed = TeacherQuality() if assumed is None else assumed
     quality = replace(assumed, accuracy=_easy_accuracy(agreement, assumed))
     return QualityEstimate(agreement=agreement, quality=quality, epsilon=epsilon, noise_sd=float(np.sqrt(2.0) / (k * epsilon)))
+
+
+def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None, rng=None) -> np.ndarray:
+    """The private rows' class shares, counted privately (ε-DP): a priced private estimate.
+
+    Releases every class count plus discrete Laplace noise of scale ``2/ε`` (the histogram's
+    L1 sensitivity under replace-one adjacency is 2), clipped at 0, as shares.
+
+    Parameters
+    ----------
+    labels : array-like of int
+        The private rows' class ids (private).
+    n_classes : int
+    epsilon : float
+    ledger : core.accounting.PrivacyLedger, optional
+        Charged with one pure ε step BEFORE the count (refused past its budget).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_classes,)
+        Shares summing to 1 (uniform if every noisy count is 0).
+    """
+    from core import noise
+    from core.accounting.ledger_entries import PureDPEntry
+    from core.validation import check_epsilon, check_integer
+
+    epsilon = check_epsilon(epsilon)
+    n_classes = check_integer(n_classes, "n_classes", minimum=2)
+    y = np.asarray(labels, dtype=np.int64).ravel()
+    if y.size == 0 or y.min() < 0 or y.max() >= n_classes:
+        raise ParameterError(f"labels must be class ids in 0 .. {n_classes - 1}.")
+    if ledger is not None:
+        ledger.charge(PureDPEntry.uniform(eps_step=epsilon, n_steps=1, mechanism="class-shares-estimate",
+                                          description="private class histogram + discrete Laplace(2/ε) per class",
+                                          params={"epsilon": epsilon, "n_classes": n_classes}))
+    counts = np.bincount(y, minlength=n_classes).astype(np.int64)
+    noisy = np.maximum(counts + noise.discrete_laplace(Fraction(2) / Fraction(epsilon), size=n_classes, rng=rng), 0)
+    total = float(noisy.sum())
+    return np.full(n_classes, 1.0 / n_classes) if total == 0 else noisy / total

@@ -67,3 +67,18 @@ def test_released_statistic_passes_the_audit():
 
     result = audit(sampler, 0, m, claimed_epsilon=eps, claimed_delta=0.0, n_trials=100_000, rng=3)
     assert result.passed and result.epsilon_lower_bound > 0.5 * eps
+
+
+def test_class_shares_are_counted_privately_and_charged():
+    from core.plan import estimate_class_shares
+
+    y = np.array([0] * 680 + [1] * 320)
+    ledger = PrivacyLedger("test", budget_epsilon=2.0, budget_delta=1e-6)
+    shares = estimate_class_shares(y, n_classes=2, epsilon=1.0, ledger=ledger, rng=0)
+    # each count's noise has sd 2·√2/ε ≈ 2.8 rows: 6 sd of 1,000 rows is under 2 points
+    assert abs(shares[0] - 0.68) < 0.02 and shares.sum() == pytest.approx(1.0)
+    assert ledger.total().epsilon == pytest.approx(1.0)
+    # replace-one moves the histogram by 2 in L1 (the sensitivity the noise is scaled to)
+    z = y.copy()
+    z[0] = 1
+    assert np.abs(np.bincount(y, minlength=2) - np.bincount(z, minlength=2)).sum() == 2
