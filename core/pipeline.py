@@ -18,9 +18,9 @@ spends the same ε everywhere (docs/design.md §5):
     The teachers of a table and their votes (or scores) on public rows.
 :func:`student`, :func:`labeled_csv`, :func:`report`
     The student and the export.
-:func:`tune_price`, :func:`tune`, :func:`holdout_score`
+:func:`tune_price`, :func:`tune`
     Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
-    guarantee before it runs, the run, and a held-out score (docs/design.md §22.3).
+    guarantee before it runs, and the run (docs/design.md §10.3).
 
 References
 ----------
@@ -55,7 +55,6 @@ __all__ = [
     "report",
     "tune_price",
     "tune",
-    "holdout_score",
 ]
 
 
@@ -518,7 +517,7 @@ def report(result, **context: Any) -> str:
 
 def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
                delta: float | None = None):
-    """The whole private selection's guarantee over a grid, before anything runs (docs/design.md §22.3).
+    """The whole private selection's guarantee over a grid, before anything runs (docs/design.md §10.3).
 
     Parameters
     ----------
@@ -531,7 +530,7 @@ def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 
     shape : float
         Shape of the truncated negative binomial number of repetitions (1: geometric).
     score_sigma : float, optional
-        Noise of a held-out score (:func:`holdout_score`); None scores by the number answered.
+        Noise of a held-out score (:func:`core.mechanisms.selection.holdout_score`); None scores by the number answered.
     delta : float, optional
         δ of the whole selection (default: the largest candidate δ).
 
@@ -567,7 +566,7 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
     mean, shape, score_sigma, delta
         See :func:`tune_price`.
     score : callable, optional
-        A held-out count (:func:`holdout_score`); None scores by the number answered.
+        A held-out count (:func:`core.mechanisms.selection.holdout_score`); None scores by the number answered.
     ledger : core.accounting.PrivacyLedger, optional
     rng : Generator, int or None
 
@@ -583,49 +582,3 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
         ledger.charge(entry)
     return select(inputs, candidates, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=rng)
 
-
-def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop",
-                  rng=None) -> Callable[[Any], int]:
-    """A private selection's score: the student's correct predictions on held-out private rows.
-
-    The held-out rows must be kept out of every teacher's chunk (split them off before
-    :func:`train`, e.g. with :func:`core.data.split_public`).  The score reads the
-    teachers' rows only through the released labels (the student is trained on them),
-    and changing one held-out row moves it by at most 1: a count of sensitivity 1,
-    released by :func:`tune` with discrete Gaussian noise (docs/design.md §22.3).  A run
-    whose labels cannot train a student scores 0.
-
-    Parameters
-    ----------
-    public_X : pandas.DataFrame
-        The public rows' features (the student's training rows).
-    holdout : core.data.Table
-        The held-out private rows.
-    learner : str
-    params : mapping, optional
-    table : core.data.Table
-        The private table (its preprocessing).
-    bottom : str
-        The student's ⊥ policy.
-    rng : Generator, int or None
-
-    Returns
-    -------
-    callable
-        ``score(result) -> int``.
-    """
-    from core.errors import PrivateLabelLabError
-    from core.noise import check_rng
-
-    gen = check_rng(rng)
-    X_h = holdout.features
-    y_h = np.asarray(holdout.labels)
-
-    def score(result) -> int:
-        try:
-            st = student(public_X, result, learner, params, table, bottom=bottom, rng=gen)
-        except (PrivateLabelLabError, ValueError):
-            return 0
-        return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
-
-    return score

@@ -18,9 +18,10 @@ teachers voting for the true class (NON-PRIVATE):
 
 * *one accuracy*: ``accuracy = mean(s_i)``, no hard queries;
 * *easy/hard*: a cut ``c`` splits the queries into easy (``s_i ≥ c``) and hard ones; the
-  accuracies are the two groups' means and the hard share the second group's size; ``c``
-  is the one (on a grid) whose simulated vote shares are closest to the measured ones in
-  Kolmogorov–Smirnov distance.
+  accuracies are the two groups' means, the hard share the second group's size, and the
+  hard queries' spread (``hard_spread``, a uniform's half-width) follows from their
+  variance net of the binomial vote noise; ``c`` is the one (on a grid) whose simulated
+  vote shares are closest to the measured ones in Kolmogorov–Smirnov distance.
 
 The class shares are the public rows' (NON-PRIVATE).  BTT's cutoff is, per ε, the largest
 T whose calibrated threshold is at most k/4 (public quantities only).  Measured: mean ±
@@ -82,8 +83,11 @@ def calibrate(share: np.ndarray, k: int, class_shares, seed: int) -> tuple[Teach
         hard = share < c
         if not hard.any() or hard.all():
             continue
-        q = TeacherQuality(accuracy=float(share[~hard].mean()), hard_share=float(hard.mean()),
-                           hard_accuracy=float(share[hard].mean()), class_shares=class_shares)
+        mu = float(share[hard].mean())
+        # the spread of the hard queries' accuracy (uniform: half-width √3·sd) net of the binomial vote noise
+        var = max(float(share[hard].var()) - mu * (1 - mu) / k, 0.0)
+        q = TeacherQuality(accuracy=float(share[~hard].mean()), hard_share=float(hard.mean()), hard_accuracy=mu,
+                           hard_spread=float(min(np.sqrt(3.0 * var), mu, 1.0 - mu)), class_shares=class_shares)
         sim = simulate_votes(m=20_000, k=k, n_classes=2, quality=q, rng=seed)
         sim_share = sim.counts[np.arange(20_000), sim.truth] / k
         d = ks_2samp(sim_share, share).statistic

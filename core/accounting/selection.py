@@ -1,6 +1,6 @@
 """The privacy map of private selection: repeat a random candidate a random number of times, keep the best.
 
-Papernot and Steinke's random-stopping selection (docs/design.md §22.3).  A grid of
+Papernot and Steinke's random-stopping selection (docs/design.md §10.3).  A grid of
 candidates -- (mechanism, settings) pairs run on the same teachers' votes -- is tuned
 as follows: draw the number of repetitions ``K`` from a truncated negative binomial
 distribution of mean ``μ`` and shape ``η`` (geometric ``η = 1``, logarithmic ``η = 0``);

@@ -1,6 +1,6 @@
 """``plan``: predictions of labeling runs from public quantities only (no privacy spent).
 
-A thin layer over :func:`core.plan.predict_many` (docs/design.md §22): for every
+A thin layer over :func:`core.plan.predict_many` (docs/design.md §10): for every
 requested mechanism and ε it prints the predicted answered, correct and ⊥ counts, the
 run's guarantee, whether it would be useful (its answered labels right more often than
 always answering the majority class) and, when not, what would be needed instead.  The
@@ -41,6 +41,8 @@ def add_quality_flags(parser) -> None:
                    help=f"share of public rows that are hard, where teachers split (default {d.hard_share:g})")
     g.add_argument("--hard-accuracy", type=float, default=d.hard_accuracy, metavar="A",
                    help=f"a teacher's chance of the true class on a hard row (default {d.hard_accuracy:g})")
+    g.add_argument("--hard-spread", type=float, default=d.hard_spread, metavar="W",
+                   help="hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default 0)")
     g.add_argument("--majority-share", type=float, default=None, metavar="S",
                    help="share of public rows in the most common class: always answering it is the "
                    "baseline a useful run must beat (default: balanced classes)")
@@ -70,7 +72,7 @@ def quality_of(args: argparse.Namespace, n_classes: int):
             raise CommandError(f"--majority-share must lie between 1/{n_classes} and 1, got {ms:g}.")
         shares = tuple([ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1))
     return TeacherQuality(accuracy=args.accuracy, hard_share=args.hard_share, hard_accuracy=args.hard_accuracy,
-                          class_shares=shares, rows=args.rows_per_teacher)
+                          class_shares=shares, rows=args.rows_per_teacher, hard_spread=args.hard_spread)
 
 
 def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | None, str | None]:

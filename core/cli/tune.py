@@ -1,7 +1,7 @@
 """``tune``: private selection over a grid of mechanisms and ε, then the selected run's labels.
 
 A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune`
-(docs/design.md §22.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
+(docs/design.md §10.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
 whole selection's guarantee is computed and printed before any private row is read
 (``--price-only`` stops there), charged to ``--ledger`` before the run, and stated in
 the report of the release.  What is written is the selected run's labels, as
@@ -83,6 +83,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     grid.add_argument("--epsilon", action="append", type=float, required=True, metavar="E",
                       help="a candidate epsilon of one run (repeat for several)")
     grid.add_argument("--delta", type=float, required=True, metavar="D", help="delta of every run and of the selection")
+    grid.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2",
+                      help="another setting to tune, e.g. threshold=150,200 or ratio=2,3.75 (crossed with the grid for "
+                      "the mechanisms that take it; repeat for several)")
     sel = p.add_argument_group("selection")
     sel.add_argument("--mean", type=float, default=None, metavar="X",
                      help="mean number of repetitions (default 3 per candidate)")
@@ -110,10 +113,35 @@ def add_parser(commands) -> argparse.ArgumentParser:
     return p
 
 
+def _varied(args: argparse.Namespace) -> list[tuple[str, list[Any]]]:
+    """The ``--vary NAME=V1,V2`` options: (name, values)."""
+    out = []
+    for text in args.vary:
+        name, sep, values = text.partition("=")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not name.strip() or not vals:
+            raise CommandError(f"--vary takes NAME=V1,V2,..., got {text!r}.")
+        out.append((name.strip(), vals))
+    return out
+
+
 def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
-    """The candidates: every mechanism × every ε, at ``--delta``."""
-    return [(name, {"epsilon": float(e), "delta": float(args.delta)})
-            for name, e in itertools.product(dict.fromkeys(args.mechanism), dict.fromkeys(args.epsilon))]
+    """The candidates: every mechanism × every ε (× every ``--vary`` value it takes), at ``--delta``."""
+    from core.mechanisms import registry
+
+    varied = _varied(args)
+    out = []
+    for name, e in itertools.product(dict.fromkeys(args.mechanism), dict.fromkeys(args.epsilon)):
+        mech = registry.get(name)
+        own = [(n, [mech.parameter(n).convert(v) for v in vals]) for n, vals in varied if n in mech.parameter_names]
+        for combo in itertools.product(*[vals for _, vals in own]):
+            s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
+            s.update({n: v for (n, _), v in zip(own, combo)})
+            out.append((name, s))
+    unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
+    if unused:
+        raise CommandError(f"--vary {', '.join(unused)}: none of the chosen mechanisms takes it.")
+    return out
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
@@ -127,6 +155,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.data import load_table, read_public, split_public
     from core.ensemble.learners import parse_assignments
     from core.export import privacy_report, report_json
+    from core.mechanisms.selection import holdout_score
     from core.validation import check_delta
 
     candidates = grid_of(args)
@@ -162,6 +191,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem)
     public = read_public(args.public if public_src is None else public_src, table)
     check_delta(args.delta, n=table.n_rows)
+    if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
+        price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
+                                    delta=args.delta)
+        stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
+                     f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
     ledger = None
     if ledger_path is not None:
@@ -185,7 +219,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
     votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
     del teachers
-    score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
+    score = None if held is None else holdout_score(public, held, args.learner, params, teach, rng=rng)
     sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
                         delta=args.delta, ledger=ledger, rng=rng)
     del votes
@@ -209,7 +243,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         paths["--report"].write_text(report_json(rep), encoding="utf-8")
         written.append(str(paths["--report"]))
     stdout.write(
-        f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at ε = {fmt(sel.settings['epsilon'])} "
+        f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at "
+        f"{', '.join(f'{k} = {fmt(v) if isinstance(v, float) else v}' for k, v in sel.settings.items())} "
         f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
         f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "

@@ -2,7 +2,7 @@
 
 :func:`select` tunes a grid of candidates -- (mechanism, settings) pairs run on the same
 teachers' votes -- with a guarantee fixed before anything runs
-(:mod:`core.accounting.selection`, docs/design.md §22.3):
+(:mod:`core.accounting.selection`, docs/design.md §10.3):
 
 1. the whole selection's privacy map is computed from the candidates' public settings;
 2. the number of repetitions ``K`` is drawn from a truncated negative binomial
@@ -36,7 +36,8 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
+__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates",
+           "holdout_score"]
 
 MEAN_PER_CANDIDATE = 3.0
 """The default mean number of repetitions per candidate of the grid."""
@@ -239,7 +240,7 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
     score : callable, optional
         ``score(result) -> int``: a count over private rows HELD OUT of every teacher's
         chunk, of sensitivity 1 in those rows, reading the teachers' rows only through
-        ``result`` (e.g. :func:`core.pipeline.holdout_score`); released with discrete
+        ``result`` (e.g. :func:`holdout_score`); released with discrete
         Gaussian noise ``score_sigma``.  None: the number answered.
     score_sigma : float, optional
         Required with ``score``.
@@ -297,3 +298,51 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
                                    f"({res.epsilon:.4g}, {res.delta:.3g}). {res.accounting}"))
     return SelectionResult(chosen=j, mechanism=resolved[j][0], settings=given, result=released, epsilon=float(g.epsilon),
                            delta=float(g.delta), runs=K, tried=tuple(tried), score=s, score_kind=kind, entry=entry)
+
+
+def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop",
+                  rng=None) -> Callable[[Any], int]:
+    """A private selection's score: the student's correct predictions on held-out private rows.
+
+    The held-out rows must be kept out of every teacher's chunk (split them off before
+    :func:`core.pipeline.train`, e.g. with :func:`core.data.split_public`).  The score reads the
+    teachers' rows only through the released labels (the student is trained on them),
+    and changing one held-out row moves it by at most 1: a count of sensitivity 1,
+    released by :func:`core.pipeline.tune` with discrete Gaussian noise (docs/design.md §10.3).  A run
+    whose labels cannot train a student scores 0.
+
+    Parameters
+    ----------
+    public_X : pandas.DataFrame
+        The public rows' features (the student's training rows).
+    holdout : core.data.Table
+        The held-out private rows.
+    learner : str
+    params : mapping, optional
+    table : core.data.Table
+        The private table (its preprocessing).
+    bottom : str
+        The student's ⊥ policy.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    callable
+        ``score(result) -> int``.
+    """
+    from core import pipeline
+    from core.errors import PrivateLabelLabError
+    from core.noise import check_rng
+
+    gen = check_rng(rng)
+    X_h = holdout.features
+    y_h = np.asarray(holdout.labels)
+
+    def score(result) -> int:
+        try:
+            st = pipeline.student(public_X, result, learner, params, table, bottom=bottom, rng=gen)
+        except (PrivateLabelLabError, ValueError):
+            return 0
+        return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
+
+    return score

@@ -1,4 +1,4 @@
-"""Plans: predictions of labeling runs from public quantities only (docs/design.md §22).
+"""Plans: predictions of labeling runs from public quantities only (docs/design.md §10).
 
 A plan reads no private data and costs no privacy: it simulates votes under an assumed,
 public :class:`TeacherQuality` and runs the real registered mechanisms on them.
@@ -11,6 +11,9 @@ public :class:`TeacherQuality` and runs the real registered mechanisms on them.
 :func:`predict`, :func:`predict_many`, :func:`sweep`, :class:`Prediction`
     Predicted answered / correct / ⊥ counts, the guarantee, whether the run is useful
     and, when not, what would be needed (:mod:`core.plan.prediction`, :mod:`core.plan.advice`).
+:func:`estimate_quality`, :func:`estimate_price`
+    A priced, counted private estimate of the teachers' agreement to replace the
+    assumption (:mod:`core.plan.estimate`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ _EXPORTS = {
     "sweep": "prediction",
     "MIN_GAIN": "prediction",
     "advise": "advice",
+    "QualityEstimate": "estimate",
+    "estimate_price": "estimate",
+    "estimate_quality": "estimate",
+    "estimate_class_shares": "estimate",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,10 +1,11 @@
-"""What a job would need for a useful run, when its plan says it has none (docs/design.md §22).
+"""What a job would need for a useful run, when its plan says it has none (docs/design.md §10).
 
 :func:`advise` takes a :class:`~core.plan.Prediction` that is not useful and predicts the
 same mechanism under single changes a data owner can make -- a larger ε, fewer public
 rows, more private rows (with as many more teachers), fewer teachers -- and says in words
 which of them would make the run useful, and with BTT how many teachers its test needs
-(:func:`core.theory.btt_min_teachers`).  It reads nothing private: every alternative is a
+(:func:`core.theory.btt_min_teachers`; a BTT alternative with under half of them is not
+simulated: it would answer next to nothing).  It reads nothing private: every alternative is a
 prediction from public quantities and the same assumption.
 
 References
@@ -19,7 +20,7 @@ from typing import Any
 
 __all__ = ["advise", "why_not_useful", "alternatives"]
 
-ADVICE_DRAWS = 8
+ADVICE_DRAWS = 4
 """Simulated runs per alternative (fewer than a prediction's: the advice needs a direction, not a number)."""
 
 
@@ -90,6 +91,20 @@ def _btt_teachers(pred: Any) -> str | None:
     return None
 
 
+def _btt_hopeless(pred: Any, settings: dict, sizes: dict) -> bool:
+    """Whether BTT at an alternative has under half the teachers its test needs for a
+    unanimous vote to pass with probability 1/2 (:func:`core.theory.btt_min_teachers`):
+    it would answer next to nothing, so it is not simulated."""
+    if pred.mechanism != "btt" or "T" not in pred.resolved or settings.get("epsilon") is None:
+        return False
+    from core import theory
+
+    need = float(theory.btt_min_teachers(float(settings["epsilon"]), float(pred.resolved["delta"]),
+                                         int(pred.resolved["T"]), int(sizes["m"]),
+                                         calibration=pred.resolved.get("calibration", "tight")))
+    return int(sizes["k"]) < 0.5 * need
+
+
 def advise(pred: Any) -> str:
     """What would be needed instead of a run that is not useful, in words.
 
@@ -114,7 +129,7 @@ def advise(pred: Any) -> str:
     for words, settings, sizes in alternatives(pred):
         kind = words.split(" (")[0]
         tried.append(words)
-        if kind in seen_kinds:
+        if kind in seen_kinds or _btt_hopeless(pred, settings, sizes):
             continue
         try:
             alt = predict(pred.mechanism, settings, **sizes, quality=pred.quality, draws=min(pred.draws, ADVICE_DRAWS),

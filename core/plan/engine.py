@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -104,7 +105,8 @@ def _stackable(mech, params: Mapping[str, Any]) -> bool:
     return bool(mech.per_query) and mech.inputs == "counts" and params.get("accounting", "fixed") == "fixed"
 
 
-def outcomes(counts, truth, mechanism: str, settings: Mapping[str, Any], *, draws: int = 20, rng=None) -> Outcomes:
+def outcomes(counts, truth, mechanism: str, settings: Mapping[str, Any], *, draws: int = 20, rng=None,
+             max_seconds: float | None = None) -> Outcomes:
     """Run a registered mechanism ``draws`` times on votes and count its outcomes per draw.
 
     Parameters
@@ -122,6 +124,11 @@ def outcomes(counts, truth, mechanism: str, settings: Mapping[str, Any], *, draw
         Number of runs (ignored when ``counts`` has a leading draws axis).
     rng : numpy.random.Generator, int or None
         Randomness of the runs.
+    max_seconds : float, optional
+        For a mechanism run once per draw: stop starting new draws after this many
+        seconds (at least one draw runs; ``Outcomes.draws`` says how many did).  The
+        draws that ran are the first ones of the full prediction, so a time budget
+        trades only the spread's precision.
 
     Returns
     -------
@@ -175,7 +182,12 @@ def outcomes(counts, truth, mechanism: str, settings: Mapping[str, Any], *, draw
     else:
         labels = np.empty((draws, m), dtype=np.int64)
         scores = None
+        start = time.perf_counter()
         for d in range(draws):
+            if max_seconds is not None and d >= 1 and time.perf_counter() - start > float(max_seconds):
+                labels, truth = labels[:d], truth[:d]
+                scores = None if scores is None else scores[:d]
+                break
             res = mech.label(inputs(np.ascontiguousarray(counts[d])), **params, rng=gen)
             labels[d] = res.labels
             if res.scores is not None:

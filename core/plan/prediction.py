@@ -1,4 +1,4 @@
-"""Predictions of a labeling run from public quantities only (docs/design.md §22).
+"""Predictions of a labeling run from public quantities only (docs/design.md §10).
 
 :func:`predict` simulates votes under an assumed :class:`~core.plan.TeacherQuality`
 (:func:`~core.plan.simulate_votes`) for a job of ``n`` private rows, ``k`` teachers,
@@ -159,7 +159,8 @@ def _sizes(n, m, k, n_classes) -> tuple[int, int, int, int]:
 
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
-            quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True) -> Prediction:
+            quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True,
+            max_seconds: float | None = None) -> Prediction:
     """Predict a labeling run from public quantities and an assumed teacher quality (zero privacy cost).
 
     Parameters
@@ -185,6 +186,9 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
         Randomness of the simulation; a fixed seed gives the same prediction every time.
     advise : bool
         When not useful, look for what would be needed instead (:mod:`core.plan.advice`).
+    max_seconds : float, optional
+        A time budget for mechanisms run once per draw (:func:`core.plan.outcomes`);
+        ``Prediction.draws`` says how many draws ran.
 
     Returns
     -------
@@ -210,7 +214,7 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
                   quality=quality, majority_share=majority)
     sim = simulate_votes(m=m, k=k, n_classes=n_classes, quality=quality, rng=gen, draws=draws, n=n)
     try:
-        out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen)
+        out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen, max_seconds=max_seconds)
     except ParameterError as exc:
         zeros = {f: 0.0 for f in OUTCOME_FIELDS}
         pred = Prediction(epsilon=float("nan"), delta=float("nan"), **zeros, **{f"{f}_sd": 0.0 for f in OUTCOME_FIELDS},
@@ -218,6 +222,7 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
         return pred
     mean, sd = out.mean(), out.sd()
     useful = _is_useful(mean["answered"], mean["correct"], majority, m)
+    common["draws"] = out.draws
     pred = Prediction(epsilon=out.epsilon, delta=out.delta, **mean, **{f"{f}_sd": v for f, v in sd.items()},
                       feasible=out.feasible, reason=out.reason, useful=useful, advice=None, resolved=out.settings,
                       **common)

@@ -1,4 +1,4 @@
-"""A public model of teacher quality and votes simulated from it (docs/design.md §22).
+"""A public model of teacher quality and votes simulated from it (docs/design.md §10).
 
 A plan predicts what a labeling run would release without reading the private votes:
 it simulates votes from an *assumed* :class:`TeacherQuality` (a public input, like
@@ -7,7 +7,9 @@ it simulates votes from an *assumed* :class:`TeacherQuality` (a public input, li
 
 The model: each public query is *easy* (probability ``1 - hard_share``) or *hard*.  On
 an easy query each of the ``k`` teachers votes for the true class with probability
-``accuracy``; on a hard query with probability ``hard_accuracy``; a wrong vote goes to
+``accuracy``; on a hard query with probability ``hard_accuracy`` (or, with
+``hard_spread``, a probability drawn uniformly from ``hard_accuracy ± hard_spread`` per
+query); a wrong vote goes to
 one of the other classes uniformly; teachers vote independently given the query's
 difficulty.  The hard share models what one accuracy cannot: queries on which the
 teachers split, which is where noisy aggregators abstain or err.  The true classes are
@@ -53,6 +55,11 @@ class TeacherQuality:
     rows : int or None
         The private rows per teacher at which ``accuracy`` and ``hard_accuracy`` hold
         (None: they hold for any number of teachers).
+    hard_spread : float
+        On a hard query the teachers' accuracy is drawn uniformly from ``hard_accuracy ±
+        hard_spread`` (clipped to [0, 1]): hard queries of every difficulty, down to an
+        even split (0: every hard query alike).  Mechanisms that stop at the first few
+        near-ties (BTT) depend on that spread.
     """
 
     accuracy: float = 0.85
@@ -60,9 +67,10 @@ class TeacherQuality:
     hard_accuracy: float = 0.55
     class_shares: tuple[float, ...] | None = None
     rows: int | None = None
+    hard_spread: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("accuracy", "hard_accuracy", "hard_share"):
+        for name in ("accuracy", "hard_accuracy", "hard_share", "hard_spread"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0.0 <= v <= 1.0):
                 raise ParameterError(f"{name} must be a share between 0 and 1, got {v!r}.")
@@ -140,8 +148,9 @@ class TeacherQuality:
         -------
         str
         """
+        spread = f" ± {self.hard_spread:.0%}" if self.hard_spread > 0 else ""
         text = (f"teachers right with probability {self.accuracy:.0%} on easy queries and "
-                f"{self.hard_accuracy:.0%} on the {self.hard_share:.0%} of queries that are hard")
+                f"{self.hard_accuracy:.0%}{spread} on the {self.hard_share:.0%} of queries that are hard")
         if self.class_shares is not None:
             text += f"; class shares {', '.join(f'{s:.0%}' for s in self.class_shares)}"
         if self.rows is not None:
@@ -218,7 +227,12 @@ def simulate_votes(*, m: int, k: int, n_classes: int, quality: TeacherQuality, r
     shape = (m,) if draws is None else (int(draws), m)
     truth = gen.choice(c, size=shape, p=quality.shares(c)).astype(np.int64)
     hard = gen.random(shape) < quality.hard_share
-    p = np.where(hard, quality.hard_accuracy, quality.accuracy)
+    if quality.hard_spread > 0:
+        u = gen.random(shape)
+        p_hard = np.clip(quality.hard_accuracy + quality.hard_spread * (2.0 * u - 1.0), 0.0, 1.0)
+    else:
+        p_hard = quality.hard_accuracy
+    p = np.where(hard, p_hard, quality.accuracy)
     right = gen.binomial(k, p).astype(np.int64)
     wrong_votes = gen.multinomial(k - right, np.full(c - 1, 1.0 / (c - 1))).astype(np.int64) if c > 2 else (k - right)[..., None]
     counts = np.empty(shape + (c,), dtype=np.int64)

@@ -94,3 +94,19 @@ def test_recommend_says_plainly_when_nothing_is_useful(files, capsys):
     assert code == EXIT_OK
     assert out.startswith("No useful setting")
     assert "predicted — no private data used" in out and "always answering the majority class" in out
+
+
+def test_tune_grid_crosses_other_settings(capsys):
+    from core.cli.parser import build_parser
+    from core.cli.tune import grid_of
+
+    args = build_parser().parse_args(["tune", "--public", "p.csv", "--mechanism", "gnmax", "--mechanism",
+                                      "confident-gnmax", "--epsilon", "1", "--epsilon", "2", "--delta", "1e-5",
+                                      "--vary", "threshold=150,200"])
+    grid = grid_of(args)
+    assert len(grid) == 2 + 4  # GNMax takes no threshold; Confident-GNMax × 2 thresholds
+    assert {s.get("threshold") for m, s in grid if m == "confident-gnmax"} == {150.0, 200.0}
+    bad = build_parser().parse_args(["tune", "--public", "p.csv", "--mechanism", "gnmax", "--epsilon", "1",
+                                     "--delta", "1e-5", "--vary", "threshold=1"])
+    with pytest.raises(Exception, match="none of the chosen mechanisms"):
+        grid_of(bad)

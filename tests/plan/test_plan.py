@@ -143,3 +143,14 @@ def test_alternatives_cover_the_four_directions():
     words = " ".join(w for w, _, _ in alternatives(p))
     for part in ("larger ε", "fewer public rows", "more private rows", "fewer teachers", "the same k"):
         assert part in words
+
+
+def test_time_budget_keeps_the_first_draws():
+    sv = simulate_votes(m=50, k=30, n_classes=2, quality=TeacherQuality(), rng=0, draws=6)
+    full = outcomes(sv.counts, sv.truth, "btt", {"epsilon": 8.0, "delta": 1e-5, "T": 5}, rng=4)
+    short = outcomes(sv.counts, sv.truth, "btt", {"epsilon": 8.0, "delta": 1e-5, "T": 5}, rng=4, max_seconds=0.0)
+    assert full.draws == 6 and short.draws == 1
+    assert short.answered[0] == full.answered[0] and short.correct[0] == full.correct[0]
+    p = predict("btt", {"epsilon": 8.0, "delta": 1e-5, "T": 5}, n=3000, m=50, k=30, n_classes=2, draws=6,
+                max_seconds=0.0, advise=False)
+    assert p.draws == 1

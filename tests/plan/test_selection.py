@@ -117,3 +117,21 @@ def test_tune_charges_the_ledger_before_running():
     assert ledger.total().epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
     with pytest.raises(BudgetExhausted):
         pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
+
+
+def test_curve_matches_theorem_2_by_hand_for_the_geometric_case():
+    """Papernot–Steinke Theorem 2 with η = 1 (geometric, γ = 1/μ), written out by hand:
+    ρ'(λ) = ρ(λ) + 2 min_λ̂ [(1 − 1/λ̂) ρ(λ̂) + log(1/γ)/λ̂] + log μ/(λ − 1), then made monotone."""
+    from core.accounting.rdp import gnmax_rdp
+    from core.accounting.selection import selection_entry
+
+    m, sigma, mean = 50, 40.0, 7.0
+    orders = np.asarray(ORDERS, dtype=float)
+    rho = np.asarray(gnmax_rdp(sigma, m), dtype=float)
+    entry = pipeline.ledger_entry("gnmax", {"sigma": sigma, "delta": 1e-6}, m)
+    got = np.asarray(selection_entry([entry], mean=mean, shape=1.0, delta=1e-6).rho)
+    gamma = 1.0 / mean
+    const = 2.0 * min((1 - 1 / lh) * r + math.log(1 / gamma) / lh for lh, r in zip(orders, rho))
+    raw = [r + const + math.log(mean) / (lam - 1) for lam, r in zip(orders, rho)]
+    by_hand = [min(raw[j:]) for j in range(len(raw))]  # monotonicity in the order
+    assert np.allclose(got, by_hand, rtol=1e-10, atol=1e-12)
