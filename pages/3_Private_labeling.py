@@ -168,6 +168,7 @@ with results:
                                "page exports.")
                 else:
                     ledgers.show_spent(st, ds, ens=ens)
+                spending.estimate_section(ds, ens)
                 st.divider()
                 spending.tune_section(ds, ens)
 

@@ -71,6 +71,13 @@ def quality_controls(where=None) -> tuple[float, float, float]:
     return quality()
 
 
+def set_quality(name: str, value: float) -> None:
+    """Set one assumed number (e.g. from a priced private estimate); its slider follows."""
+    quality()
+    st.session_state[QUALITY_SECTION][name] = float(value)
+    st.session_state.pop(f"w_{QUALITY_SECTION}_{name}", None)
+
+
 @st.cache_data(max_entries=2048, show_spinner=False)
 def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
              accuracy: float, hard_share: float, majority: float, draws: int, advise: bool):

@@ -166,3 +166,50 @@ def tune_section(ds, ens) -> None:
                    f"after {sel.runs} repetitions: {r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
                    f"processed. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
                    "the release the Student & export page exports.")
+
+
+def estimate_section(ds, ens) -> None:
+    """Replace the assumed quality with private estimates: each one a priced, counted run."""
+    from core.accounting.ledger_entries import PureDPEntry
+    from core.plan.estimate import estimate_class_shares, estimate_price, estimate_quality
+
+    with st.expander("Estimate the teachers' quality privately instead of assuming it (priced)"):
+        st.caption("Each estimate reads the private data, so it is a run: priced first and counted on this data's "
+                   "ledger. The teachers' agreement is the noisy mean share of teachers voting for each query's "
+                   "plurality (it moves by at most one vote per query when one private row changes); the class "
+                   "shares are a noisy count of the private labels.")
+        eps = st.number_input("ε of each estimate", min_value=0.01, max_value=5.0, value=0.1, step=0.05,
+                              format="%g", key="estimate_epsilon")
+        m, k = int(ens.votes.shape[0]), int(ens.teachers.k)
+        acc, hard, major = plan.quality()
+        assumed = plan.teacher_quality(acc, hard, major, ds.n_classes)
+        p = ledgers.price_entries(ds, [estimate_price(epsilon=float(eps), m=m, k=k)])
+        if priced_button(ds, p, label="Estimate the teachers' agreement", key="estimate_agreement",
+                         what="this estimate"):
+            with session.shown_errors():
+                ledgers.require_budget(ds)
+                rng = session.DEMO_SEED + 3 if session.demo_mode() else None
+                est = estimate_quality(ens.votes, epsilon=float(eps), assumed=assumed, ledger=ledgers.ledger(ds),
+                                       rng=rng)
+                plan.set_quality("accuracy", round(est.quality.accuracy, 2))
+                st.session_state["_quality_note"] = (
+                    f"Assumed teacher accuracy set from a private estimate: agreement {est.agreement:.3f} "
+                    f"(± {est.noise_sd:.3f}) at ε {est.epsilon:g}.")
+                st.rerun()
+        shares_entry = PureDPEntry.uniform(eps_step=float(eps), n_steps=1, mechanism="class-shares-estimate")
+        p = ledgers.price_entries(ds, [shares_entry])
+        if priced_button(ds, p, label="Estimate the share of the most common class", key="estimate_shares",
+                         what="this estimate"):
+            with session.shown_errors():
+                ledgers.require_budget(ds)
+                rng = session.DEMO_SEED + 4 if session.demo_mode() else None
+                shares = estimate_class_shares(ds.private.labels, n_classes=ds.n_classes, epsilon=float(eps),
+                                               ledger=ledgers.ledger(ds), rng=rng)
+                plan.set_quality("majority", round(float(max(shares)), 2))
+                st.session_state["_quality_note"] = (
+                    f"Assumed share of the most common class set from a private count: {max(shares):.2f} "
+                    f"at ε {float(eps):g}.")
+                st.rerun()
+        note = st.session_state.get("_quality_note")
+        if note:
+            st.success(note)
