@@ -139,6 +139,9 @@ with results:
             for text in privacy_warnings:
                 st.warning(text)
             show_result(result, ds, ens)
+            st.divider()
+            if st.toggle("Tune privately: choose the best of a grid of settings", key="show_tune"):
+                spending.tune_section(ds, ens)
         else:
             # A real job: the plan (free, predicted) first, then the run on the private votes as a priced button.
             mechanism = session.privacy()["mechanism"]

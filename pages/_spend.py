@@ -99,7 +99,7 @@ TUNE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def selection_candidates() -> tuple[list[str], list[str]]:
-    """The registered mechanisms private selection accepts, and why the others are not offered."""
+    """The registered mechanisms private selection accepts, and the titles of the others."""
     from core import pipeline
     from core.errors import PrivateLabelLabError
     from core.mechanisms import registry
@@ -111,8 +111,8 @@ def selection_candidates() -> tuple[list[str], list[str]]:
             continue
         try:
             pipeline.tune_price([(name, session.request(name, {"epsilon": 1.0}))], 100)
-        except PrivateLabelLabError as exc:
-            why.append(f"{mech.title}: {str(exc).split(':')[0]}.")
+        except PrivateLabelLabError:
+            why.append(mech.title)
         else:
             ok.append(name)
     return ok, why
@@ -138,7 +138,8 @@ def tune_section(ds, ens) -> None:
     epsilons = c[1].multiselect("ε values to try (each run's own ε)", list(TUNE_EPSILONS), default=[1.0, 2.0],
                                 key="tune_epsilons")
     if why:
-        st.caption("Not offered: " + " ".join(why))
+        st.caption(f"Not offered: {', '.join(why)}. Their guarantee carries an additive δ or is known only as "
+                   "(ε, δ), which the selection's Rényi-DP theorem cannot take.")
     candidates = [(n, session.request(n, {"epsilon": float(e)})) for n in mechs for e in sorted(epsilons)]
     if not candidates:
         st.info("Tick at least one mechanism and one ε.")

@@ -294,3 +294,15 @@ def test_a_private_estimate_of_quality_is_a_priced_run_that_replaces_the_assumpt
     at.button(key="estimate_shares").click().run()
     assert spent(at)[2] == 2
     assert 0.4 <= at.slider(key="w_plan_quality_majority").value <= 0.6  # balanced classes (noise at ε 0.1 ≈ ±0.01)
+
+
+def test_tune_privately_on_teaching_data_is_counted_on_the_lesson(lab):
+    at = go(lab(), "Private labeling")
+    before = spent(at)
+    at.toggle(key="show_tune").set_value(True).run()
+    at.multiselect(key="tune_mechanisms").set_value(["gnmax"]).run()
+    assert spent(at) == before  # the grid's predictions are free
+    at.button(key="tune_private").click().run()
+    assert not at.exception, at.exception
+    assert spent(at)[2] == before[2] + 1
+    assert any(s.startswith("Chosen: ") for s in texts(at.success)), texts(at.success)
