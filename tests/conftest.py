@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("CHROMIUM") or "/usr/bin/chromium")  # make test installs it when missing
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -102,7 +102,7 @@ def chromium_executable() -> str:
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
         pytest.fail(
             f"{CHROMIUM} not found: the browser tests need Debian's `chromium` package "
-            "(install it with `apt-get install chromium`; .ci/run does this)."
+            "(`make test` installs it with apt-get; by hand: `apt-get install chromium`)."
         )
     return str(CHROMIUM)
 
