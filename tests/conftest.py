@@ -35,6 +35,16 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
+# JavaScript for page.evaluate: records every text the progress bar shows while it exists in
+# window.__progressTexts (a fast run can remove the bar between two polls of the page).
+PROGRESS_RECORDER = """() => {
+  window.__progressTexts = [];
+  const seen = () => document.querySelectorAll('[data-testid="stProgress"]').forEach(
+    el => window.__progressTexts.push(el.innerText));
+  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
 

@@ -17,7 +17,7 @@ import re
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS
+from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,13 +25,6 @@ WAIT = 60_000  # ms: training and reruns on a loaded two-core machine
 N_ROWS = 6_000  # generated rows: 10 % of them (600) become the public queries
 M = 600
 K = 300
-
-PROGRESS_RECORDER = """() => {
-  window.__progressTexts = [];
-  const seen = () => document.querySelectorAll('[data-testid="stProgress"]').forEach(
-    el => window.__progressTexts.push(el.innerText));
-  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
 
 
 def metric_value(page, label: str) -> str:
