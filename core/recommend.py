@@ -17,6 +17,15 @@ explains its choice in sentences (:attr:`Recommendation.reasons`):
 - Otherwise, or when BTT would answer too little, the Gaussian mechanisms: GNMax answers
   every query with noise σ set by ε (its vote margin ``k(2a - 1)`` should be well above
   σ), Confident-GNMax answers only the queries whose noisy top vote clears a threshold.
+- Then the plan (:func:`core.plan.predict`, the same predictions every page shows) runs
+  the chosen mechanism on votes simulated under a public teacher-quality assumption
+  (from the measured agreement when given): if its answered labels would not be right
+  more often than always answering the majority class, another mechanism the plan calls
+  useful is recommended instead, and when none is, the recommendation says so plainly
+  (:attr:`Recommendation.useful` False) with what would be needed instead -- more
+  private rows, fewer public rows, a larger ε, fewer teachers (:mod:`core.plan.advice`).
+  The majority share is the private file's class counts' (a size, used as public like
+  ``n``) unless given.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["Recommendation", "recommend_settings", "MIN_ROWS_PER_TEACHER", "T_CANDIDATES"]
+__all__ = ["Recommendation", "recommend_settings", "quality_from", "MIN_ROWS_PER_TEACHER", "T_CANDIDATES"]
 
 MIN_ROWS_PER_TEACHER = 20
 """The fewest private rows a teacher is given by a recommendation."""
@@ -46,7 +55,7 @@ ASSUMED_AGREEMENT = 0.9
 
 @dataclass(frozen=True)
 class Recommendation:
-    """Suggested settings and why.
+    """Suggested settings and why (or, with ``useful`` False, the least bad and why none is useful).
 
     Attributes
     ----------
@@ -65,6 +74,13 @@ class Recommendation:
     k_max : int
         The most teachers the private rows allow (``MIN_ROWS_PER_TEACHER`` rows each, and
         every class able to win a majority).
+    useful : bool
+        Whether the plan predicts the recommended run's answered labels beat always
+        answering the majority class (:func:`core.plan.predict`).
+    prediction : core.plan.Prediction or None
+        The plan's prediction of the recommended run (no private data used).
+    advice : str or None
+        When not useful: what would be needed instead.
     """
 
     mechanism: str
@@ -74,6 +90,9 @@ class Recommendation:
     reasons: list[str] = field(default_factory=list)
     expected_answered: float | None = None
     k_max: int = 0
+    useful: bool = True
+    prediction: Any = None
+    advice: str | None = None
 
     def flags(self) -> str:
         """The settings as ``label`` flags."""
@@ -114,8 +133,129 @@ def recommend_settings(
     m: int,
     agreement: float | Sequence[float] | None = None,
     k: int | None = None,
+    quality: Any = None,
+    majority_share: float | None = None,
+    draws: int = 10,
 ) -> Recommendation:
-    """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ).
+    """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ), or say that none is useful.
+
+    Parameters
+    ----------
+    n_private, class_counts, epsilon, delta, m, agreement, k
+        As for the sizing rules (see the module docstring).
+    quality : core.plan.TeacherQuality, optional
+        The public assumption the plan checks usefulness under (default: from the
+        measured ``agreement`` when given, else :class:`core.plan.TeacherQuality`'s defaults).
+    majority_share : float, optional
+        The share of the majority class among the public rows, an assumption (default:
+        the private class counts').
+    draws : int
+        Simulated runs per prediction.
+
+    Returns
+    -------
+    Recommendation
+    """
+    rec = _size(n_private=n_private, class_counts=class_counts, epsilon=epsilon, delta=delta, m=m, agreement=agreement, k=k)
+    return _check_with_plan(rec, n_private=int(n_private), class_counts=[int(c) for c in class_counts], m=int(m),
+                            agreement=agreement, quality=quality, majority_share=majority_share, draws=draws)
+
+
+def quality_from(agreement: float | Sequence[float] | None, class_shares: Sequence[float] | None = None,
+                 quality: Any = None):
+    """The plan's teacher-quality assumption for a recommendation.
+
+    A measured agreement (NON-PRIVATE, the data owner's planning measurement) becomes the
+    accuracy; per-row agreements split into easy rows (agreement ≥ 0.8) and hard ones.
+
+    Parameters
+    ----------
+    agreement : float, sequence of float or None
+    class_shares : sequence of float, optional
+    quality : core.plan.TeacherQuality, optional
+        Used as given (with ``class_shares`` if it has none).
+
+    Returns
+    -------
+    core.plan.TeacherQuality
+    """
+    from dataclasses import replace
+
+    from core.plan import TeacherQuality
+
+    shares = None if class_shares is None else tuple(float(x) for x in class_shares)
+    if quality is not None:
+        return quality if quality.class_shares is not None or shares is None else replace(quality, class_shares=shares)
+    if agreement is None:
+        return TeacherQuality(class_shares=shares)
+    a = np.atleast_1d(np.asarray(agreement, dtype=float))
+    if a.size == 1:
+        return TeacherQuality(accuracy=float(a[0]), hard_share=0.0, class_shares=shares)
+    hard = a < 0.8
+    return TeacherQuality(accuracy=float(a[~hard].mean()) if (~hard).any() else float(a.mean()),
+                          hard_share=float(hard.mean()),
+                          hard_accuracy=float(a[hard].mean()) if hard.any() else 0.55, class_shares=shares)
+
+
+def _check_with_plan(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
+                     majority_share: float | None, draws: int) -> Recommendation:
+    """Check the sized recommendation with the plan; switch mechanism or say none is useful."""
+    from dataclasses import replace
+
+    from core.plan import predict
+
+    n_classes = len(class_counts)
+    if majority_share is not None:
+        ms = float(majority_share)
+        if not 0.0 < ms < 1.0 or ms < 1.0 / n_classes:
+            raise ParameterError(f"majority_share must lie between 1/{n_classes} and 1, got {majority_share!r}.")
+        rest = (1.0 - ms) / (n_classes - 1)
+        shares = [ms] + [rest] * (n_classes - 1)
+        source = "assumed"
+    else:
+        total = float(sum(class_counts))
+        shares = [c / total for c in class_counts]
+        source = "the private class counts'"
+    q = quality_from(agreement, shares, quality)
+    sizes = dict(n=n_private, m=m, k=rec.k, n_classes=n_classes, quality=q, draws=draws)
+    first = predict(rec.mechanism, rec.settings, **sizes)
+    reasons = list(rec.reasons)
+    note = f"Plan (predicted — no private data used; assumed: {q.describe()}): {first.summary().split(': ', 1)[1]}."
+    if first.useful:
+        return replace(rec, reasons=reasons + [note], prediction=first)
+    reasons.append(note)
+    budget = {"epsilon": rec.settings["epsilon"], "delta": rec.settings["delta"]}
+    others = [("gnmax", dict(budget)), ("confident-gnmax", dict(budget))]
+    if rec.mechanism != "btt":
+        others.append(("btt", {**budget, "T": 10}))
+    best = None
+    for name, settings in others:
+        if name == rec.mechanism:
+            continue
+        alt = predict(name, settings, **sizes, advise=False)
+        if alt.useful and (best is None or alt.correct > best.correct):
+            best = alt
+    if best is not None:
+        reasons.append(f"{rec.mechanism} is predicted not useful (its answered labels would be right "
+                       f"{first.label_accuracy:.0%} of the time; always the majority class: {first.majority_share:.0%}, "
+                       f"{source} share); {best.mechanism} is predicted useful instead: {best.summary().split(': ', 1)[1]}.")
+        return replace(rec, mechanism=best.mechanism, T=best.settings.get("T"), settings=dict(best.settings),
+                       reasons=reasons, prediction=best)
+    reasons.append("No setting is useful at this budget and size: " + (first.advice or "").replace("Not useful: ", "", 1))
+    return replace(rec, reasons=reasons, useful=False, prediction=first, advice=first.advice)
+
+
+def _size(
+    *,
+    n_private: int,
+    class_counts: Sequence[int],
+    epsilon: float,
+    delta: float,
+    m: int,
+    agreement: float | Sequence[float] | None = None,
+    k: int | None = None,
+) -> Recommendation:
+    """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ) from the sizing rules.
 
     Parameters
     ----------

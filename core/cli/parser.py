@@ -1,6 +1,6 @@
 """The parser of ``private-label-lab`` and :func:`main` (docs/design.md §5).
 
-Three commands, each a thin layer over the library (no algorithm lives here):
+The commands, each a thin layer over the library (no algorithm lives here):
 
 ``label`` (:mod:`core.cli.label`)
     Train teachers on a private CSV file, label a public CSV file with a registered
@@ -12,6 +12,12 @@ Three commands, each a thin layer over the library (no algorithm lives here):
 ``audit`` (:mod:`core.cli.audit`)
     Run the empirical privacy audit of a mechanism and print the claimed ε beside the
     audited lower bound.
+``recommend`` (:mod:`core.cli.recommend`)
+    Suggest k, T and a mechanism, or say plainly that no setting is useful.
+``plan`` (:mod:`core.cli.plan`)
+    Predict runs from sizes and an assumed teacher quality: no private data, no privacy spent.
+``tune`` (:mod:`core.cli.tune`)
+    Private selection over a grid of mechanisms and ε (one priced, counted run).
 
 The ``--mechanism`` choices, the mechanisms' flags and their help are generated from
 :mod:`core.mechanisms.registry` each time the parser is built (:mod:`core.cli.options`),
@@ -60,7 +66,7 @@ __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``private-label-lab`` and its three commands.
+    """The argument parser of ``private-label-lab`` and its commands.
 
     Returns
     -------
@@ -68,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         Each command's namespace has ``handler(args, stdout, stderr, bar) -> exit code``.
     """
     from core import __version__
-    from core.cli import audit, bounds, label, recommend
+    from core.cli import audit, bounds, label, plan, recommend, tune
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -83,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     label.add_parser(commands)
     recommend.add_parser(commands)
+    plan.add_parser(commands)
+    tune.add_parser(commands)
     bounds.add_parser(commands)
     audit.add_parser(commands)
     return parser

@@ -5,7 +5,8 @@ private file (rows, rows per class), the budget and the number of public rows fr
 flags.  With ``--measure-agreement`` the teachers' agreement is measured on a held-out
 slice of the private rows: a NON-PRIVATE measurement, printed for the data's owner only
 and labelled as such, to plan a run; it spends no budget of a published run and is
-never written anywhere.
+never written anywhere.  Otherwise the plan's teacher-quality flags are the assumption
+(:mod:`core.cli.plan`); when no setting is predicted useful the command says so first.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     rec.add_argument("--holdout", type=int, default=500, metavar="N",
                      help="held-out private rows for --measure-agreement (default 500)")
     add_seed(rec)
+    from core.cli.plan import add_quality_flags
+
+    add_quality_flags(rec)
     rec.set_defaults(handler=run)
     return rec
 
@@ -106,9 +110,18 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             f"Teacher agreement (NON-PRIVATE measurement on {agreement.size} held-out private rows, "
             f"{k} teachers of {args.learner}; for planning only, never exported): mean "
             f"{agreement.mean():.1%}, {np.mean(agreement >= 0.9):.0%} of rows at 90% or more.\n")
-    rec = recommend_settings(**sizes, agreement=agreement, k=k)
-    stdout.write(f"Recommended: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
-                 + f"\n  label flags: {rec.flags()}\n")
+    from core.cli.plan import quality_of
+
+    quality = None if agreement is not None else quality_of(args, len(counts))
+    rec = recommend_settings(**sizes, agreement=agreement, k=k, quality=quality, majority_share=args.majority_share)
+    if not rec.useful:
+        stdout.write("No useful setting: at this budget and size no mechanism is predicted to label better than "
+                     "always answering the majority class.\n")
+        stdout.write(f"  least bad: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
+                     + f"\n  label flags: {rec.flags()}\n")
+    else:
+        stdout.write(f"Recommended: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
+                     + f"\n  label flags: {rec.flags()}\n")
     if rec.expected_answered is not None:
         stdout.write(f"  expected answered (model): about {rec.expected_answered:.0f} of {args.m}\n")
     stdout.write("Reasons:\n" + "".join(f"  - {r}\n" for r in rec.reasons))

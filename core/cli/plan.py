@@ -1,0 +1,257 @@
+"""``plan``: predictions of labeling runs from public quantities only (no privacy spent).
+
+A thin layer over :func:`core.plan.predict_many` (docs/design.md §10): for every
+requested mechanism and ε it prints the predicted answered, correct and ⊥ counts, the
+run's guarantee, whether it would be useful (its answered labels right more often than
+always answering the majority class) and, when not, what would be needed instead.  The
+teachers' quality is an assumption given by flags.  From the private file it reads
+only its number of rows and the number of distinct values of its label column (both
+treated as public, like ``n`` in the privacy report), and nothing at all when ``--n``
+and ``--classes`` are given; from the public file only its number of rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, ProgressBar, fmt, mechanism_name, para
+
+__all__ = ["add_parser", "run", "add_quality_flags", "quality_of", "count_rows"]
+
+DEFAULT_MECHANISMS = ("gnmax", "confident-gnmax", "btt")
+DEFAULT_EPSILONS = (1.0, 2.0, 4.0)
+
+
+def add_quality_flags(parser) -> None:
+    """Add the teacher-quality assumption's flags (a public assumption, never read from data).
+
+    Parameters
+    ----------
+    parser : argparse parser or argument group
+    """
+    from core.plan import TeacherQuality
+
+    d = TeacherQuality()
+    g = parser.add_argument_group("assumed teacher quality (public assumptions, not read from any file)")
+    g.add_argument("--accuracy", type=float, default=d.accuracy, metavar="A",
+                   help=f"a teacher's chance of the true class on an easy row (default {d.accuracy:g})")
+    g.add_argument("--hard-share", type=float, default=d.hard_share, metavar="H",
+                   help=f"share of public rows that are hard, where teachers split (default {d.hard_share:g})")
+    g.add_argument("--hard-accuracy", type=float, default=d.hard_accuracy, metavar="A",
+                   help=f"a teacher's chance of the true class on a hard row (default {d.hard_accuracy:g})")
+    g.add_argument("--hard-spread", type=float, default=d.hard_spread, metavar="W",
+                   help="hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default 0)")
+    g.add_argument("--majority-share", type=float, default=None, metavar="S",
+                   help="share of public rows in the most common class: always answering it is the "
+                   "baseline a useful run must beat (default: balanced classes)")
+    g.add_argument("--rows-per-teacher", type=int, default=None, metavar="N",
+                   help="the accuracies hold for teachers of N private rows; other sizes move the error "
+                   "by sqrt(N / rows) (default: the accuracies hold for any k)")
+
+
+def quality_of(args: argparse.Namespace, n_classes: int):
+    """The :class:`core.plan.TeacherQuality` of the flags.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    n_classes : int
+
+    Returns
+    -------
+    core.plan.TeacherQuality
+    """
+    from core.plan import TeacherQuality
+
+    shares = None
+    if args.majority_share is not None:
+        ms = float(args.majority_share)
+        if not (1.0 / n_classes <= ms < 1.0):
+            raise CommandError(f"--majority-share must lie between 1/{n_classes} and 1, got {ms:g}.")
+        shares = tuple([ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1))
+    return TeacherQuality(accuracy=args.accuracy, hard_share=args.hard_share, hard_accuracy=args.hard_accuracy,
+                          class_shares=shares, rows=args.rows_per_teacher, hard_spread=args.hard_spread)
+
+
+def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | None, str | None]:
+    """A CSV file's number of data rows and, with a label column, its number of distinct labels.
+
+    Only the label column is parsed (the other columns are skipped by the reader).
+
+    Parameters
+    ----------
+    path : str
+    label_column : str or None
+        ``None``: count rows only.  ``""``: the column :func:`core.data.load_table` would choose.
+
+    Returns
+    -------
+    (int, int or None, str or None)
+        Rows, distinct non-empty labels, the label column read.
+    """
+    import pandas as pd
+
+    from core.cli.checks import choose_label_column
+
+    try:
+        header = list(pd.read_csv(path, nrows=0).columns)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"Cannot read '{path}': {exc}") from None
+    if not header:
+        raise CommandError(f"'{path}' has no header row.")
+    if label_column is None:
+        n = int(sum(len(c) for c in pd.read_csv(path, usecols=[0], dtype=str, chunksize=100_000,
+                                                 keep_default_na=False).__iter__()))
+        return n, None, None
+    column = choose_label_column(header, label_column or None)
+    if column is None:
+        raise CommandError(f"'{path}' has no column {label_column!r}; its columns are {', '.join(map(str, header))}.")
+    labels = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip()
+    return int(len(labels)), int(labels[labels != ""].nunique()), str(column)
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``plan`` command to the subparsers ``commands``."""
+    from core.mechanisms import registry
+
+    names = [n for n in registry.names() if registry.get(n).takes_epsilon]
+    p = commands.add_parser(
+        "plan",
+        help="predict what labeling runs would release, from sizes and an assumed teacher quality (spends nothing)",
+        description=para(
+            "Predict, for each mechanism and epsilon, how many public rows a run would answer, how many "
+            "correctly, how many abstentions, its guarantee, and whether it is useful: its answered labels "
+            "right more often than always answering the majority class. Votes are simulated under the "
+            "assumed teacher quality and the real mechanisms run on them: no private data is used and no "
+            "privacy is spent. From --private only the number of rows and the number of classes of the "
+            "label column are read (treated as public, like n in the privacy report); nothing when --n and "
+            "--classes are given. From --public only its number of rows."
+        ),
+        epilog=(
+            "examples:\n"
+            f"  {PROG} plan --n 700 --classes 2 --m 300 --k 35 --majority-share 0.68\n"
+            f"  {PROG} plan --private adult_train.csv --label-column income --public adult_test.csv \\\n"
+            "      --k 250 --mechanism gnmax --mechanism confident-gnmax --epsilon 1 --epsilon 2 --epsilon 4\n\n"
+            + EXIT_CODES
+        ),
+        formatter_class=Formatter,
+    )
+    job = p.add_argument_group("the job (sizes only)")
+    job.add_argument("--private", default=None, metavar="FILE",
+                     help="private CSV file: only its number of rows and label classes are read")
+    job.add_argument("--label-column", default=None, metavar="NAME", help="label column of --private (default as in label)")
+    job.add_argument("--n", type=int, default=None, metavar="N", help="number of private rows (instead of --private)")
+    job.add_argument("--classes", type=int, default=None, metavar="C", help="number of classes (instead of --private)")
+    job.add_argument("--public", default=None, metavar="FILE", help="public CSV file: only its number of rows is read")
+    job.add_argument("--m", type=int, default=None, metavar="N", help="number of public rows to label (instead of --public)")
+    job.add_argument("--k", type=int, default=None, metavar="N",
+                     help="number of teachers (default: n/20, at most 250)")
+    runs = p.add_argument_group("runs to predict")
+    runs.add_argument("--mechanism", action="append", type=mechanism_name, choices=names, default=None,
+                      help="a mechanism (repeat for several; default: " + ", ".join(DEFAULT_MECHANISMS) + ")")
+    runs.add_argument("--epsilon", action="append", type=float, default=None, metavar="E",
+                      help="a privacy budget (repeat for several; default 1, 2, 4)")
+    runs.add_argument("--delta", type=float, default=1e-5, metavar="D", help="delta of every run (default 1e-5)")
+    runs.add_argument("--T", type=int, default=10, metavar="N", help="BTT's cutoff (default 10)")
+    add_quality_flags(p)
+    out = p.add_argument_group("output")
+    out.add_argument("--draws", type=int, default=20, metavar="N", help="simulated runs per prediction (default 20)")
+    out.add_argument("--seed", type=int, default=0, metavar="N",
+                     help="seed of the simulation (default 0; the plan reads no private data, so its randomness "
+                     "protects nothing)")
+    out.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    p.set_defaults(handler=run)
+    return p
+
+
+def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
+    """The job's sizes from the flags and files, and sentences saying what was read."""
+    read: list[str] = []
+    n, classes = args.n, args.classes
+    if n is None or classes is None:
+        if args.private is None:
+            raise CommandError("give --n and --classes, or --private FILE to count them.")
+        rows, c, column = count_rows(args.private, args.label_column or "")
+        read.append(f"From '{args.private}': its number of rows ({rows}) and the number of distinct values of "
+                    f"column '{column}' ({c} classes), nothing else; both treated as public, like n in the "
+                    "privacy report.")
+        n = rows if n is None else n
+        classes = c if classes is None else classes
+    else:
+        read.append("No private file was read (--n and --classes given).")
+    m = args.m
+    if m is None:
+        if args.public is None:
+            raise CommandError("give --m, or --public FILE to count its rows.")
+        m, _, _ = count_rows(args.public, None)
+        read.append(f"From '{args.public}': its number of rows ({m}).")
+    if n < 2 or classes is None or classes < 2 or m < 1:
+        raise CommandError(f"a plan needs at least 2 private rows, 2 classes and 1 public row (n={n}, classes={classes}, m={m}).")
+    k = args.k if args.k is not None else max(2, min(250, n // 20))
+    return {"n": int(n), "n_classes": int(classes), "m": int(m), "k": int(k)}, read
+
+
+def requests_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
+    """The (mechanism, settings) pairs to predict."""
+    from core.mechanisms import registry
+
+    mechs = args.mechanism or list(DEFAULT_MECHANISMS)
+    epsilons = args.epsilon or list(DEFAULT_EPSILONS)
+    out = []
+    for name in mechs:
+        takes = registry.get(name).parameter_names
+        for e in epsilons:
+            s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
+            if "T" in takes:
+                s["T"] = int(args.T)
+            out.append((name, s))
+    return out
+
+
+def prediction_dict(p) -> dict[str, Any]:
+    """A prediction as JSON-ready values."""
+    keys = ("mechanism", "epsilon", "delta", "m", "answered", "answered_sd", "correct", "correct_sd", "wrong",
+            "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice")
+    d = {k: getattr(p, k) for k in keys}
+    d["settings"] = dict(p.settings)
+    d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
+    return d
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
+    """Run ``plan``: print the predictions (exit code 0)."""
+    from core.plan import predict_many
+
+    sizes, read = sizes_of(args)
+    quality = quality_of(args, sizes["n_classes"])
+    preds = predict_many(requests_of(args), **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed)
+    if args.json:
+        stdout.write(json.dumps({"predicted": True, "read": read, "job": sizes, "assumption": quality.describe(),
+                                 "predictions": [prediction_dict(p) for p in preds]}, indent=2, default=str) + "\n")
+        return EXIT_OK
+    stdout.write("PREDICTED — no private data used, no privacy spent.\n")
+    for line in read:
+        stdout.write(f"  {line}\n")
+    stdout.write(f"  Job: n = {sizes['n']} private rows, {sizes['n_classes']} classes, m = {sizes['m']} public rows, "
+                 f"k = {sizes['k']} teachers.\n  Assumed: {quality.describe()}; always answering the majority class "
+                 f"is right {quality.majority_share(sizes['n_classes']):.0%} of the time.\n\n")
+    head = f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} {'right %':>7}  useful"
+    stdout.write(head + "\n")
+    for p in preds:
+        eps_asked = p.settings.get("epsilon")
+        guarantee = "refused" if p.epsilon != p.epsilon else f"{fmt(p.epsilon)}, {p.delta:.0e}"
+        right = "—" if p.answered == 0 else f"{p.label_accuracy:.0%}"
+        stdout.write(f"{p.mechanism:<16} {fmt(eps_asked) if eps_asked is not None else '—':>7} {guarantee:>18} "
+                     f"{p.answered:>8.0f} ± {p.answered_sd:<3.0f} {p.correct:>8.0f} ± {p.correct_sd:<3.0f} "
+                     f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO'}\n")
+    advice = [p for p in preds if not p.useful and p.advice]
+    if advice:
+        stdout.write("\n")
+        for p in advice:
+            stdout.write(f"{p.mechanism} at ε = {fmt(p.settings.get('epsilon', float('nan')))}: {p.advice}\n")
+    if not any(p.useful for p in preds):
+        stdout.write("\nNo setting planned here is useful.\n")
+    stdout.flush()
+    return EXIT_OK

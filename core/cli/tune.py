@@ -1,0 +1,255 @@
+"""``tune``: private selection over a grid of mechanisms and ε, then the selected run's labels.
+
+A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune`
+(docs/design.md §10.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
+whole selection's guarantee is computed and printed before any private row is read
+(``--price-only`` stops there), charged to ``--ledger`` before the run, and stated in
+the report of the release.  What is written is the selected run's labels, as
+``label`` writes them.  With ``--score holdout`` the candidates are judged by the
+student's correct predictions on ``--holdout`` private rows kept out of every teacher's
+chunk, released with discrete Gaussian noise ``--score-sigma`` (it composes in parallel
+with the labeling); with ``--score answered`` by the number of rows each run answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.cli.common import (
+    EXIT_CODES,
+    EXIT_OK,
+    PROG,
+    CommandError,
+    Formatter,
+    ProgressBar,
+    add_progress,
+    add_seed,
+    fmt,
+    mechanism_name,
+    para,
+)
+
+__all__ = ["add_parser", "run", "grid_of"]
+
+SELECTABLE = ("gnmax", "confident-gnmax", "lnmax")
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``tune`` command to the subparsers ``commands``."""
+    p = commands.add_parser(
+        "tune",
+        help="choose the best of a grid of mechanisms and epsilons privately and write its labels",
+        description=para(
+            "Private selection (Papernot and Steinke's random stopping): a random number of repetitions, "
+            "each running a random candidate of the grid (--mechanism x --epsilon) on the teachers' votes "
+            "and scoring it privately; only the best run's labels are written. The whole selection's "
+            "(epsilon, delta) is fixed and printed before any private row is read, charged to --ledger "
+            "before the run, and stated in --report."
+        ),
+        epilog=(
+            "examples:\n"
+            f"  {PROG} tune --private adult_train.csv --label-column income --public adult_test.csv \\\n"
+            "      --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 250 \\\n"
+            "      --mechanism gnmax --mechanism confident-gnmax --epsilon 0.5 --epsilon 1 --delta 1e-5 \\\n"
+            "      --score holdout --holdout 1000 --out labeled.csv --report report.json\n"
+            f"  {PROG} tune --public adult_test.csv --mechanism gnmax --epsilon 1 --epsilon 2 --delta 1e-5 "
+            "--price-only\n\n" + EXIT_CODES
+        ),
+        formatter_class=Formatter,
+    )
+    data = p.add_argument_group("data")
+    data.add_argument("--private", default=None, metavar="FILE", help="private labeled CSV file")
+    data.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")
+    data.add_argument("--public", required=True, metavar="FILE", help="public CSV file of the rows to label")
+    data.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
+                      help="missing feature values, as in label (default refuse)")
+    data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
+                      help="text that marks a missing cell, e.g. '?'")
+    data.add_argument("--features", default=None, metavar="A,B,C", help="use only these feature columns")
+    data.add_argument("--drop", default=None, metavar="X,Y", help="leave these columns out, e.g. an identifier")
+    ens = p.add_argument_group("teachers")
+    ens.add_argument("--learner", default="logistic_regression", metavar="NAME",
+                     help="the teachers' and the student's learner (default logistic_regression)")
+    ens.add_argument("--learner-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="a hyperparameter of the learner; repeat for several")
+    ens.add_argument("--k", type=int, default=None, metavar="N", help="number of teachers")
+    grid = p.add_argument_group("the grid")
+    grid.add_argument("--mechanism", action="append", type=mechanism_name, choices=SELECTABLE, required=True,
+                      help="a candidate mechanism (repeat for several): " + ", ".join(SELECTABLE))
+    grid.add_argument("--epsilon", action="append", type=float, required=True, metavar="E",
+                      help="a candidate epsilon of one run (repeat for several)")
+    grid.add_argument("--delta", type=float, required=True, metavar="D", help="delta of every run and of the selection")
+    grid.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2",
+                      help="another setting to tune, e.g. threshold=150,200 or ratio=2,3.75 (crossed with the grid for "
+                      "the mechanisms that take it; repeat for several)")
+    sel = p.add_argument_group("selection")
+    sel.add_argument("--mean", type=float, default=None, metavar="X",
+                     help="mean number of repetitions (default 3 per candidate)")
+    sel.add_argument("--shape", type=float, default=1.0, metavar="S",
+                     help="shape of the number of repetitions' truncated negative binomial (1: geometric; default 1)")
+    sel.add_argument("--score", choices=("holdout", "answered"), default="holdout",
+                     help="how a candidate is judged: the student's noisy correct count on held-out private rows "
+                     "(default), or the number of rows its run answered")
+    sel.add_argument("--holdout", type=int, default=500, metavar="N",
+                     help="private rows kept out of every teacher's chunk to score on (default 500)")
+    sel.add_argument("--score-sigma", type=float, default=5.0, metavar="S",
+                     help="discrete Gaussian noise of the held-out count (sensitivity 1; default 5)")
+    sel.add_argument("--price-only", action="store_true",
+                     help="print the selection's guarantee and stop (reads only the public file's row count)")
+    out = p.add_argument_group("outputs")
+    out.add_argument("--out", default=None, metavar="FILE", help="the labeled CSV file to write")
+    out.add_argument("--report", default=None, metavar="FILE", help="the JSON privacy report to write")
+    out.add_argument("--ledger", default=None, metavar="FILE",
+                     help="JSON privacy ledger charged with the whole selection before it runs")
+    out.add_argument("--budget-epsilon", type=float, default=None, metavar="E", help="with --ledger: total epsilon allowed")
+    out.add_argument("--budget-delta", type=float, default=None, metavar="D", help="with --ledger: total delta allowed")
+    add_seed(p)
+    add_progress(p)
+    p.set_defaults(handler=run)
+    return p
+
+
+def _varied(args: argparse.Namespace) -> list[tuple[str, list[Any]]]:
+    """The ``--vary NAME=V1,V2`` options: (name, values)."""
+    out = []
+    for text in args.vary:
+        name, sep, values = text.partition("=")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not name.strip() or not vals:
+            raise CommandError(f"--vary takes NAME=V1,V2,..., got {text!r}.")
+        out.append((name.strip(), vals))
+    return out
+
+
+def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
+    """The candidates: every mechanism × every ε (× every ``--vary`` value it takes), at ``--delta``."""
+    from core.mechanisms import registry
+
+    varied = _varied(args)
+    out = []
+    for name, e in itertools.product(dict.fromkeys(args.mechanism), dict.fromkeys(args.epsilon)):
+        mech = registry.get(name)
+        own = [(n, [mech.parameter(n).convert(v) for v in vals]) for n, vals in varied if n in mech.parameter_names]
+        for combo in itertools.product(*[vals for _, vals in own]):
+            s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
+            s.update({n: v for (n, _), v in zip(own, combo)})
+            out.append((name, s))
+    unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
+    if unused:
+        raise CommandError(f"--vary {', '.join(unused)}: none of the chosen mechanisms takes it.")
+    return out
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
+    """Run ``tune``: print the price, run the selection, write the chosen labels (exit 0)."""
+    import numpy as np
+
+    from core import pipeline
+    from core.cli import checks
+    from core.cli.label import output_paths
+    from core.cli.plan import count_rows
+    from core.data import load_table, read_public, split_public
+    from core.ensemble.learners import parse_assignments
+    from core.export import privacy_report, report_json
+    from core.mechanisms.selection import holdout_score
+    from core.validation import check_delta
+
+    candidates = grid_of(args)
+    score_sigma = args.score_sigma if args.score == "holdout" else None
+    m_public, _, _ = count_rows(args.public, None)
+    price = pipeline.tune_price(candidates, m_public, mean=args.mean, shape=args.shape, score_sigma=score_sigma,
+                                delta=args.delta)
+    stdout.write(f"This selection: ({fmt(price.epsilon)}, {fmt(price.delta)})-differential privacy for the whole "
+                 f"selection over {len(candidates)} candidates (mean {price.parts['repeat_mean']:g} repetitions, "
+                 f"shape {args.shape:g}, scored by {'held-out count' if score_sigma else 'answered'}), "
+                 f"fixed before it runs.\n")
+    if args.price_only:
+        stdout.flush()
+        return EXIT_OK
+    if args.private is None or args.out is None or args.k is None:
+        raise CommandError("a selection run needs --private FILE, --k N and --out FILE (or --price-only).")
+    ns = argparse.Namespace(out=args.out, report=args.report, student=None, ledger=args.ledger,
+                            private=args.private, public=args.public)
+    paths = output_paths(ns)
+    ledger_path = paths.pop("--ledger", None)
+    params = parse_assignments(args.learner, args.learner_param)
+    if args.seed is not None:
+        stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
+    rng = np.random.default_rng(args.seed) if args.seed is not None else None
+
+    raw_private = checks.raw_frame(args.private)
+    raw_public = checks.raw_frame(args.public)
+    private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
+                                                    features=checks.names_list(args.features),
+                                                    drop=checks.names_list(args.drop))
+    del raw_private, raw_public
+    table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
+                       missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem)
+    public = read_public(args.public if public_src is None else public_src, table)
+    check_delta(args.delta, n=table.n_rows)
+    if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
+        price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
+                                    delta=args.delta)
+        stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
+                     f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
+
+    ledger = None
+    if ledger_path is not None:
+        from core.accounting import load as load_ledger
+        from core.mechanisms.selection import selection_plan
+
+        ledger = load_ledger(ledger_path, checks.ledger_fingerprint(args.private))
+        if args.budget_epsilon is not None or args.budget_delta is not None:
+            stored = ledger.budget
+            b_eps = args.budget_epsilon if args.budget_epsilon is not None else (stored.epsilon if stored else None)
+            b_delta = args.budget_delta if args.budget_delta is not None else (stored.delta if stored else None)
+            if b_eps is None or b_delta is None:
+                raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
+            ledger.set_budget(epsilon=b_eps, delta=b_delta)
+        ledger.check(selection_plan(candidates, len(public), mean=args.mean, shape=args.shape,
+                                    score_sigma=score_sigma, delta=args.delta)[1])
+
+    teach, held = table, None
+    if score_sigma is not None:
+        teach, held = split_public(table, int(args.holdout), rng=rng)  # a random split: independent of the data
+    teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
+    votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
+    del teachers
+    score = None if held is None else holdout_score(public, held, args.learner, params, teach, rng=rng)
+    sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
+                        delta=args.delta, ledger=ledger, rng=rng)
+    del votes
+    if ledger is not None:
+        ledger.save(ledger_path)
+    result = sel.result
+    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names))
+    written = [str(paths["--out"])]
+    if "--report" in paths:
+        rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
+                             dataset=Path(args.private).name)
+        rep["selection"] = {
+            "method": "Papernot–Steinke random stopping (ICLR 2022)",
+            "candidates": [{"mechanism": n, **s} for n, s in candidates],
+            "chosen": sel.chosen, "repetitions": sel.runs, "repeat_mean": price.parts["repeat_mean"],
+            "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
+            "holdout_rows": 0 if held is None else held.n_rows,
+            "epsilon": sel.epsilon, "delta": sel.delta,
+            "statement": "The labels are the selected run's; epsilon and delta are the whole selection's.",
+        }
+        paths["--report"].write_text(report_json(rep), encoding="utf-8")
+        written.append(str(paths["--report"]))
+    stdout.write(
+        f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at "
+        f"{', '.join(f'{k} = {fmt(v) if isinstance(v, float) else v}' for k, v in sel.settings.items())} "
+        f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
+        f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
+        f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
+        "(replace one private row).\n"
+        f"Wrote {', '.join(written)}.\n")
+    stdout.flush()
+    bar.break_line()
+    return EXIT_OK

@@ -1,0 +1,112 @@
+"""The ``plan``, ``tune`` and (plan-checked) ``recommend`` commands.
+
+Small CSV files in a temporary folder: halfspaces in three dimensions; the private file
+of the ``plan`` test also holds a column no reader could parse as a feature, to show
+that ``plan`` reads only the row count and the label column.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core import pipeline
+from core.cli import EXIT_ERROR, EXIT_OK, main
+from core.data import halfspaces
+
+
+@pytest.fixture()
+def files(tmp_path):
+    X, y = halfspaces(700, 3, rng=0)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2"])
+    frame["label"] = np.where(y == 1, "yes", "no")
+    priv, pub = tmp_path / "private.csv", tmp_path / "public.csv"
+    frame.iloc[:600].to_csv(priv, index=False)
+    frame.iloc[600:, :3].to_csv(pub, index=False)
+    return tmp_path, priv, pub
+
+
+def test_plan_reads_only_sizes_and_flags_useless_settings(tmp_path, capsys):
+    odd = tmp_path / "odd.csv"
+    pd.DataFrame({"notes": ["a, \"b\"", "c", "d"] * 100, "label": ["x", "y", "x"] * 100}).to_csv(odd, index=False)
+    code = main(["plan", "--private", str(odd), "--m", "300", "--k", "15", "--majority-share", "0.68",
+                 "--mechanism", "gnmax", "--epsilon", "1", "--epsilon", "2", "--draws", "5"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert out.startswith("PREDICTED — no private data used, no privacy spent.")
+    assert "its number of rows (300) and the number of distinct values of column 'label' (2 classes), nothing else" in out
+    assert out.count("gnmax ") >= 2 and "NO" in out and "Not useful" in out
+    assert "No setting planned here is useful." in out
+
+
+def test_plan_json_without_any_file(capsys):
+    code = main(["plan", "--n", "30000", "--classes", "2", "--m", "2000", "--k", "250", "--json", "--draws", "4"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == EXIT_OK and data["predicted"] is True
+    assert data["read"] == ["No private file was read (--n and --classes given)."]
+    assert len(data["predictions"]) == 9  # three mechanisms × three ε
+    gn = [p for p in data["predictions"] if p["mechanism"] == "gnmax"]
+    assert [p["settings"]["epsilon"] for p in gn] == [1.0, 2.0, 4.0] and all(p["useful"] for p in gn)
+
+
+def test_plan_refuses_missing_sizes(capsys):
+    assert main(["plan", "--m", "10"]) != EXIT_OK
+    assert "--n and --classes" in capsys.readouterr().err
+
+
+def test_tune_prices_first_then_spends_exactly_that(files, capsys):
+    folder, priv, pub = files
+    grid = ["--mechanism", "gnmax", "--mechanism", "confident-gnmax", "--epsilon", "1", "--epsilon", "3",
+            "--delta", "1e-5"]
+    assert main(["tune", "--public", str(pub), *grid, "--price-only"]) == EXIT_OK
+    price_line = capsys.readouterr().out
+    candidates = [(m, {"epsilon": e, "delta": 1e-5}) for m in ("gnmax", "confident-gnmax") for e in (1.0, 3.0)]
+    price = pipeline.tune_price(candidates, 100, score_sigma=5.0)
+    assert f"({price.epsilon:.4g}, 1e-05)" in price_line
+    code = main(["tune", "--private", str(priv), "--public", str(pub), *grid, "--k", "10", "--holdout", "100",
+                 "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
+                 "--ledger", str(folder / "ledger.json"), "--budget-epsilon", "50", "--budget-delta", "1e-3", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK and "Guarantee of the whole selection" in out
+    labeled = pd.read_csv(folder / "labeled.csv")
+    assert len(labeled) == 100
+    report = json.loads((folder / "report.json").read_text())
+    assert report["guarantee"]["epsilon"] == pytest.approx(price.epsilon)
+    assert report["selection"]["epsilon"] == pytest.approx(price.epsilon) and report["selection"]["holdout_rows"] == 100
+    assert len(report["selection"]["candidates"]) == 4
+    text = (folder / "ledger.json").read_text()
+    assert "private-selection" in text
+
+
+def test_tune_refuses_a_btt_candidate(capsys):
+    assert main(["tune", "--public", "x.csv", "--mechanism", "btt", "--epsilon", "1", "--delta", "1e-5"]) == EXIT_ERROR
+    assert "invalid choice: 'btt'" in capsys.readouterr().err
+
+
+def test_recommend_says_plainly_when_nothing_is_useful(files, capsys):
+    _, priv, _ = files
+    code = main(["recommend", "--private", str(priv), "--epsilon", "1", "--delta", "1e-5", "--m", "300",
+                 "--majority-share", "0.68", "--accuracy", "0.7"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert out.startswith("No useful setting")
+    assert "predicted — no private data used" in out and "always answering the majority class" in out
+
+
+def test_tune_grid_crosses_other_settings(capsys):
+    from core.cli.parser import build_parser
+    from core.cli.tune import grid_of
+
+    args = build_parser().parse_args(["tune", "--public", "p.csv", "--mechanism", "gnmax", "--mechanism",
+                                      "confident-gnmax", "--epsilon", "1", "--epsilon", "2", "--delta", "1e-5",
+                                      "--vary", "threshold=150,200"])
+    grid = grid_of(args)
+    assert len(grid) == 2 + 4  # GNMax takes no threshold; Confident-GNMax × 2 thresholds
+    assert {s.get("threshold") for m, s in grid if m == "confident-gnmax"} == {150.0, 200.0}
+    bad = build_parser().parse_args(["tune", "--public", "p.csv", "--mechanism", "gnmax", "--epsilon", "1",
+                                     "--delta", "1e-5", "--vary", "threshold=1"])
+    with pytest.raises(Exception, match="none of the chosen mechanisms"):
+        grid_of(bad)
