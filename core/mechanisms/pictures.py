@@ -1,6 +1,6 @@
 """The built-in mechanisms' :class:`~core.mechanisms.registry.TestPicture` declarations.
 
-The texts live here; the callables import :mod:`core.theory.pictures` (which holds the
+The texts live here; the callables import :mod:`core.mechanisms.odds` (which holds the
 statistics, lines, analytic odds, draws and bounds) only when called, so that loading the
 registry stays light.
 """
@@ -82,7 +82,7 @@ _TEXTS: dict[str, dict[str, str]] = {
 
 def _call(name: str, what: str):
     def call(*args: Any, **kwargs: Any):
-        from core.theory import pictures
+        from core.mechanisms import odds as pictures
 
         return getattr(pictures, what)(name, *args, **kwargs)
 
@@ -91,7 +91,7 @@ def _call(name: str, what: str):
 
 
 def builtin_picture(name: str) -> TestPicture:
-    """The picture of a built-in mechanism (texts here, callables in :mod:`core.theory.pictures`).
+    """The picture of a built-in mechanism (texts here, callables in :mod:`core.mechanisms.odds`).
 
     Parameters
     ----------

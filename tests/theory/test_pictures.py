@@ -32,7 +32,7 @@ from core.errors import ParameterError
 from core.mechanisms import registry
 from core.mechanisms.soft import soft_bin_histograms
 from core.mechanisms.stability import distance_to_instability, margins
-from core.theory import pictures
+from core.mechanisms import odds as pictures
 from core.theory.microscope import OUTCOMES, binomial_interval, microscope, outcomes
 
 M = 1200
