@@ -18,6 +18,9 @@ spends the same ε everywhere (docs/design.md §5):
     The teachers of a table and their votes (or scores) on public rows.
 :func:`student`, :func:`labeled_csv`, :func:`report`
     The student and the export.
+:func:`tune_price`, :func:`tune`, :func:`holdout_score`
+    Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
+    guarantee before it runs, the run, and a held-out score (docs/design.md §22.3).
 
 References
 ----------
@@ -50,6 +53,9 @@ __all__ = [
     "student",
     "labeled_csv",
     "report",
+    "tune_price",
+    "tune",
+    "holdout_score",
 ]
 
 
@@ -505,3 +511,121 @@ def report(result, **context: Any) -> str:
     from core.export import privacy_report, report_json
 
     return report_json(privacy_report(result, **context))
+
+
+# ----------------------------------------------------------------------------- private selection
+
+
+def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
+               delta: float | None = None):
+    """The whole private selection's guarantee over a grid, before anything runs (docs/design.md §22.3).
+
+    Parameters
+    ----------
+    candidates : sequence of (str, mapping)
+        The grid: registered mechanism names and settings (``epsilon`` as for :func:`label`).
+    m : int
+        Queries each candidate labels.
+    mean : float, optional
+        Mean number of repetitions (default 3 per candidate).
+    shape : float
+        Shape of the truncated negative binomial number of repetitions (1: geometric).
+    score_sigma : float, optional
+        Noise of a held-out score (:func:`holdout_score`); None scores by the number answered.
+    delta : float, optional
+        δ of the whole selection (default: the largest candidate δ).
+
+    Returns
+    -------
+    core.accounting.PrivacyGuarantee
+
+    References
+    ----------
+    N. Papernot, T. Steinke, "Hyperparameter Tuning with Renyi Differential Privacy", ICLR 2022.
+    """
+    from core.accounting.guarantee import PrivacyGuarantee
+    from core.mechanisms.selection import selection_plan
+
+    _, entry, g = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+    return PrivacyGuarantee(float(g.epsilon), float(g.delta), "repeat-and-select", entry.description,
+                            {"candidates": len(list(candidates)), "repeat_mean": float(entry.params["repeat_mean"]),
+                             "repeat_shape": float(shape)})
+
+
+def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, score=None, score_sigma: float | None = None,
+         delta: float | None = None, ledger=None, rng=None):
+    """Private selection over a grid on the votes: the best candidate's labels, under one guarantee.
+
+    The selection's privacy map (:func:`tune_price`) is charged to ``ledger`` BEFORE
+    anything runs (a selection past the budget is refused and nothing runs).
+
+    Parameters
+    ----------
+    inputs : array-like
+        Vote counts ``(m, n_classes)``.
+    candidates : sequence of (str, mapping)
+    mean, shape, score_sigma, delta
+        See :func:`tune_price`.
+    score : callable, optional
+        A held-out count (:func:`holdout_score`); None scores by the number answered.
+    ledger : core.accounting.PrivacyLedger, optional
+    rng : Generator, int or None
+
+    Returns
+    -------
+    core.mechanisms.selection.SelectionResult
+    """
+    from core.mechanisms.selection import select, selection_plan
+
+    if ledger is not None:
+        m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
+        _, entry, _ = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+        ledger.charge(entry)
+    return select(inputs, candidates, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=rng)
+
+
+def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop",
+                  rng=None) -> Callable[[Any], int]:
+    """A private selection's score: the student's correct predictions on held-out private rows.
+
+    The held-out rows must be kept out of every teacher's chunk (split them off before
+    :func:`train`, e.g. with :func:`core.data.split_public`).  The score reads the
+    teachers' rows only through the released labels (the student is trained on them),
+    and changing one held-out row moves it by at most 1: a count of sensitivity 1,
+    released by :func:`tune` with discrete Gaussian noise (docs/design.md §22.3).  A run
+    whose labels cannot train a student scores 0.
+
+    Parameters
+    ----------
+    public_X : pandas.DataFrame
+        The public rows' features (the student's training rows).
+    holdout : core.data.Table
+        The held-out private rows.
+    learner : str
+    params : mapping, optional
+    table : core.data.Table
+        The private table (its preprocessing).
+    bottom : str
+        The student's ⊥ policy.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    callable
+        ``score(result) -> int``.
+    """
+    from core.errors import PrivateLabelLabError
+    from core.noise import check_rng
+
+    gen = check_rng(rng)
+    X_h = holdout.features
+    y_h = np.asarray(holdout.labels)
+
+    def score(result) -> int:
+        try:
+            st = student(public_X, result, learner, params, table, bottom=bottom, rng=gen)
+        except (PrivateLabelLabError, ValueError):
+            return 0
+        return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
+
+    return score

@@ -36,6 +36,8 @@ _EXPORTS = {
     "pair_choices": "scenarios",
     "run_scenario": "scenarios",
     "scenario": "scenarios",
+    "SelectionSampler": "selection",
+    "selection_scenario": "selection",
     "clopper_pearson": "stats",
     "epsilon_lower_bound": "stats",
     "hash_rows": "stats",

@@ -1,0 +1,299 @@
+"""Private selection over a grid of labeling settings (Papernot–Steinke random stopping).
+
+:func:`select` tunes a grid of candidates -- (mechanism, settings) pairs run on the same
+teachers' votes -- with a guarantee fixed before anything runs
+(:mod:`core.accounting.selection`, docs/design.md §22.3):
+
+1. the whole selection's privacy map is computed from the candidates' public settings;
+2. the number of repetitions ``K`` is drawn from a truncated negative binomial
+   distribution (mean ``μ``, shape ``η``; geometric for ``η = 1``), independently of the
+   data, and is never cut short (the guarantee needs the real distribution);
+3. each repetition picks a candidate uniformly at random, runs it with fresh noise
+   and scores it privately: by the number it answered (an output of the run), or by a
+   count over private rows held out of every teacher's chunk (e.g. the student's correct
+   predictions there) plus discrete Gaussian noise ``σ_s``;
+4. only the best repetition is released: its candidate, its labels and its score.  The
+   other repetitions' labels and scores are discarded (releasing them is not covered).
+
+The released :class:`SelectionResult` carries the chosen run's
+:class:`~core.mechanisms.LabelingResult` with ``epsilon``/``delta`` set to the WHOLE
+selection's guarantee (the report of the release states it), the run's own guarantee
+kept in ``params["run_epsilon"]``.
+
+References
+----------
+.. [PS22] N. Papernot, T. Steinke. Hyperparameter Tuning with Renyi Differential Privacy. ICLR 2022.
+.. [LT19] J. Liu, K. Talwar. Private Selection from Private Candidates. STOC 2019.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from core.errors import ParameterError
+
+__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
+
+MEAN_PER_CANDIDATE = 3.0
+"""The default mean number of repetitions per candidate of the grid."""
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    """What a private selection releases.
+
+    Attributes
+    ----------
+    chosen : int
+        Index of the selected candidate in the grid.
+    mechanism : str
+    settings : dict
+        The selected candidate's settings as given.
+    result : LabelingResult
+        The selected run's labels; its ``epsilon``/``delta`` are the whole selection's.
+    epsilon, delta : float
+        The whole selection's guarantee (fixed before it ran).
+    runs : int
+        The number of repetitions drawn (independent of the data, so public).
+    tried : tuple of int
+        The candidate picked in each repetition (independent of the data, so public).
+    score : float
+        The selected repetition's released score.
+    score_kind : str
+        ``"answered"`` or ``"held-out count"``.
+    entry : RDPEntry
+        The selection's privacy map as a ledger entry.
+    """
+
+    chosen: int
+    mechanism: str
+    settings: dict
+    result: Any
+    epsilon: float
+    delta: float
+    runs: int
+    tried: tuple = ()
+    score: float = float("nan")
+    score_kind: str = "answered"
+    entry: Any = field(default=None, repr=False)
+
+
+def check_candidates(candidates: Sequence[Any]) -> list[tuple[str, dict]]:
+    """Candidates as ``(mechanism, settings)`` pairs.
+
+    Parameters
+    ----------
+    candidates : sequence of (str, mapping)
+
+    Returns
+    -------
+    list of (str, dict)
+    """
+    out = []
+    for c in candidates:
+        try:
+            name, settings = c
+        except (TypeError, ValueError):
+            raise ParameterError("each candidate is a (mechanism, settings) pair.") from None
+        if not isinstance(name, str) or not isinstance(settings, Mapping):
+            raise ParameterError("each candidate is a (mechanism name, settings mapping) pair.")
+        out.append((name, dict(settings)))
+    if not out:
+        raise ParameterError("private selection needs at least one candidate.")
+    return out
+
+
+def default_mean(n_candidates: int) -> float:
+    """The default mean number of repetitions: :data:`MEAN_PER_CANDIDATE` per candidate.
+
+    Parameters
+    ----------
+    n_candidates : int
+
+    Returns
+    -------
+    float
+    """
+    return MEAN_PER_CANDIDATE * max(1, int(n_candidates))
+
+
+def draw_repetitions(mean: float, shape: float, rng=None, size: int | None = None):
+    """Draw the number of repetitions from the truncated negative binomial distribution.
+
+    ``P[K = k] ∝ C(k + η − 1, k) (1 − γ)^k`` for ``k ≥ 1`` (``η > 0``), or ``∝ (1 − γ)^k / k``
+    (``η = 0``, logarithmic), with γ set so the mean is ``mean`` (dp-accounting's map from
+    the mean to γ, the same the accountant uses).  Drawn exactly: negative binomial draws
+    conditioned on ``K ≥ 1`` by rejection; numpy's logarithmic sampler for ``η = 0``.
+
+    Parameters
+    ----------
+    mean : float
+        At least 1 (a mean of exactly 1 is one repetition).
+    shape : float
+    rng : Generator, int or None
+    size : int, optional
+        Draw this many independent values (an array) instead of one int.
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+
+    References
+    ----------
+    N. Papernot, T. Steinke, "Hyperparameter Tuning with Renyi Differential Privacy", ICLR 2022, §2.
+    """
+    from dp_accounting.rdp.rdp_privacy_accountant import _gamma_truncated_negative_binomial
+
+    from core.accounting.selection import check_repetitions
+    from core.noise import check_rng
+
+    mean, shape = check_repetitions(mean, shape)
+    gen = check_rng(rng)
+    n = 1 if size is None else int(size)
+    if mean == 1.0 and shape > 0:
+        out = np.ones(n, dtype=np.int64)
+    else:
+        gamma = float(_gamma_truncated_negative_binomial(shape, mean))
+        if shape == 0.0:
+            out = gen.logseries(1.0 - gamma, n).astype(np.int64)
+        else:
+            out = np.zeros(n, dtype=np.int64)
+            todo = np.arange(n)
+            while todo.size:
+                k = gen.negative_binomial(shape, gamma, todo.size).astype(np.int64)
+                ok = k >= 1
+                out[todo[ok]] = k[ok]
+                todo = todo[~ok]
+    return int(out[0]) if size is None else out
+
+
+def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = None, shape: float = 1.0,
+                   score_sigma: float | None = None, delta: float | None = None):
+    """The candidates' resolved settings and the whole selection's privacy map, before anything runs.
+
+    Parameters
+    ----------
+    candidates : sequence of (str, mapping)
+    m : int
+        Queries each candidate labels.
+    mean : float, optional
+        Mean number of repetitions (default :func:`default_mean`).
+    shape : float
+    score_sigma : float or None
+        Noise of a held-out score (None: the score is the number answered).
+    delta : float, optional
+        δ of the whole selection (default: the largest candidate δ).
+
+    Returns
+    -------
+    (list of (str, dict), RDPEntry, PrivacyGuarantee)
+        Resolved candidates, the ledger entry and its (ε, δ).
+    """
+    cands = check_candidates(candidates)
+    key = tuple((name, tuple(sorted(s.items()))) for name, s in cands)
+    resolved, entry, g = _plan(key, int(m), None if mean is None else float(mean), float(shape),
+                               None if score_sigma is None else float(score_sigma), None if delta is None else float(delta))
+    return [(n, dict(p)) for n, p in resolved], entry, g
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(key, m, mean, shape, score_sigma, delta):
+    """The plan of :func:`selection_plan`, cached: the repeat-and-select curve is costly and
+    depends on public settings only (``key``: the candidates as hashable pairs)."""
+    from core import pipeline
+    from core.accounting.selection import selection_entry
+    from core.validation import check_delta
+
+    cands = [(name, dict(s)) for name, s in key]
+    resolved = [(name, pipeline.resolve(name, s, m)) for name, s in cands]
+    entries = [pipeline.ledger_entry(name, params, m) for name, params in resolved]
+    if delta is None:
+        delta = max(float(p.get("delta", 0.0) or 0.0) for _, p in resolved) or 1e-6
+    delta = check_delta(delta)
+    mean = default_mean(len(cands)) if mean is None else float(mean)
+    entry = selection_entry(entries, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta,
+                            params={"m": m, "mechanisms": ",".join(sorted({n for n, _ in cands}))})
+    return tuple((n, tuple(p.items())) for n, p in resolved), entry, entry.guarantee()
+
+
+def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shape: float = 1.0,
+           score: Callable[[Any], float] | None = None, score_sigma: float | None = None,
+           delta: float | None = None, rng=None) -> SelectionResult:
+    """Choose the best candidate on the votes privately and release its labels.
+
+    Parameters
+    ----------
+    inputs : array-like
+        Vote counts ``(m, n_classes)`` (every candidate reads counts).
+    candidates : sequence of (str, mapping)
+        The grid: registered mechanism names with their settings (``epsilon`` as for
+        :func:`core.pipeline.label`).
+    mean : float, optional
+        Mean number of repetitions (default :func:`default_mean`).
+    shape : float
+        Shape of its distribution (1: geometric).
+    score : callable, optional
+        ``score(result) -> int``: a count over private rows HELD OUT of every teacher's
+        chunk, of sensitivity 1 in those rows, reading the teachers' rows only through
+        ``result`` (e.g. :func:`core.pipeline.holdout_score`); released with discrete
+        Gaussian noise ``score_sigma``.  None: the number answered.
+    score_sigma : float, optional
+        Required with ``score``.
+    delta : float, optional
+        δ of the whole selection (default: the largest candidate δ).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    SelectionResult
+    """
+    from core import noise
+    from core.mechanisms import registry
+
+    if score is not None and score_sigma is None:
+        raise ParameterError("a held-out score needs its noise score_sigma (a count of sensitivity 1 is released noisily).")
+    if score is None and score_sigma is not None:
+        raise ParameterError("score_sigma applies only to a held-out score; the number answered needs no noise.")
+    counts = np.asarray(inputs)
+    if counts.ndim != 2:
+        raise ParameterError("private selection reads vote counts of shape (m, n_classes).")
+    for name, _ in check_candidates(candidates):
+        if registry.get(name).inputs != "counts":
+            raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts.")
+    m = int(counts.shape[0])
+    resolved, entry, g = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+    mean = float(entry.params["repeat_mean"])
+    gen = noise.check_rng(rng)
+    K = draw_repetitions(mean, shape, gen)
+    best = None
+    tried = []
+    for _ in range(K):
+        j = int(gen.integers(len(resolved)))
+        tried.append(j)
+        name, params = resolved[j]
+        res = registry.get(name).label(counts, **params, rng=gen)
+        if score is None:
+            s = float(res.n_answered)
+        else:
+            s = float(score(res)) + float(noise.discrete_gaussian(score_sigma, rng=gen))
+        if best is None or s > best[0]:
+            best = (s, j, res)
+    s, j, res = best
+    given = check_candidates(candidates)[j][1]
+    kind = "answered" if score is None else "held-out count"
+    params = dict(res.params)
+    params.update(run_epsilon=float(res.epsilon), run_delta=float(res.delta), selection_candidates=len(resolved),
+                  selection_mean=mean, selection_shape=float(shape), selection_runs=K, selection_score=kind)
+    if score_sigma is not None:
+        params["selection_score_sigma"] = float(score_sigma)
+    released = replace(res, epsilon=float(g.epsilon), delta=float(g.delta), params=params,
+                       accounting=(f"Private selection (Papernot–Steinke 2022) over {len(resolved)} candidates, "
+                                   f"{K} repetitions drawn (mean {mean:g}, shape {shape:g}), the best by {kind} released: "
+                                   f"({g.epsilon:.4g}, {g.delta:.3g}) for the whole selection; this run alone: "
+                                   f"({res.epsilon:.4g}, {res.delta:.3g}). {res.accounting}"))
+    return SelectionResult(chosen=j, mechanism=resolved[j][0], settings=given, result=released, epsilon=float(g.epsilon),
+                           delta=float(g.delta), runs=K, tried=tuple(tried), score=s, score_kind=kind, entry=entry)

@@ -1,0 +1,132 @@
+"""What a job would need for a useful run, when its plan says it has none (docs/design.md §22).
+
+:func:`advise` takes a :class:`~core.plan.Prediction` that is not useful and predicts the
+same mechanism under single changes a data owner can make -- a larger ε, fewer public
+rows, more private rows (with as many more teachers), fewer teachers -- and says in words
+which of them would make the run useful, and with BTT how many teachers its test needs
+(:func:`core.theory.btt_min_teachers`).  It reads nothing private: every alternative is a
+prediction from public quantities and the same assumption.
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["advise", "why_not_useful", "alternatives"]
+
+ADVICE_DRAWS = 8
+"""Simulated runs per alternative (fewer than a prediction's: the advice needs a direction, not a number)."""
+
+
+def why_not_useful(pred: Any) -> str:
+    """Why a prediction is not useful, in one sentence.
+
+    Parameters
+    ----------
+    pred : Prediction
+
+    Returns
+    -------
+    str
+    """
+    if not pred.feasible and pred.answered == 0:
+        return f"{pred.mechanism} would answer nothing: {str(pred.reason).rstrip('.')}"
+    if pred.answered < max(1.0, 0.01 * pred.m):
+        return f"{pred.mechanism} would answer almost nothing ({pred.answered:.0f} of {pred.m} public rows)"
+    return (f"{pred.mechanism}'s answered labels would be right {pred.label_accuracy:.0%} of the time, where always "
+            f"answering the majority class is right {pred.majority_share:.0%} (an assumption)")
+
+
+def alternatives(pred: Any) -> list[tuple[str, dict, dict]]:
+    """The single changes tried: ``(words, settings, sizes)``.
+
+    Parameters
+    ----------
+    pred : Prediction
+
+    Returns
+    -------
+    list of (str, dict, dict)
+    """
+    sizes = dict(n=pred.n, m=pred.m, k=pred.k, n_classes=pred.n_classes)
+    out: list[tuple[str, dict, dict]] = []
+    eps = pred.settings.get("epsilon")
+    if eps is not None:
+        for f in (2, 4):
+            out.append((f"a larger ε (ε = {f * float(eps):g})", {**pred.settings, "epsilon": f * float(eps)}, sizes))
+    for f in (2, 4):
+        if pred.m // f >= 1:
+            out.append((f"fewer public rows (m = {pred.m // f})", dict(pred.settings), {**sizes, "m": pred.m // f}))
+    for f in (2, 4):
+        out.append((f"more private rows (n = {f * pred.n}, with k = {f * pred.k} teachers of the same size)",
+                    dict(pred.settings), {**sizes, "n": f * pred.n, "k": f * pred.k}))
+        if pred.quality.rows is not None:
+            out.append((f"more private rows (n = {f * pred.n}, the same k)", dict(pred.settings), {**sizes, "n": f * pred.n}))
+    for f in (2, 4):
+        if pred.k // f >= 2:
+            out.append((f"fewer teachers (k = {pred.k // f})", dict(pred.settings), {**sizes, "k": pred.k // f}))
+    return out
+
+
+def _btt_teachers(pred: Any) -> str | None:
+    if pred.mechanism not in ("btt", "btt-soft") or "T" not in pred.resolved:
+        return None
+    eps = pred.settings.get("epsilon", pred.epsilon)
+    if eps is None or not math.isfinite(float(eps)):
+        return None
+    from core import theory
+
+    cal = pred.resolved.get("calibration", "tight")
+    need = int(theory.btt_min_teachers(float(eps), float(pred.resolved["delta"]), int(pred.resolved["T"]), pred.m,
+                                       calibration=cal))
+    if need > pred.k:
+        return (f"BTT's test passes a unanimous vote with probability 1/2 only from k = {need} teachers at these "
+                f"settings (core.theory.btt_min_teachers), more than the {pred.k} planned")
+    return None
+
+
+def advise(pred: Any) -> str:
+    """What would be needed instead of a run that is not useful, in words.
+
+    Parameters
+    ----------
+    pred : Prediction
+        A prediction with ``useful`` False.
+
+    Returns
+    -------
+    str
+    """
+    from core.plan.prediction import predict
+
+    lines = [f"Not useful: {why_not_useful(pred)}."]
+    btt = _btt_teachers(pred)
+    if btt and "teachers are needed" not in str(pred.reason):
+        lines.append(btt + ".")
+    works = []
+    tried = []
+    seen_kinds = set()
+    for words, settings, sizes in alternatives(pred):
+        kind = words.split(" (")[0]
+        tried.append(words)
+        if kind in seen_kinds:
+            continue
+        try:
+            alt = predict(pred.mechanism, settings, **sizes, quality=pred.quality, draws=min(pred.draws, ADVICE_DRAWS),
+                          rng=0, advise=False)
+        except Exception:  # an alternative the mechanism refuses is simply not offered
+            continue
+        if alt.useful:
+            seen_kinds.add(kind)
+            works.append(f"{words}: {alt.answered:.0f} of {alt.m} answered, {alt.label_accuracy:.0%} right")
+    if works:
+        lines.append("Predicted to be useful with " + "; or ".join(works) + ".")
+    else:
+        lines.append("None of these single changes is predicted to be enough: " + ", ".join(tried)
+                     + ". Better teachers (a better learner or features) or a different mechanism would be needed.")
+    return " ".join(lines)

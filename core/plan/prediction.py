@@ -1,0 +1,297 @@
+"""Predictions of a labeling run from public quantities only (docs/design.md §22).
+
+:func:`predict` simulates votes under an assumed :class:`~core.plan.TeacherQuality`
+(:func:`~core.plan.simulate_votes`) for a job of ``n`` private rows, ``k`` teachers,
+``m`` public queries and ``n_classes`` classes, and runs the real registered mechanism
+on them (:func:`~core.plan.outcomes`): the predicted answered, correct, wrong, ⊥ and
+not-processed counts with their spread over the draws, the run's data-independent
+guarantee, and whether the run would be *useful* -- its answered labels more often right
+than a labeler that always answers the majority class (whose share is part of the
+assumption).  When it would not be, :attr:`Prediction.advice` says what would be needed
+instead (:mod:`core.plan.advice`).  Nothing private is read, so a prediction costs no
+privacy; the same ``rng`` seed gives the same prediction, so a control moved back and
+forth shows the same numbers.
+
+:func:`predict_many` predicts several (mechanism, settings) requests for one job;
+:func:`sweep` varies one setting (or ``k``, ``m``, ``n``) over values with the same
+random numbers for each, for smooth curves.
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+.. [PATE18] N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson.
+   Scalable Private Learning with PATE. ICLR 2018.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from core.errors import ParameterError
+from core.plan.engine import OUTCOME_FIELDS, outcomes
+from core.plan.quality import TeacherQuality, simulate_votes
+
+__all__ = ["Prediction", "predict", "predict_many", "sweep", "MIN_GAIN", "JOB_SIZES"]
+
+MIN_GAIN = 0.02
+"""A run is useful when its answered labels are right at least this much more often than the majority class."""
+
+JOB_SIZES = ("n", "m", "k", "n_classes")
+"""The job's sizes, which :func:`sweep` can vary like a setting."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The predicted outcome of one labeling run (no private data used).
+
+    Attributes
+    ----------
+    mechanism : str
+    settings : dict
+        The settings as requested (``epsilon`` where given).
+    epsilon, delta : float
+        The run's data-independent guarantee (NaN when the settings are refused).
+    m : int
+        Public queries.
+    answered, correct, wrong, bottom, not_processed : float
+        Mean counts over the draws.
+    answered_sd, correct_sd, wrong_sd, bottom_sd, not_processed_sd : float
+        Their standard deviations over the draws.
+    draws : int
+    feasible : bool
+        False when the settings are refused or can answer (almost) nothing.
+    reason : str or None
+    useful : bool
+        The answered labels beat always answering the majority class by :data:`MIN_GAIN`.
+    advice : str or None
+        When not useful: what would be needed instead, in words.
+    n, k, n_classes : int
+        The job's sizes.
+    quality : TeacherQuality
+        The assumption the prediction rests on.
+    majority_share : float
+        The assumed share of the most common class.
+    resolved : dict
+        The settings every draw ran with (noise derived from ε).
+    """
+
+    mechanism: str
+    settings: dict
+    epsilon: float
+    delta: float
+    m: int
+    answered: float
+    correct: float
+    wrong: float
+    bottom: float
+    not_processed: float
+    answered_sd: float
+    correct_sd: float
+    wrong_sd: float
+    bottom_sd: float
+    not_processed_sd: float
+    draws: int
+    feasible: bool
+    reason: str | None
+    useful: bool
+    advice: str | None
+    n: int = 0
+    k: int = 0
+    n_classes: int = 2
+    quality: TeacherQuality = field(default_factory=TeacherQuality)
+    majority_share: float = 0.5
+    resolved: dict = field(default_factory=dict)
+
+    @property
+    def label_accuracy(self) -> float:
+        """Predicted share of the answered labels that are right (NaN when none is answered).
+
+        Returns
+        -------
+        float
+        """
+        return self.correct / self.answered if self.answered > 0 else float("nan")
+
+    @property
+    def majority_correct(self) -> float:
+        """Labels a labeler that answers every query with the majority class gets right.
+
+        Returns
+        -------
+        float
+        """
+        return self.majority_share * self.m
+
+    def summary(self) -> str:
+        """One sentence: the prediction, marked as such.
+
+        Returns
+        -------
+        str
+        """
+        if not self.feasible and self.answered == 0:
+            return f"predicted — no private data used: {self.mechanism} answers nothing ({self.reason})"
+        acc = self.label_accuracy
+        return (f"predicted — no private data used: {self.mechanism} answers {self.answered:.0f} ± "
+                f"{self.answered_sd:.0f} of {self.m}, {self.correct:.0f} ± {self.correct_sd:.0f} right"
+                + (f" ({acc:.0%} of answered; always the majority class: {self.majority_share:.0%})" if acc == acc else ""))
+
+
+def _is_useful(answered: float, correct: float, majority: float, m: int) -> bool:
+    if answered < max(1.0, 0.01 * m):
+        return False
+    return correct / answered >= majority + MIN_GAIN
+
+
+def _sizes(n, m, k, n_classes) -> tuple[int, int, int, int]:
+    from core.validation import check_integer
+
+    n = check_integer(n, "n", minimum=1)
+    m = check_integer(m, "m", minimum=1)
+    k = check_integer(k, "k", minimum=1)
+    n_classes = check_integer(n_classes, "n_classes", minimum=2)
+    if k > n:
+        raise ParameterError(f"k = {k} teachers need at least one private row each; n = {n}.")
+    return n, m, k, n_classes
+
+
+def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
+            quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True) -> Prediction:
+    """Predict a labeling run from public quantities and an assumed teacher quality (zero privacy cost).
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name.
+    settings : mapping
+        Its settings, as for :func:`core.pipeline.label` (``epsilon`` for a mechanism whose
+        noise follows from ε).
+    n : int
+        Private rows (public as a size; with ``quality.rows`` it sets the rows per teacher).
+    m : int
+        Public queries to label.
+    k : int
+        Teachers.
+    n_classes : int
+        Classes.
+    quality : TeacherQuality, optional
+        The assumption (default :class:`TeacherQuality`'s defaults).
+    draws : int
+        Simulated runs (each on its own simulated votes).
+    rng : int, Generator or None
+        Randomness of the simulation; a fixed seed gives the same prediction every time.
+    advise : bool
+        When not useful, look for what would be needed instead (:mod:`core.plan.advice`).
+
+    Returns
+    -------
+    Prediction
+        Settings the mechanism refuses give ``feasible=False`` with the reason, not an error.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown mechanism or impossible job sizes.
+    """
+    from core.mechanisms import registry
+
+    registry.get(mechanism)
+    n, m, k, n_classes = _sizes(n, m, k, n_classes)
+    quality = TeacherQuality() if quality is None else quality
+    if not isinstance(quality, TeacherQuality):
+        raise ParameterError("quality must be a core.plan.TeacherQuality.")
+    draws = max(1, int(draws))
+    majority = quality.majority_share(n_classes)
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    common = dict(mechanism=mechanism, settings=dict(settings), m=m, draws=draws, n=n, k=k, n_classes=n_classes,
+                  quality=quality, majority_share=majority)
+    sim = simulate_votes(m=m, k=k, n_classes=n_classes, quality=quality, rng=gen, draws=draws, n=n)
+    try:
+        out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen)
+    except ParameterError as exc:
+        zeros = {f: 0.0 for f in OUTCOME_FIELDS}
+        pred = Prediction(epsilon=float("nan"), delta=float("nan"), **zeros, **{f"{f}_sd": 0.0 for f in OUTCOME_FIELDS},
+                          feasible=False, reason=str(exc), useful=False, advice=None, **common)
+        return pred
+    mean, sd = out.mean(), out.sd()
+    useful = _is_useful(mean["answered"], mean["correct"], majority, m)
+    pred = Prediction(epsilon=out.epsilon, delta=out.delta, **mean, **{f"{f}_sd": v for f, v in sd.items()},
+                      feasible=out.feasible, reason=out.reason, useful=useful, advice=None, resolved=out.settings,
+                      **common)
+    if not useful and advise:
+        from dataclasses import replace
+
+        from core.plan.advice import advise as _advise
+
+        pred = replace(pred, advice=_advise(pred))
+    return pred
+
+
+def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m: int, k: int, n_classes: int,
+                 quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True) -> list[Prediction]:
+    """Predict several (mechanism, settings) requests for one job (each with the same seed).
+
+    Parameters
+    ----------
+    requests : sequence of (str, mapping)
+    n, m, k, n_classes : int
+    quality : TeacherQuality, optional
+    draws : int
+    rng : int or None
+        The seed every request's simulation starts from (common random numbers).
+    advise : bool
+
+    Returns
+    -------
+    list of Prediction
+    """
+    seed = _seed_of(rng)
+    return [predict(name, s, n=n, m=m, k=k, n_classes=n_classes, quality=quality, draws=draws, rng=seed, advise=advise)
+            for name, s in requests]
+
+
+def _seed_of(rng) -> int | None:
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63 - 1))
+    return None if rng is None else int(rng)
+
+
+def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Sequence[Any], n: int, m: int, k: int,
+          n_classes: int, quality: TeacherQuality | None = None, draws: int = 20, rng=0,
+          advise: bool = False) -> list[Prediction]:
+    """Predictions with one setting (or a job size ``n``, ``m``, ``k``, ``n_classes``) varied.
+
+    Every value is simulated from the same seed (common random numbers), so the curve's
+    steps come from the setting, not from the simulation.
+
+    Parameters
+    ----------
+    mechanism : str
+    settings : mapping
+    vary : str
+        A setting's name (e.g. ``"epsilon"``, ``"T"``) or one of :data:`JOB_SIZES`.
+    values : sequence
+    n, m, k, n_classes : int
+    quality : TeacherQuality, optional
+    draws : int
+    rng : int or None
+    advise : bool
+
+    Returns
+    -------
+    list of Prediction, one per value
+    """
+    seed = _seed_of(rng)
+    sizes = dict(n=n, m=m, k=k, n_classes=n_classes)
+    out = []
+    for value in values:
+        s, z = dict(settings), dict(sizes)
+        if vary in JOB_SIZES:
+            z[vary] = value
+        else:
+            s[vary] = value
+        out.append(predict(mechanism, s, **z, quality=quality, draws=draws, rng=seed, advise=advise))
+    return out

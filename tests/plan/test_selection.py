@@ -1,0 +1,119 @@
+"""Private selection (core.mechanisms.selection, core.accounting.selection, pipeline.tune).
+
+The guarantee is checked against dp-accounting's own RDP accountant composing a
+``RepeatAndSelectDpEvent`` of Gaussian events at two grid sizes; the number of
+repetitions' mean against its target (fixed seed, 6 standard errors).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import dp_event as E
+from dp_accounting.rdp import rdp_privacy_accountant as R
+
+from core import pipeline
+from core.accounting.rdp import ORDERS
+from core.errors import BudgetExhausted, ParameterError
+from core.mechanisms.selection import draw_repetitions, select
+from core.plan import TeacherQuality, simulate_votes
+
+
+def _dp_accounting_epsilon(sigma_gnmax: float, m: int, mean: float, shape: float, delta: float,
+                           score_sigma: float | None = None) -> float:
+    """Independent: dp-accounting's RDP accountant on the event the selection claims to be.
+
+    One GNMax answer at σ is the Gaussian mechanism on a count vector of L2 sensitivity √2,
+    i.e. a GaussianDpEvent of noise multiplier σ/√2; m answers compose.
+    """
+    acc = R.RdpAccountant(orders=list(ORDERS))
+    inner = E.SelfComposedDpEvent(E.GaussianDpEvent(sigma_gnmax / math.sqrt(2.0)), m)
+    acc.compose(E.RepeatAndSelectDpEvent(inner, mean, shape))
+    return acc.get_epsilon(delta)
+
+
+@pytest.mark.parametrize("epsilons, shape", [((1.0, 2.0), 1.0), ((0.5, 1.0, 1.5, 2.0, 3.0, 4.0), 2.0)])
+def test_guarantee_matches_dp_accounting_at_two_grid_sizes(epsilons, shape):
+    m, delta = 200, 1e-6
+    grid = [("gnmax", {"epsilon": e, "delta": delta}) for e in epsilons]
+    g = pipeline.tune_price(grid, m, shape=shape)
+    mean = 3.0 * len(grid)
+    sigma_min = pipeline.resolve("gnmax", {"epsilon": max(epsilons), "delta": delta}, m)["sigma"]
+    expected = _dp_accounting_epsilon(sigma_min, m, mean, shape, delta)
+    assert g.delta == delta and g.parts["repeat_mean"] == mean
+    assert g.epsilon == pytest.approx(expected, rel=1e-9)
+    assert g.epsilon > max(epsilons)  # selection costs more than its dearest candidate
+
+
+def test_held_out_score_composes_in_parallel():
+    m, delta = 100, 1e-6
+    grid = [("gnmax", {"epsilon": 1.0, "delta": delta})]
+    sigma = pipeline.resolve("gnmax", {"epsilon": 1.0, "delta": delta}, m)["sigma"]
+    # A score noisier than the run costs nothing extra: max(run, score) is the run's curve.
+    quiet = pipeline.tune_price(grid, m, mean=4, score_sigma=50.0 * sigma)
+    free = pipeline.tune_price(grid, m, mean=4)
+    assert quiet.epsilon == pytest.approx(free.epsilon, rel=1e-12)
+    # A dearer score dominates: the same as a Gaussian of multiplier σ_s (sensitivity 1).
+    loud = pipeline.tune_price(grid, m, mean=4, score_sigma=0.5)
+    acc = R.RdpAccountant(orders=list(ORDERS))
+    acc.compose(E.RepeatAndSelectDpEvent(E.GaussianDpEvent(0.5), 4.0, 1.0))
+    assert loud.epsilon == pytest.approx(acc.get_epsilon(delta), rel=1e-9)
+
+
+def test_btt_candidates_are_refused_with_the_reason():
+    with pytest.raises(ParameterError, match="additive δ"):
+        pipeline.tune_price([("btt", {"epsilon": 1.0, "delta": 1e-6, "T": 5})], 100)
+
+
+def test_number_of_repetitions_has_the_stated_mean():
+    gen = np.random.default_rng(5)
+    for shape in (0.0, 1.0, 3.0):
+        ks = draw_repetitions(8.0, shape, gen, size=20000)
+        assert ks.min() >= 1
+        assert abs(ks.mean() - 8.0) < 6 * ks.std() / math.sqrt(ks.size)
+    assert draw_repetitions(1.0, 1.0, gen) == 1
+    assert isinstance(draw_repetitions(5.0, 1.0, gen), int)
+
+
+def test_selection_releases_the_best_run_with_the_whole_guarantee():
+    sv = simulate_votes(m=300, k=50, n_classes=2, quality=TeacherQuality(), rng=0)
+    grid = [("confident-gnmax", {"epsilon": 1.0, "delta": 1e-6, "threshold": 10_000.0}),  # answers nothing
+            ("gnmax", {"epsilon": 1.0, "delta": 1e-6})]  # answers everything
+    price = pipeline.tune_price(grid, 300, mean=20)
+    runs = [select(sv.counts, grid, mean=20, rng=seed) for seed in range(6)]
+    for out in runs:  # the best repetition wins whenever the answering candidate was tried
+        assert out.runs == len(out.tried)
+        assert out.chosen == (1 if 1 in out.tried else 0)
+        assert out.score == (300 if 1 in out.tried else 0)
+    out = next(r for r in runs if r.chosen == 1)
+    assert out.mechanism == "gnmax"
+    assert out.epsilon == pytest.approx(price.epsilon) and out.result.epsilon == pytest.approx(price.epsilon)
+    assert out.result.params["run_epsilon"] == pytest.approx(1.0, rel=1e-6)
+    assert "whole selection" in out.result.accounting
+
+
+def test_held_out_score_drives_the_choice():
+    sv = simulate_votes(m=200, k=40, n_classes=2, quality=TeacherQuality(), rng=0)
+    grid = [("gnmax", {"epsilon": 0.05, "delta": 1e-6}), ("gnmax", {"epsilon": 4.0, "delta": 1e-6})]
+    truth = sv.truth
+    # A toy held-out count: agreement of the released labels with a fixed reference.
+    score = lambda res: int(np.sum(res.labels == truth))  # noqa: E731
+    picks = [select(sv.counts, grid, mean=10, score=score, score_sigma=2.0, rng=s).chosen for s in range(5)]
+    assert picks.count(1) >= 4
+    with pytest.raises(ParameterError):
+        select(sv.counts, grid, score=score)
+
+
+def test_tune_charges_the_ledger_before_running():
+    from core.accounting.ledger import PrivacyLedger
+
+    sv = simulate_votes(m=100, k=20, n_classes=2, quality=TeacherQuality(), rng=0)
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("gnmax", {"epsilon": 2.0, "delta": 1e-6})]
+    price = pipeline.tune_price(grid, 100)
+    ledger = PrivacyLedger("test", budget_epsilon=price.epsilon + 0.01, budget_delta=1e-5)
+    out = pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
+    assert ledger.total().epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
+    with pytest.raises(BudgetExhausted):
+        pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
