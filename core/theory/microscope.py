@@ -27,7 +27,7 @@ from scipy import stats
 
 from core.errors import ParameterError
 
-__all__ = ["OUTCOMES", "Microscope", "binomial_interval", "microscope", "outcomes", "picture_of"]
+__all__ = ["OUTCOMES", "Microscope", "binomial_interval", "interesting_query", "microscope", "outcomes", "picture_of"]
 
 OUTCOMES = ("answered right", "answered wrong", "⊥", "not processed")
 """The outcomes of a query, in the order the pictures stack them."""
@@ -212,3 +212,34 @@ def outcomes(result, truth=None) -> np.ndarray:
     out[answered & right] = 0
     out[answered & ~right] = 1
     return out
+
+
+def interesting_query(mechanism: str, votes, params: Mapping[str, Any], truth=None) -> int:
+    """The query whose outcome is least certain: a good first query to put under the microscope.
+
+    For a threshold test, the query whose analytic probability of being answered is
+    closest to 1/2; for a noisy maximum (every query answered), the one whose probability
+    of a right answer is closest to 1/2 (of keeping its plurality without true labels).
+
+    Parameters
+    ----------
+    mechanism : str
+    votes : array-like
+        Counts (scores for soft labels) of every query.
+    params : mapping
+        A run's public parameters.
+    truth : array-like of int, optional
+
+    Returns
+    -------
+    int
+    """
+    pic = picture_of(mechanism)
+    votes = np.asarray(votes)
+    if pic.kind == "flip":
+        if truth is None:
+            truth = np.argmax(votes, axis=1)
+        _, p = pic.odds(votes, params, np.asarray(truth))
+    else:
+        p, _ = pic.odds(votes, params)
+    return int(np.argmin(np.abs(np.asarray(p, dtype=float) - 0.5)))
