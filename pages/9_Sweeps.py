@@ -44,24 +44,27 @@ def _sweep(name, settings, vary, values, counts, truth, draws, seed, quality):
 
 with session.shown_errors():
     ds = datasets.dataset()
-    controls, charts_col = st.columns([2, 5], gap="large")
-    with controls:
-        vary = st.selectbox("Sweep", list(AXES), format_func=AXES.get, key="w_sweep_vary")
-        count_mechanisms = [n for n in registry.names() if registry.get(n).inputs == "counts"]
-        default = [n for n in ("btt", "lnmax", "gnmax", "confident-gnmax") if n in count_mechanisms]
-        chosen = st.multiselect("Mechanisms", count_mechanisms, default=default, format_func=widgets.mechanism_title,
-                                key="w_sweep_mechanisms")
-        if vary == "T":
-            chosen = [n for n in chosen if "T" in registry.get(n).parameter_names]
-        draws = st.slider("Draws of the noise per point", 5, 50, 10, step=5, key="w_sweep_draws")
-        epsilon = st.number_input("ε (when ε is not swept)", 0.1, 50.0, float(session.privacy().get("epsilon", 4.0)),
+    count_mechanisms = [n for n in registry.names() if registry.get(n).inputs == "counts"]
+    default = [n for n in ("btt", "lnmax", "gnmax", "confident-gnmax") if n in count_mechanisms]
+    chosen = st.multiselect("Mechanisms", count_mechanisms, default=default, format_func=widgets.mechanism_title,
+                            key="w_sweep_mechanisms")
+    top = st.columns(3)
+    vary = top[0].selectbox("Sweep", list(AXES), format_func=AXES.get, key="w_sweep_vary")
+    if vary == "T":
+        chosen = [n for n in chosen if "T" in registry.get(n).parameter_names]
+    draws = top[1].slider("Draws of the noise per point", 5, 50, 10, step=5, key="w_sweep_draws")
+    epsilon = top[2].number_input("ε (when ε is not swept)", 0.1, 50.0, float(session.privacy().get("epsilon", 4.0)),
                                   key="w_sweep_epsilon")
+    controls = st.container()
+    charts_col = st.container()
+    with controls:
         delta = float(session.privacy().get("delta", 1e-5))
         teaching = ds.teaching_split and ds.public_y is not None
         if vary == "k" or not teaching:
             st.caption("Votes simulated from an assumed teacher quality (public, costs nothing):")
-            acc = st.slider("A teacher's accuracy on an easy query", 0.5, 1.0, 0.85, 0.05, key="w_sweep_acc")
-            hard = st.slider("Share of hard queries", 0.0, 0.9, 0.2, 0.05, key="w_sweep_hard")
+            q = st.columns(2)
+            acc = q[0].slider("A teacher's accuracy on an easy query", 0.5, 1.0, 0.85, 0.05, key="w_sweep_acc")
+            hard = q[1].slider("Share of hard queries", 0.0, 0.9, 0.2, 0.05, key="w_sweep_hard")
             quality = (float(acc), float(hard), 1.0 / max(ds.n_classes, 2) + 0.05)
         else:
             quality = None

@@ -158,8 +158,10 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
                                      mode="lines", name=f"bound: {mechanism_title(name)}",
                                      line=dict(color=style["color"], dash="dot", width=2), opacity=0.8))
     axis = {"epsilon": "ε", "T": "cutoff T", "k": "teachers k", "m": "queries m"}.get(vary, vary)
-    _layout(fig, height=360, xaxis_title=axis, yaxis_title="share of the queries", title=title,
-            xaxis_type="log" if vary in ("epsilon", "k", "m") else "linear")
+    values = sorted({p.value for pts in points.values() for p in pts})
+    _layout(fig, height=380, xaxis_title=axis, yaxis_title="share of the queries", title=title,
+            xaxis=dict(type="log" if vary in ("epsilon", "k", "m") else "linear", tickvals=values,
+                       ticktext=[f"{v:g}" for v in values]))
     return fig
 
 
@@ -201,7 +203,7 @@ def vote_bars(votes_row, class_names, noisy=None):
     fig = go.Figure(go.Bar(x=names, y=np.asarray(votes_row), name="teachers' votes", marker_color=PALETTE[0]))
     if noisy is not None:
         fig.add_trace(go.Bar(x=names, y=np.asarray(noisy), name="votes + one noise draw", marker_color=PALETTE[1]))
-    _layout(fig, height=300, barmode="group", xaxis_title="class", yaxis_title="votes")
+    _layout(fig, height=300, barmode="group", xaxis_title="class", yaxis_title="votes", xaxis_type="category")
     return fig
 
 

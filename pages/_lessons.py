@@ -24,10 +24,12 @@ BTT_NOTE = (
 )
 
 CONFIDENT_NOTE = (
-    "Confident-GNMax answers fewer queries as ε grows: its threshold is fixed at t = 0.8 k (automatic), "
-    "and at small ε the test's noise σ1 is so large that about half of all queries pass whatever their "
-    "votes; as ε grows σ1 shrinks and only queries whose top count really reaches t pass, so the answered "
-    "count falls towards the number of queries with at least 80 % agreement while the answers get more accurate."
+    "Why Confident-GNMax's answered count can fall as ε grows (on digits: about 88 answered at ε = 4, "
+    "45 at ε = 32): its threshold is fixed at t = 0.8 k (automatic), and at small ε the test's noise σ1 "
+    "is so large that about half of all queries pass whatever their votes. As ε grows σ1 shrinks and only "
+    "queries whose top count really reaches t pass: the answered count moves towards the number of queries "
+    "with at least 80 % agreement, down where most queries have less (digits), up where most have more "
+    "(two well-separated Gaussians), while the answers get more accurate."
 )
 
 LESSONS: dict[str, dict[str, Any]] = {

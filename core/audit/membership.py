@@ -229,10 +229,11 @@ class LeakStory:
     Attributes
     ----------
     nonprivate : MembershipAttack
-        A model fitted to all private rows (members: private rows; non-members: held out).
+        A model fitted to all private rows (members: private rows; non-members: held-out
+        and public rows).
     teacher : MembershipAttack
         One teacher fitted to its chunk of ``n // k`` private rows, as in the ensemble
-        (members: its chunk; non-members: held out).
+        (members: its chunk; non-members: held-out and public rows).
     student : MembershipAttack or None
         The published student (members: private rows; non-members: held out); None
         without a student.
@@ -246,7 +247,7 @@ class LeakStory:
     chunk: int
 
 
-def leak_story(private, held_out, *, learner: str, params=None, k: int, student=None,
+def leak_story(private, held_out, *, learner: str, params=None, k: int, student=None, public=None,
                max_rows: int = 1000, fail: float = 1e-6, rng=None) -> LeakStory:
     """Fit a non-private model and one teacher on the private rows and attack them and the student.
 
@@ -264,6 +265,10 @@ def leak_story(private, held_out, *, learner: str, params=None, k: int, student=
         The number of teachers (the teacher is fitted to ``n // k`` private rows).
     student : fitted estimator, optional
         The published student's model (trained on privately labeled public rows).
+    public : tuple (X, y), optional
+        The public rows with their true labels: never trained on by the non-private model
+        or the teacher, so they join the held-out rows as non-members there (not for the
+        student, which was trained on them).
     max_rows : int
         At most this many rows on each side of each attack.
     fail : float
@@ -283,8 +288,14 @@ def leak_story(private, held_out, *, learner: str, params=None, k: int, student=
         raise ParameterError(f"k must be between 1 and the number of private rows ({n}), got {k}.")
     X, y = private.features, np.asarray(private.labels)
     outside = (held_out.features, np.asarray(held_out.labels))
+    unseen = outside
+    if public is not None:
+        import pandas as pd
+
+        unseen = (pd.concat([held_out.features, public[0]], ignore_index=True),
+                  np.concatenate([outside[1], np.asarray(public[1])]))
     model = pipeline.teacher_model(private, learner, params).fit(X, y)
-    nonprivate = membership_attack(model, (X, y), outside, max_rows=max_rows, fail=fail, rng=gen)
+    nonprivate = membership_attack(model, (X, y), unseen, max_rows=max_rows, fail=fail, rng=gen)
     chunk = np.sort(gen.choice(n, size=n // k, replace=False))
     Xc, yc = X.iloc[chunk], y[chunk]
     if np.unique(yc).size < 2:
@@ -293,7 +304,7 @@ def leak_story(private, held_out, *, learner: str, params=None, k: int, student=
         teacher_model = ConstantClassifier().fit(Xc, yc)
     else:
         teacher_model = pipeline.teacher_model(private, learner, params).fit(Xc, yc)
-    teacher = membership_attack(teacher_model, (Xc, yc), outside, max_rows=max_rows, fail=fail, rng=gen)
+    teacher = membership_attack(teacher_model, (Xc, yc), unseen, max_rows=max_rows, fail=fail, rng=gen)
     attacked = None
     if student is not None:
         attacked = membership_attack(student, (X, y), outside, max_rows=max_rows, fail=fail, rng=gen)
