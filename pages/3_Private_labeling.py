@@ -177,4 +177,4 @@ with session.shown_errors():
                       "so publishing it would leak; shown for understanding only, never exported. "
                       "The guarantees are the data-independent and (for certified runs) certified ε above.")
     with right:
-        charts.show_test_picture(st, result, ens.inputs(result.mechanism), ds.public_y)
+        charts.show_test_picture(st, result, ens, ds.public_y)

@@ -310,17 +310,29 @@ def bounds_defaults(ds, data_cfg: dict[str, Any]) -> dict[str, Any]:
     return {"V": V, "V_note": note, "n": ds.n_private, "m": ds.n_public, "setting": "realizable", "gamma": 0.1}
 
 
-def show_test_picture(where, result, votes, truth=None, key: str = "test_picture") -> None:
+def show_test_picture(where, result, ens, truth=None, key: str = "test_picture") -> None:
     """Draw a run's test picture (:func:`picture_of_test`) with its caption and bound into ``where``.
 
     The one place every page draws a mechanism's test: the statistic its registry entry
     declares, the line on that axis, the outcomes, and the mechanism's own bound (BTT's
     Theorem 3.2 appears for BTT only, because only BTT's entry declares it).
+
+    Parameters
+    ----------
+    where : Streamlit container
+    result : LabelingResult
+    ens : pages._cache.Ensemble
+        Gives what the mechanism read (``ens.inputs``), read only when it has a picture.
+    truth : ndarray, optional
+        The public queries' true labels (NON-PRIVATE teaching view).
+    key : str
     """
-    drawn = picture_of_test(result, votes, truth)
-    if drawn is None:
+    from core.mechanisms import registry as _registry
+
+    if _registry.get(result.mechanism).picture is None:
         where.info("This mechanism declares no picture of its test.")
         return
+    drawn = picture_of_test(result, ens.inputs(result.mechanism), truth)
     fig, reads, bound = drawn
     from core.mechanisms import registry
 

@@ -316,13 +316,13 @@ def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
         raise ParameterError(
             f"A mechanism's name is lower case with hyphens (e.g. 'btt-soft'), got {mechanism.name!r}."
         )
-    if mechanism.picture is not None and mechanism.picture.kind not in ("threshold", "flip"):
-        raise ParameterError(f"{mechanism.name}: a picture's kind is 'threshold' or 'flip', got {mechanism.picture.kind!r}.")
     if mechanism.inputs not in ("counts", "scores"):
         raise ParameterError(f"inputs must be 'counts' or 'scores', got {mechanism.inputs!r}.")
     missing = [d for d in mechanism.derived if d not in mechanism.parameter_names]
     if missing:
         raise ParameterError(f"{mechanism.name}: derived parameters {missing} are not among its parameters.")
+    if mechanism.picture is not None and mechanism.picture.kind not in ("threshold", "flip"):
+        raise ParameterError(f"{mechanism.name}: a picture's kind is 'threshold' or 'flip', got {mechanism.picture.kind!r}.")
     with _LOCK:
         if mechanism.name in REGISTRY and not replace:
             raise ParameterError(f"A mechanism named {mechanism.name!r} is already registered.")
