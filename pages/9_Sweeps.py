@@ -23,8 +23,8 @@ ss = st.session_state
 st.title("Sweeps against the bounds")
 st.markdown(
     "Each point is the mean over repeated draws of the noise on the same votes, with a bar of one "
-    "standard deviation; each dotted line is that mechanism's own explicit bound, with its constants, "
-    "at the same settings."
+    "standard deviation; each thin dotted line with bar markers is that mechanism's own explicit bound, "
+    "with its constants, at the same settings."
 )
 
 VALUES = {
@@ -115,7 +115,7 @@ with session.shown_errors():
         pic = registry.get(name).picture
         if pic is None:
             continue
-        drawn = "dotted line" if pic.bound_rates is not None else "nothing drawn"
+        drawn = "thin dotted line with bar markers" if pic.bound_rates is not None else "nothing drawn"
         st.markdown(f"**{widgets.mechanism_title(name)}** ({drawn}): {pic.bound}")
     if "confident-gnmax" in points and vary == "epsilon":
         st.info(lessons.CONFIDENT_NOTE)

@@ -66,7 +66,8 @@ def mechanism_style(name: str, index: int | None = None) -> dict[str, Any]:
 
 def _layout(fig, **kw):
     fig.update_layout(font=FONT, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", y=-0.3, font=dict(size=14)), **kw)
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, xanchor="left", font=dict(size=14)),
+                      **kw)
     return fig
 
 
@@ -155,11 +156,12 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
         bx = [p.value for p in ok if p.bounds and key in p.bounds]
         if bx:
             fig.add_trace(go.Scatter(x=bx, y=[p.bounds[key] for p in ok if p.bounds and key in p.bounds],
-                                     mode="lines", name=f"bound: {mechanism_title(name)}",
-                                     line=dict(color=style["color"], dash="dot", width=2), opacity=0.8))
+                                     mode="lines+markers", name=f"bound: {mechanism_title(name)}",
+                                     line=dict(color=style["color"], dash="dot", width=1.5),
+                                     marker=dict(symbol="line-ew-open", size=16, line=dict(width=2, color=style["color"]))))
     axis = {"epsilon": "ε", "T": "cutoff T", "k": "teachers k", "m": "queries m"}.get(vary, vary)
     values = sorted({p.value for pts in points.values() for p in pts})
-    _layout(fig, height=380, xaxis_title=axis, yaxis_title="share of the queries", title=title,
+    _layout(fig, height=560, xaxis_title=axis, yaxis_title="share of the queries", title=title,
             xaxis=dict(type="log" if vary in ("epsilon", "k", "m") else "linear", tickvals=values,
                        ticktext=[f"{v:g}" for v in values]))
     return fig

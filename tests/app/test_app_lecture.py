@@ -63,6 +63,12 @@ def test_lecture_pages_on_the_default_data(lab):
     assert any("It does." in t for t in texts(at.caption)), texts(at.caption)
     at.button[1].click().run()  # one draw
     assert any(t.startswith("One draw:") for t in texts(at.markdown))
+    # soft labels (teacher scores) and a noisy maximum under the microscope too
+    for mechanism in ("btt-soft", "gnmax"):
+        at.selectbox(key="w_privacy_mechanism").set_value(mechanism).run()
+        assert not at.exception, (mechanism, at.exception)
+        at.button[2].click().run()
+        assert not at.exception and any("It does." in t for t in texts(at.caption)), (mechanism, texts(at.caption))
     go(at, "Sweeps")
     assert len(at.tabs) == 3
     at.selectbox(key="w_sweep_vary").set_value("T").run()
