@@ -80,9 +80,10 @@ with session.shown_errors():
                 ss["_microscope_pick"] = picked + 1
                 st.rerun()
             st.caption("Click a dot to put that query under the microscope.")
-        elif len(numeric) == 64 and len(features.columns) == 64:
-            st.markdown("**The query** (an 8 × 8 digit image)")
-            img = features.iloc[i][numeric].to_numpy(dtype=float).reshape(8, 8)
+        elif len(numeric) == len(features.columns) and len(numeric) >= 64 and round(len(numeric) ** 0.5) ** 2 == len(numeric):
+            side = round(len(numeric) ** 0.5)
+            st.markdown(f"**The query** (a {side} × {side} image)")
+            img = features.iloc[i][numeric].to_numpy(dtype=float).reshape(side, side)
             st.plotly_chart(charts.digit_image(img), key="microscope_digit")
         else:
             st.markdown("**The query** (one public row)")

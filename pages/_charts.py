@@ -421,7 +421,7 @@ def picked_point(event) -> int | None:
 
 
 def digit_image(pixels):
-    """An 8 × 8 digit as a grey image."""
+    """A square image of pixels (8 × 8 digits, 28 × 28 MNIST) in grey."""
     import plotly.graph_objects as go
 
     fig = go.Figure(go.Heatmap(z=np.asarray(pixels)[::-1], colorscale="Greys", showscale=False))
