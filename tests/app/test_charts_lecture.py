@@ -56,3 +56,30 @@ def test_each_picture_draws_its_line_on_its_statistic_axis():
         assert reads == mech.picture.reads and bound == mech.picture.bound
         if name != "btt":
             assert "Theorem 3.2" not in bound  # BTT's bound is shown for BTT only
+
+
+def test_a_new_mechanism_brings_its_own_picture():
+    """A mechanism registered later is drawn from its own declaration, with no page change."""
+    from dataclasses import replace
+
+    from core.mechanisms.registry import TestPicture
+    from pages import _charts as charts
+
+    base = registry.get("a-stab")
+
+    def values(votes, params):
+        return np.asarray(votes).max(axis=1).astype(float)
+
+    toy = TestPicture(statistic="top count (toy)", symbol="τ", kind="threshold", reads="toy reads", values=values,
+                      threshold=lambda params: 7.0, odds=lambda v, p, t=None: (np.ones(len(v)), None),
+                      draw=lambda row, p, n, rng=None: (np.zeros(n, dtype=int), None), bound="None known (toy).")
+    registry.register(replace(base, name="toy-picture", picture=toy))
+    try:
+        counts = np.array([[9, 1], [5, 5], [2, 8]])
+        result = registry.get("a-stab").label(counts, epsilon=1.0, delta=1e-5, rng=0)
+        result = replace(result, mechanism="toy-picture")
+        fig, reads, bound = charts.picture_of_test(result, counts)
+        assert fig.layout.xaxis.title.text == "top count (toy)" and fig.layout.shapes[0].x0 == 7.0
+        assert reads == "toy reads" and bound == "None known (toy)."
+    finally:
+        registry.unregister("toy-picture")
