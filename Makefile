@@ -1,10 +1,11 @@
 # The two set-up commands of the README: `make run` and `make test`.
-PYTHON ?= python3
-VENV   ?= .venv
-PY     := $(VENV)/bin/python
-PORT   ?= 8501
+PYTHON   ?= python3
+VENV     ?= .venv
+PY       := $(VENV)/bin/python
+PORT     ?= 8501
+CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test
+.PHONY: run test browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +22,24 @@ $(VENV)/.test-deps: pyproject.toml | $(PY)
 run: $(VENV)/.run-deps
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
+# The browser tests drive Debian's chromium. This is the one place that installs it: with
+# apt-get as root (or through sudo without a password); anywhere else make test stops
+# here, before any test runs, with one line saying what to run.
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" -eq 0 ]; then SUDO=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	else echo "make test: the browser tests need Debian's chromium at $(CHROMIUM); run 'sudo apt-get install chromium', then make test again" >&2; exit 1; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "make test: the browser tests need Debian's chromium at $(CHROMIUM) and this machine has no apt-get; install chromium there (or set CHROMIUM=/path/to/chromium), then make test again" >&2; exit 1; fi; \
+	echo "make test: installing Debian's chromium for the browser tests (apt-get install chromium)"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null \
+	  || { echo "make test: 'apt-get install chromium' failed; install Debian's chromium by hand, then make test again" >&2; exit 1; }; \
+	[ -x "$(CHROMIUM)" ] || { echo "make test: chromium installed but $(CHROMIUM) is missing; set CHROMIUM=/path/to/chromium" >&2; exit 1; }
+
 # pytest exits 5 when it collected no test: treated as a failure, never as a pass.
-test: $(VENV)/.test-deps
-	@$(PY) -m pytest -n 2 --dist loadgroup; rc=$$?; \
+test: $(VENV)/.test-deps browser
+	@CHROMIUM="$(CHROMIUM)" $(PY) -m pytest -n 2 --dist loadgroup; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests - failing on purpose"; exit 1; fi; \
 	exit $$rc

@@ -7,7 +7,6 @@ import streamlit as st
 
 from core import nonprivate, pipeline
 from core.mechanisms import registry
-from core.mechanisms.stability import distance_to_instability
 from pages import _session as session
 from pages import _cache as cache
 from pages import _datasets as datasets
@@ -230,13 +229,4 @@ with session.shown_errors():
                       "so publishing it would leak; shown for understanding only, never exported. "
                       "The guarantees are the data-independent and (for certified runs) certified ε above.")
     with right:
-        if result.scores is None and "threshold" in result.params:
-            st.markdown("**Distance to instability** of each query, with the threshold w")
-            fig = go.Figure(go.Histogram(x=distance_to_instability(ens.votes), nbinsx=40, marker_color="#82b366"))
-            fig.add_vline(x=result.params["threshold"], line_dash="dash", line_color="#b85450",
-                          annotation_text=f"w = {result.params['threshold']:.1f}")
-            fig.update_layout(height=260, xaxis_title="distance to instability", yaxis_title="queries",
-                              margin=dict(l=10, r=10, t=10, b=10))
-            st.plotly_chart(fig, key="distances")
-            st.caption("Queries to the right of w are answered most of the time; each one to the left "
-                       "is likely a ⊥ and spends one of the T rounds.")
+        charts.show_test_picture(st, result, ens, ds.public_y)

@@ -350,6 +350,7 @@ def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
         if issubclass(w.category, UserWarning):
             st.warning(str(w.message))
     st.session_state["data_cfg"] = dict(cfg)
+    session.first_view(ds)
     fit_teachers_to(ds)
     return ds
 

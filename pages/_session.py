@@ -61,9 +61,12 @@ DEFAULT_MECHANISM = "btt"
 
 PAGES: list[tuple[str, str, str]] = [
     ("pages/1_Data.py", "Data", ":material/table_view:"),
+    ("pages/7_A_leak.py", "A leak", ":material/water_drop:"),
     ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
     ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+    ("pages/7_One_query.py", "One query", ":material/biotech:"),
     ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+    ("pages/9_Sweeps.py", "Sweeps", ":material/stacked_line_chart:"),
     ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
     ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
     ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
@@ -81,6 +84,13 @@ def app_pages() -> list[tuple[str, str, str]]:
     """The entries of :data:`PAGES` whose script exists: the pages ``app.py`` registers."""
     root = Path(__file__).resolve().parent.parent
     return [entry for entry in PAGES if (root / entry[0]).is_file()]
+
+
+def first_view(ds) -> str | None:
+    """A dataset was just loaded: apply its first-view settings once (pages/_lessons.py)."""
+    from pages import _lessons
+
+    return _lessons.first_view(ds)
 
 
 def default_privacy() -> dict[str, Any]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("CHROMIUM") or "/usr/bin/chromium")  # make test installs it when missing
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -34,6 +34,16 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+# JavaScript for page.evaluate: records every text the progress bar shows while it exists in
+# window.__progressTexts (a fast run can remove the bar between two polls of the page).
+PROGRESS_RECORDER = """() => {
+  window.__progressTexts = [];
+  const seen = () => document.querySelectorAll('[data-testid="stProgress"]').forEach(
+    el => window.__progressTexts.push(el.innerText));
+  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
@@ -102,7 +112,7 @@ def chromium_executable() -> str:
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
         pytest.fail(
             f"{CHROMIUM} not found: the browser tests need Debian's `chromium` package "
-            "(install it with `apt-get install chromium`; .ci/run does this)."
+            "(`make test` installs it with apt-get; by hand: `apt-get install chromium`)."
         )
     return str(CHROMIUM)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from core.mechanisms.registry import PARAMETERS as P
 from core.mechanisms.registry import Mechanism, register
+from core.mechanisms.pictures import builtin_picture
 
 __all__: list[str] = []
 
@@ -174,6 +175,7 @@ _BTT_FORMULAS = (
 
 register(Mechanism(
     name="btt",
+    picture=builtin_picture("btt"),
     title="BTT, hard labels",
     description="Stability + sparse vector (Bassily–Thakkar–Thakurta): answers stable votes for free, pays one round per ⊥, stops after T.",
     parameters=(P["epsilon"], P["delta"], P["T"], P["calibration"], P["beta"]),
@@ -190,6 +192,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="btt-soft",
+    picture=builtin_picture("btt-soft"),
     title="BTT, soft labels",
     description="BTT on η-bins of the teachers' scores with a second test on shifted bins (binary tasks); releases a score.",
     parameters=(P["epsilon"], P["delta"], P["T"], P["eta"], P["calibration"], P["beta"]),
@@ -207,6 +210,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="lnmax",
+    picture=builtin_picture("lnmax"),
     title="PATE LNMax (Laplace noisy max)",
     description="PATE's Laplace noisy max: adds Lap(1/γ) to every vote count and releases the argmax; every query answered and paid.",
     parameters=(P["gamma"], P["delta"]),
@@ -233,6 +237,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="baseline",
+    picture=builtin_picture("baseline"),
     title="Advanced-composition baseline",
     description="A_stab on every query at a per-query budget, composed by advanced composition: the baseline BTT beats.",
     parameters=(P["epsilon"], P["delta"]),
@@ -253,6 +258,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="a-stab",
+    picture=builtin_picture("a-stab"),
     title="A_stab on each query",
     description="A_stab (BTT Thm 2.4) at (ε, δ) on each query independently; the run reports basic composition (m ε, m δ).",
     parameters=(P["epsilon"], P["delta"]),
@@ -365,6 +371,7 @@ _GAUSS_FORMULAS = (r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathcal{N}(0, \sigma
 
 register(Mechanism(
     name="gnmax",
+    picture=builtin_picture("gnmax"),
     title="PATE 2018 GNMax (Gaussian noisy max)",
     description="Gaussian noisy max: adds N(0, σ²) to every vote count and releases the argmax; Rényi accounting α/σ² per answer.",
     parameters=(P["sigma"], P["delta"]),
@@ -389,6 +396,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="confident-gnmax",
+    picture=builtin_picture("confident-gnmax"),
     title="PATE 2018 Confident-GNMax",
     description="Answers only queries whose noisy top vote reaches a threshold t (else ⊥), then GNMax; Rényi accounting.",
     parameters=(P["threshold"], P["sigma1"], P["sigma2"], P["delta"], P["ratio"], P["accounting"]),
@@ -414,6 +422,7 @@ register(Mechanism(
 
 register(Mechanism(
     name="certified-gnmax",
+    picture=builtin_picture("certified-gnmax"),
     title="Certified Confident-GNMax (data-dependent, propose–test–release)",
     description="Confident-GNMax released only if a noisy, smoothed test certifies its data-dependent Rényi cost is within budget; a real (ε, δ) for every dataset.",
     parameters=(P["epsilon"], P["delta"], P["threshold"]),

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 from core.errors import ParameterError
 
-__all__ = ["Parameter", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS"]
+__all__ = ["Parameter", "TestPicture", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,64 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class TestPicture:
+    """The test a mechanism runs on each query, as a picture: the statistic, the line, the bound.
+
+    Pages draw every mechanism's histogram from this declaration alone (a mechanism
+    registered later brings its own picture).  All callables read the votes of a
+    teaching or generated dataset and a run's public parameters (``LabelingResult.params``);
+    they are NON-PRIVATE teaching views, never exported.
+
+    Attributes
+    ----------
+    statistic : str
+        The axis title: what the test reads ("distance to instability").
+    symbol : str
+        The name of the line on that axis ("w", "t", "g").
+    kind : {"threshold", "flip"}
+        ``"threshold"``: a query is answered when its statistic plus noise passes the
+        line (right of it mostly answered, left mostly ⊥).  ``"flip"``: every query is
+        answered; the line is the gap at which the noise changes the top answer with
+        probability ``flip_level`` (right of it the plurality is kept, left it may flip).
+    reads : str
+        One or two sentences for the caption under the picture.
+    values : callable
+        ``values(votes, params) -> ndarray (m,)``: the statistic of each query.
+    threshold : callable
+        ``threshold(params) -> float``: the line's position on the statistic's axis.
+    odds : callable
+        ``odds(votes, params, truth=None) -> (p_answered, p_correct)``: each query's
+        analytic probability of being answered and of being answered with ``truth``
+        (None without ``truth``), for a query processed on its own at the run's noise.
+    draw : callable
+        ``draw(votes_row, params, draws, rng) -> (labels, scores)``: one query processed
+        ``draws`` times through the mechanism's own noise (labels as in
+        ``LabelingResult``, scores for soft labels, else None).
+    bound : str
+        The mechanism's own explicit bound with its constants (LaTeX-free text), or a
+        sentence saying that none is known.
+    bound_rates : callable or None
+        ``bound_rates(votes, params, truth, beta) -> dict``: upper bounds, as shares of
+        the queries, on some of ``"wrong"`` (answered with a wrong label) and ``"⊥"``,
+        with the constants of ``bound``; None when no explicit bound is known.
+    flip_level : float
+        For ``kind="flip"``: the flip probability that places the line.
+    """
+
+    statistic: str
+    symbol: str
+    kind: str
+    reads: str
+    values: Callable[..., Any]
+    threshold: Callable[..., float]
+    odds: Callable[..., Any]
+    draw: Callable[..., Any]
+    bound: str
+    bound_rates: Callable[..., Any] | None = None
+    flip_level: float = 0.05
+
+
+@dataclass(frozen=True)
 class Mechanism:
     """Everything the callers of a mechanism need, registered once.
 
@@ -165,6 +223,9 @@ class Mechanism:
         ``ledger_entry(m, **params)``: the run's privacy map in the ledger's terms (pure-DP
         steps or an RDP curve, which compose more tightly than (ε, δ)); None records the
         privacy map's (ε, δ) (:mod:`core.accounting.ledger`).
+    picture : TestPicture or None
+        The statistic its test reads, the line on that axis and its own explicit bound
+        (:class:`TestPicture`); pages draw the test from it.  None: no picture.
     """
 
     name: str
@@ -186,6 +247,7 @@ class Mechanism:
     online: Callable[..., Any] | None = None
     ledger_entry: Callable[..., Any] | None = None
     diagnostic: Callable[..., Any] | None = None
+    picture: TestPicture | None = None
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
@@ -259,6 +321,8 @@ def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
     missing = [d for d in mechanism.derived if d not in mechanism.parameter_names]
     if missing:
         raise ParameterError(f"{mechanism.name}: derived parameters {missing} are not among its parameters.")
+    if mechanism.picture is not None and mechanism.picture.kind not in ("threshold", "flip"):
+        raise ParameterError(f"{mechanism.name}: a picture's kind is 'threshold' or 'flip', got {mechanism.picture.kind!r}.")
     with _LOCK:
         if mechanism.name in REGISTRY and not replace:
             raise ParameterError(f"A mechanism named {mechanism.name!r} is already registered.")

@@ -1,0 +1,86 @@
+"""A leak to start the story: membership inference on a non-private model, a teacher and the student."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.audit.membership import dp_advantage_bound, leak_story
+from core.ensemble.learners import learner_names
+from pages import _session as session
+from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _charts as charts
+from pages import _widgets as widgets
+
+session.run_through_app()
+session.init()
+ss = st.session_state
+
+st.title("A leak: does the model remember its rows?")
+st.markdown(
+    "An attacker holds a row with its label and asks the model how surprised it is (its loss). A model "
+    "that memorised its training rows is less surprised by them: guessing *member* when the loss is "
+    "small separates the rows it was trained on from rows it never saw. The attacker's **advantage** is "
+    "the best share of members caught minus the share of non-members accused (0: nothing learned, "
+    "1: membership revealed exactly)."
+)
+st.caption("NON-PRIVATE teaching view: the attack reads private rows and their labels. Teaching data only; "
+           "never exported.")
+
+
+@st.cache_resource(max_entries=8, show_spinner="Fitting the models and running the attack…")
+def _story(ds_key, learner, k, student_key, seed, _ds, _student):
+    public = None if _ds.public_y is None else (_ds.public_X, _ds.public_y)
+    return leak_story(_ds.private, _ds.test, learner=learner, params=None, k=k, student=_student, public=public,
+                      rng=seed)
+
+
+with session.shown_errors():
+    ds = datasets.dataset()
+    if not ds.teaching_split or ds.test is None or ds.test.n_rows == 0:
+        st.info("The attack needs the private rows' labels and held-out rows: it runs on teaching data only "
+                "(bundled or generated data, Data page).")
+        st.stop()
+    names = learner_names()
+    default = "random_forest" if "random_forest" in names else names[0]
+    ss.setdefault("w_leak_learner", default)
+    learner = st.selectbox("Learner of the non-private model and of the teacher", names,
+                           format_func=widgets.learner_label, key="w_leak_learner",
+                           help="A random forest is more confident on the rows it was fitted to: a clear leak where classes overlap.")
+    k = int(ss["ensemble_cfg"]["k"])
+    ens = cache.ensemble()
+    result, _ = cache.labeling()
+    student = cache.student(result, ds, ss["ensemble_cfg"]["learner"], "drop")
+    story = _story(ds.key, learner, k, (id(result), ss["ensemble_cfg"]["learner"]), session.seed(), ds,
+                   None if student is None else student.model)
+
+    rows = [
+        ("Non-private model", f"fitted to all {ds.n_private:,} private rows", story.nonprivate),
+        ("One teacher", f"fitted to its {story.chunk:,} private rows", story.teacher),
+    ]
+    if story.student is not None:
+        rows.append(("Published student", f"trained on public rows labeled by {widgets.mechanism_title(result.mechanism)} "
+                     f"at ε = {result.epsilon:.3g}", story.student))
+    st.subheader("The attacker's advantage")
+    cols = st.columns(len(rows))
+    for col, (title, what, attack) in zip(cols, rows):
+        col.metric(title, f"{attack.advantage:.2f}",
+                   help=f"{what}. Members: {attack.n_members:,} rows it was trained on (or private rows for the "
+                   f"student); non-members: {attack.n_nonmembers:,} held-out rows.")
+        verdict = "leaks" if attack.leaks else "no leak measurable"
+        col.caption(f"Advantage; {what}. A model that reveals nothing stays below {attack.tolerance:.2f} except with "
+                    f"probability {attack.fail:g}: **{verdict}**. Mean loss on members {attack.member_loss:.2f}, "
+                    f"on non-members {attack.nonmember_loss:.2f}.")
+    if not story.nonprivate.leaks:
+        st.info("Nothing measurable on this data: where the classes barely overlap, a model is right and confident "
+                "on almost every row, seen or not, so the loss tells members from non-members no better than "
+                "chance. A leak needs rows a model can only know by heart: open digits (Data page, bundled), "
+                "where a random forest's advantage is far above the noise.")
+    st.plotly_chart(charts.roc_figure({title: attack for title, _, attack in rows}), key="leak_roc")
+    if story.student is not None:
+        bound = dp_advantage_bound(result.epsilon, result.delta)
+        st.markdown(f"**The guarantee:** any attack on a release that is (ε, δ) = ({result.epsilon:.3g}, "
+                    f"{result.delta:.2g})-differentially private has advantage at most "
+                    f"(e^ε − 1 + 2δ)/(e^ε + 1) = **{bound:.2f}**, whatever the attacker knows.")
+    st.caption("The teacher is refitted here to a random chunk of n/k private rows with the chosen learner, as the "
+               "ensemble's teachers are; the student is the one the Student & export page trains from this run.")

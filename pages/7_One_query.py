@@ -1,0 +1,141 @@
+"""One query under the microscope: the teachers' votes, one noise draw, the test and its outcome."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.mechanisms import registry
+from core.theory import microscope as scope
+from pages import _session as session
+from pages import _cache as cache
+from pages import _datasets as datasets
+from pages import _charts as charts
+from pages import _widgets as widgets
+
+session.run_through_app()
+session.init()
+ss = st.session_state
+
+st.title("One query under the microscope")
+st.markdown(
+    "Pick one public query and watch the mechanism decide it: the teachers' votes, the statistic "
+    "its test reads, one draw of the noise and the outcome. Then draw the noise 100 times and "
+    "compare the shares with the formula's probabilities."
+)
+st.caption("NON-PRIVATE teaching view: it shows the raw votes and the true labels of teaching data. "
+           "Nothing here is exported.")
+
+with session.shown_errors():
+    ds = datasets.dataset()
+    if not ds.teaching_split or ds.public_y is None:
+        st.info("The microscope reads the teachers' raw votes and the queries' true labels, so it is "
+                "offered on teaching data only (bundled or generated data, Data page).")
+        st.stop()
+    ens = cache.ensemble()
+    offered = [name for name in registry.names() if ens.offers(name) and registry.get(name).picture is not None]
+    if session.privacy()["mechanism"] not in offered:
+        session.remember("privacy", "mechanism", offered[0])
+        ss.pop("w_privacy_mechanism", None)
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        mechanism = st.selectbox("Mechanism", offered, format_func=widgets.mechanism_title,
+                                 key=session.widget_key("privacy", "mechanism"))
+        session.remember("privacy", "mechanism", mechanism)
+        with st.expander("Settings of the run"):
+            widgets.mechanism_controls(st, mechanism)
+    result, _ = cache.labeling(mechanism)
+    pic = registry.get(mechanism).picture
+    votes = ens.inputs(mechanism)
+    truth = np.asarray(ds.public_y)
+    m = votes.shape[0]
+
+    first = scope.interesting_query(mechanism, votes, result.params, truth)
+    with left:
+        if st.button("Pick the least certain query", help="The query whose outcome is closest to a coin flip."):
+            ss["w_microscope_query"] = first + 1
+        if "_microscope_pick" in ss:  # a dot clicked on the scatter (before the box is drawn)
+            ss["w_microscope_query"] = ss.pop("_microscope_pick")
+        ss.setdefault("w_microscope_query", first + 1)
+        if ss["w_microscope_query"] > m:
+            ss["w_microscope_query"] = first + 1
+        chosen = st.number_input(f"Query number (1 to {m:,})", min_value=1, max_value=m, step=1,
+                                 key="w_microscope_query")
+    i = int(chosen) - 1
+
+    features = ds.public_X
+    numeric = [c for c in features.columns if np.issubdtype(features[c].dtype, np.number)]
+    two_d = len(features.columns) == 2 and len(numeric) == 2
+    kinds = scope.outcomes(result, truth)
+
+    with right:
+        if two_d:
+            st.markdown("**All public queries, coloured by their outcome in this run**, with the student's boundary")
+            student = cache.student(result, ds, ss["ensemble_cfg"]["learner"], "drop")
+            fig = charts.outcome_scatter(features, kinds, i, None if student is None else student.model)
+            event = st.plotly_chart(fig, key="microscope_scatter", on_select="rerun", selection_mode="points")
+            picked = charts.picked_point(event)
+            if picked is not None and picked != i:
+                ss["_microscope_pick"] = picked + 1
+                st.rerun()
+            st.caption("Click a dot to put that query under the microscope.")
+        elif len(numeric) == len(features.columns) and len(numeric) >= 64 and round(len(numeric) ** 0.5) ** 2 == len(numeric):
+            side = round(len(numeric) ** 0.5)
+            st.markdown(f"**The query** (a {side} × {side} image)")
+            img = features.iloc[i][numeric].to_numpy(dtype=float).reshape(side, side)
+            st.plotly_chart(charts.digit_image(img), key="microscope_digit")
+        else:
+            st.markdown("**The query** (one public row)")
+            st.dataframe(features.iloc[[i]], hide_index=True)
+
+    st.divider()
+    a, b = st.columns(2, gap="large")
+    row = votes[i]
+    true_class = int(truth[i])
+    names = ds.class_names
+    with a:
+        st.subheader(f"Query {i + 1}: the teachers' votes")
+        if result.scores is None and votes.ndim == 2 and votes.shape[1] == len(names):
+            st.plotly_chart(charts.vote_bars(row, names), key="microscope_votes")
+        else:
+            st.plotly_chart(charts.score_histogram(row), key="microscope_scores")
+        st.markdown(f"True class: **{names[true_class]}** · outcome in the run: **{scope.OUTCOMES[kinds[i]]}**")
+    with b:
+        st.subheader("The test")
+        stat = float(pic.values(votes[i:i + 1], result.params)[0])
+        line = float(pic.threshold(result.params))
+        st.markdown(f"{pic.statistic.capitalize()}: **{stat:.4g}**; the line {pic.symbol} = **{line:.4g}**.")
+        st.caption(pic.reads)
+        rng = session.noise_rng()
+        if st.button("Draw the noise once", type="primary"):
+            ss["_microscope_one"] = (i, mechanism, scope.microscope(mechanism, row, result.params, truth=true_class,
+                                                                     draws=1, rng=rng))
+        one = ss.get("_microscope_one")
+        if one is not None and one[0] == i and one[1] == mechanism:
+            label = int(one[2].labels[0])
+            if label < 0:
+                st.markdown("One draw: **⊥** (the noisy test failed: no label).")
+            elif one[2].scores is not None:
+                st.markdown(f"One draw: released score **{one[2].scores[0]:.2f}**.")
+            else:
+                st.markdown(f"One draw: released label **{names[label]}** "
+                            f"({'right' if label == true_class else 'wrong'}).")
+        if st.button("Draw 100 times"):
+            ss["_microscope_many"] = (i, mechanism, scope.microscope(mechanism, row, result.params, truth=true_class,
+                                                                      draws=100, rng=rng))
+        many = ss.get("_microscope_many")
+        if many is not None and many[0] == i and many[1] == mechanism:
+            ms = many[2]
+            c = st.columns(2)
+            c[0].metric("Answered in 100 draws", f"{ms.answered / ms.draws:.2f}",
+                        help="Share of the draws that released a label.")
+            c[0].metric("P(answered), formula", f"{ms.p_answered:.3f}")
+            c[1].metric("Right in 100 draws", f"{ms.correct / ms.draws:.2f}")
+            c[1].metric("P(right), formula", f"{ms.p_correct:.3f}")
+            lo, hi = ms.answered_interval
+            st.caption(f"If the formula is right, the answered count lies between {lo} and {hi} of 100 except with "
+                       f"probability {ms.fail:g} (exact binomial tails). "
+                       + ("It does." if ms.agrees else "It does not: the draws disagree with the formula."))
+        st.caption("The formula treats the query on its own at the run's noise (for BTT, at the start of a "
+                   "sparse-vector round with a fresh threshold noise).")
