@@ -37,7 +37,7 @@ def _story(ds_key, learner, k, student_key, seed, _ds, _student):
 
 with session.shown_errors():
     ds = datasets.dataset()
-    if not ds.teaching_split or ds.test is None or ds.test.n_rows == 0:
+    if not ds.teaching_split or session.is_real_job(ds) or ds.test is None or ds.test.n_rows == 0:
         st.info("The attack needs the private rows' labels and held-out rows: it runs on teaching data only "
                 "(bundled or generated data, Data page).")
         st.stop()

@@ -29,7 +29,7 @@ st.caption("NON-PRIVATE teaching view: it shows the raw votes and the true label
 
 with session.shown_errors():
     ds = datasets.dataset()
-    if not ds.teaching_split or ds.public_y is None:
+    if not ds.teaching_split or session.is_real_job(ds) or ds.public_y is None:
         st.info("The microscope reads the teachers' raw votes and the queries' true labels, so it is "
                 "offered on teaching data only (bundled or generated data, Data page).")
         st.stop()

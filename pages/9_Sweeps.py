@@ -59,7 +59,7 @@ with session.shown_errors():
     charts_col = st.container()
     with controls:
         delta = float(session.privacy().get("delta", 1e-5))
-        teaching = ds.teaching_split and ds.public_y is not None
+        teaching = ds.teaching_split and not session.is_real_job(ds) and ds.public_y is not None
         if vary == "k" or not teaching:
             st.caption("Votes simulated from an assumed teacher quality (public, costs nothing):")
             q = st.columns(2)
