@@ -17,7 +17,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from test_app import APP, PAGES, ROOT, go, metrics, texts
+from test_app import APP, PAGES, ROOT, TITLES, go, metrics, texts
+
+LECTURE_PAGES = {
+    "A leak": ("pages/7_A_leak.py", "A leak: does the model remember its rows?"),
+    "One query": ("pages/7_One_query.py", "One query under the microscope"),
+    "Sweeps": ("pages/9_Sweeps.py", "Sweeps against the bounds"),
+}
 
 SPENT = re.compile(r"Spent on this data so far: \(ε, δ\) = \(([^,]+), ([^)]+)\)\*\* over (\d+) runs?")
 PREDICTED = "predicted — no private data used"
@@ -241,10 +247,17 @@ def test_an_upload_declared_teaching_data_runs_live(lab):
     assert spent(at)[2] == 1
 
 
-@pytest.mark.parametrize("page", list(PAGES))
+@pytest.mark.parametrize("page", list(PAGES) + list(LECTURE_PAGES))
 def test_every_page_renders_on_a_two_file_upload(lab, page):
     at = train(upload_two_files(lab()))
-    go(at, page)
+    if page in LECTURE_PAGES:
+        path, title = LECTURE_PAGES[page]
+        at.switch_page(path).run()
+        assert not at.exception, (page, at.exception)
+        assert at.title[0].value == title
+    else:
+        assert page in TITLES
+        go(at, page)
     assert not at.exception
     if page in ("Private labeling", "Compare", "Bounds"):
         assert PREDICTED in all_text(at).lower()
@@ -306,3 +319,22 @@ def test_tune_privately_on_teaching_data_is_counted_on_the_lesson(lab):
     assert not at.exception, at.exception
     assert spent(at)[2] == before[2] + 1
     assert any(s.startswith("Chosen: ") for s in texts(at.success)), texts(at.success)
+
+
+def test_a_one_file_upload_is_a_real_job_on_every_page(lab):
+    private, _ = two_files()
+    at = lab()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
+    assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.error)
+    assert "Real job" in " ".join(texts(at.sidebar.markdown))
+    train(at)
+    for page in PAGES:
+        go(at, page)
+    for path, title in LECTURE_PAGES.values():
+        at.switch_page(path).run()
+        assert not at.exception, (title, at.exception)
+    assert job_ledger_runs(at) == 0  # the teaching views read nothing of a real job's votes
+    at.switch_page(LECTURE_PAGES["Sweeps"][0]).run()
+    assert any("simulated" in c for c in texts(at.main.caption)), texts(at.main.caption)
