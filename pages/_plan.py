@@ -124,13 +124,12 @@ def pm(mean: float, sd: float | None) -> str:
 def show_prediction(where, pred, *, m: int) -> None:
     """The predicted counts as metrics, each marked predicted, and what the plan advises."""
     c = where.columns(2) + where.columns(2)  # two by two: the values stay whole at 1024 px
-    c[0].metric("Answered (predicted)", pm(pred.answered, pred.answered_sd),
-                help=PREDICTED.capitalize() + ": mean ± spread over simulated draws.")
-    c[1].metric("Correct (predicted)", pm(pred.correct, pred.correct_sd), help=PREDICTED.capitalize())
-    c[2].metric("⊥ (predicted)", pm(pred.bottom, pred.bottom_sd), help=PREDICTED.capitalize())
-    c[3].metric("Not processed (predicted)", pm(pred.not_processed, pred.not_processed_sd),
-                help=PREDICTED.capitalize())
-    where.caption(f"All four are {PREDICTED}: votes simulated from n, m, k, the number of classes and the "
+    # Short labels and no help icons: they stay whole at 1024 px; the caption below says what they are.
+    c[0].metric("Answered (plan)", pm(pred.answered, pred.answered_sd))
+    c[1].metric("Correct (plan)", pm(pred.correct, pred.correct_sd))
+    c[2].metric("⊥ (plan)", pm(pred.bottom, pred.bottom_sd))
+    c[3].metric("Not processed (plan)", pm(pred.not_processed, pred.not_processed_sd))
+    where.caption(f"All four are {PREDICTED} (mean ± spread over the draws): votes simulated from n, m, k, the number of classes and the "
                   f"assumed teacher quality, run through the same mechanism {pred.draws} times "
                   f"(m = {m:,} queries).")
     if not pred.feasible and pred.reason:

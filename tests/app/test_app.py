@@ -297,7 +297,7 @@ def test_every_page_works_on_an_uploaded_csv(lab):
     go(at, "Private labeling")
     at.radio(key=MECHANISM).set_value("lnmax").run()
     # an upload is a real job: the page predicts for free; a run is asked for, after a budget, at its price
-    assert not at.exception and "Answered (predicted)" in metrics(at) and "Answered" not in metrics(at)
+    assert not at.exception and "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()

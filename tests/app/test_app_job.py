@@ -91,7 +91,7 @@ def test_adult_two_file_job(lab, downloads):
     at.radio(key="w_privacy_mechanism").set_value("lnmax").run()
     assert not at.exception, at.exception
     # the bundled two-file job is a real job: predicted first, a run only on request, at its price
-    assert "Answered (predicted)" in metrics(at) and "Answered" not in metrics(at)
+    assert "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()

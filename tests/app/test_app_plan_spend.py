@@ -110,14 +110,14 @@ def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price
     # every page, with its sliders moved: predictions everywhere, nothing spent
     go(at, "Private labeling")
     assert PREDICTED in all_text(at).lower()
-    assert "Answered (predicted)" in metrics(at)
+    assert "Answered (plan)" in metrics(at)
     at.slider(key="w_privacy_epsilon").set_value(2.0).run()
     at.slider(key="w_plan_quality_accuracy").set_value(0.9).run()
     at.slider(key="w_plan_quality_hard_share").set_value(0.1).run()
     for name in ("gnmax", "confident-gnmax", "lnmax", "btt"):
         at.radio(key="w_privacy_mechanism").set_value(name).run()
         assert not at.exception, (name, at.exception)
-        assert "Answered (predicted)" in metrics(at)
+        assert "Answered (plan)" in metrics(at)
     assert spent(at) == (0.0, 0.0, 0)
     assert any("Set the total budget for this data first" in e for e in texts(at.error))
     assert at.button(key="run_private").proto.disabled
@@ -243,7 +243,7 @@ def test_an_upload_declared_teaching_data_runs_live(lab):
     assert not at.exception, at.exception
     assert "Teaching data" in " ".join(texts(at.sidebar.markdown))
     go(at, "Private labeling")
-    assert "Answered" in metrics(at) and "Answered (predicted)" not in metrics(at)
+    assert "Answered" in metrics(at) and "Answered (plan)" not in metrics(at)
     assert spent(at)[2] == 1
 
 

@@ -110,7 +110,7 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             settle(page)
             expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
             # a real job: predicted first; the budget, then the run on the private votes at its shown price
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (predicted)")).to_be_visible()
+            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
             budget = page.get_by_role("spinbutton", name="Total budget ε")
             budget.fill("10")
             budget.press("Tab")

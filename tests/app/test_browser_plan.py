@@ -94,7 +94,7 @@ def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, 
             go_to(page, "Private labeling", "Private labeling")
             main = page.get_by_test_id("stMainBlockContainer")
             expect(main).to_contain_text(PREDICTED)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (predicted)")).to_be_visible()
+            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
             move_slider(page, "ε (privacy budget)", "ArrowLeft", 20)
             move_slider(page, "Assumed teacher accuracy", "ArrowRight", 5)
             move_slider(page, "Assumed share of hard queries", "ArrowLeft", 2)
