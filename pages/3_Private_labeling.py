@@ -167,7 +167,7 @@ with results:
                 if result is not None:
                     show_result(result, ds, ens)
                     st.caption("This run was asked for and paid; it is also the release the Student & export "
-                               "page exports.")
+                               "page exports. Pressing the button again draws a new run, counted again.")
                 else:
                     ledgers.show_spent(st, ds, ens=ens)
                 spending.estimate_section(ds, ens)
