@@ -27,7 +27,7 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["dp_training_pairs", "dp_training_scenario", "DPLogisticSampler", "DPNaiveBayesSampler"]
+__all__ = ["check_neighbouring_rows", "dp_training_pairs", "dp_training_scenario", "DPLogisticSampler", "DPNaiveBayesSampler"]
 
 _X = np.array([[1.0], [0.5], [0.0], [0.2]])
 _Y = np.array([1, 0, 1, 0])
@@ -80,6 +80,20 @@ class DPNaiveBayesSampler:
 
         counts, sums, _ = fit_naive_bayes(rows, epsilon=self.epsilon, delta=self.delta, size=int(n_trials), rng=rng)
         return sums[:, 1, 0] if self.statistic == "sum" else counts[:, 1]
+
+
+def check_neighbouring_rows(a, b) -> None:
+    """Raise unless two :class:`~core.mechanisms.dp_training.PrivateRows` are neighbours:
+    the same public rows, bound and size, and private rows differing in exactly one row."""
+    from core.mechanisms.dp_training import PrivateRows
+
+    if not (isinstance(a, PrivateRows) and isinstance(b, PrivateRows)):
+        raise ParameterError("Neighbouring tables must both be PrivateRows.")
+    if a.X.shape != b.X.shape or a.data_norm != b.data_norm or not np.array_equal(a.X_public, b.X_public):
+        raise ParameterError("Neighbouring tables have the same size, norm bound and public rows.")
+    differ = np.any(a.X != b.X, axis=1) | (a.y != b.y)
+    if int(differ.sum()) != 1:
+        raise ParameterError(f"Neighbouring tables differ in exactly one row, these in {int(differ.sum())}.")
 
 
 def dp_training_pairs(mechanism: str) -> tuple[list[str], str]:
