@@ -108,6 +108,15 @@ class PrivateRows:
         """The number of private rows (public)."""
         return int(self.X.shape[0])
 
+    def to_pandas(self):
+        """The private rows as a table (encoded columns ``x0 …`` and ``label``): private, for display
+        of small declared tables such as the audit's neighbouring pairs."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.X, columns=[f"x{j}" for j in range(self.X.shape[1])])
+        frame["label"] = self.y
+        return frame
+
 
 def _clip_norm(X: np.ndarray, R: float) -> np.ndarray:
     norms = np.linalg.norm(X, axis=1, keepdims=True)

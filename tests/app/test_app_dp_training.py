@@ -59,3 +59,19 @@ def test_private_labeling_page_runs_the_dp_logistic_regression(lab):
     m = {x.label: x.value for x in at.main.metric}
     assert int(m["Answered"]) == M
     assert registry.get("dp-logistic").title in " ".join(x.value for x in at.sidebar.markdown)
+
+
+@pytest.mark.parametrize("mechanism", ["dp-logistic", "dp-naive-bayes"])
+def test_privacy_audit_page_audits_the_dp_training_routes(monkeypatch, mechanism):
+    monkeypatch.syspath_prepend(str(ROOT))
+    at = AppTest.from_file(str(ROOT / "pages" / "8_Privacy_audit.py"), default_timeout=120)
+    at.session_state["demo_seed"] = True
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox(key="audit_mechanism").set_value(mechanism).run()
+    at.select_slider(key="audit_trials").set_value(20_000)
+    at.button(key="audit_run").click().run()
+    assert not at.exception, at.exception
+    m = {x.label: x.value for x in at.metric}
+    assert float(m["Audited ε ≥ (99.0% confidence)"]) <= float(m["Claimed ε"])
+    assert not any("Violation" in e.value for e in at.error)
