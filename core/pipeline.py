@@ -400,10 +400,16 @@ def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None
 
     Returns
     -------
-    numpy.ndarray
-        Vote counts, shape (m, n_classes), or teacher scores for a scores mechanism (private).
+    numpy.ndarray or PrivateRows
+        Vote counts, shape (m, n_classes), teacher scores for a scores mechanism, or the
+        private and public rows encoded with public bounds for a ``"rows"`` mechanism
+        (:func:`core.mechanisms.dp_training.private_rows`; ``teachers`` unused) (private).
     """
     mech = registry.get(mechanism)
+    if mech.inputs == "rows":  # a model trained with DP on the private rows: no teacher is asked
+        from core.mechanisms.dp_training import private_rows
+
+        return private_rows(table, public_X)
     X = model_input(table, public_X)
     if mech.inputs == "scores":
         return np.asarray(teachers.scores(X, progress=progress))

@@ -76,6 +76,13 @@ def _learner_epilog() -> str:
     return "\n".join(lines)
 
 
+def _k_value(text: str) -> int | str:
+    """``--k``: a whole number, or ``auto``."""
+    from core.auto import parse_k
+
+    return parse_k(text)
+
+
 def add_parser(commands) -> argparse.ArgumentParser:
     """Add the ``label`` command to the subparsers ``commands``.
 
@@ -132,13 +139,13 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the teachers' learner (see the list below)")
     ens.add_argument("--learner-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the learner, e.g. C=0.5; repeat for several")
-    ens.add_argument("--k", required=True, type=int, metavar="N",
-                     help="number of teachers; each is fitted on about n/k private rows")
+    ens.add_argument("--k", required=True, type=_k_value, metavar="N",
+                     help="number of teachers; each is fitted on about n/k private rows (auto: chosen from public sizes)")
 
     priv = label.add_argument_group("privacy (each mechanism's settings are listed below)")
     names = registry.names()
-    priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=names,
-                      help="the labeling mechanism: " + ", ".join(names))
+    priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=[*names, "auto"],
+                      help="the labeling mechanism: " + ", ".join(names) + "; auto: chosen from public sizes")
     options.add_mechanism_flags(priv, {n: options.takes(registry.get(n)) for n in names})
 
     out = label.add_argument_group("outputs")
@@ -271,6 +278,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.mechanisms import registry
     from core.validation import check_delta, check_k
 
+    if "auto" in (args.mechanism, args.k):  # chosen from public sizes only (core.auto), said on stderr
+        from core.cli.auto import resolve_auto
+
+        resolve_auto(args, stderr)
     mech = registry.get(args.mechanism)
     votes = ", ".join(_vote_mechanisms()) or "one reading votes"
 

@@ -190,8 +190,11 @@ class Mechanism:
         None when ε is itself a parameter.
     derived : tuple of str
         The parameters ``spend`` sets.
-    inputs : {"counts", "scores"}
-        Vote counts ``(m, n_classes)`` or positive-class scores ``(m, k)`` (binary only).
+    inputs : {"counts", "scores", "rows"}
+        Vote counts ``(m, n_classes)``, positive-class scores ``(m, k)`` (binary only), or
+        ``"rows"``: the private rows themselves with the public rows
+        (:class:`core.mechanisms.dp_training.PrivateRows`), for a model trained with
+        differential privacy that labels every public row.
     audit : callable or None
         ``audit(pair=None, **settings) -> core.audit.AuditScenario``: the mechanism on
         its worst-case neighbouring pair, for the empirical privacy audit.
@@ -291,6 +294,9 @@ class Mechanism:
         return "epsilon" in self.parameter_names or self.spend is not None
 
 
+INPUT_KINDS = ("counts", "scores", "rows")
+"""What a mechanism can read: vote counts, teacher scores, or the private rows (DP training)."""
+
 REGISTRY: dict[str, Mechanism] = {}
 """Name -> :class:`Mechanism`, in registration order."""
 
@@ -316,8 +322,8 @@ def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
         raise ParameterError(
             f"A mechanism's name is lower case with hyphens (e.g. 'btt-soft'), got {mechanism.name!r}."
         )
-    if mechanism.inputs not in ("counts", "scores"):
-        raise ParameterError(f"inputs must be 'counts' or 'scores', got {mechanism.inputs!r}.")
+    if mechanism.inputs not in INPUT_KINDS:
+        raise ParameterError(f"inputs must be one of {', '.join(map(repr, INPUT_KINDS))}, got {mechanism.inputs!r}.")
     missing = [d for d in mechanism.derived if d not in mechanism.parameter_names]
     if missing:
         raise ParameterError(f"{mechanism.name}: derived parameters {missing} are not among its parameters.")
