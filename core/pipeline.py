@@ -53,8 +53,26 @@ __all__ = [
 ]
 
 
-def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = False) -> dict[str, Any]:
+def _unknown_setting_message(mech, extra, allowed) -> str:
+    """``x does not apply to m, which takes …`` with the nearest valid name of each."""
+    import difflib
+
+    hints = []
+    for name in extra:
+        close = difflib.get_close_matches(name, sorted(allowed), n=1, cutoff=0.6)
+        if close:
+            hints.append(f"did you mean {close[0]!r} for {name!r}?")
+    return (f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}"
+            + (f"; {' '.join(hints)}" if hints else "."))
+
+
+def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True) -> dict[str, Any]:
     """The keyword arguments of ``mechanism``'s labeling function for a request.
+
+    What is asked is what runs: a setting the mechanism does not take is refused (with
+    the nearest valid name), and a target ε together with the noise parameter it decides
+    is refused naming both values, so a request can never run at other parameters than
+    the ones it names.
 
     Parameters
     ----------
@@ -65,9 +83,9 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
         whose noise follows from ε.  A parameter left out (or None) takes its default.
     m : int
         The number of queries the run will label (ε is spent over these).
-    strict : bool
-        Refuse settings the mechanism does not take (the command line), instead of
-        ignoring them (the app keeps one set of settings for every mechanism).
+    strict : bool, default True
+        Refuse settings the mechanism does not take.  ``strict=False`` ignores them: only
+        for a caller that keeps one set of settings for every mechanism and says so.
 
     Returns
     -------
@@ -86,19 +104,15 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     if strict:
         extra = sorted(set(given) - allowed)
         if extra:
-            raise ParameterError(
-                f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}."
-            )
+            raise ParameterError(_unknown_setting_message(mech, extra, allowed))
     out: dict[str, Any] = {}
     for p in mech.parameters:
         if p.name in given:
             out[p.name] = p.convert(given[p.name])
     if mech.spend is not None:
         derived_given = [d for d in mech.derived if d in out]
-        if derived_given and "epsilon" in given and strict:
-            raise ParameterError(
-                f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both."
-            )
+        if derived_given and "epsilon" in given:
+            raise ParameterError(_conflict_message(mech, given, out, derived_given, m))
         if len(derived_given) < len(mech.derived):
             if "epsilon" not in given:
                 raise ParameterError(f"{mech.name} needs epsilon (or {', '.join(mech.derived)}).")
@@ -112,6 +126,21 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
                 raise ParameterError(f"{mech.name} needs {p.name}.")
             out[p.name] = p.default
     return out
+
+
+def _conflict_message(mech, given, out, derived_given, m) -> str:
+    """Both ε and the noise it decides: name both values (and what the noise would spend)."""
+    noise = " and ".join(f"{d} = {out[d]:g}" if isinstance(out[d], float) else f"{d} = {out[d]!r}" for d in derived_given)
+    spends = ""
+    try:
+        params = {p.name: out.get(p.name, p.default) for p in mech.parameters}
+        if all(params.get(d) is not None for d in mech.derived):
+            g = mech.privacy_map(max(int(m), 1), **params)
+            spends = f" ({noise} spends ε = {g.epsilon:.4g} on {int(m)} queries)"
+    except Exception:  # noqa: BLE001 - the refusal stands; the figure is a courtesy
+        spends = ""
+    return (f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both: "
+            f"epsilon = {float(given['epsilon']):g} was asked and {noise}{spends}. Give only one.")
 
 
 def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
@@ -181,7 +210,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
                          description=g.detail, params=public)
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False, ledger=None):
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = True, ledger=None, rows=None):
     """Label queries with a registered mechanism.
 
     Parameters

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core import accounting
+from core.accounting.composition import exact_composition_epsilon
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value
@@ -94,7 +94,7 @@ def _compose_pure(entries: list, slack: float) -> GroupTotal:
     eps, method, used = basic, "basic", 0.0
     if steps and 0.0 < slack < 1.0:
         if len(steps) == 1:
-            opt, how = accounting.exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
+            opt, how = exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
         else:
             opt, how = _pld_epsilon(steps, slack), "pld"
         if opt < basic:

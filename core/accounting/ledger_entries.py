@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import DataError, ParameterError
 
 __all__ = [
@@ -213,12 +212,6 @@ class _EntryBase:
     def _base_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "mechanism": self.mechanism, "description": self.description,
                 "params": public_params(self.params), "timestamp": self.timestamp}
-
-    def guarantee(self) -> PrivacyGuarantee:
-        """This run's own guarantee (the ledger's total when it holds this run only)."""
-        from core.accounting.ledger_compose import compose_entries  # composition imports the entries
-
-        return compose_entries([self])
 
 
 @dataclass(frozen=True, kw_only=True)

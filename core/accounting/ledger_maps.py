@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from core import accounting
+from core.accounting.baseline import composition_baseline_parameters
+from core.accounting.btt import calibrate_btt, svt_round_epsilon
 from core.errors import ParameterError
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, public_params
 
@@ -55,7 +56,7 @@ def register_privacy_map(mechanism: str, fn: Callable[[Any], LedgerEntry]) -> No
 def _btt_entry(result: Any) -> PureDPEntry:
     p = result.params
     rounds = int(p["rounds"])
-    eps_step = float(accounting.svt_round_epsilon(float(p["noise_scale"])))
+    eps_step = float(svt_round_epsilon(float(p["noise_scale"])))
     return PureDPEntry.uniform(
         eps_step=eps_step, n_steps=rounds, delta_composition=float(p["delta_svt"]), delta_additive=float(p["delta_release"]),
         mechanism=result.mechanism, params=public_params(p),
@@ -186,7 +187,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     if mechanism in ("btt", "btt-soft"):
         if T is None or epsilon is None:
             raise ParameterError("a planned BTT run needs epsilon and T.")
-        cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=mechanism == "btt-soft")
+        cal = calibrate_btt(epsilon, delta, T, m, calibration, soft=mechanism == "btt-soft")
         params = {"epsilon_target": epsilon, "delta_target": delta, "T": T, "m": m, "calibration": calibration,
                   "noise_scale": cal.noise_scale, "threshold": cal.threshold, "rounds": cal.rounds, "tests": cal.tests,
                   "epsilon_svt": cal.guarantee.parts["epsilon_svt"], "delta_svt": cal.guarantee.parts["delta_svt"],
@@ -199,7 +200,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     if mechanism == "baseline":
         if epsilon is None:
             raise ParameterError("a planned baseline run needs epsilon.")
-        par = accounting.composition_baseline_parameters(epsilon, delta, m)
+        par = composition_baseline_parameters(epsilon, delta, m)
         params = {"epsilon_target": epsilon, "delta_target": delta, "m": m, "eps0": par.eps0, "delta0": par.delta0,
                   "delta_prime": par.delta_prime}
         return _a_stab_entry(SimpleNamespace(mechanism=mechanism, params=params))
