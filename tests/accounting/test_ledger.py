@@ -125,7 +125,7 @@ def test_heterogeneous_steps_in_one_entry_equal_two_entries():
 
 def test_basic_wins_without_slack():
     e = L.PureDPEntry.uniform(eps_step=0.5, n_steps=4)
-    g = L.L.compose_entries([e])
+    g = L.compose_entries([e])
     assert g.epsilon == pytest.approx(2.0) and g.delta == 0.0 and g.groups[0].method == "basic"
 
 
@@ -154,8 +154,8 @@ def test_total_never_below_a_run_it_contains():
     big = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
     small = L.PureDPEntry.uniform(eps_step=0.05, n_steps=1, delta_composition=1e-3)
     tot = L.compose_entries([big, small])
-    assert tot.epsilon >= compose_entries([big]).epsilon
-    assert tot.delta >= compose_entries([big]).delta
+    assert tot.epsilon >= L.compose_entries([big]).epsilon
+    assert tot.delta >= L.compose_entries([big]).delta
 
 
 def test_total_at_given_delta_splits_equally():
@@ -483,7 +483,7 @@ def test_entry_from_btt_soft_result():
     rng = np.random.default_rng(5)
     scores = np.clip(rng.beta(0.3, 0.3, size=(40, 1)) + rng.normal(0, 0.05, size=(40, 200)), 0, 1)
     r = agg.btt_soft_label(scores, epsilon=2.0, delta=1e-5, T=4, eta=0.25, rng=0)
-    g = L.entry_from_result(r).guarantee()
+    g = L.compose_entries([L.entry_from_result(r)])
     assert L.entry_from_result(r).steps[0][1] == 8  # 2T rounds
     assert g.epsilon == pytest.approx(r.epsilon, rel=1e-9) and g.delta == pytest.approx(r.delta, rel=1e-9)
 
@@ -493,7 +493,7 @@ def test_entry_from_baseline_result_is_at_most_its_own():
     # m pure ε0-steps optimally at the same slack δ', so its ε can only be smaller.
     for m, eps in ((60, 2.0), (3, 1.0)):
         r = agg.composition_baseline_label(_counts(8, m=m), epsilon=eps, delta=1e-5, rng=0)
-        g = L.entry_from_result(r).guarantee()
+        g = L.compose_entries([L.entry_from_result(r)])
         assert g.epsilon <= r.epsilon * (1 + 1e-9)
         assert g.delta == pytest.approx(r.delta, rel=1e-9)
         if r.params["delta_prime"] > 0:
@@ -540,10 +540,10 @@ def test_repeat_and_select_matches_dp_accounting_event(shape):
     acc = rdp.RdpAccountant(rs.orders, neighboring_relation=NeighboringRelation.REPLACE_ONE)
     rr = dp_event.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(eps0)), num_buckets=2)
     acc.compose(dp_event.RepeatAndSelectDpEvent(dp_event.SelfComposedDpEvent(rr, n), 5.0, shape))
-    assert compose_entries([rs]).epsilon == pytest.approx(acc.get_epsilon(1e-6), rel=1e-9)
+    assert L.compose_entries([rs]).epsilon == pytest.approx(acc.get_epsilon(1e-6), rel=1e-9)
     # repeating and selecting costs more than one run, and stays finite
     single = L.compose_entries([inner], delta=1e-6).epsilon
-    assert single < compose_entries([rs]).epsilon < math.inf
+    assert single < L.compose_entries([rs]).epsilon < math.inf
 
 
 def test_repeat_and_select_refuses_additive_delta_and_approx():
