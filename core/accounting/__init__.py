@@ -53,6 +53,8 @@ _EXPORTS = {
     "PrivacyLedger": "ledger",
     "append_to_file": "ledger",
     "forget_ledgers": "ledger",
+    "default_ledger": "ledger",
+    "row_fingerprints": "rows",
     "ledger_for": "ledger",
     "load": "ledger",
     "load_ledgers": "ledger",

@@ -90,7 +90,7 @@ def row_fingerprints(features: Any, labels: Any = None, *, key: bytes | None = N
         When the features are not a table or the labels do not have one value per row.
     """
     cols = _columns(features)
-    n = len(cols[0]) if cols else 0
+    n = len(cols[0]) if cols else (int(np.shape(features)[0]) if np.ndim(features) else 0)
     if labels is not None:
         lab = _columns(labels)
         if len(lab) != 1 or len(lab[0]) != n:
