@@ -143,7 +143,7 @@ def _conflict_message(mech, given, out, derived_given, m) -> str:
             f"epsilon = {float(given['epsilon']):g} was asked and {noise}{spends}. Give only one.")
 
 
-def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
+def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True):
     """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
 
     Parameters
@@ -154,6 +154,8 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
         The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
     m : int
         Number of queries.
+    strict : bool, default True
+        See :func:`resolve`.
 
     Returns
     -------
@@ -169,10 +171,10 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
     docs/design.md §3, §8.
     """
     mech = registry.get(mechanism)
-    return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
+    return mech.privacy_map(int(m), **resolve(mechanism, settings, m, strict=strict))
 
 
-def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
+def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True):
     """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
@@ -201,7 +203,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
     from core.accounting.ledger_entries import ApproxDPEntry
 
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m)
+    params = resolve(mechanism, settings, m, strict=strict)
     if mech.ledger_entry is not None:
         return mech.ledger_entry(int(m), **params)
     g = mech.privacy_map(int(m), **params)
@@ -243,7 +245,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     return mech.label(inputs, **params, rng=rng)
 
 
-def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None):
+def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None, strict: bool = True):
     """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
 
     The returned object has ``answer(counts) -> labels`` (class ids, ⊥ = -1, -2 once
@@ -276,7 +278,7 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
         For a mechanism that reads scores rather than vote counts.
     """
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m_max)
+    params = resolve(mechanism, settings, m_max, strict=strict)
     if mech.online is not None:
         return mech.online(int(m_max), rng, **params)
     if mech.per_query and mech.inputs == "counts":
