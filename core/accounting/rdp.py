@@ -524,9 +524,12 @@ def filter_budget_for_epsilon(epsilon, *, order, delta: float) -> float:
     delta = check_delta(delta)
     rho = epsilon - math.log1p(-1.0 / a) + math.log(delta * a) / (a - 1.0)
     if not rho > 0:
+        floor = epsilon - rho
         raise ParameterError(
-            f"At order {a:g} and delta = {delta:g} no positive RDP budget gives epsilon = {epsilon:g}; "
-            "raise epsilon or delta, or choose a larger order."
+            f"At order {a:g} and delta = {delta:g} no positive RDP budget gives epsilon = {epsilon:g}: RDP at this "
+            f"order cannot go below epsilon = {floor:.4g} (over all of ORDERS: {rdp_epsilon_floor(delta=delta):.4g}). "
+            "Raise epsilon or delta, choose a larger order, or charge every query in advance (accounting='fixed'), "
+            "which the exact Gaussian accountant converts and which reaches any epsilon."
         )
     return float(rho)
 
