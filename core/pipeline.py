@@ -224,7 +224,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     settings : mapping
         See :func:`resolve`.
     rng : Generator, int or None
-    strict : bool
+    strict : bool, default True
         See :func:`resolve`.
     ledger : core.accounting.PrivacyLedger or None
         The ledger of the private data the inputs come from: the run's a-priori privacy
@@ -232,6 +232,10 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
         with :class:`core.errors.BudgetExhausted` and nothing runs).  Every run that
         touches the private data should be charged, including runs that are only looked
         at (docs/design.md §9).
+    rows : sequence of str, optional
+        The fingerprints of the private rows the votes come from
+        (:func:`core.accounting.row_fingerprints`): the run is charged to those rows only
+        (docs/design.md §15); None charges every row of the ledger.
 
     Returns
     -------
@@ -241,7 +245,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
     params = resolve(mechanism, settings, m, strict=strict)
     if ledger is not None:
-        ledger.charge(ledger_entry(mechanism, params, m))
+        ledger.charge(ledger_entry(mechanism, params, m), rows=rows)
     return mech.label(inputs, **params, rng=rng)
 
 
