@@ -66,13 +66,20 @@ def _unknown_setting_message(mech, extra, allowed) -> str:
             + (f"; {' '.join(hints)}" if hints else "."))
 
 
-def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True) -> dict[str, Any]:
+def _known_settings() -> set[str]:
+    """Every setting some registered mechanism takes (and ε)."""
+    names = {"epsilon"}
+    for name in registry.names():
+        names.update(registry.get(name).parameter_names)
+    return names
+
+
+def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None) -> dict[str, Any]:
     """The keyword arguments of ``mechanism``'s labeling function for a request.
 
-    What is asked is what runs: a setting the mechanism does not take is refused (with
-    the nearest valid name), and a target ε together with the noise parameter it decides
-    is refused naming both values, so a request can never run at other parameters than
-    the ones it names.
+    What is asked is what runs: an unknown setting is refused (with the nearest valid
+    name), and a target ε together with the noise parameter it decides is refused naming
+    both values, so a request can never run at other parameters than the ones it names.
 
     Parameters
     ----------
@@ -83,9 +90,12 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
         whose noise follows from ε.  A parameter left out (or None) takes its default.
     m : int
         The number of queries the run will label (ε is spent over these).
-    strict : bool, default True
-        Refuse settings the mechanism does not take.  ``strict=False`` ignores them: only
-        for a caller that keeps one set of settings for every mechanism and says so.
+    strict : bool or None, default None
+        None: refuse a setting that no registered mechanism takes (a misspelt name such
+        as ``detla``), and pass over the settings of other registered mechanisms (one set
+        of settings for every mechanism, as the app keeps).  True: refuse every setting
+        this mechanism does not take (the command line, the estimator).  False: ignore
+        unknown settings too.
 
     Returns
     -------
@@ -101,8 +111,11 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     mech = registry.get(mechanism)
     given = {name: value for name, value in settings.items() if value is not None}
     allowed = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
-    if strict:
+    if strict is not False:
         extra = sorted(set(given) - allowed)
+        if strict is None:
+            known = _known_settings()
+            extra = [name for name in extra if name not in known]
         if extra:
             raise ParameterError(_unknown_setting_message(mech, extra, allowed))
     out: dict[str, Any] = {}
@@ -143,7 +156,7 @@ def _conflict_message(mech, given, out, derived_given, m) -> str:
             f"epsilon = {float(given['epsilon']):g} was asked and {noise}{spends}. Give only one.")
 
 
-def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True):
+def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
 
     Parameters
@@ -154,7 +167,7 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: 
         The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
     m : int
         Number of queries.
-    strict : bool, default True
+    strict : bool or None, default None
         See :func:`resolve`.
 
     Returns
@@ -174,7 +187,7 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: 
     return mech.privacy_map(int(m), **resolve(mechanism, settings, m, strict=strict))
 
 
-def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = True):
+def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
@@ -212,7 +225,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict:
                          description=g.detail, params=public)
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = True, ledger=None, rows=None):
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool | None = None, ledger=None, rows=None):
     """Label queries with a registered mechanism.
 
     Parameters
@@ -224,7 +237,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     settings : mapping
         See :func:`resolve`.
     rng : Generator, int or None
-    strict : bool, default True
+    strict : bool or None, default None
         See :func:`resolve`.
     ledger : core.accounting.PrivacyLedger or None
         The ledger of the private data the inputs come from: the run's a-priori privacy
@@ -249,7 +262,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     return mech.label(inputs, **params, rng=rng)
 
 
-def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None, strict: bool = True):
+def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None, strict: bool | None = None):
     """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
 
     The returned object has ``answer(counts) -> labels`` (class ids, ⊥ = -1, -2 once

@@ -52,13 +52,13 @@ def test_every_counts_mechanism_answers_a_stream_under_one_budget(name):
     rng = np.random.default_rng(0)
     counts = np.stack([rng.multinomial(250, [0.96, 0.02, 0.02]) for _ in range(60)])
     settings = {"epsilon": 8.0, "delta": 1e-5, "T": 5}
-    s = pipeline.session(name, settings, 40, rng=1, strict=False)  # one set of settings for every mechanism
+    s = pipeline.session(name, settings, 40, rng=1)
     first = s.answer(counts[:30])
     assert first.shape == (30,) and s.n_processed <= 30
     s.answer(counts[30:])
     assert s.n_processed <= 40 and s.halted
     g = s.spent()
-    planned = pipeline.privacy_map(name, settings, 40, strict=False)
+    planned = pipeline.privacy_map(name, settings, 40)
     assert g.epsilon <= planned.epsilon * (1 + 1e-9) and g.delta <= planned.delta * (1 + 1e-9)
     assert (s.answer(counts[:5]) == -2).all()  # spent: nothing more is processed
 

@@ -223,7 +223,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     def _resolve(self, settings: dict[str, Any], m_max: int) -> dict[str, Any]:
         try:
-            return pipeline.resolve(self.mechanism, settings, m_max)
+            return pipeline.resolve(self.mechanism, settings, m_max, strict=True)
         except ParameterError as exc:
             if "decide each other" in str(exc):
                 raise ParameterError(f"{exc} In the estimator, set epsilon=None to let the noise decide, "
@@ -256,7 +256,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         m_max = check_m(self.max_queries, "max_queries")
         settings = self._settings()
         params = self._resolve(settings, m_max)  # refuse bad settings before training
-        entry = pipeline.ledger_entry(self.mechanism, settings, m_max)
+        entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
         classes, y_ids = np.unique(y, return_inverse=True)
         rows = row_fingerprints(X, y)
         ledger.check(entry, rows=rows)  # a fit past the budget is refused before training
@@ -265,7 +265,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             rng=gen, n_jobs=self.n_jobs, progress=progress,
         )
         ledger.charge(entry, rows=rows)  # the session's whole a-priori budget, before any answer
-        session = pipeline.session(self.mechanism, settings, m_max, rng=gen)
+        session = pipeline.session(self.mechanism, settings, m_max, rng=gen, strict=True)
         self.classes_ = classes
         shape = _shape(X)
         self.n_features_in_ = int(shape[1]) if len(shape) == 2 else None

@@ -126,8 +126,8 @@ def test_toy_mechanism_reaches_the_pipeline_the_estimator_and_the_audit(toy):
 def test_resolve_spends_exactly_the_target_epsilon(name):
     mech = registry.get(name)
     settings = {"epsilon": 2.0, "delta": 1e-5, "T": 5}
-    params = pipeline.resolve(name, settings, 300, strict=False)  # one set of settings for every mechanism
-    g = pipeline.privacy_map(name, settings, 300, strict=False)
+    params = pipeline.resolve(name, settings, 300)
+    g = pipeline.privacy_map(name, settings, 300)
     if name == "a-stab":  # ε is per query there
         assert g.epsilon == pytest.approx(600.0)
     else:
