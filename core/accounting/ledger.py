@@ -483,7 +483,7 @@ class PrivacyLedger:
                 own = compose_entries([entry])
                 n_before = len(worst) - 1
                 raise BudgetExhausted(
-                    f"Privacy budget exhausted for this {'data' if rows is None else 'row'}: the {n_before} run(s) recorded so far spent "
+                    f"Privacy budget exhausted for this {'dataset' if rows is None else 'row'}: the {n_before} run(s) recorded so far spent "
                     f"(ε = {spent.epsilon:.4g}, δ = {spent.delta:.3g}); this {entry.mechanism} run would cost "
                     f"(ε = {own.epsilon:.4g}, δ = {own.delta:.3g}) on its own, bringing the total to "
                     f"(ε = {total.epsilon:.4g}, δ = {total.delta:.3g}), over the budget "
