@@ -139,6 +139,13 @@ def test_cross_validation_charges_each_row_its_training_folds(data):
     mu_sq = acc.gaussian_mu_sq_for_epsilon(2.0, delta=1e-5)
     exact = acc.gaussian_epsilon(2 * mu_sq, delta=1e-5)
     assert led.total(delta=1e-5).epsilon == pytest.approx(exact, rel=1e-9)
+    # without ledger=: the process-wide per-row ledger, found again by the rows' values
+    Xf, yf = halfspaces(1500, 4, rng=21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        cross_val_score(est.set_params(ledger=None), Xf, yf, cv=KFold(3, shuffle=True, random_state=0))
+    rows = acc.row_fingerprints(pd.DataFrame(Xf), yf.astype(np.float32))
+    assert acc.default_ledger().rows_total(rows).epsilon == pytest.approx(two.epsilon, rel=1e-12)
 
 
 def test_the_data_guarantee_is_the_largest_rows():
