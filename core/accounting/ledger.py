@@ -126,7 +126,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import tempfile
 import threading
 import uuid
 import weakref
@@ -139,6 +138,7 @@ from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import BudgetExhausted, DataError, ParameterError
 from core.accounting.ledger_compose import LedgerTotal, compose_entries
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, nonnegative_value, entry_from_dict
+from core.accounting.ledger_files import FILE_FORMAT, FILE_VERSION, _file_lock, _read_file, _write_file
 from core.accounting.ledger_rows import RowIndex, histories, worst_total
 
 __all__ = [
@@ -148,15 +148,10 @@ __all__ = [
     "Budget",
     "PrivacyLedger",
     "append_to_file",
-    "default_ledger",
-    "forget_ledgers",
-    "ledger_for",
     "load",
     "load_ledgers",
 ]
 
-FILE_FORMAT = "private-label-lab-ledger"
-FILE_VERSION = 1
 BUDGET_TOLERANCE = 1e-9
 """Relative rounding tolerance of the budget check."""
 
@@ -658,62 +653,6 @@ class PrivacyLedger:
             _write_file(path, ledgers)
 
 
-# -- ledger files --------------------------------------------------------------
-
-_PATH_LOCKS: dict[str, threading.Lock] = {}
-_PATH_LOCKS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path):
-    """Serialise read-modify-write of one file: a thread lock, and ``flock`` across processes."""
-    key = str(path.resolve())
-    with _PATH_LOCKS_LOCK:
-        lock = _PATH_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            yield
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(str(path) + ".lock", "a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path} is not a ledger file (not valid JSON: {exc}). Give another --ledger path.") from None
-    if not isinstance(d, dict) or d.get("format") != FILE_FORMAT or not isinstance(d.get("ledgers"), dict):
-        raise DataError(f"{path} is not a Private Label Lab ledger file. Give another --ledger path.")
-    if d.get("version") != FILE_VERSION:
-        raise DataError(f"{path} is a ledger file of version {d.get('version')!r}; this library reads version {FILE_VERSION}.")
-    return d["ledgers"]
-
-
-def _write_file(path: Path, ledgers: Mapping[str, Any]) -> None:
-    text = json.dumps({"format": FILE_FORMAT, "version": FILE_VERSION, "ledgers": dict(ledgers)},
-                      indent=2, allow_nan=False, ensure_ascii=False)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def load_ledgers(path: str | os.PathLike) -> dict[str, PrivacyLedger]:
     """Every ledger in the file at ``path``, by fingerprint (empty when there is no file).
 
@@ -812,59 +751,3 @@ def _restore_ledger(ledger_id: str, state: dict) -> PrivacyLedger:
         led._append(e, None if r is None else [fps[int(i)] for i in r])
     led._sessions.update(state["sessions"])
     return led
-
-
-_DEFAULT: PrivacyLedger | None = None
-
-
-def default_ledger() -> PrivacyLedger:
-    """The process-wide per-row ledger (the estimator's when it is given none).
-
-    Every run charged to it by rows is accounted per row, whichever container, order or
-    subset the rows came in; set a budget on it with :meth:`PrivacyLedger.set_budget`.
-
-    Returns
-    -------
-    PrivacyLedger
-    """
-    global _DEFAULT
-    with _REGISTRY_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = PrivacyLedger("per-row ledger of this process")
-        return _DEFAULT
-
-_REGISTRY: dict[str, PrivacyLedger] = {}
-_REGISTRY_LOCK = threading.Lock()
-
-
-def ledger_for(fingerprint: str) -> PrivacyLedger:
-    """The process-wide ledger of dataset ``fingerprint`` (created empty on first use).
-
-    The app and the estimator continue a dataset's ledger across runs and ``fit``
-    calls through this; thread-safe (every caller gets the same object).
-
-    Parameters
-    ----------
-    fingerprint : str
-        The dataset's fingerprint (non-empty, from ``dataset_fingerprint``).
-
-    Returns
-    -------
-    PrivacyLedger
-        The shared in-memory ledger of that dataset.
-    """
-    if not isinstance(fingerprint, str) or not fingerprint:
-        raise ParameterError("ledger_for needs the dataset's fingerprint (a non-empty string from dataset_fingerprint).")
-    with _REGISTRY_LOCK:
-        ledger = _REGISTRY.get(fingerprint)
-        if ledger is None:
-            ledger = _REGISTRY[fingerprint] = PrivacyLedger(fingerprint)
-        return ledger
-
-
-def forget_ledgers() -> None:
-    """Empty the process-wide registry and the per-row default ledger (tests; a new session)."""
-    global _DEFAULT
-    with _REGISTRY_LOCK:
-        _REGISTRY.clear()
-        _DEFAULT = None
