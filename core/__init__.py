@@ -49,6 +49,7 @@ _EXPORTS = {
     "train_student": "ensemble",
     # estimator
     "PrivateEnsembleClassifier": "ensemble",
+    "PrivacyWarning": "ensemble.estimator",
     # errors
     "PrivateLabelLabError": "errors",
     "DataError": "errors",
