@@ -394,3 +394,10 @@ def test_mnist_5k_is_shuffled_with_a_fixed_seed():
     assert set(np.unique(first)) == set(range(10))  # X[:4000] keeps every class
     assert np.array_equal(load_bundled("mnist_5k").labels, t.labels)  # the same order every time
     assert t.class_counts.tolist() == [500] * 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delta", [1e-12, 1e-3])
+def test_btt_calibration_reaches_the_smallest_targets(delta):
+    g = acc.calibrate_btt(1e-3, delta, 10, 500, "tight").guarantee
+    assert g.epsilon <= 1e-3 * (1 + 1e-9) and g.epsilon == pytest.approx(1e-3, rel=1e-4) and g.delta <= delta

@@ -116,3 +116,22 @@ def test_gaussian_entries_compose_exactly_and_check_their_curve():
     assert "rdp:rdp" in mixed.method  # a non-Gaussian RDP run: composed by RDP
     back = L.entry_from_dict(e.to_dict())
     assert back.gaussian_mu_sq == e.gaussian_mu_sq
+
+
+def test_no_import_circle_between_the_ledger_modules():
+    import ast
+    from pathlib import Path
+
+    root = Path(L.__file__).parent
+
+    def imports(name):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        out = set()
+        for node in ast.walk(tree):  # function-level imports count too
+            if isinstance(node, ast.ImportFrom) and node.module:
+                out.add(node.module)
+                out.update(f"{node.module}.{a.name}" for a in node.names)
+        return {m.rsplit(".", 1)[-1] for m in out if m.startswith("core.accounting") or m == "core"}
+
+    assert "ledger_compose" not in imports("ledger_entries") and "accounting" not in imports("ledger_compose")
+    assert "ledger" not in imports("ledger_files") and "ledger" not in imports("ledger_rows")
