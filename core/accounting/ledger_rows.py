@@ -75,11 +75,15 @@ def histories(entries: Sequence, entry_rows: Sequence, n_rows: int, only_rows: n
     per = [(e, r) for e, r in zip(entries, entry_rows) if r is not None]
     if not per or n_rows == 0:
         return [common]
-    member = np.zeros((n_rows, len(per)), dtype=bool)
-    for j, (_, r) in enumerate(per):
-        member[r, j] = True
-    if only_rows is not None:
-        member = member[only_rows]
+    if only_rows is None:
+        member = np.zeros((n_rows, len(per)), dtype=bool)
+        for j, (_, r) in enumerate(per):
+            member[r, j] = True
+    else:  # only the rows asked about (a charge touches a few of many rows)
+        only = np.asarray(only_rows, dtype=np.int64)
+        member = np.zeros((only.size, len(per)), dtype=bool)
+        for j, (_, r) in enumerate(per):
+            member[:, j] = np.isin(only, r)
     if member.shape[0] == 0:
         return [common]
     out = []
