@@ -4,7 +4,6 @@ reaches every target, and the API is findable.  One test (or more) per reported 
 
 from __future__ import annotations
 
-import math
 import pickle
 import subprocess
 import sys
