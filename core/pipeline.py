@@ -58,8 +58,33 @@ __all__ = [
 ]
 
 
-def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = False) -> dict[str, Any]:
+def _unknown_setting_message(mech, extra, allowed) -> str:
+    """``x does not apply to m, which takes …`` with the nearest valid name of each."""
+    import difflib
+
+    hints = []
+    for name in extra:
+        close = difflib.get_close_matches(name, sorted(allowed), n=1, cutoff=0.6)
+        if close:
+            hints.append(f"did you mean {close[0]!r} for {name!r}?")
+    return (f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}"
+            + (f"; {' '.join(hints)}" if hints else "."))
+
+
+def _known_settings() -> set[str]:
+    """Every setting some registered mechanism takes (and ε)."""
+    names = {"epsilon"}
+    for name in registry.names():
+        names.update(registry.get(name).parameter_names)
+    return names
+
+
+def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None) -> dict[str, Any]:
     """The keyword arguments of ``mechanism``'s labeling function for a request.
+
+    What is asked is what runs: an unknown setting is refused (with the nearest valid
+    name), and a target ε together with the noise parameter it decides is refused naming
+    both values, so a request can never run at other parameters than the ones it names.
 
     Parameters
     ----------
@@ -70,9 +95,12 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
         whose noise follows from ε.  A parameter left out (or None) takes its default.
     m : int
         The number of queries the run will label (ε is spent over these).
-    strict : bool
-        Refuse settings the mechanism does not take (the command line), instead of
-        ignoring them (the app keeps one set of settings for every mechanism).
+    strict : bool or None, default None
+        None: refuse a setting that no registered mechanism takes (a misspelt name such
+        as ``detla``), and pass over the settings of other registered mechanisms (one set
+        of settings for every mechanism, as the app keeps).  True: refuse every setting
+        this mechanism does not take (the command line, the estimator).  False: ignore
+        unknown settings too.
 
     Returns
     -------
@@ -88,22 +116,21 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     mech = registry.get(mechanism)
     given = {name: value for name, value in settings.items() if value is not None}
     allowed = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
-    if strict:
+    if strict is not False:
         extra = sorted(set(given) - allowed)
+        if strict is None:
+            known = _known_settings()
+            extra = [name for name in extra if name not in known]
         if extra:
-            raise ParameterError(
-                f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}."
-            )
+            raise ParameterError(_unknown_setting_message(mech, extra, allowed))
     out: dict[str, Any] = {}
     for p in mech.parameters:
         if p.name in given:
             out[p.name] = p.convert(given[p.name])
     if mech.spend is not None:
         derived_given = [d for d in mech.derived if d in out]
-        if derived_given and "epsilon" in given and strict:
-            raise ParameterError(
-                f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both."
-            )
+        if derived_given and "epsilon" in given:
+            raise ParameterError(_conflict_message(mech, given, out, derived_given, m))
         if len(derived_given) < len(mech.derived):
             if "epsilon" not in given:
                 raise ParameterError(f"{mech.name} needs epsilon (or {', '.join(mech.derived)}).")
@@ -119,7 +146,22 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     return out
 
 
-def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
+def _conflict_message(mech, given, out, derived_given, m) -> str:
+    """Both ε and the noise it decides: name both values (and what the noise would spend)."""
+    noise = " and ".join(f"{d} = {out[d]:g}" if isinstance(out[d], float) else f"{d} = {out[d]!r}" for d in derived_given)
+    spends = ""
+    try:
+        params = {p.name: out.get(p.name, p.default) for p in mech.parameters}
+        if all(params.get(d) is not None for d in mech.derived):
+            g = mech.privacy_map(max(int(m), 1), **params)
+            spends = f" ({noise} spends ε = {g.epsilon:.4g} on {int(m)} queries)"
+    except Exception:  # noqa: BLE001 - the refusal stands; the figure is a courtesy
+        spends = ""
+    return (f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both: "
+            f"epsilon = {float(given['epsilon']):g} was asked and {noise}{spends}. Give only one.")
+
+
+def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
 
     Parameters
@@ -130,6 +172,8 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
         The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
     m : int
         Number of queries.
+    strict : bool or None, default None
+        See :func:`resolve`.
 
     Returns
     -------
@@ -145,10 +189,10 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
     docs/design.md §3, §8.
     """
     mech = registry.get(mechanism)
-    return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
+    return mech.privacy_map(int(m), **resolve(mechanism, settings, m, strict=strict))
 
 
-def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
+def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
@@ -177,7 +221,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
     from core.accounting.ledger_entries import ApproxDPEntry
 
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m)
+    params = resolve(mechanism, settings, m, strict=strict)
     if mech.ledger_entry is not None:
         return mech.ledger_entry(int(m), **params)
     g = mech.privacy_map(int(m), **params)
@@ -186,7 +230,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
                          description=g.detail, params=public)
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False, ledger=None):
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool | None = None, ledger=None, rows=None):
     """Label queries with a registered mechanism.
 
     Parameters
@@ -198,7 +242,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     settings : mapping
         See :func:`resolve`.
     rng : Generator, int or None
-    strict : bool
+    strict : bool or None, default None
         See :func:`resolve`.
     ledger : core.accounting.PrivacyLedger or None
         The ledger of the private data the inputs come from: the run's a-priori privacy
@@ -206,6 +250,10 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
         with :class:`core.errors.BudgetExhausted` and nothing runs).  Every run that
         touches the private data should be charged, including runs that are only looked
         at (docs/design.md §9).
+    rows : sequence of str, optional
+        The fingerprints of the private rows the votes come from
+        (:func:`core.accounting.row_fingerprints`): the run is charged to those rows only
+        (docs/design.md §13); None charges every row of the ledger.
 
     Returns
     -------
@@ -215,11 +263,11 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
     params = resolve(mechanism, settings, m, strict=strict)
     if ledger is not None:
-        ledger.charge(ledger_entry(mechanism, params, m))
+        ledger.charge(ledger_entry(mechanism, params, m), rows=rows)
     return mech.label(inputs, **params, rng=rng)
 
 
-def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None):
+def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None, strict: bool | None = None):
     """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
 
     The returned object has ``answer(counts) -> labels`` (class ids, ⊥ = -1, -2 once
@@ -252,7 +300,7 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
         For a mechanism that reads scores rather than vote counts.
     """
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m_max)
+    params = resolve(mechanism, settings, m_max, strict=strict)
     if mech.online is not None:
         return mech.online(int(m_max), rng, **params)
     if mech.per_query and mech.inputs == "counts":

@@ -100,21 +100,15 @@ def _planned(name: str):
 
 
 def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS, gnmax_rdp
+    from core.accounting.ledger_maps import gnmax_entry
 
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(gnmax_rdp(sigma, m)), delta_conversion=delta,
-                    mechanism="gnmax", description=f"{m} GNMax answers, σ = {sigma:.4g}", params={"sigma": sigma, "m": m})
+    return gnmax_entry(sigma=sigma, m=m, delta=delta)
 
 
 def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS, confident_gnmax_rdp
+    from core.accounting.ledger_maps import confident_gnmax_entry
 
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(confident_gnmax_rdp(sigma1, sigma2, m)), delta_conversion=delta,
-                    mechanism="confident-gnmax",
-                    description=f"{m} Confident-GNMax queries charged in advance, σ1 = {sigma1:.4g}, σ2 = {sigma2:.4g}",
-                    params={"sigma1": sigma1, "sigma2": sigma2, "m": m})
+    return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
 
 # ----------------------------------------------------------------------------- audit

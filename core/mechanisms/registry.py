@@ -252,6 +252,11 @@ class Mechanism:
     diagnostic: Callable[..., Any] | None = None
     picture: TestPicture | None = None
 
+    def __reduce__(self):
+        # Pickled by name (its functions may be closures): a run's state that holds its
+        # mechanism (an estimator's session) pickles, and comes back with the registered one.
+        return (get, (self.name,))
+
     @property
     def parameter_names(self) -> tuple[str, ...]:
         """The parameters' names, in order.
