@@ -109,7 +109,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       help="private labeled CSV file (UTF-8, comma separated, header row)")
     data.add_argument("--label-column", default=None, metavar="NAME",
                       help="label column of the private file (default: the first column named label, "
-                      "target, y or class, ignoring case, else the last column)")
+                      "target, y or class, ignoring case; with none, it must be given)")
     data.add_argument("--public", required=True, metavar="FILE",
                       help="public CSV file of the rows to label: the private file's feature columns "
                       "(a label column is allowed and ignored)")
@@ -298,7 +298,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if ledger_path is None and (args.budget_epsilon is not None or args.budget_delta is not None):
         raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
 
-    # 2. Data (the app's loading path: the same checks and messages), the chosen columns only.
+    # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
+    #    first the one column check, which says every problem of the private file at once.
+    checks.check_private(args, stderr)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates)
     raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
@@ -315,7 +317,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
                      f"{', '.join(table.dropped_columns)}.\n")
-    checks.warn(stderr, checks.warning_lines(table))
     for line in checks.missing_lines(table, public):
         stderr.write(f"{PROG}: missing values: {one_line(line)}\n")
     settings = pipeline.resolve(mech.name, given, len(public), strict=True)

@@ -331,6 +331,7 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
         )
     frame.columns = unique_column_names(header) if rename_duplicates else header
     frame = frame.reset_index(drop=True)
+    frame.attrs["header"] = list(header)  # the names as written, repeats included
     return frame
 
 
