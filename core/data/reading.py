@@ -680,6 +680,7 @@ def load_table(
             "teacher's learning pipeline."
         )
     dropped = 0
+    source_rows = np.arange(1, len(row_missing) + 1)
     if missing == "drop" and missing_rows:
         if missing_rows == len(row_missing):
             raise DataError(
@@ -692,6 +693,7 @@ def load_table(
         features = features.loc[keep].reset_index(drop=True)
         labels_text = labels_text[keep].reset_index(drop=True)
         dropped = missing_rows
+        source_rows = source_rows[keep]
 
     # Classes.
     distinct = pd.unique(labels_text)
@@ -727,4 +729,5 @@ def load_table(
         missing_rows=missing_rows,
         dropped_rows=dropped,
         dropped_columns=tuple(empty),
+        rows=source_rows,
     )

@@ -139,9 +139,12 @@ class PublishedStudent:
 
     @classmethod
     def from_student(cls, student: Student, classes, report: dict | None = None) -> "PublishedStudent":
-        """Wrap a :class:`Student` with the class names (e.g. ``Table.class_names``)."""
-        return cls(student.model, classes, epsilon=student.epsilon, delta=student.delta,
-                   mechanism=student.mechanism, report=report)
+        """Wrap a :class:`Student` with the class names (e.g. ``Table.class_names``); with a
+        report, (ε, δ) are the report's (written to 15 significant digits)."""
+        guarantee = (report or {}).get("guarantee") or {}
+        epsilon = guarantee.get("epsilon", student.epsilon)
+        delta = guarantee.get("delta", student.delta)
+        return cls(student.model, classes, epsilon=epsilon, delta=delta, mechanism=student.mechanism, report=report)
 
     def __repr__(self) -> str:
         return (f"PublishedStudent({learner_name(self.model)}, classes={list(self.classes_)}, "
