@@ -9,7 +9,6 @@ here and there.  The mechanisms, their flags and their help come from the regist
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from pathlib import Path
 from typing import Any, TextIO
@@ -147,8 +146,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
     out.add_argument("--report", default=None, metavar="FILE",
                      help="the JSON privacy report to write (mechanism, parameters, epsilon, delta, counts)")
     out.add_argument("--student", default=None, metavar="FILE",
-                     help="train a student on the private labels and write it with joblib "
-                     "(load it with joblib.load; it carries the labeling's epsilon and delta)")
+                     help="train a student on the private labels and write it: in skops' format when the "
+                     "name ends in .skops (loaded without running code from the file), else with joblib "
+                     "(a pickle: joblib.load runs code from the file); it predicts class names and carries "
+                     "the labeling's epsilon and delta")
     out.add_argument("--student-learner", default=None, metavar="NAME",
                      help="the student's learner (default: the teachers' learner)")
     out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
@@ -403,8 +404,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     # 6. The student: a post-processing of the labels, with the same guarantee.
     if "--student" in paths:
-        import joblib
-
         from core.ensemble.student import PublishedStudent
 
         try:
@@ -419,9 +418,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=len(public),
                                                    learner=args.learner, k=k, dataset=Path(args.private).name))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
-        buffer = io.BytesIO()
-        joblib.dump(published, buffer)
-        _write(paths["--student"], buffer.getvalue(), "--student")
+        skops_format = paths["--student"].suffix.lower() == ".skops"
+        _write(paths["--student"], published.to_skops() if skops_format else published.to_joblib(), "--student")
         stdout.write(
             f"Student ({student_learner}) trained on {student.n_labeled} labeled rows; it predicts the "
             f"class names and carries the same guarantee. Wrote {paths['--student']}.\n"
