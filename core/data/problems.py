@@ -41,6 +41,7 @@ __all__ = [
     "check_file",
     "check_columns",
     "suggest_label_column",
+    "without_columns",
 ]
 
 FIX_ACTIONS = ("choose_label", "rename_duplicates", "drop_empty_columns", "missing", "drop_column")
@@ -213,6 +214,19 @@ def suggest_label_column(columns: Sequence[str]) -> str | None:
             if str(column).strip().casefold() == wanted:
                 return str(column)
     return None
+
+
+def without_columns(source, columns: Sequence[str], *, rename_duplicates: bool = False,
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The CSV ``source`` without ``columns``, as CSV bytes (every value as written).
+
+    A column that would stop the file from loading (a number column holding text) can
+    be left out before :func:`core.data.load_table` reads it; the bytes stay in memory.
+    """
+    frame, _ = read_csv(source, max_bytes, "The file has a header row but no data rows.",
+                        rename_duplicates=rename_duplicates)
+    kept = frame.drop(columns=[c for c in columns if c in frame.columns])
+    return kept.to_csv(index=False).encode("utf-8")
 
 
 def _quoted(columns: Iterable[str], limit: int = 12) -> str:
