@@ -119,8 +119,8 @@ with st.expander("Split sizes", expanded=False):
         "a share is held out to test the student, the rest is private. A two-file job only holds out the "
         "test share of the private file."
     )
-    st.latex(r"m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
-             r"\qquad n = N - m - n_{\text{test}}\ \text{private rows}")
+    st.latex(r"\begin{gathered} m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
+             r"\\ n = N - m - n_{\text{test}}\ \text{private rows} \end{gathered}")
     c1, c2 = st.columns(2)
     pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=session.widget_key("data_ui", "public_fraction"))
     tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=session.widget_key("data_ui", "test_fraction"))
@@ -309,7 +309,7 @@ with session.shown_errors():
     ds = datasets.dataset()
 
     st.subheader(f"Loaded: {ds.title}")
-    c = st.columns(5)
+    c = st.columns(3) + st.columns(3)  # two rows: the labels fit a 1024-px window
     c[0].metric("Private rows (n)", ds.n_private)
     c[1].metric("Public queries (m)", ds.n_public)
     c[2].metric("Held-out test rows", ds.n_test)
@@ -390,12 +390,12 @@ with result_box, session.shown_errors():
     else:
         ens = cache.ensemble()
         result, _ = cache.labeling()
-        m = st.columns([1, 1, 1, 1.7])
+        m = st.columns(3)
         m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
         m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
         m[2].metric("Not processed", result.n_unprocessed,
                     help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
-        m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
+        st.metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")  # a row of its own: it fits
         ledgers.show_spent(st, ds, ens=ens)
         st.caption(
             f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
@@ -406,5 +406,5 @@ with result_box, session.shown_errors():
         )
         # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
         targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
-        for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
+        for col, (path, label, icon) in zip(st.columns(3) + st.columns(3), targets):
             col.page_link(path, label=label, icon=icon)

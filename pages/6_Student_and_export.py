@@ -49,7 +49,14 @@ with session.shown_errors():
     mechanism = session.privacy()["mechanism"]
     asked = session.request(mechanism)
     planned = pipeline.privacy_map(mechanism, asked, int(ens.votes.shape[0]))
-    fixed = ", ".join(f"{name} = {value:g}" if isinstance(value, float) else f"{name} = {value}"
+    from core.mechanisms import registry
+
+    def _setting(name: str) -> str:  # the registry's words for a setting, never its code name
+        if name in ("epsilon", "delta"):
+            return "ε" if name == "epsilon" else "δ"
+        return registry.get(mechanism).parameter(name).label
+
+    fixed = ", ".join(f"{_setting(name)} = {value:g}" if isinstance(value, float) else f"{_setting(name)} = {value}"
                       for name, value in asked.items())
     st.markdown(
         "What you download is a **release**: a *fresh* run at parameters fixed before its output is seen, "
@@ -102,7 +109,7 @@ with session.shown_errors():
         s = st.columns(3)
         s[0].metric("Rows with a label", student.n_labeled)
         s[1].metric("Random labels (⊥ policy)", student.n_random)
-        s[2].metric("Unlabeled rows (semi-supervised)", student.n_unlabeled)
+        s[2].metric("Unlabeled rows", student.n_unlabeled, help="Rows given to a semi-supervised student without a label.")
         st.caption(f"The student inherits (ε, δ) = ({student.epsilon:.4g}, {student.delta:.3g}).")
 
     st.markdown("**Accuracy on the held-out test rows**")
@@ -155,7 +162,7 @@ with session.shown_errors():
         st.caption("The public file has columns named like the ones the export adds; the export's own are "
                    + ", ".join(f"**{names[r]}**" for r in ("label", "answered", "status"))
                    + ", and the file's columns keep their names.")
-    d = st.columns(4)
+    d = st.columns(2) + st.columns(2)
     if rel is None:
         st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
                 "run at the current settings; the runs explored so far were chosen by looking at them, so "

@@ -42,6 +42,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 DOTTED = re.compile(r"\b(?:core|pages|st|np|pd|sklearn|numpy|pandas|streamlit)\.[A-Za-z_]\w*(?:\.\w+)*")
 SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
 CODE_LINE = re.compile(r"^\s*[A-Za-z_]\w*\s*=\s*\S")
+SETTING = re.compile(r"\b(?:epsilon|delta|sigma[12]?|gamma|beta|eta)\s*=")  # a setting by its code name
 TEXT_FIELDS = ("body", "label", "help", "placeholder", "caption", "text", "value", "options", "default_text",
                "title", "description")
 
@@ -93,7 +94,7 @@ def hits(at: AppTest, data_names=()) -> list[str]:
     allowed = allowed_names(at) | set(data_names)
     found = []
     for text in visible_text(at):
-        for pattern in (FLAG, DOTTED):
+        for pattern in (FLAG, DOTTED, SETTING):
             found += [m.group() for m in pattern.finditer(text)]
         found += [m.group() for m in SNAKE.finditer(text) if m.group() not in allowed
                   and not any(m.group() in a for a in allowed)]
@@ -101,14 +102,19 @@ def hits(at: AppTest, data_names=()) -> list[str]:
     return sorted(set(found))
 
 
-@pytest.fixture(scope="module")
-def session():
-    sys.path.insert(0, str(ROOT))
+def fresh() -> AppTest:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["demo_seed"] = True
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+@pytest.fixture(scope="module")
+def session():
+    return fresh()
 
 
 def _page(at: AppTest, page: str) -> AppTest:
@@ -123,6 +129,7 @@ def test_the_scan_finds_what_it_looks_for():
     assert [m.group() for m in DOTTED.finditer(text)] == ["core.pipeline.resolve"]
     assert [m.group() for m in SNAKE.finditer(text)] == ["btt_min_teachers"]
     assert CODE_LINE.match(text.splitlines()[1])
+    assert SETTING.findall("with epsilon = 4, delta = 1e-05") == ["epsilon =", "delta ="]
     assert not FLAG.findall("a --- b, −0.5, ε-DP") and not SNAKE.findall("non-private, one-click")
 
 
@@ -157,9 +164,9 @@ def test_data_page_on_a_real_looking_upload_names_no_flag(session):
     assert "the label the label" not in text and "--drop" not in text
 
 
-def test_the_fixes_are_one_click_each_and_the_real_table_loads(session):
+def test_the_fixes_are_one_click_each_and_the_real_table_loads():
     """The criminal-justice table: choose the label, then one click per fix; no round trips."""
-    at = _page(session, "Data")
+    at = _page(fresh(), "Data")
     at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
     at.file_uploader(key="upload_private").set_value(("people.csv", criminal_justice_csv(n=300), "text/csv")).run()
     assert any("never guessed" in i.value for i in at.info)  # no column named like a label: nothing loads
@@ -183,3 +190,46 @@ def test_the_fixes_are_one_click_each_and_the_real_table_loads(session):
     click("Drop 'first'")
     assert int(next(m.value for m in at.main.metric if m.label == "Features")) == features - 1
     assert "**first**" not in " ".join(w.value for w in at.warning)
+
+
+def test_the_demo_data_says_which_check_it_did_not_make(session):
+    """Generated data: x0 gives the label by design, so the stand-in check is not made, and said so."""
+    at = _page(session, "Data")
+    at.radio(key="w_data_ui_source").set_value("Generator").run()
+    assert not at.exception, at.exception
+    text = " ".join(visible_text(at))
+    assert "stand-in" not in " ".join(w.value for w in at.warning)
+    summary = next(c.value for c in at.caption if c.value.startswith(("No problem found", "1 problem", "2 problem")))
+    assert "Not checked: label stand-ins" in summary and "generated data" in summary
+    assert "nothing looks wrong" not in text.lower() and "No column looks like" not in text
+
+
+def _shown_strings(path: Path) -> list[str]:
+    """Bare strings that Streamlit's magic would write on the page: every string statement
+    except a module's or a function's docstring (Streamlit shows the others as text)."""
+    import ast
+
+    found = []
+
+    def visit(body, docstring_allowed: bool) -> None:
+        for i, node in enumerate(body):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                if not (i == 0 and docstring_allowed):
+                    found.append(f"{path.name}:{node.lineno}: {node.value.value.strip()[:60]}")
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(node, name, None)
+                if isinstance(inner, list) and not isinstance(node, ast.ClassDef):
+                    visit(inner, isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and name == "body")
+            for handler in getattr(node, "handlers", []):
+                visit(handler.body, False)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body, True)
+    return found
+
+
+@pytest.mark.parametrize("path", [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*.py"))], ids=lambda p: p.name)
+def test_no_page_holds_a_bare_string_that_would_be_shown(path):
+    found = _shown_strings(path)
+    if path.name not in ("1_Data.py", "6_Student_and_export.py") and found:
+        pytest.xfail(str(found))  # pages of other owners: listed for their fix
+    assert not found, found
