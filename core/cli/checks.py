@@ -48,13 +48,14 @@ def raw_frame(path: str, rename_duplicates: bool = False):
 
 
 def choose_label_column(columns: Sequence[str], label_column: str | None) -> str | None:
-    """The label column as :func:`core.data.load_table` chooses it (None: let it say why not)."""
+    """The label column: ``--label-column``, else a column named label, target, y or class;
+    never a column taken for its position (None: no such column)."""
     if label_column is not None:
         return label_column if label_column in columns else None
     for column in columns:
         if str(column).strip().lower() in _LABEL_NAMES:
             return column
-    return columns[-1] if columns else None
+    return None
 
 
 def _unknown(names: list[str], columns: Sequence[str], flag: str, what: str) -> None:
