@@ -200,7 +200,8 @@ class ColumnCheck:
         else:
             text = f"No problem found by these checks: {made}."
         if self.not_made:
-            text += " Not checked: " + "; ".join(f"{_CHECKS[k]} ({why})" for k, why in self.not_made.items()) + "."
+            text += " Not checked: " + "; ".join(f"{_CHECKS[k].split(' (')[0]} ({why})"
+                                                 for k, why in self.not_made.items()) + "."
         return text
 
 

@@ -181,3 +181,16 @@ def test_command_line_refuses_to_guess_the_label_column(tmp_path):
                         "--delta", "1e-5", "--out", str(tmp_path / "o.csv")],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 2 and "never guessed" in r.stderr and "--label-column NAME" in r.stderr
+
+
+def test_a_number_column_with_text_is_listed_and_can_be_left_out_before_loading():
+    from core.data.problems import without_columns
+
+    rows = ["a,b,label"] + [f"{i},{'seven' if i == 7 else i * 2},{'yes' if i % 3 else 'no'}" for i in range(40)]
+    data = ("\n".join(rows) + "\n").encode()
+    check = check_file(data, label_column="label")
+    problem = next(p for p in check.problems if p.kind == "not_numbers")
+    assert problem.blocking and problem.columns == ("b",) and "'seven'" in problem.sentence
+    assert [f.flag for f in problem.fixes] == ["--drop b"] and problem.fixes[0].title == "Drop 'b'"
+    table = load_table(without_columns(data, ["b"]), label_column="label")
+    assert table.feature_names == ("a",) and table.n_rows == 40
