@@ -111,38 +111,6 @@ def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
     return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
 
-# ----------------------------------------------------------------------------- audit
-
-
-_GAUSSIAN = ("gnmax", "confident-gnmax")
-
-
-def _audit(name: str):
-    def scenario(pair: str | None = None, **settings: Any):
-        if name in _GAUSSIAN:
-            from core.audit.gaussian import gaussian_scenario
-
-            return gaussian_scenario(name, pair=pair, **settings)
-        from core.audit.scenarios import builtin_scenario
-
-        return builtin_scenario(name, pair=pair, **settings)
-
-    return scenario
-
-
-def _pairs(name: str):
-    def pairs() -> tuple[list[str], str]:
-        if name in _GAUSSIAN:
-            from core.audit.gaussian import gaussian_pairs
-
-            return gaussian_pairs(name)
-        from core.audit.scenarios import builtin_pairs
-
-        return builtin_pairs(name)
-
-    return pairs
-
-
 def _baseline_online(m_max: int, rng, *, epsilon, delta):
     from core.mechanisms.a_stab import BaselineSession
 
@@ -175,8 +143,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"], P["T"], P["calibration"], P["beta"]),
     label=_btt,
     privacy_map=_btt_map,
-    audit=_audit("btt"),
-    audit_pairs=_pairs("btt"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "calibration": "tight"},
     explanation=_BTT_TEXT,
     formulas=_BTT_FORMULAS,
@@ -193,8 +159,6 @@ register(Mechanism(
     label=_btt_soft,
     privacy_map=_btt_soft_map,
     inputs="scores",
-    audit=_audit("btt-soft"),
-    audit_pairs=_pairs("btt-soft"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "eta": 0.25, "calibration": "tight"},
     explanation=_BTT_TEXT + " Soft labels test the histogram of the teachers' scores on bins of width η, "
     "then on bins shifted by η/2, and release the midpoint of the top bin.",
@@ -212,8 +176,6 @@ register(Mechanism(
     privacy_map=_lnmax_map,
     spend=_lnmax_spend,
     derived=("gamma",),
-    audit=_audit("lnmax"),
-    audit_pairs=_pairs("lnmax"),
     audit_defaults={"gamma": 1.0, "delta": 1e-5},
     explanation=(
         "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
@@ -237,8 +199,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"]),
     label=_baseline,
     privacy_map=_baseline_map,
-    audit=_audit("baseline"),
-    audit_pairs=_pairs("baseline"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
         "**The baseline** answers every query on its own with the one-query stability "
@@ -258,8 +218,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"]),
     label=_a_stab,
     privacy_map=_a_stab_map,
-    audit=_audit("a-stab"),
-    audit_pairs=_pairs("a-stab"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
         "**$A_{\\mathrm{stab}}$** releases the plurality label of one query when its distance to "
@@ -373,8 +331,6 @@ register(Mechanism(
     privacy_map=_gnmax_map,
     spend=_gnmax_spend,
     derived=("sigma",),
-    audit=_audit("gnmax"),
-    audit_pairs=_pairs("gnmax"),
     audit_defaults={"sigma": 2.5, "delta": 1e-5},
     explanation=(
         "**GNMax** (PATE 2018) adds Gaussian noise to every vote count and releases the class "
@@ -398,8 +354,6 @@ register(Mechanism(
     privacy_map=_confident_map,
     spend=_confident_spend,
     derived=("sigma1", "sigma2"),
-    audit=_audit("confident-gnmax"),
-    audit_pairs=_pairs("confident-gnmax"),
     audit_defaults={"threshold": 10.0, "sigma1": 1.75, "sigma2": 50.0, "delta": 1e-5},
     explanation=(
         "**Confident-GNMax** (PATE 2018) first checks, with Gaussian noise σ1, that the teachers "

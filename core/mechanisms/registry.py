@@ -387,19 +387,10 @@ def get(name: str) -> Mechanism:
     return mech
 
 
-_LOADED = False
-
-
 def _load_builtin() -> None:
-    """Register the built-in mechanisms once (their modules import lazily)."""
-    global _LOADED
-    if _LOADED:
-        return
-    with _LOCK:
-        if _LOADED:
-            return
-        _LOADED = True
-    from core.mechanisms import builtin  # noqa: F401  (registers on import)
+    """Nothing to do: the built-in mechanisms are registered when the package is imported
+    (``core/mechanisms/__init__.py`` imports :mod:`core.mechanisms.builtin`, which imports
+    this module), so the registry imports no module above it."""
 
 
 # The parameters shared by several mechanisms: one definition each.
