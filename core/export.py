@@ -172,6 +172,9 @@ PUBLIC_PARAMETERS = frozenset(
         # noisy continuous statistics are only compared with the budget, never published
         "passed",
         "epsilon_test",
+        # DP training routes: the penalty (fixed from public sizes or given) and the noise kind
+        "C",
+        "perturbation",
     }
 )
 """Names of :attr:`LabelingResult.params` entries that an export may show.

@@ -299,7 +299,7 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
     Raises
     ------
     ParameterError
-        For a mechanism that reads scores rather than vote counts.
+        For a mechanism that reads scores or private rows rather than vote counts.
     """
     mech = registry.get(mechanism)
     params = resolve(mechanism, settings, m_max, strict=strict)
@@ -313,8 +313,9 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
         from core.mechanisms.session import OneShotSession
 
         return OneShotSession(mech, m_max, rng, params)
+    what = "trains a model on the private rows" if mech.inputs == "rows" else "reads the teachers' scores"
     raise ParameterError(
-        f"{mech.name} reads the teachers' scores, not their votes, so it cannot answer a stream of "
+        f"{mech.name} {what}, not their votes, so it cannot answer a stream of "
         f"queries; choose one of {', '.join(n for n in registry.names() if registry.get(n).inputs == 'counts')}."
     )
 
