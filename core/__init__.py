@@ -7,7 +7,9 @@ differential-privacy guarantees (:mod:`core.mechanisms`, accounted in
 publish (:mod:`core.ensemble.student`).  :mod:`core.theory` holds the theory calculators and
 :mod:`core.audit` the empirical privacy audit.
 
-The top-level names are imported lazily, so ``import core`` is cheap.
+The top-level names and the subpackages (``core.accounting``, ``core.data``,
+``core.pipeline`` …) are imported lazily on first use, so ``import core`` is cheap and
+``core.accounting`` works without its own import; ``dir(core)`` lists both.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ _EXPORTS = {
     "train_student": "ensemble",
     # estimator
     "PrivateEnsembleClassifier": "ensemble",
+    "PrivacyWarning": "ensemble.estimator",
     # errors
     "PrivateLabelLabError": "errors",
     "DataError": "errors",
@@ -58,9 +61,20 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
+def _submodules() -> list[str]:
+    """The public subpackages and modules of ``core`` (names without a leading underscore)."""
+    import pkgutil
+
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
 def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
+        if name in _submodules():
+            value = importlib.import_module(f".{name}", __name__)
+            globals()[name] = value
+            return value
         raise AttributeError(f"module 'core' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
@@ -68,4 +82,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return __all__
+    return sorted(set(__all__) | set(_submodules()))

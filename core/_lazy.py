@@ -11,7 +11,8 @@ import importlib
 from typing import Any, Callable
 
 
-def lazy_exports(package: str, exports: dict[str, str]) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(package: str, exports: dict[str, str], more: dict[str, str] | None = None,
+                 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``(__all__, __getattr__, __dir__)`` for a package re-exporting ``exports``.
 
     Parameters
@@ -19,12 +20,18 @@ def lazy_exports(package: str, exports: dict[str, str]) -> tuple[list[str], Call
     package : str
         The package's ``__name__``.
     exports : dict
-        Public name -> the submodule (relative to ``package``) that defines it.
+        Public name -> the submodule (relative to ``package``) that defines it: the
+        package's ``__all__`` and ``dir()``.
+    more : dict, optional
+        Names still reachable as attributes of the package (for existing callers) but
+        not part of its public API: not in ``__all__`` nor ``dir()``; their home is the
+        submodule.
     """
     names = sorted(exports)
+    reachable = {**(more or {}), **exports}
 
     def __getattr__(name: str) -> Any:
-        module = exports.get(name)
+        module = reachable.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(f"{package}.{module}"), name)

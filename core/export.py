@@ -14,13 +14,16 @@ the report's parameters pass through the explicit allow-list
 dropped even if listed.
 
 Schema of :func:`labeled_frame` (columns, in order)
-    the public feature columns, as given (same names, order, values and index; a float
+    the public file's columns, as given (same names, order, values and index; a float
     column holding only whole numbers becomes a nullable integer column, so Adult's
-    ``age`` is written ``40``, not ``40.0``);
-    ``label``: object column — for hard labels the class name (text), for soft labels
+    ``age`` is written ``40``, not ``40.0``); then the columns the export adds, named by
+    :func:`export_columns` so that they never clash with the public file's own (by
+    default ``label``, ``answered`` and ``status``; ``private_status`` when the public
+    file has a ``status`` column, and so on):
+    label: object column — for hard labels the class name (text), for soft labels
     the released score (float); the empty string ``""`` where the query was not answered;
-    ``answered``: bool;
-    ``status``: ``"answered"``, ``"abstained"`` (⊥) or ``"not processed"`` (after the
+    answered: bool;
+    status: ``"answered"``, ``"abstained"`` (⊥) or ``"not processed"`` (after the
     mechanism halted).
 
 Schema of :func:`privacy_report` (keys, in order)
@@ -62,13 +65,19 @@ __all__ = [
     "FORBIDDEN_WORD_EXCEPTIONS",
     "ADJACENCY",
     "LIBRARY",
+    "EXPORT_ROLES",
+    "export_columns",
     "labeled_frame",
     "privacy_report",
     "report_json",
 ]
 
 LABEL_COLUMNS = ("label", "answered", "status")
-"""The columns :func:`labeled_frame` appends after the public features."""
+"""The columns :func:`labeled_frame` appends after the public features (their default names)."""
+
+EXPORT_ROLES = ("row", "label", "answered", "status")
+"""The columns an export may add: ``row`` (a teaching split's row number in the uploaded
+file), then :data:`LABEL_COLUMNS`."""
 
 STATUS_ANSWERED = "answered"
 STATUS_ABSTAINED = "abstained"
@@ -163,6 +172,9 @@ PUBLIC_PARAMETERS = frozenset(
         # noisy continuous statistics are only compared with the budget, never published
         "passed",
         "epsilon_test",
+        # DP training routes: the penalty (fixed from public sizes or given) and the noise kind
+        "C",
+        "perturbation",
     }
 )
 """Names of :attr:`LabelingResult.params` entries that an export may show.
@@ -212,30 +224,71 @@ def _check_result(result: Any) -> np.ndarray:
     return labels
 
 
-def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None) -> pd.DataFrame:
+def export_columns(public_columns: Sequence[str]) -> dict[str, str]:
+    """The names of the columns an export adds, none of them a name of the public file.
+
+    Decide them when the files load, from every column of the public file (and the
+    private file's, for a teaching split), so that a release is never refused for a
+    clash and the public file's own columns pass through untouched.  A role whose
+    default name is taken gets ``private_`` in front (``private_status``), then a number
+    (``private_status_2``) until the name is free.
+
+    Parameters
+    ----------
+    public_columns : sequence of str
+        Every column name of the public file.
+
+    Returns
+    -------
+    dict
+        Role (:data:`EXPORT_ROLES`) -> column name; the names are distinct.
+
+    Examples
+    --------
+    >>> export_columns(["status", "duration"])["status"]
+    'private_status'
+    """
+    taken = {str(c) for c in public_columns}
+    out: dict[str, str] = {}
+    for role in EXPORT_ROLES:
+        name = role if role not in taken else f"private_{role}"
+        i = 2
+        while name in taken:
+            name = f"private_{role}_{i}"
+            i += 1
+        taken.add(name)
+        out[role] = name
+    return out
+
+
+def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None, *,
+                  columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The public rows with their private labels, ready to be written as a CSV.
 
     Parameters
     ----------
     public : pandas.DataFrame, shape (m, n_features)
-        The public rows that were labeled, in the order they were labeled.  They must not
-        already have a column named ``label``, ``answered`` or ``status``.
+        The public rows that were labeled, in the order they were labeled.  Their columns
+        pass through untouched, whatever their names.
     result : LabelingResult
         The private labeling of these rows.
     class_names : sequence of str or None
         Class id -> name (e.g. ``Table.class_names``).  Not used for soft labels; for
         hard labels None writes the class id as text.
+    columns : mapping, optional (keyword-only)
+        The names of the added columns (:func:`export_columns`, decided when the files
+        loaded).  Default: :func:`export_columns` of ``public``'s columns.
 
     Returns
     -------
     pandas.DataFrame
         A copy of ``public`` (same columns, order, values and index; float columns of whole
-        numbers as nullable ``Int64``) followed by:
+        numbers as nullable ``Int64``) followed by, under the names of ``columns``:
 
-        - ``label`` (object): the class name for hard labels, the released score (float)
+        - label (object): the class name for hard labels, the released score (float)
           for soft labels, ``""`` (empty) where the query was not answered;
-        - ``answered`` (bool);
-        - ``status`` (object): ``"answered"``, ``"abstained"`` or ``"not processed"``.
+        - answered (bool);
+        - status (object): ``"answered"``, ``"abstained"`` or ``"not processed"``.
 
         Nothing else: no votes, margins or teacher outputs.
 
@@ -245,7 +298,8 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
         When ``public`` is not a DataFrame, its length differs from the labeling, or a
         label has no class name.
     SchemaError
-        When ``public`` already has a ``label``, ``answered`` or ``status`` column.
+        When a name in ``columns`` is one of ``public``'s columns (names decided for
+        another file).
     """
     labels = _check_result(result)
     if not isinstance(public, pd.DataFrame):
@@ -255,11 +309,13 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             f"There are {len(public)} public rows but the labeling has {labels.shape[0]} answers; "
             "pass the rows that were labeled, in the same order."
         )
-    clash = [c for c in LABEL_COLUMNS if c in public.columns]
-    if clash:
+    added = export_columns(list(public.columns)) if columns is None else {r: str(columns[r]) for r in LABEL_COLUMNS}
+    clash = [added[r] for r in LABEL_COLUMNS if added[r] in public.columns]
+    if clash or len({added[r] for r in LABEL_COLUMNS}) < len(LABEL_COLUMNS):
         raise SchemaError(
-            f"The public table already has a column named {', '.join(map(repr, clash))}; rename it "
-            "before exporting, since the export adds label, answered and status columns."
+            f"The export's column names {', '.join(map(repr, clash or [added[r] for r in LABEL_COLUMNS]))} clash "
+            "with the public rows' columns or with each other; decide them with export_columns from every "
+            "column of the public file."
         )
     answered = labels >= 0
     label = np.full(labels.shape, "", dtype=object)
@@ -285,10 +341,28 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             known = values[~np.isnan(values)]
             if known.size and np.all(np.isfinite(known)) and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
                 frame[column] = frame[column].astype("Int64")
-    frame["label"] = pd.Series(label, index=public.index, dtype=object)
-    frame["answered"] = pd.Series(answered, index=public.index, dtype=bool)
-    frame["status"] = pd.Series(_status(labels), index=public.index, dtype=object)
+    frame[added["label"]] = pd.Series(label, index=public.index, dtype=object)
+    frame[added["answered"]] = pd.Series(answered, index=public.index, dtype=bool)
+    frame[added["status"]] = pd.Series(_status(labels), index=public.index, dtype=object)
     return frame
+
+
+SIGNIFICANT_DIGITS = 15
+"""(ε, δ) in a report (the guarantee, the release, the ledger, and the ε and δ settings) are
+written with 15 significant digits: a setting reached by adding a slider's step (0.1) to
+itself, such as 3.2999999999999994, is written as the step it is (3.3); the change (under
+1e-15 relative) is below the floating-point error of the accounting itself.  Other numbers
+are written exactly."""
+
+_BUDGET_NAMES = frozenset({"epsilon", "delta", "epsilon_target", "delta_target"})
+
+
+def _budget(value: Any) -> Any:
+    """ε or δ for a report: :func:`_scalar`, finite floats to :data:`SIGNIFICANT_DIGITS`."""
+    value = _scalar(value)
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    return value
 
 
 def _scalar(value: Any) -> Any:
@@ -322,7 +396,7 @@ def _public_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
     for name in sorted(params or {}, key=str):
         if not _is_public_name(name):
             continue
-        value = _scalar(params[name])
+        value = _budget(params[name]) if name in _BUDGET_NAMES else _scalar(params[name])
         if value is not _NOT_SCALAR:
             out[name] = value
     return out
@@ -427,8 +501,8 @@ def privacy_report(
         "mechanism": str(result.mechanism),
         "adjacency": ADJACENCY,
         "guarantee": {
-            "epsilon": _scalar(result.epsilon),
-            "delta": _scalar(result.delta),
+            "epsilon": _budget(result.epsilon),
+            "delta": _budget(result.delta),
             "accounting": str(result.accounting),
         },
         "parameters": _public_parameters(result.params),
@@ -444,8 +518,8 @@ def privacy_report(
     }
     if ledger_total is not None:
         report["release"] = {
-            "epsilon": _scalar(result.epsilon),
-            "delta": _scalar(result.delta),
+            "epsilon": _budget(result.epsilon),
+            "delta": _budget(result.delta),
             "covers": RELEASE_COVERS,
         }
         report["ledger"] = _ledger_section(ledger_total, result)
@@ -481,8 +555,8 @@ def _ledger_section(total: Any, result: LabelingResult) -> dict[str, Any]:
         )
     method = _field(total, "method")
     return {
-        "epsilon": _scalar(eps),
-        "delta": _scalar(delta),
+        "epsilon": _budget(eps),
+        "delta": _budget(delta),
         "runs": runs,
         "accounting": "composition of the runs' a-priori privacy maps"
         + (f" ({method})" if isinstance(method, str) and method else ""),

@@ -57,6 +57,16 @@ Continuous noise (floats)
     noise; only the argmax is released, never the noisy counts) and the Remark-1
     estimate of the teachers' error rate.
 
+``gaussian(scale, size, rng)``
+    Continuous Gaussian noise: GNMax's and Confident-GNMax's vote noise (compared, never
+    released) and the Gaussian mechanism of the DP-trained models (a noisy objective or
+    noisy sufficient statistics, released only through the model's labels).
+
+``gamma_norm_vector(dimension, scale, size, rng)``
+    A vector ``b`` of ``R^d`` with density ``∝ exp(−‖b‖₂/scale)``: a uniform direction
+    times a ``Gamma(d, scale)`` norm.  The noise of objective perturbation (Chaudhuri,
+    Monteleoni, Sarwate 2011, Algorithm 2) in :mod:`core.mechanisms.dp_training`.
+
 Generators
 ----------
 Every function takes ``rng``: a :class:`numpy.random.Generator`, an int seed, or None.
@@ -99,6 +109,7 @@ __all__ = [
     "check_rng",
     "secure_rng",
     "gaussian",
+    "gamma_norm_vector",
     "laplace",
     "discrete_laplace",
     "discrete_laplace_tail",
@@ -648,3 +659,48 @@ def gaussian(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
     numpy.ndarray of float
     """
     return check_rng(rng).normal(0.0, float(_check_scale(scale)), size)
+
+
+def gamma_norm_vector(dimension: int, scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
+    """Vectors of ``R^d`` with density ``∝ exp(−‖b‖₂ / scale)`` (objective perturbation's noise).
+
+    In polar coordinates the density ``exp(−r/scale)`` times the sphere's surface
+    element ``r^(d−1)`` makes the norm ``Gamma(shape=d, scale)`` and the direction
+    uniform on the sphere, independent of each other (Chaudhuri, Monteleoni, Sarwate
+    2011, §3): the direction is a standard normal vector divided by its norm.
+
+    Parameters
+    ----------
+    dimension : int
+        The dimension ``d >= 1``.
+    scale : float
+        The scale of the norm's Gamma distribution (``E‖b‖ = d · scale``); positive.
+    size : int, optional
+        Number of vectors; None gives one vector of shape ``(d,)``.
+    rng : Generator, int or None
+        See :func:`check_rng`.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Shape ``(d,)``, or ``(size, d)``.
+
+    References
+    ----------
+    K. Chaudhuri, C. Monteleoni, A. D. Sarwate, "Differentially Private Empirical Risk
+    Minimization", JMLR 12, 2011.
+    """
+    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+        raise ParameterError(f"dimension must be a whole number >= 1, got {dimension!r}.")
+    d = int(dimension)
+    s = float(_check_scale(scale))
+    gen = check_rng(rng)
+    n = 1 if size is None else int(size)
+    direction = gen.standard_normal((n, d))
+    norms = np.linalg.norm(direction, axis=1, keepdims=True)
+    while np.any(norms == 0.0):  # probability zero in exact arithmetic; redraw the rows
+        bad = norms[:, 0] == 0.0
+        direction[bad] = gen.standard_normal((int(bad.sum()), d))
+        norms = np.linalg.norm(direction, axis=1, keepdims=True)
+    out = direction / norms * gen.gamma(float(d), s, (n, 1))
+    return out[0] if size is None else out

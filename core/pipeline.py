@@ -54,12 +54,39 @@ __all__ = [
     "labeled_csv",
     "report",
     "tune_price",
+    "tune_plan",
     "tune",
+    "holdout_score",
 ]
 
 
-def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool = False) -> dict[str, Any]:
+def _unknown_setting_message(mech, extra, allowed) -> str:
+    """``x does not apply to m, which takes …`` with the nearest valid name of each."""
+    import difflib
+
+    hints = []
+    for name in extra:
+        close = difflib.get_close_matches(name, sorted(allowed), n=1, cutoff=0.6)
+        if close:
+            hints.append(f"did you mean {close[0]!r} for {name!r}?")
+    return (f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}"
+            + (f"; {' '.join(hints)}" if hints else "."))
+
+
+def _known_settings() -> set[str]:
+    """Every setting some registered mechanism takes (and ε)."""
+    names = {"epsilon"}
+    for name in registry.names():
+        names.update(registry.get(name).parameter_names)
+    return names
+
+
+def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None) -> dict[str, Any]:
     """The keyword arguments of ``mechanism``'s labeling function for a request.
+
+    What is asked is what runs: an unknown setting is refused (with the nearest valid
+    name), and a target ε together with the noise parameter it decides is refused naming
+    both values, so a request can never run at other parameters than the ones it names.
 
     Parameters
     ----------
@@ -70,9 +97,12 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
         whose noise follows from ε.  A parameter left out (or None) takes its default.
     m : int
         The number of queries the run will label (ε is spent over these).
-    strict : bool
-        Refuse settings the mechanism does not take (the command line), instead of
-        ignoring them (the app keeps one set of settings for every mechanism).
+    strict : bool or None, default None
+        None: refuse a setting that no registered mechanism takes (a misspelt name such
+        as ``detla``), and pass over the settings of other registered mechanisms (one set
+        of settings for every mechanism, as the app keeps).  True: refuse every setting
+        this mechanism does not take (the command line, the estimator).  False: ignore
+        unknown settings too.
 
     Returns
     -------
@@ -88,22 +118,21 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     mech = registry.get(mechanism)
     given = {name: value for name, value in settings.items() if value is not None}
     allowed = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
-    if strict:
+    if strict is not False:
         extra = sorted(set(given) - allowed)
+        if strict is None:
+            known = _known_settings()
+            extra = [name for name in extra if name not in known]
         if extra:
-            raise ParameterError(
-                f"{', '.join(extra)} does not apply to {mech.name}, which takes {', '.join(sorted(allowed))}."
-            )
+            raise ParameterError(_unknown_setting_message(mech, extra, allowed))
     out: dict[str, Any] = {}
     for p in mech.parameters:
         if p.name in given:
             out[p.name] = p.convert(given[p.name])
     if mech.spend is not None:
         derived_given = [d for d in mech.derived if d in out]
-        if derived_given and "epsilon" in given and strict:
-            raise ParameterError(
-                f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both."
-            )
+        if derived_given and "epsilon" in given:
+            raise ParameterError(_conflict_message(mech, given, out, derived_given, m))
         if len(derived_given) < len(mech.derived):
             if "epsilon" not in given:
                 raise ParameterError(f"{mech.name} needs epsilon (or {', '.join(mech.derived)}).")
@@ -119,7 +148,22 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     return out
 
 
-def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
+def _conflict_message(mech, given, out, derived_given, m) -> str:
+    """Both ε and the noise it decides: name both values (and what the noise would spend)."""
+    noise = " and ".join(f"{d} = {out[d]:g}" if isinstance(out[d], float) else f"{d} = {out[d]!r}" for d in derived_given)
+    spends = ""
+    try:
+        params = {p.name: out.get(p.name, p.default) for p in mech.parameters}
+        if all(params.get(d) is not None for d in mech.derived):
+            g = mech.privacy_map(max(int(m), 1), **params)
+            spends = f" ({noise} spends ε = {g.epsilon:.4g} on {int(m)} queries)"
+    except Exception:  # noqa: BLE001 - the refusal stands; the figure is a courtesy
+        spends = ""
+    return (f"{mech.name} takes either epsilon or {' and '.join(derived_given)} (which decide each other), not both: "
+            f"epsilon = {float(given['epsilon']):g} was asked and {noise}{spends}. Give only one.")
+
+
+def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """The data-independent guarantee of a run on ``m`` queries (before any data is seen).
 
     Parameters
@@ -130,6 +174,8 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
         The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
     m : int
         Number of queries.
+    strict : bool or None, default None
+        See :func:`resolve`.
 
     Returns
     -------
@@ -145,10 +191,10 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int):
     docs/design.md §3, §8.
     """
     mech = registry.get(mechanism)
-    return mech.privacy_map(int(m), **resolve(mechanism, settings, m))
+    return mech.privacy_map(int(m), **resolve(mechanism, settings, m, strict=strict))
 
 
-def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
+def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
     """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
@@ -177,7 +223,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
     from core.accounting.ledger_entries import ApproxDPEntry
 
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m)
+    params = resolve(mechanism, settings, m, strict=strict)
     if mech.ledger_entry is not None:
         return mech.ledger_entry(int(m), **params)
     g = mech.privacy_map(int(m), **params)
@@ -186,7 +232,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int):
                          description=g.detail, params=public)
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool = False, ledger=None):
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool | None = None, ledger=None, rows=None):
     """Label queries with a registered mechanism.
 
     Parameters
@@ -198,7 +244,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     settings : mapping
         See :func:`resolve`.
     rng : Generator, int or None
-    strict : bool
+    strict : bool or None, default None
         See :func:`resolve`.
     ledger : core.accounting.PrivacyLedger or None
         The ledger of the private data the inputs come from: the run's a-priori privacy
@@ -206,6 +252,10 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
         with :class:`core.errors.BudgetExhausted` and nothing runs).  Every run that
         touches the private data should be charged, including runs that are only looked
         at (docs/design.md §9).
+    rows : sequence of str, optional
+        The fingerprints of the private rows the votes come from
+        (:func:`core.accounting.row_fingerprints`): the run is charged to those rows only
+        (docs/design.md §13); None charges every row of the ledger.
 
     Returns
     -------
@@ -215,11 +265,11 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
     params = resolve(mechanism, settings, m, strict=strict)
     if ledger is not None:
-        ledger.charge(ledger_entry(mechanism, params, m))
+        ledger.charge(ledger_entry(mechanism, params, m), rows=rows)
     return mech.label(inputs, **params, rng=rng)
 
 
-def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None):
+def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None, strict: bool | None = None):
     """A mechanism answering a stream of query batches under one budget for ``m_max`` queries.
 
     The returned object has ``answer(counts) -> labels`` (class ids, ⊥ = -1, -2 once
@@ -249,10 +299,10 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
     Raises
     ------
     ParameterError
-        For a mechanism that reads scores rather than vote counts.
+        For a mechanism that reads scores or private rows rather than vote counts.
     """
     mech = registry.get(mechanism)
-    params = resolve(mechanism, settings, m_max)
+    params = resolve(mechanism, settings, m_max, strict=strict)
     if mech.online is not None:
         return mech.online(int(m_max), rng, **params)
     if mech.per_query and mech.inputs == "counts":
@@ -263,8 +313,9 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
         from core.mechanisms.session import OneShotSession
 
         return OneShotSession(mech, m_max, rng, params)
+    what = "trains a model on the private rows" if mech.inputs == "rows" else "reads the teachers' scores"
     raise ParameterError(
-        f"{mech.name} reads the teachers' scores, not their votes, so it cannot answer a stream of "
+        f"{mech.name} {what}, not their votes, so it cannot answer a stream of "
         f"queries; choose one of {', '.join(n for n in registry.names() if registry.get(n).inputs == 'counts')}."
     )
 
@@ -400,10 +451,16 @@ def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None
 
     Returns
     -------
-    numpy.ndarray
-        Vote counts, shape (m, n_classes), or teacher scores for a scores mechanism (private).
+    numpy.ndarray or PrivateRows
+        Vote counts, shape (m, n_classes), teacher scores for a scores mechanism, or the
+        private and public rows encoded with public bounds for a ``"rows"`` mechanism
+        (:func:`core.mechanisms.dp_training.private_rows`; ``teachers`` unused) (private).
     """
     mech = registry.get(mechanism)
+    if mech.inputs == "rows":  # a model trained with DP on the private rows: no teacher is asked
+        from core.mechanisms.dp_training import private_rows
+
+        return private_rows(table, public_X)
     X = model_input(table, public_X)
     if mech.inputs == "scores":
         return np.asarray(teachers.scores(X, progress=progress))
@@ -474,7 +531,7 @@ def student(public_X, result, learner: str, params: Mapping[str, Any] | None, ta
     return train_student(public_X, result, model, bottom=bottom, n_classes=n_classes, rng=rng)
 
 
-def labeled_csv(public_frame, result, class_names) -> bytes:
+def labeled_csv(public_frame, result, class_names, *, columns=None) -> bytes:
     """The labeled CSV of the public rows (:func:`core.export.labeled_frame`), as UTF-8 bytes.
 
     Parameters
@@ -483,6 +540,9 @@ def labeled_csv(public_frame, result, class_names) -> bytes:
         The public rows.
     result : LabelingResult
     class_names : sequence of str
+    columns : mapping, optional (keyword-only)
+        The names of the added columns, decided when the files loaded
+        (:func:`core.export.export_columns`); default: decided from ``public_frame``.
 
     Returns
     -------
@@ -490,7 +550,7 @@ def labeled_csv(public_frame, result, class_names) -> bytes:
     """
     from core.export import labeled_frame
 
-    return labeled_frame(public_frame, result, class_names).to_csv(index=False).encode("utf-8")
+    return labeled_frame(public_frame, result, class_names, columns=columns).to_csv(index=False).encode("utf-8")
 
 
 def report(result, **context: Any) -> str:
@@ -530,7 +590,7 @@ def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 
     shape : float
         Shape of the truncated negative binomial number of repetitions (1: geometric).
     score_sigma : float, optional
-        Noise of a held-out score (:func:`core.mechanisms.selection.holdout_score`); None scores by the number answered.
+        Noise of a held-out score (:func:`holdout_score`); None scores by the number answered.
     delta : float, optional
         δ of the whole selection (default: the largest candidate δ).
 
@@ -543,9 +603,8 @@ def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 
     N. Papernot, T. Steinke, "Hyperparameter Tuning with Renyi Differential Privacy", ICLR 2022.
     """
     from core.accounting.guarantee import PrivacyGuarantee
-    from core.mechanisms.selection import selection_plan
 
-    _, entry, g = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+    _, entry, g = tune_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
     return PrivacyGuarantee(float(g.epsilon), float(g.delta), "repeat-and-select", entry.description,
                             {"candidates": len(list(candidates)), "repeat_mean": float(entry.params["repeat_mean"]),
                              "repeat_shape": float(shape)})
@@ -566,7 +625,7 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
     mean, shape, score_sigma, delta
         See :func:`tune_price`.
     score : callable, optional
-        A held-out count (:func:`core.mechanisms.selection.holdout_score`); None scores by the number answered.
+        A held-out count (:func:`holdout_score`); None scores by the number answered.
     ledger : core.accounting.PrivacyLedger, optional
     rng : Generator, int or None
 
@@ -574,11 +633,86 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
     -------
     core.mechanisms.selection.SelectionResult
     """
-    from core.mechanisms.selection import select, selection_plan
+    from core.mechanisms.selection import select
 
     if ledger is not None:
         m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
-        _, entry, _ = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+        _, entry, _ = tune_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
         ledger.charge(entry)
-    return select(inputs, candidates, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=rng)
+    return select(inputs, candidates, prepare=_prepare_candidate, mean=mean, shape=shape, score=score,
+                  score_sigma=score_sigma, delta=delta, rng=rng)
+
+
+def _prepare_candidate(name: str, settings: Mapping[str, Any], m: int):
+    """A selection candidate's resolved parameters and ledger entry (the pipeline's own rules)."""
+    params = resolve(name, settings, m)
+    return params, ledger_entry(name, params, m)
+
+
+def tune_plan(candidates, m: int, *, mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
+              delta: float | None = None):
+    """The candidates' resolved settings and the selection's ledger entry, before anything runs.
+
+    Parameters
+    ----------
+    candidates, m, mean, shape, score_sigma, delta
+        As for :func:`tune_price`.
+
+    Returns
+    -------
+    (list of (str, dict), RDPEntry, PrivacyGuarantee)
+        The resolved candidates, the entry a ledger is charged and its (ε, δ).
+    """
+    from core.mechanisms.selection import selection_plan
+
+    return selection_plan(candidates, m, prepare=_prepare_candidate, mean=mean, shape=shape, score_sigma=score_sigma,
+                          delta=delta)
+
+
+def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop",
+                  rng=None) -> Callable[[Any], int]:
+    """A private selection's score: the student's correct predictions on held-out private rows.
+
+    The held-out rows must be kept out of every teacher's chunk (split them off before
+    :func:`core.pipeline.train`, e.g. with :func:`core.data.split_public`).  The score reads the
+    teachers' rows only through the released labels (the student is trained on them),
+    and changing one held-out row moves it by at most 1: a count of sensitivity 1,
+    released by :func:`tune` with discrete Gaussian noise (docs/design.md §10.3).  A run
+    whose labels cannot train a student scores 0.
+
+    Parameters
+    ----------
+    public_X : pandas.DataFrame
+        The public rows' features (the student's training rows).
+    holdout : core.data.Table
+        The held-out private rows.
+    learner : str
+    params : mapping, optional
+    table : core.data.Table
+        The private table (its preprocessing).
+    bottom : str
+        The student's ⊥ policy.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    callable
+        ``score(result) -> int``.
+    """
+    from core.errors import PrivateLabelLabError
+    from core.noise import check_rng
+
+    gen = check_rng(rng)
+    X_h = holdout.features
+    y_h = np.asarray(holdout.labels)
+
+    def score(result) -> int:
+        try:
+            st = student(public_X, result, learner, params, table, bottom=bottom, rng=gen)
+        except (PrivateLabelLabError, ValueError):
+            return 0
+        return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
+
+    return score
+
 

@@ -48,6 +48,10 @@ from core.ensemble.teachers import train_teachers  # noqa: E402
 DEFAULT_OUT = ROOT / "experiments" / "results"
 """Where the scripts write their table and plot unless ``--out`` says otherwise."""
 
+QUICK_OUT = ROOT / "experiments" / "out" / "quick"
+"""Where a ``--quick`` run writes unless ``--out`` says otherwise: a scratch folder ignored by
+git, so a smoke test never overwrites the tracked tables and plots of ``experiments/results/``."""
+
 SEED_NOTE = (
     "Reproducible by design: every random draw (data, teachers, mechanism noise) comes from "
     "`--seed`. A fixed seed makes the noise predictable, so this is research code, not a release."
@@ -60,8 +64,9 @@ SEED_NOTE = (
 def parser(name: str, description: str) -> argparse.ArgumentParser:
     """An argument parser with the options every experiment takes.
 
-    ``--out DIR`` (default ``experiments/results/``), ``--seed`` (default 0) and
-    ``--quick`` (tiny sizes for the smoke test; the numbers are then not meaningful).
+    ``--out DIR`` (default ``experiments/results/``; ``experiments/out/quick/`` with
+    ``--quick``), ``--seed`` (default 0) and ``--quick`` (tiny sizes for the smoke test; the
+    numbers are then not meaningful).
     Scripts add their own size and privacy options.
     """
     p = argparse.ArgumentParser(
@@ -69,7 +74,9 @@ def parser(name: str, description: str) -> argparse.ArgumentParser:
         description=description,
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the table (.md) and plot (.png)")
+    p.add_argument("--out", type=Path, default=None,
+                   help=f"folder for the table (.md) and plot (.png) (default: {DEFAULT_OUT.relative_to(ROOT)}, "
+                   f"or the scratch folder {QUICK_OUT.relative_to(ROOT)} with --quick)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (reproducible research runs)")
     p.add_argument("--quick", action="store_true", help="tiny sizes for a smoke test; numbers not meaningful")
     p.add_argument("--n-jobs", type=int, default=2, help="workers for training the teachers")
@@ -79,9 +86,13 @@ def parser(name: str, description: str) -> argparse.ArgumentParser:
 def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None, quick: dict[str, Any]) -> argparse.Namespace:
     """Parse ``argv``; with ``--quick``, options left at their default take ``quick``'s values.
 
-    An option given explicitly on the command line always wins over the quick value.
+    An option given explicitly on the command line always wins over the quick value.  Without
+    ``--out``, a quick run writes to :data:`QUICK_OUT` (scratch), never over the tracked
+    results in :data:`DEFAULT_OUT`.
     """
     args = p.parse_args(argv)
+    if getattr(args, "out", None) is None and "out" in vars(args):
+        args.out = QUICK_OUT if args.quick else DEFAULT_OUT
     if args.quick:
         for key, value in quick.items():
             if getattr(args, key) == p.get_default(key):

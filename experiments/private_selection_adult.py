@@ -40,7 +40,7 @@ from _common import plt  # noqa: E402
 from core import pipeline  # noqa: E402
 from core.data import split_public  # noqa: E402
 from core.errors import PrivateLabelLabError  # noqa: E402
-from core.mechanisms.selection import holdout_score  # noqa: E402
+from core.pipeline import holdout_score  # noqa: E402
 
 NAME = "private_selection_adult"
 

@@ -29,6 +29,48 @@ ss["data_ui"].setdefault("job_missing", "drop")
 ss["data_ui"].setdefault("markers", True)
 ss["data_ui"].setdefault("rename_duplicates", False)
 ss["data_ui"].setdefault("drop_empty_columns", False)
+ss["data_ui"].setdefault("drop_before", [])
+
+KIND_TITLES = {
+    "label": "label column", "duplicate_header": "duplicate names", "empty_column": "empty column",
+    "missing_values": "missing values", "not_numbers": "text in a number column", "identifier": "identifier",
+    "free_text": "free text", "date": "dates", "label_stand_in": "stand-in for the label (NON-PRIVATE diagnostic)",
+}
+UI_SETTING = {"rename_duplicates": "rename_duplicates", "drop_empty_columns": "drop_empty_columns"}
+
+
+def apply_fix(action: str, columns: tuple, value, cols_key: str | None, missing_key: str) -> None:
+    """A fix's button (a callback: it runs before the page is drawn again)."""
+    ui = ss["data_ui"]
+    if action in UI_SETTING:
+        ui[action] = True
+        ss[f"w_data_ui_{action}"] = True
+    elif action == "missing":
+        ui[missing_key] = value
+        ss[f"w_data_ui_{missing_key}"] = value
+    elif action == "drop_column":
+        if cols_key is not None and cols_key in ss:
+            ss[cols_key] = [c for c in ss[cols_key] if c not in columns]
+        else:  # before the file loads: leave the columns out of it
+            ui["drop_before"] = sorted({*ui.get("drop_before", []), *columns})
+
+
+def show_check(check, cols_key: str | None, missing_key: str, title: str = "Column check") -> None:
+    """Every problem of the column check at once, each with its one-click fixes."""
+    st.markdown(f"**{title}**")
+    for i, p in enumerate(check.problems):
+        where = ", ".join(f"**{c}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
+        say = st.error if p.blocking else st.warning
+        say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ") + p.sentence)
+        fixes = [f for f in p.fixes if f.action != "choose_label"]
+        if fixes:
+            for col, (j, fix) in zip(st.columns(max(len(fixes), 3)), enumerate(fixes)):
+                col.button(fix.title, key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}", on_click=apply_fix,
+                           args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
+    if any(p.non_private for p in check.problems):
+        st.caption("The stand-in check reads the private labels: a non-private diagnostic for you, the data's owner, "
+                   "shown here only and never exported.")
+    st.caption(check.summary())
 
 TEACHING_SPLIT = (
     "**Teaching split**: the public queries are a random split of the private file, so they are private "
@@ -45,11 +87,12 @@ MISSING_HELP = {
     "impute": "impute: keep them; each teacher fills them in from its own chunk",
     "refuse": "refuse: a missing value is an error",
 }
+# The number of teachers a ready two-file job starts with (Adult: about 108 private rows each).
+# (Comments, not strings: a bare string in a page is shown on it.)
 JOB_TEACHERS = 250
-"""The number of teachers a ready two-file job starts with (Adult: about 108 private rows each)."""
+# The Data page trains the ensemble by itself only on generated or small bundled data (a demo);
+# an upload or a two-file job waits for the Train button of the Ensemble page.
 AUTO_TRAIN_ROWS = 20_000
-"""The Data page trains the ensemble by itself only on generated or small bundled data (a demo);
-an upload or a two-file job waits for the Train button of the Ensemble page."""
 
 st.title("Data")
 st.markdown(
@@ -76,8 +119,8 @@ with st.expander("Split sizes", expanded=False):
         "a share is held out to test the student, the rest is private. A two-file job only holds out the "
         "test share of the private file."
     )
-    st.latex(r"m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
-             r"\qquad n = N - m - n_{\text{test}}\ \text{private rows}")
+    st.latex(r"\begin{gathered} m = \text{public share}\times N,\qquad n_{\text{test}} = \text{test share}\times N,"
+             r"\\ n = N - m - n_{\text{test}}\ \text{private rows} \end{gathered}")
     c1, c2 = st.columns(2)
     pf = c1.slider("Public share", 0.05, 0.6, step=0.05, key=session.widget_key("data_ui", "public_fraction"))
     tf = c2.slider("Held-out test share", 0.05, 0.4, step=0.05, key=session.widget_key("data_ui", "test_fraction"))
@@ -175,20 +218,46 @@ else:
     if up_private is not None:
         ph = datasets.keep_upload(up_private)
         pubh = datasets.keep_upload(up_public) if up_public is not None else None
-        # The label-column box lists the file's columns once it has loaded; its value from the
-        # previous run (kept under its key) is read before the box is drawn, so a new choice
-        # reloads the data on the same run and the box appears on the run the file loads.
+        # The label column is the user's choice; a column named label, target, y or class is
+        # offered as a suggestion (said so), and no column is ever taken for its position.
         box_key = f"label_column_{ph[:16]}"
-        columns = ss.setdefault("_upload_columns", {}).get(ph)
-        label_column = None
-        if columns is not None and ss.get(box_key) not in (None, columns[0]):
-            label_column = ss[box_key]
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
-                  "label_column": label_column, "missing": missing, "missing_markers": markers,
+                  "label_column": ss.get(box_key), "missing": missing, "missing_markers": markers,
                   "public_fraction": pf, "test_fraction": tf, "rename_duplicates": bool(rename_dups),
-                  "drop_empty_columns": bool(drop_empty)}
+                  "drop_empty_columns": bool(drop_empty), "drop_before": list(ss["data_ui"]["drop_before"])}
+        upload_check = None
+        with session.shown_errors():
+            upload_check = datasets.upload_check(wanted)
+        if upload_check is None:
+            wanted = None
+        else:
+            columns = list(upload_check.columns)
+            suggested = upload_check.suggested_label
+            if ss.get(box_key) not in columns:
+                ss.pop(box_key, None)
+                if suggested is not None:
+                    ss[box_key] = suggested
+            label_column = st.selectbox(
+                "Label column", columns, index=None, key=box_key, placeholder="Choose the label column",
+                help="The column that holds the class of each private row; the others are features.")
+            if label_column is not None and label_column == suggested:
+                st.caption(f"**{suggested}** is suggested by its name; choose another column if it does not hold "
+                           "the classes.")
+            elif label_column is None:
+                st.info("Choose the label column to load the file: it is never guessed."
+                        + (f" Suggested by its name: **{suggested}**." if suggested else ""))
+            wanted["label_column"] = label_column
+            if label_column is not None:
+                upload_check = datasets.upload_check(wanted)
+            if label_column is None or upload_check.blocking:
+                show_check(upload_check, None, "missing", f"Column check of {up_private.name} (not loaded yet)")
+                wanted = None
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
+
+
+def ds_cfg_is_upload(cfg: dict) -> bool:
+    return cfg.get("source") == "upload" and cfg.get("private_hash") in ss.get("_uploads", {})
 
 
 def _base(cfg: dict) -> dict:
@@ -231,33 +300,16 @@ if wanted is not None:
                     f"{ds_new.n_private // JOB_TEACHERS} private rows each); change it on the Ensemble page.")
         if ds_new is not None and wanted["source"] == "upload":
             datasets.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
-            if columns is None:  # first load: the detected label column, then the features
-                columns = [ds_new.private.label_column, *ds_new.all_columns]
-                ss["_upload_columns"] = {wanted["private_hash"]: columns}
     active = dict(ss["data_cfg"])
-    if wanted["source"] == "upload" and columns is not None and active.get("source") == "upload" \
-            and active.get("private_hash") == wanted["private_hash"]:
-        st.selectbox(
-            "Label column", columns, index=0, key=box_key,
-            help="The column that holds the class of each private row; the others are features. "
-            "The first entry is the column detected automatically.",
-        )
     if _base(active) != _base(wanted):
         cols_key = n_key = None  # the wanted data did not load: its boxes are not shown
-
-
-@st.cache_data(max_entries=16, show_spinner="Checking the columns (identifiers, free text, dates, label proxies)…")
-def _column_warnings(key: str, _frame: pd.DataFrame, _labels) -> list[tuple[str, str, str]]:
-    from core.data.columns import column_warnings
-
-    return [(w.column, w.kind, w.sentence) for w in column_warnings(_frame, None, labels=_labels)]
 
 
 with session.shown_errors():
     ds = datasets.dataset()
 
     st.subheader(f"Loaded: {ds.title}")
-    c = st.columns(5)
+    c = st.columns(3) + st.columns(3)  # two rows: the labels fit a 1024-px window
     c[0].metric("Private rows (n)", ds.n_private)
     c[1].metric("Public queries (m)", ds.n_public)
     c[2].metric("Held-out test rows", ds.n_test)
@@ -279,14 +331,11 @@ with session.shown_errors():
             ss[cols_key] = [c_ for c_ in ds.all_columns if c_ in ds.private.features.columns]
         st.multiselect("Feature columns used", list(ds.all_columns), key=cols_key,
                        help="Dropped columns are left out of the private rows, the test rows and the public rows.")
-    warnings_found = _column_warnings(ds.key, ds.private.features, ds.private.labels)
-    for column, kind, sentence in warnings_found:
-        st.warning(f"Column **{column}** ({kind.replace('_', ' ')}): {sentence}")
-    if warnings_found:
-        st.caption("Consider dropping these columns above. The label-proxy check reads the private labels: it is a "
-                   "non-private diagnostic for the data's owner, never exported.")
+    if ds.source == "upload" and ds_cfg_is_upload(ss["data_cfg"]):
+        dropped = tuple(c for c in ds.all_columns if c not in ds.private.features.columns)
+        show_check(datasets.upload_check(ss["data_cfg"], dropped), cols_key, "missing")
     else:
-        st.caption("No column looks like an identifier, free text, a date or a stand-in for the label.")
+        show_check(datasets.table_check(ds), cols_key, "job_missing")
 
     # ---- missing values, where they are
     st.markdown("**Missing values** (non-private counts, for the data's owner)")
@@ -341,12 +390,12 @@ with result_box, session.shown_errors():
     else:
         ens = cache.ensemble()
         result, _ = cache.labeling()
-        m = st.columns([1, 1, 1, 1.7])
+        m = st.columns(3)
         m[0].metric("Answered", result.n_answered, help="Public queries that received a private label.")
         m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
         m[2].metric("Not processed", result.n_unprocessed,
                     help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
-        m[3].metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")
+        st.metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")  # a row of its own: it fits
         ledgers.show_spent(st, ds, ens=ens)
         st.caption(
             f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
@@ -357,5 +406,5 @@ with result_box, session.shown_errors():
         )
         # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
         targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
-        for col, (path, label, icon) in zip(st.columns(len(targets)), targets):
+        for col, (path, label, icon) in zip(st.columns(3) + st.columns(3), targets):
             col.page_link(path, label=label, icon=icon)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 
 from core import nonprivate, pipeline
+from core.ensemble.student import PublishedStudent
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
@@ -46,7 +49,14 @@ with session.shown_errors():
     mechanism = session.privacy()["mechanism"]
     asked = session.request(mechanism)
     planned = pipeline.privacy_map(mechanism, asked, int(ens.votes.shape[0]))
-    fixed = ", ".join(f"{name} = {value:g}" if isinstance(value, float) else f"{name} = {value}"
+    from core.mechanisms import registry
+
+    def _setting(name: str) -> str:  # the registry's words for a setting, never its code name
+        if name in ("epsilon", "delta"):
+            return "ε" if name == "epsilon" else "δ"
+        return registry.get(mechanism).parameter(name).label
+
+    fixed = ", ".join(f"{_setting(name)} = {value:g}" if isinstance(value, float) else f"{_setting(name)} = {value}"
                       for name, value in asked.items())
     st.markdown(
         "What you download is a **release**: a *fresh* run at parameters fixed before its output is seen, "
@@ -99,7 +109,7 @@ with session.shown_errors():
         s = st.columns(3)
         s[0].metric("Rows with a label", student.n_labeled)
         s[1].metric("Random labels (⊥ policy)", student.n_random)
-        s[2].metric("Unlabeled rows (semi-supervised)", student.n_unlabeled)
+        s[2].metric("Unlabeled rows", student.n_unlabeled, help="Rows given to a semi-supervised student without a label.")
         st.caption(f"The student inherits (ε, δ) = ({student.epsilon:.4g}, {student.delta:.3g}).")
 
     st.markdown("**Accuracy on the held-out test rows**")
@@ -132,17 +142,27 @@ with session.shown_errors():
         "parameters were fixed in advance; choosing parameters after looking at other runs is covered only "
         "by the ledger total."
     )
-    # A teaching split's public rows are private rows: their features are exported only on confirmation.
+    # A teaching split's public rows are private rows: their features are exported only on confirmation;
+    # each row is named by its number in the file it was drawn from, so that the labels can be joined back.
+    names = ds.export_columns  # decided when the files loaded: never one of the file's own column names
     public_frame = ds.public_X
     if ds.teaching_split:
         st.warning("**Teaching split**: the public queries are a split of the private file, so their features are "
-                   "private rows. The labeled CSV holds row numbers and labels only, unless you confirm below.")
+                   "private rows. The labeled CSV holds each row's number in the file and its label only, unless "
+                   "you confirm below.")
+        rows = pd.DataFrame({names["row"]: ds.public_rows})
         if st.checkbox("I confirm these rows may be published: they are a split of the private file",
                        key="confirm_teaching_split"):
-            st.caption("The labeled CSV holds the split's features.")
+            st.caption("The labeled CSV holds each row's number in the file and the split's features.")
+            public_frame = pd.concat([rows, ds.public_X.reset_index(drop=True)], axis=1)
         else:
-            public_frame = pd.DataFrame({"row": range(ds.n_public)})
-    d = st.columns(3)
+            public_frame = rows
+        st.caption(f"Column **{names['row']}** is the row's number in the file (1 = the first row after the header).")
+    if names["label"] != "label" or names["status"] != "status" or names["answered"] != "answered":
+        st.caption("The public file has columns named like the ones the export adds; the export's own are "
+                   + ", ".join(f"**{names[r]}**" for r in ("label", "answered", "status"))
+                   + ", and the file's columns keep their names.")
+    d = st.columns(2) + st.columns(2)
     if rel is None:
         st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
                 "run at the current settings; the runs explored so far were chosen by looking at them, so "
@@ -152,19 +172,30 @@ with session.shown_errors():
         d[1].download_button("Download privacy report (JSON)", data=b"", file_name="privacy_report.json",
                              mime="application/json", key="download_report", disabled=True)
         if student is not None:
-            d[2].download_button("Download student model (joblib)", data=b"", file_name="student.joblib",
+            d[2].download_button("Download student model (skops)", data=b"", file_name="student.skops",
+                                 mime="application/octet-stream", key="download_model_skops", disabled=True)
+            d[3].download_button("Download student model (joblib)", data=b"", file_name="student.joblib",
                                  mime="application/octet-stream", key="download_model", disabled=True)
     else:
         report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
                                  k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
                                  ledger_total=ledgers.ledger(ds, ens=ens).total())
-        d[0].download_button("Download labeled CSV", data=pipeline.labeled_csv(public_frame, result, ds.class_names),
+        d[0].download_button("Download labeled CSV",
+                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names),
                              file_name="private_labels.csv", mime="text/csv", key="download_csv")
         d[1].download_button("Download privacy report (JSON)", data=report,
                              file_name="privacy_report.json", mime="application/json", key="download_report")
         if student is not None:
-            d[2].download_button("Download student model (joblib)", data=cache.model_bytes(student.model),
-                                 file_name="student.joblib", mime="application/octet-stream", key="download_model",
-                                 help="A scikit-learn model; load it with joblib.load. Only load files you trust.")
+            published = PublishedStudent.from_student(student, ds.class_names, report=json.loads(report))
+            d[2].download_button("Download student model (skops)", data=published.to_skops(), file_name="student.skops",
+                                 mime="application/octet-stream", key="download_model_skops",
+                                 help="The published student: it predicts the class names and carries (ε, δ) and "
+                                 "the release's report. skops' format loads without running code from the file.")
+            d[3].download_button("Download student model (joblib)", data=published.to_joblib(), file_name="student.joblib",
+                                 mime="application/octet-stream", key="download_model",
+                                 help="The same student as a joblib file. Loading a joblib file runs code from it: "
+                                 "load only files you trust.")
+            st.caption("Both student files hold the same published student: it predicts the class names, and carries "
+                       "(ε, δ) and the report of the release it came from.")
         with st.expander("Preview the privacy report"):
             st.code(report, language="json")

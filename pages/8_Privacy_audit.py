@@ -35,12 +35,17 @@ st.markdown(
 TRIALS = [20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]
 CONFIDENCES = [0.95, 0.99, 0.999]
 OFFERED = {**A.audit_mechanisms(), **A.TEACHING_MECHANISMS}
-"""The registry's mechanisms with an audit (``core.audit.audit_mechanisms``), then the teaching variants."""
+# The registry's mechanisms with an audit, then the teaching variants.
 CHOICES = list(OFFERED)
 
 
 def _label(key: str) -> str:
     return OFFERED[key]["label"]
+
+
+def _pair_label(name: str) -> str:
+    """A neighbouring pair's name in words ("top_loses_vote" -> "Top loses vote")."""
+    return name.replace("_", " ").capitalize()
 
 
 def _audit_parameter(name: str):
@@ -89,6 +94,7 @@ with controls:
 
     names, default_pair = A.pair_choices(mechanism)
     pair = st.selectbox("Neighbouring inputs", names, index=names.index(default_pair), key=f"audit_pair_{mechanism}",
+                        format_func=_pair_label,
                         help="Worst cases: ties, margins at the threshold, the top class losing a vote to the "
                         "runner-up; the default is the strongest for this mechanism.")
     n_trials = st.select_slider("Trials per input", TRIALS, value=200_000, format_func=lambda n: f"{n:,}",
@@ -154,7 +160,7 @@ with results:
                 f"Half of the runs chose the event, the other half estimated it."
             )
         with st.expander("The two neighbouring inputs"):
-            st.markdown(f"**{scn.pair.name}**: {scn.pair.description}")
+            st.markdown(f"**{_pair_label(scn.pair.name)}**: {scn.pair.description}")
             left, right = st.columns(2)
             left.markdown("input a")
             left.dataframe(scn.pair.a, key="audit_input_a")

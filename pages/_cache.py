@@ -113,6 +113,8 @@ class Ensemble:
         """
         from core.mechanisms import registry
 
+        if registry.get(mechanism).inputs == "rows":  # a model trained with DP on the private rows
+            return pipeline.mechanism_inputs(mechanism, self.teachers, self._table, self._public_X)
         if registry.get(mechanism).inputs != "scores":
             return self.votes
         if self.scores is None:

@@ -30,7 +30,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 """Okabe–Ito colours, in the order mechanisms are registered."""
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "5px,2px,1px,2px", "1px,4px")
-"""Plotly dash patterns; the i-th mechanism gets colour i and dash i (both cycle)."""
+"""Plotly dash patterns; the i-th mechanism gets colour i and dash i, shifted by one each time the colours repeat."""
 
 FONT = dict(size=15)
 """Chart text large enough for a room."""
@@ -61,7 +61,10 @@ def mechanism_style(name: str, index: int | None = None) -> dict[str, Any]:
         titles = [registry.get(n).title for n in names]
         i = next((j for j, t in enumerate(titles) if name.startswith(t)), index if index is not None else len(names))
     symbols = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down")
-    return {"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)], "symbol": symbols[i % len(symbols)]}
+    # Past the palette's length the colours repeat with the next dash, so (colour, dash) pairs
+    # stay distinct for up to len(PALETTE) * len(DASHES) mechanisms.
+    dash = DASHES[(i + i // len(PALETTE)) % len(DASHES)]
+    return {"color": PALETTE[i % len(PALETTE)], "dash": dash, "symbol": symbols[i % len(symbols)]}
 
 
 def _layout(fig, **kw):

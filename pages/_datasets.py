@@ -73,6 +73,20 @@ class Dataset:
         """Every feature column of the loaded file(s), before the user dropped any."""
         return tuple(self.extra.get("all_columns", tuple(self.private.features.columns)))
 
+    @property
+    def export_columns(self) -> dict[str, str]:
+        """The names of the columns an export adds, decided from the loaded files' columns
+        (never one of them), so that a release is never refused for a clash."""
+        from core.export import export_columns
+
+        return export_columns(list(self.all_columns))
+
+    @property
+    def public_rows(self):
+        """A teaching split's public queries as row numbers of the file they were drawn from
+        (1 = the first data row), for an export that can be joined back to that file."""
+        return self.extra.get("public_source_rows", np.arange(1, self.n_public + 1))
+
 
 def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:
     n_public = max(1, int(round(n_rows * public_fraction)))
@@ -90,7 +104,8 @@ def _split_dataset(table, public_fraction: float, test_fraction: float, split_se
     rest, test = split_public(table, n_test, rng=rng)
     private, public = split_public(rest, n_public, rng=rng)
     return Dataset(key=key, title=title, source=source, private=private, public_X=public.features,
-                   public_y=public.labels, test=test, public_note=public_note)
+                   public_y=public.labels, test=test, public_note=public_note,
+                   extra={"public_source_rows": public.rows})
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -143,16 +158,24 @@ def _uploaded_dataset(
     test_fraction: float,
     split_seed: int,
     fixes: tuple = (False, False),
+    before: tuple = (),
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
-    # ``fixes``: (rename duplicate column names, drop columns empty in every row).
+    # ``fixes``: (rename duplicate column names, drop columns empty in every row);
+    # ``before``: columns left out before loading (a column that would stop the file from loading).
     from core.data import load_table, read_public, split_public
+    from core.data.problems import without_columns
 
+    if label_column is None:
+        raise core.errors.DataError("Choose the label column: it is never guessed.")
     rename, drop_empty = (bool(f) for f in fixes)
-    table = load_table(_private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
+    private_bytes = without_columns(_private_bytes, before, rename_duplicates=rename) if before else _private_bytes
+    table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
                        name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty)
+    if before and _public_bytes is not None:
+        _public_bytes = without_columns(_public_bytes, before, rename_duplicates=rename)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -247,14 +270,15 @@ def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
         private = _without_columns(private, drop)
         test = None if test is None else _without_columns(test, drop)
         public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
+    extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
+             "public_rows": len(ds.public_X)}
     if n_label and n_label < len(public_X):
         public_X = public_X.iloc[:n_label].reset_index(drop=True)
         public_y = None if public_y is None else np.asarray(public_y)[:n_label]
-    return dataclasses.replace(
-        ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test, public_X=public_X,
-        public_y=public_y, extra={**ds.extra, "all_columns": tuple(ds.private.features.columns),
-                                  "dropped": drop, "public_rows": len(ds.public_X)},
-    )
+        if "public_source_rows" in extra:
+            extra["public_source_rows"] = np.asarray(extra["public_source_rows"])[:n_label]
+    return dataclasses.replace(ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test,
+                               public_X=public_X, public_y=public_y, extra=extra)
 
 
 def finish(ds: Dataset, drop=(), n_label: int | None = None) -> Dataset:
@@ -297,8 +321,47 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
+            tuple(cfg.get("drop_before", ())),
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
+
+
+@st.cache_data(max_entries=16, show_spinner="Checking the columns…")
+def _file_check(private_hash: str, _data: bytes, label_column: str | None, missing: str, markers: tuple,
+                rename: bool, drop_empty: bool, drop: tuple):
+    from core.data.problems import check_file
+
+    return check_file(_data, label_column=label_column, missing=missing, missing_markers=markers,
+                      rename_duplicates=rename, drop_empty_columns=drop_empty, drop_columns=drop)
+
+
+def upload_check(cfg: dict[str, Any], drop: tuple = ()):
+    """The one column check of an uploaded private file with the options of ``cfg``
+    (:func:`core.data.check_file`): every problem at once, before and after loading.
+
+    Its stand-in findings read the private labels: a NON-PRIVATE diagnostic for the data's
+    owner, shown on the page only."""
+    data = st.session_state.get("_uploads", {}).get(cfg["private_hash"])
+    if data is None:
+        raise core.errors.DataError("The uploaded file is no longer in memory; upload it again.")
+    return _file_check(cfg["private_hash"], data, cfg.get("label_column"), cfg.get("missing", "refuse"),
+                       tuple(cfg.get("missing_markers", ())), bool(cfg.get("rename_duplicates")),
+                       bool(cfg.get("drop_empty_columns")), tuple(sorted({*cfg.get("drop_before", ()), *drop})))
+
+
+@st.cache_data(max_entries=16, show_spinner="Checking the columns…")
+def _table_check(key: str, _table, generated: bool):
+    from core.data.problems import check_columns
+
+    reason = ("generated data: the generator computes the label from the features, so a feature that gives "
+              "the label is there by design") if generated else None
+    return check_columns(_table, stand_ins_reason=reason)
+
+
+def table_check(ds: Dataset):
+    """The column checks of a loaded bundled, generated or two-file dataset
+    (:func:`core.data.check_columns`; no stand-in check on generated data, said so)."""
+    return _table_check(ds.key, ds.private, ds.source == "generator")
 
 
 def keep_upload(uploaded) -> str:

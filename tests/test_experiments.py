@@ -182,3 +182,19 @@ def test_bad_argument_is_refused(tmp_path):
     )
     assert proc.returncode == 2 and "noise level must lie in [0, 0.5)" in proc.stderr
     assert not list(tmp_path.iterdir()), "nothing is written for a refused run"
+
+
+def test_quick_run_writes_to_scratch_never_over_tracked_results():
+    """``--quick`` without ``--out`` goes to the git-ignored scratch folder, not experiments/results/."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    try:
+        import _common as common
+    finally:
+        sys.path.remove(str(ROOT / "experiments"))
+    p = common.parser("demo", "demo")
+    assert common.parse(p, ["--quick"], {}).out == common.QUICK_OUT
+    assert common.parse(p, [], {}).out == common.DEFAULT_OUT
+    assert common.parse(p, ["--quick", "--out", "elsewhere"], {}).out == Path("elsewhere")
+    assert common.QUICK_OUT != common.DEFAULT_OUT and common.DEFAULT_OUT not in common.QUICK_OUT.parents
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(common.QUICK_OUT / "x.md")], cwd=ROOT)
+    assert ignored.returncode == 0, "the quick scratch folder must be ignored by git"

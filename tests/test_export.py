@@ -73,8 +73,9 @@ def test_labeled_frame_errors(public):
         labeled_frame(public, make_result(LABELS[:5]), ("a", "b", "c"))
     with pytest.raises(DataError, match="class names"):
         labeled_frame(public, make_result(LABELS), ("a", "b"))
-    with pytest.raises(SchemaError, match="'label'"):
-        labeled_frame(public.assign(label=1), make_result(LABELS), ("a", "b", "c"))
+    with pytest.raises(SchemaError, match="'label'"):  # names decided for another file
+        labeled_frame(public.assign(label=1), make_result(LABELS), ("a", "b", "c"),
+                      columns={"label": "label", "answered": "answered", "status": "status"})
     with pytest.raises(DataError, match="DataFrame"):
         labeled_frame(public.to_numpy(), make_result(LABELS), ("a", "b", "c"))
     with pytest.raises(ParameterError, match="LabelingResult"):
@@ -214,3 +215,58 @@ def test_export_writes_nothing(tmp_path, monkeypatch, public):
     labeled_frame(public, make_result(LABELS), ("a", "b", "c"))
     report_json(report())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_added_columns_never_clash_and_the_public_columns_pass_through(public):
+    """A public file with its own 'status' (German credit) and 'label' columns: the export adds
+    private_status / private_label, and the file's own columns keep their names and values."""
+    from core.export import EXPORT_ROLES, export_columns
+
+    names = export_columns(["status", "label", "private_label", "duration"])
+    assert names == {"row": "row", "label": "private_label_2", "answered": "answered", "status": "private_status"}
+    assert export_columns([]) == {r: r for r in EXPORT_ROLES}
+    own = public.assign(status=["A11", "A12", "A14", "A11", "A13", "A12"], label=list("uvwxyz"))
+    frame = labeled_frame(own, make_result(LABELS), ("a", "b", "c"))
+    assert list(frame.columns) == list(own.columns) + ["private_label", "answered", "private_status"]
+    assert list(frame["status"]) == list(own["status"]) and list(frame["label"]) == list("uvwxyz")
+    assert list(frame["private_status"])[:2] == ["answered", "abstained"]
+    # names decided at load time (from every column of the file) are used as given
+    decided = export_columns(list(own.columns) + ["row"])
+    again = labeled_frame(own[["height", "status"]], make_result(LABELS), ("a", "b", "c"), columns=decided)
+    assert list(again.columns) == ["height", "status", "private_label", "answered", "private_status"]
+
+
+def test_the_command_line_exports_a_public_file_with_a_status_column(tmp_path):
+    """The credit table's real 'status' column: labeled and exported (exit 0), not refused."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "data"))
+    try:
+        from real_like import credit_frames
+    finally:
+        sys.path.pop(0)
+    private_frame, public_frame = credit_frames()
+    private, public_path, out = tmp_path / "credit.csv", tmp_path / "public.csv", tmp_path / "labeled.csv"
+    private_frame.to_csv(private, index=False)
+    public_frame.to_csv(public_path, index=False)
+    r = subprocess.run([sys.executable, "-m", "core", "label", "--private", str(private), "--public", str(public_path),
+                        "--label-column", "risk", "--learner", "logistic_regression", "--k", "6",
+                        "--mechanism", "lnmax", "--gamma", "0.2", "--delta", "1e-5", "--out", str(out)],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    assert r.returncode == 0, r.stderr
+    written = pd.read_csv(out, keep_default_na=False)
+    assert list(written.columns) == list(public_frame.columns) + ["label", "answered", "private_status"]
+    assert list(written["status"]) == list(public_frame["status"])
+
+
+def test_a_slider_step_sum_is_written_as_the_step():
+    """0.1 added 33 times is 3.2999999999999994 in floating point; the report writes 3.3."""
+    eps = 0.0
+    for _ in range(33):
+        eps += 0.1
+    assert eps != 3.3
+    report = privacy_report(make_result(LABELS, epsilon=eps), n_private=100, n_public=6, learner="logistic_regression", k=5)
+    assert report["guarantee"]["epsilon"] == 3.3
+    assert '"epsilon": 3.3,' in report_json(report)

@@ -461,3 +461,33 @@ def test_an_int_seed_gives_reproducible_pcg64():
     assert isinstance(g.bit_generator, np.random.PCG64)
     assert np.array_equal(discrete_gaussian(3.0, 100, rng=12), discrete_gaussian(3.0, 100, rng=12))
     assert np.array_equal(discrete_laplace(2.47, 100, rng=12), discrete_laplace(2.47, 100, rng=12))
+
+
+# ----------------------------------------------------------------------------- gamma-norm vectors
+
+
+@pytest.mark.parametrize("d, scale", [(1, 0.7), (3, 2.0), (20, 0.5)])
+def test_gamma_norm_vector_has_a_gamma_norm_and_a_uniform_direction(d, scale):
+    # Density ∝ exp(-|b|/scale) on R^d: |b| ~ Gamma(d, scale), b/|b| uniform on the sphere.
+    # Kolmogorov-Smirnov on the norm (fails falsely with probability <= 1e-6 by its
+    # p-value); the mean direction of n uniform unit vectors has each coordinate with sd
+    # 1/sqrt(n d); 6 sd has two-sided probability 2e-9 per coordinate.
+    n = 100_000
+    b = noise.gamma_norm_vector(d, scale, n, rng=11)
+    assert b.shape == (n, d)
+    r = np.linalg.norm(b, axis=1)
+    assert stats.kstest(r, stats.gamma(d, scale=scale).cdf).pvalue > P_MIN
+    u = b / r[:, None]
+    assert np.all(np.abs(u.mean(axis=0)) < 6 / math.sqrt(n * d))
+    if d == 1:  # the two signs equally likely: Laplace(scale) in one dimension
+        assert stats.kstest(b[:, 0], stats.laplace(scale=scale).cdf).pvalue > P_MIN
+
+
+def test_gamma_norm_vector_shapes_and_checks():
+    assert noise.gamma_norm_vector(4, 1.0, rng=0).shape == (4,)
+    assert np.array_equal(noise.gamma_norm_vector(4, 1.0, 3, rng=5), noise.gamma_norm_vector(4, 1.0, 3, rng=5))
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ParameterError):
+            noise.gamma_norm_vector(bad, 1.0)
+    with pytest.raises(ParameterError):
+        noise.gamma_norm_vector(3, 0.0)

@@ -123,10 +123,12 @@ References
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
-import tempfile
 import threading
+import uuid
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +138,8 @@ from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import BudgetExhausted, DataError, ParameterError
 from core.accounting.ledger_compose import LedgerTotal, compose_entries
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, nonnegative_value, entry_from_dict
+from core.accounting.ledger_files import FILE_FORMAT, FILE_VERSION, _file_lock, _read_file, _write_file
+from core.accounting.ledger_rows import RowIndex, histories, worst_total
 
 __all__ = [
     "BUDGET_TOLERANCE",
@@ -144,14 +148,10 @@ __all__ = [
     "Budget",
     "PrivacyLedger",
     "append_to_file",
-    "forget_ledgers",
-    "ledger_for",
     "load",
     "load_ledgers",
 ]
 
-FILE_FORMAT = "private-label-lab-ledger"
-FILE_VERSION = 1
 BUDGET_TOLERANCE = 1e-9
 """Relative rounding tolerance of the budget check."""
 
@@ -180,27 +180,49 @@ def _within(total: PrivacyGuarantee, budget: Budget) -> bool:
 
 
 class PrivacyLedger:
-    """The privacy ledger of one private dataset (docs/design.md §9).
+    """The privacy ledger of private data, per row (docs/design.md §9, §13).
+
+    A run is charged either to every row of the data (``rows=None``: the dataset-level
+    ledger of one file, keyed by its :func:`dataset_fingerprint`), or to the rows it
+    touched (``rows=`` their :func:`core.accounting.row_fingerprints`): each row's own
+    spending is then the composition of every run that touched it, and the data's
+    guarantee (:meth:`total`) is the largest row's.  Cross-validation folds, refits on
+    subsets, reordered copies and DataFrame/array twins of the same rows are therefore
+    counted right, on one ledger.
+
+    The ledger also keeps the state that bounds a streaming run's budget
+    (:meth:`open_session`): an estimator holds only a key, so a copy of the estimator
+    cannot restart spending.  A ledger is never copied: ``copy.copy``/``copy.deepcopy``
+    (hence scikit-learn's ``clone``) return the ledger itself, and a pickled ledger comes
+    back as the same object in the process that holds it (elsewhere, as a copy of its
+    state at pickling time).
 
     Thread-safe: every method holds the ledger's lock.
 
     Parameters
     ----------
-    fingerprint : str
-        :func:`dataset_fingerprint` of the private data.
+    fingerprint : str, default "per-row"
+        :func:`dataset_fingerprint` of the private data, or any name for a per-row ledger.
     budget_epsilon, budget_delta : float, optional (keyword-only)
-        A total budget; both or neither.
+        A total budget (for every row); both or neither.
     entries : iterable of entries, optional (keyword-only)
+        Runs charged to every row.
     """
 
-    def __init__(self, fingerprint: str, *, budget_epsilon: float | None = None, budget_delta: float | None = None,
+    def __init__(self, fingerprint: str = "per-row", *, budget_epsilon: float | None = None, budget_delta: float | None = None,
                  entries: Iterable[LedgerEntry] = ()) -> None:
         if not isinstance(fingerprint, str) or not fingerprint:
             raise ParameterError("a ledger needs the dataset's fingerprint (a non-empty string from dataset_fingerprint).")
         self.fingerprint = fingerprint
+        self.ledger_id = uuid.uuid4().hex
         self._lock = threading.RLock()
         self._entries: list[LedgerEntry] = []
+        self._entry_rows: list = []
+        self._rows = RowIndex()
+        self._sessions: dict[str, Any] = {}
         self._budget: Budget | None = None
+        with _LIVE_LOCK:
+            _LIVE[self.ledger_id] = self
         if (budget_epsilon is None) != (budget_delta is None):
             raise ParameterError("a budget needs both epsilon and delta.")
         if budget_epsilon is not None:
@@ -209,7 +231,99 @@ class PrivacyLedger:
             self.record(e)
 
     def __repr__(self) -> str:
-        return f"PrivacyLedger({self.fingerprint[:19]}..., {len(self)} runs, budget={self._budget})"
+        rows = f", {len(self._rows)} rows" if len(self._rows) else ""
+        return f"PrivacyLedger({self.fingerprint[:19]}..., {len(self)} runs{rows}, budget={self._budget})"
+
+    # -- one ledger, never copied -------------------------------------------
+
+    def __copy__(self) -> PrivacyLedger:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> PrivacyLedger:
+        return self
+
+    def __reduce__(self):
+        with self._lock:
+            state = {"fingerprint": self.fingerprint, "budget": self._budget, "entries": list(self._entries),
+                     "entry_rows": list(self._entry_rows), "rows": self._rows.fingerprints,
+                     "sessions": dict(self._sessions)}
+        return (_restore_ledger, (self.ledger_id, state))
+
+    # -- per-row accounting ---------------------------------------------------
+
+    @property
+    def n_rows(self) -> int:
+        """Number of distinct private rows charged by row (0 for a dataset-level ledger)."""
+        with self._lock:
+            return len(self._rows)
+
+    def _histories(self, extra: LedgerEntry | None = None, rows=None, *, touched_only: bool = False) -> list[list]:
+        entries, entry_rows = list(self._entries), list(self._entry_rows)
+        idx = None
+        n = len(self._rows)
+        if extra is not None:
+            idx = None if rows is None else self._rows.lookup(rows, add=False)
+            if idx is not None and idx.size:
+                n = max(n, int(idx.max()) + 1)
+            entries.append(extra)
+            entry_rows.append(idx)
+        only = idx if (touched_only and idx is not None) else None
+        return histories(entries, entry_rows, n, only)
+
+    def rows_total(self, rows, *, delta: float | None = None) -> LedgerTotal:
+        """The guarantee of the given rows: the largest of their own totals.
+
+        Parameters
+        ----------
+        rows : sequence of str
+            Row fingerprints (:func:`core.accounting.row_fingerprints`); rows never
+            charged have spent only what was charged to every row.
+        delta : float, optional
+            As for :meth:`total`.
+
+        Returns
+        -------
+        LedgerTotal
+        """
+        with self._lock:
+            idx = self._rows.lookup(rows, add=False)
+            entries, entry_rows = list(self._entries), list(self._entry_rows)
+            n = max(len(self._rows), int(idx.max()) + 1 if idx.size else 0)
+            return worst_total(histories(entries, entry_rows, n, idx), delta=delta)
+
+    # -- streaming state (estimators) ---------------------------------------
+
+    def open_session(self, session: Any) -> str:
+        """Keep a streaming run's state (e.g. a sparse vector's rounds) here; returns its key.
+
+        Parameters
+        ----------
+        session : object
+            The run's state (:func:`core.pipeline.session`).
+
+        Returns
+        -------
+        str
+            The key for :meth:`session`.
+        """
+        with self._lock:
+            key = uuid.uuid4().hex
+            self._sessions[key] = session
+            return key
+
+    def session(self, key: str) -> Any:
+        """The streaming state kept under ``key`` (:meth:`open_session`).
+
+        Raises
+        ------
+        ParameterError
+            When this ledger keeps no such state.
+        """
+        with self._lock:
+            try:
+                return self._sessions[key]
+            except KeyError:
+                raise ParameterError("this ledger keeps no such session; fit the estimator again.") from None
 
     def __len__(self) -> int:
         with self._lock:
@@ -275,9 +389,11 @@ class PrivacyLedger:
         docs/design.md §9.
         """
         with self._lock:
-            return compose_entries(self._entries, delta=delta)
+            if not len(self._rows):
+                return compose_entries(self._entries, delta=delta)
+            return worst_total(self._histories(), delta=delta)
 
-    def total_with(self, entry: LedgerEntry, *, delta: float | None = None) -> LedgerTotal:
+    def total_with(self, entry: LedgerEntry, *, delta: float | None = None, rows=None) -> LedgerTotal:
         """The total if ``entry`` were recorded too (nothing is recorded).
 
         Parameters
@@ -302,17 +418,19 @@ class PrivacyLedger:
         docs/design.md §9.
         """
         with self._lock:
-            return compose_entries(self._entries + [entry], delta=delta)
+            if not len(self._rows) and rows is None:
+                return compose_entries(self._entries + [entry], delta=delta)
+            return worst_total(self._histories(entry, rows), delta=delta)
 
-    def _best_total_with(self, entry: LedgerEntry) -> LedgerTotal:
-        candidates = [compose_entries(self._entries + [entry])]
+    def _best_total(self, entries: list) -> LedgerTotal:
+        candidates = [compose_entries(entries)]
         if self._budget is not None and self._budget.delta > 0:
             with contextlib.suppress(ParameterError):
-                candidates.append(compose_entries(self._entries + [entry], delta=self._budget.delta))
+                candidates.append(compose_entries(entries, delta=self._budget.delta))
         inside = [c for c in candidates if self._budget is None or _within(c, self._budget)]
         return min(inside or candidates, key=lambda c: (c.epsilon, c.delta))
 
-    def check(self, entry: LedgerEntry) -> LedgerTotal:
+    def check(self, entry: LedgerEntry, *, rows=None) -> LedgerTotal:
         """Check, before a run, that its a-priori privacy map fits in the budget.
 
         Returns the total including the run (the smaller of the own-δ total and the
@@ -322,11 +440,14 @@ class PrivacyLedger:
         ----------
         entry : LedgerEntry
             The planned run's a-priori privacy map (e.g. from :func:`planned_entry`).
+        rows : sequence of str, optional
+            The fingerprints of the rows the run touches (every row when None); each
+            touched row must stay within the budget.
 
         Returns
         -------
         LedgerTotal
-            The total including the run.
+            The total including the run (of the touched rows' largest).
 
         Raises
         ------
@@ -342,13 +463,22 @@ class PrivacyLedger:
         docs/design.md §9.
         """
         with self._lock:
-            total = self._best_total_with(entry)
+            lists = self._histories(entry, rows, touched_only=True)
+            bests = [self._best_total(lst) for lst in lists]
             b = self._budget
-            if b is not None and not _within(total, b):
-                spent = compose_entries(self._entries)
+            total = bests[0] if len(bests) == 1 else worst_total(lists)
+            over = [i for i, t in enumerate(bests) if b is not None and not _within(t, b)]
+            if not over and len(bests) > 1:
+                total = dataclasses.replace(total, epsilon=max(t.epsilon for t in bests),
+                                            delta=max(t.delta for t in bests))
+            if over:
+                worst = lists[over[0]]
+                total = bests[over[0]]
+                spent = compose_entries(worst[:-1])
                 own = compose_entries([entry])
+                n_before = len(worst) - 1
                 raise BudgetExhausted(
-                    f"Privacy budget exhausted for this dataset: the {len(self._entries)} run(s) recorded so far spent "
+                    f"Privacy budget exhausted for this {'dataset' if rows is None else 'row'}: the {n_before} run(s) recorded so far spent "
                     f"(ε = {spent.epsilon:.4g}, δ = {spent.delta:.3g}); this {entry.mechanism} run would cost "
                     f"(ε = {own.epsilon:.4g}, δ = {own.delta:.3g}) on its own, bringing the total to "
                     f"(ε = {total.epsilon:.4g}, δ = {total.delta:.3g}), over the budget "
@@ -356,7 +486,7 @@ class PrivacyLedger:
                     f"queries or rounds, or label with fresh private data (raising the budget weakens the promised guarantee).")
             return total
 
-    def charge(self, entry: LedgerEntry) -> LedgerTotal:
+    def charge(self, entry: LedgerEntry, *, rows=None) -> LedgerTotal:
         """Check ``entry`` against the budget and record it, atomically.
 
         Call it before the run with the run's a-priori privacy map; on refusal
@@ -366,6 +496,8 @@ class PrivacyLedger:
         ----------
         entry : LedgerEntry
             The run's a-priori privacy map.
+        rows : sequence of str, optional
+            The fingerprints of the rows the run touches (every row when None).
 
         Returns
         -------
@@ -373,17 +505,23 @@ class PrivacyLedger:
             The total including the run (as :meth:`check`).
         """
         with self._lock:
-            total = self.check(entry)
-            self._entries.append(entry)
+            total = self.check(entry, rows=rows)
+            self._append(entry, rows)
             return total
 
-    def record(self, entry: LedgerEntry) -> LedgerTotal:
+    def _append(self, entry: LedgerEntry, rows) -> None:
+        self._entries.append(entry)
+        self._entry_rows.append(None if rows is None else self._rows.lookup(rows, add=True))
+
+    def record(self, entry: LedgerEntry, *, rows=None) -> LedgerTotal:
         """Record a run that has happened, without a budget check (it was spent anyway).
 
         Parameters
         ----------
         entry : PureDPEntry, RDPEntry or ApproxDPEntry
             The run's privacy map.
+        rows : sequence of str, optional
+            The fingerprints of the rows the run touched (every row when None).
 
         Returns
         -------
@@ -393,8 +531,8 @@ class PrivacyLedger:
         if not isinstance(entry, (PureDPEntry, RDPEntry, ApproxDPEntry)):
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(entry).__name__}.")
         with self._lock:
-            self._entries.append(entry)
-            return compose_entries(self._entries)
+            self._append(entry, rows)
+            return self.total()
 
     def extend(self, entries: Iterable[LedgerEntry]) -> None:
         """Record several runs (no budget check).
@@ -419,9 +557,13 @@ class PrivacyLedger:
             ``{"fingerprint": str, "budget": {"epsilon", "delta"} or None, "entries": [dict, ...]}``.
         """
         with self._lock:
-            return {"fingerprint": self.fingerprint,
-                    "budget": None if self._budget is None else {"epsilon": self._budget.epsilon, "delta": self._budget.delta},
-                    "entries": [e.to_dict() for e in self._entries]}
+            out = {"fingerprint": self.fingerprint,
+                   "budget": None if self._budget is None else {"epsilon": self._budget.epsilon, "delta": self._budget.delta},
+                   "entries": [e.to_dict() for e in self._entries]}
+            if len(self._rows):  # per-row runs: the rows' fingerprints and which runs touched them
+                out["rows"] = self._rows.fingerprints
+                out["entry_rows"] = [None if r is None else [int(i) for i in r] for r in self._entry_rows]
+            return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> PrivacyLedger:
@@ -443,10 +585,17 @@ class PrivacyLedger:
         """
         try:
             b = d.get("budget")
-            return cls(d["fingerprint"], budget_epsilon=None if b is None else b["epsilon"],
-                       budget_delta=None if b is None else b["delta"],
-                       entries=[entry_from_dict(e) for e in d.get("entries", [])])
-        except (KeyError, TypeError, AttributeError) as exc:
+            led = cls(d["fingerprint"], budget_epsilon=None if b is None else b["epsilon"],
+                      budget_delta=None if b is None else b["delta"])
+            entries = [entry_from_dict(e) for e in d.get("entries", [])]
+            fps = list(d.get("rows") or [])
+            entry_rows = d.get("entry_rows") or [None] * len(entries)
+            if len(entry_rows) != len(entries):
+                raise DataError("not a privacy ledger: entry_rows must have one item per entry.")
+            for e, r in zip(entries, entry_rows):
+                led.record(e, rows=None if r is None else [fps[int(i)] for i in r])
+            return led
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
             raise DataError(f"not a privacy ledger: {exc!r}.") from None
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -502,62 +651,6 @@ class PrivacyLedger:
             ledgers = _read_file(path)
             ledgers[self.fingerprint] = self.to_dict()
             _write_file(path, ledgers)
-
-
-# -- ledger files --------------------------------------------------------------
-
-_PATH_LOCKS: dict[str, threading.Lock] = {}
-_PATH_LOCKS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path):
-    """Serialise read-modify-write of one file: a thread lock, and ``flock`` across processes."""
-    key = str(path.resolve())
-    with _PATH_LOCKS_LOCK:
-        lock = _PATH_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            yield
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(str(path) + ".lock", "a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path} is not a ledger file (not valid JSON: {exc}). Give another --ledger path.") from None
-    if not isinstance(d, dict) or d.get("format") != FILE_FORMAT or not isinstance(d.get("ledgers"), dict):
-        raise DataError(f"{path} is not a Private Label Lab ledger file. Give another --ledger path.")
-    if d.get("version") != FILE_VERSION:
-        raise DataError(f"{path} is a ledger file of version {d.get('version')!r}; this library reads version {FILE_VERSION}.")
-    return d["ledgers"]
-
-
-def _write_file(path: Path, ledgers: Mapping[str, Any]) -> None:
-    text = json.dumps({"format": FILE_FORMAT, "version": FILE_VERSION, "ledgers": dict(ledgers)},
-                      indent=2, allow_nan=False, ensure_ascii=False)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def load_ledgers(path: str | os.PathLike) -> dict[str, PrivacyLedger]:
@@ -634,36 +727,27 @@ def append_to_file(path: str | os.PathLike, entry: LedgerEntry, *, fingerprint: 
 
 # -- process-wide registry ----------------------------------------------------
 
-_REGISTRY: dict[str, PrivacyLedger] = {}
-_REGISTRY_LOCK = threading.Lock()
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_LIVE_LOCK = threading.Lock()
 
 
-def ledger_for(fingerprint: str) -> PrivacyLedger:
-    """The process-wide ledger of dataset ``fingerprint`` (created empty on first use).
-
-    The app and the estimator continue a dataset's ledger across runs and ``fit``
-    calls through this; thread-safe (every caller gets the same object).
-
-    Parameters
-    ----------
-    fingerprint : str
-        The dataset's fingerprint (non-empty, from ``dataset_fingerprint``).
-
-    Returns
-    -------
-    PrivacyLedger
-        The shared in-memory ledger of that dataset.
-    """
-    if not isinstance(fingerprint, str) or not fingerprint:
-        raise ParameterError("ledger_for needs the dataset's fingerprint (a non-empty string from dataset_fingerprint).")
-    with _REGISTRY_LOCK:
-        ledger = _REGISTRY.get(fingerprint)
-        if ledger is None:
-            ledger = _REGISTRY[fingerprint] = PrivacyLedger(fingerprint)
-        return ledger
-
-
-def forget_ledgers() -> None:
-    """Empty the process-wide registry (tests; a new session)."""
-    with _REGISTRY_LOCK:
-        _REGISTRY.clear()
+def _restore_ledger(ledger_id: str, state: dict) -> PrivacyLedger:
+    """Unpickle a ledger: the live one with this id in this process, else a copy of its state."""
+    with _LIVE_LOCK:
+        led = _LIVE.get(ledger_id)
+    if led is not None:
+        return led
+    led = PrivacyLedger(state["fingerprint"])
+    with _LIVE_LOCK:
+        existing = _LIVE.get(ledger_id)
+        if existing is not None:
+            return existing
+        del _LIVE[led.ledger_id]
+        led.ledger_id = ledger_id
+        _LIVE[ledger_id] = led
+    led._budget = state["budget"]
+    fps = state["rows"]
+    for e, r in zip(state["entries"], state["entry_rows"]):
+        led._append(e, None if r is None else [fps[int(i)] for i in r])
+    led._sessions.update(state["sessions"])
+    return led

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core import accounting
+from core.accounting.composition import exact_composition_epsilon
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value
@@ -94,7 +94,7 @@ def _compose_pure(entries: list, slack: float) -> GroupTotal:
     eps, method, used = basic, "basic", 0.0
     if steps and 0.0 < slack < 1.0:
         if len(steps) == 1:
-            opt, how = accounting.exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
+            opt, how = exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
         else:
             opt, how = _pld_epsilon(steps, slack), "pld"
         if opt < basic:
@@ -113,7 +113,15 @@ def _compose_rdp(entries: list, slack: float) -> GroupTotal:
     if not 0.0 < slack < 1.0:
         raise ParameterError(f"the RDP runs need a conversion δ strictly between 0 and 1, got {slack!r}.")
     eps, order = rdp.compute_epsilon(grid, rho, slack)
-    return GroupTotal("rdp", len(entries), float(eps), min(1.0, slack + additive), slack, additive, "rdp", float(order))
+    method = "rdp"
+    if all(e.gaussian_mu_sq is not None for e in entries):
+        # Gaussian runs compose exactly into one Gaussian mechanism of μ² = Σ μ_i².
+        from core.accounting.gaussian_dp import gaussian_epsilon
+
+        exact = gaussian_epsilon(math.fsum(e.gaussian_mu_sq for e in entries), delta=slack)
+        if exact < eps:
+            eps, method = exact, "gaussian"
+    return GroupTotal("rdp", len(entries), float(eps), min(1.0, slack + additive), slack, additive, method, float(order))
 
 
 def _compose_approx(entries: list) -> GroupTotal:
@@ -184,7 +192,8 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
         if floor > eps:
             eps, method = floor, method + "+floor"
     words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",
-             "pld": "optimal composition (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting"}
+             "pld": "optimal composition (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting",
+             "gaussian": "Gaussian runs composed exactly (μ² added), converted by dp-accounting's exact Gaussian privacy loss"}
     pieces = [f"{g.n_entries} {g.kind} run{'s' if g.n_entries != 1 else ''}: ({g.epsilon:.4g}, {g.delta:.3g}) by {words[g.method]}"
               for g in groups]
     detail = ("No run recorded." if not groups else

@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import DataError, ParameterError
 
 __all__ = [
@@ -214,12 +213,6 @@ class _EntryBase:
         return {"kind": self.kind, "mechanism": self.mechanism, "description": self.description,
                 "params": public_params(self.params), "timestamp": self.timestamp}
 
-    def guarantee(self) -> PrivacyGuarantee:
-        """This run's own guarantee (the ledger's total when it holds this run only)."""
-        from core.accounting.ledger_compose import compose_entries  # composition imports the entries
-
-        return compose_entries([self])
-
 
 @dataclass(frozen=True, kw_only=True)
 class PureDPEntry(_EntryBase):
@@ -341,6 +334,11 @@ class RDPEntry(_EntryBase):
         δ at which this run's own guarantee converts its curve, in (0, 1).
     delta_additive : float
         δ added on top.
+    gaussian_mu_sq : float or None
+        When the run is exactly a composition of Gaussian mechanisms: its
+        ``μ² = Σ sensitivity²/σ²`` (the curve must then be ``α·μ²/2``).  A group of such
+        runs is one Gaussian mechanism and converts by its exact privacy profile
+        (:mod:`core.accounting.gaussian_dp`), tighter than RDP's conversion.
     mechanism, description, params, timestamp
         As for :class:`PureDPEntry`.
     """
@@ -349,6 +347,7 @@ class RDPEntry(_EntryBase):
     rho: tuple = ()
     delta_conversion: float = 1e-6
     delta_additive: float = 0.0
+    gaussian_mu_sq: float | None = None
 
     kind: ClassVar[str] = "rdp"
 
@@ -372,6 +371,11 @@ class RDPEntry(_EntryBase):
         object.__setattr__(self, "delta_conversion", dc)
         object.__setattr__(self, "delta_additive", delta_value(self.delta_additive, "delta_additive"))
         object.__setattr__(self, "params", dict(self.params))
+        if self.gaussian_mu_sq is not None:
+            mu_sq = nonnegative_value(self.gaussian_mu_sq, "gaussian_mu_sq")
+            if not (mu_sq > 0 and np.allclose(rho[idx], orders[idx] * mu_sq / 2.0, rtol=1e-9, atol=0.0)):
+                raise ParameterError("gaussian_mu_sq is for a Gaussian run only: its curve must be α·μ²/2 with μ² > 0.")
+            object.__setattr__(self, "gaussian_mu_sq", mu_sq)
 
     @classmethod
     def filter(cls, *, order: float, rho_budget: float, delta_conversion: float, delta_additive: float = 0.0, **kw: Any) -> RDPEntry:
@@ -436,6 +440,8 @@ class RDPEntry(_EntryBase):
         d = self._base_dict()
         d.update(orders=list(self.orders), rho=[r if math.isfinite(r) else None for r in self.rho],
                  delta_conversion=self.delta_conversion, delta_additive=self.delta_additive)
+        if self.gaussian_mu_sq is not None:
+            d["gaussian_mu_sq"] = self.gaussian_mu_sq
         return d
 
 
@@ -508,5 +514,5 @@ def entry_from_dict(d: Mapping[str, Any]) -> LedgerEntry:
                            delta_additive=d.get("delta_additive", 0.0), **common)
     if kind == "rdp":
         return RDPEntry(orders=tuple(d["orders"]), rho=tuple(d["rho"]), delta_conversion=d["delta_conversion"],
-                        delta_additive=d.get("delta_additive", 0.0), **common)
+                        delta_additive=d.get("delta_additive", 0.0), gaussian_mu_sq=d.get("gaussian_mu_sq"), **common)
     return ApproxDPEntry(epsilon=d["epsilon"], delta=d["delta"], **common)

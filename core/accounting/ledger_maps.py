@@ -12,12 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from core import accounting
+from core.accounting.baseline import composition_baseline_parameters
+from core.accounting.btt import calibrate_btt, svt_round_epsilon
 from core.errors import ParameterError
 from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, public_params
 
 __all__ = [
+    "confident_gnmax_entry",
     "entry_from_result",
+    "gaussian_entry",
+    "gnmax_entry",
     "planned_entry",
     "pure_dp_rdp",
     "register_privacy_map",
@@ -55,7 +59,7 @@ def register_privacy_map(mechanism: str, fn: Callable[[Any], LedgerEntry]) -> No
 def _btt_entry(result: Any) -> PureDPEntry:
     p = result.params
     rounds = int(p["rounds"])
-    eps_step = float(accounting.svt_round_epsilon(float(p["noise_scale"])))
+    eps_step = float(svt_round_epsilon(float(p["noise_scale"])))
     return PureDPEntry.uniform(
         eps_step=eps_step, n_steps=rounds, delta_composition=float(p["delta_svt"]), delta_additive=float(p["delta_release"]),
         mechanism=result.mechanism, params=public_params(p),
@@ -85,7 +89,50 @@ def _a_stab_entry(result: Any) -> PureDPEntry:
         description=f"{result.mechanism}: {m} A_stab answers, each ({eps0:.4g}, {delta0:.3g})-DP (pure ε0 plus additive δ0).")
 
 
+def gaussian_entry(*, mu_sq: float, delta: float, mechanism: str, description: str, params: dict) -> RDPEntry:
+    """The ledger entry of a run that is exactly a Gaussian mechanism of ``μ² = mu_sq``.
+
+    Its RDP curve ``α·μ²/2`` on :data:`core.accounting.rdp.ORDERS` (for composing with
+    other RDP runs), marked Gaussian so that Gaussian runs compose exactly.
+    """
+    from core.accounting.rdp import ORDERS
+
+    return RDPEntry(orders=tuple(ORDERS), rho=tuple(ORDERS * (mu_sq / 2.0)), delta_conversion=delta,
+                    gaussian_mu_sq=mu_sq, mechanism=mechanism, description=description, params=params)
+
+
+def gnmax_entry(*, sigma: float, m: int, delta: float) -> RDPEntry:
+    """``m`` GNMax answers at σ: one Gaussian mechanism of ``μ² = 2m/σ²``."""
+    sigma, m = float(sigma), int(m)
+    return gaussian_entry(mu_sq=2.0 * m / (sigma * sigma), delta=delta, mechanism="gnmax",
+                          description=f"{m} GNMax answers, σ = {sigma:.4g}", params={"sigma": sigma, "m": m})
+
+
+def confident_gnmax_entry(*, sigma1: float, sigma2: float, m: int, delta: float) -> RDPEntry:
+    """``m`` Confident-GNMax queries charged in advance: ``μ² = m(1/σ1² + 2/σ2²)``."""
+    sigma1, sigma2, m = float(sigma1), float(sigma2), int(m)
+    return gaussian_entry(mu_sq=m * (1.0 / sigma1 ** 2 + 2.0 / sigma2 ** 2), delta=delta, mechanism="confident-gnmax",
+                          description=f"{m} Confident-GNMax queries charged in advance, σ1 = {sigma1:.4g}, σ2 = {sigma2:.4g}",
+                          params={"sigma1": sigma1, "sigma2": sigma2, "m": m})
+
+
+def _gnmax_entry(result: Any) -> RDPEntry:
+    p = result.params
+    return gnmax_entry(sigma=p["sigma"], m=p["m"], delta=p["delta_target"])
+
+
+def _confident_entry(result: Any) -> RDPEntry:
+    p = result.params
+    if p.get("accounting", "fixed") == "filter":
+        return RDPEntry.filter(order=p["order"], rho_budget=p["budget"], delta_conversion=p["delta_target"],
+                               mechanism=result.mechanism, params=public_params(p),
+                               description=f"confident-gnmax under a Rényi filter: budget {p['budget']:.4g} at α = {p['order']:g}.")
+    return confident_gnmax_entry(sigma1=p["sigma1"], sigma2=p["sigma2"], m=p["m"], delta=p["delta_target"])
+
+
 _BUILTIN_MAPS: dict[str, Callable[[Any], LedgerEntry]] = {
+    "gnmax": _gnmax_entry,
+    "confident-gnmax": _confident_entry,
     "btt": _btt_entry,
     "btt-soft": _btt_entry,
     "lnmax": _lnmax_entry,
@@ -102,6 +149,9 @@ def entry_from_result(result: Any) -> LedgerEntry:
     * ``"lnmax"``: ``m`` pure ``2γ``-DP steps at slack ``delta_target``;
     * ``"a-stab"``: ``m`` pure ``ε``-steps plus ``m·δ`` (basic composition);
       ``"baseline"``: ``m`` pure ``ε0``-steps at slack ``δ'`` plus ``m·δ0``;
+    * ``"gnmax"``, ``"confident-gnmax"`` (fixed accounting): one Gaussian mechanism
+      (:func:`gnmax_entry`, :func:`confident_gnmax_entry`), composing exactly with other
+      Gaussian runs and by RDP with the rest; under a Rényi filter, its budget;
     * a mechanism registered with :func:`register_privacy_map`: its own map (checked
       first);
     * anything else: :class:`ApproxDPEntry` with the result's (ε, δ).
@@ -146,7 +196,8 @@ def entry_from_result(result: Any) -> LedgerEntry:
 
 
 def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float, m: int, T: int | None = None,
-                  calibration: str = "paper", gamma: float | None = None) -> LedgerEntry:
+                  calibration: str = "paper", gamma: float | None = None, sigma: float | None = None,
+                  sigma1: float | None = None, sigma2: float | None = None, ratio: float = 3.75) -> LedgerEntry:
     """The a-priori privacy map of a built-in mechanism's run, before it runs.
 
     The library's guarantees are data-independent, so the map of a planned run follows
@@ -155,10 +206,11 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
 
     Parameters
     ----------
-    mechanism : {"btt", "btt-soft", "lnmax", "baseline", "a-stab"}
+    mechanism : {"btt", "btt-soft", "lnmax", "baseline", "a-stab", "gnmax", "confident-gnmax"}
     epsilon, delta : float
-        The run's target (for ``"a-stab"``: per query; ``"lnmax"`` takes ``gamma``
-        instead of ``epsilon``).
+        The run's target (for ``"a-stab"``: per query; ``"lnmax"`` takes ``gamma``,
+        ``"gnmax"`` ``sigma``, ``"confident-gnmax"`` ``sigma1`` and ``sigma2``, or ε which
+        then decides them).
     m : int
         Number of queries.
     T : int, optional
@@ -167,6 +219,10 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
         BTT's calibration.
     gamma : float, optional
         LNMax's noise parameter.
+    sigma, sigma1, sigma2 : float, optional
+        GNMax's noise; Confident-GNMax's threshold and answer noises.
+    ratio : float
+        σ1/σ2 when ε decides Confident-GNMax's noises.
 
     Returns
     -------
@@ -186,7 +242,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     if mechanism in ("btt", "btt-soft"):
         if T is None or epsilon is None:
             raise ParameterError("a planned BTT run needs epsilon and T.")
-        cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=mechanism == "btt-soft")
+        cal = calibrate_btt(epsilon, delta, T, m, calibration, soft=mechanism == "btt-soft")
         params = {"epsilon_target": epsilon, "delta_target": delta, "T": T, "m": m, "calibration": calibration,
                   "noise_scale": cal.noise_scale, "threshold": cal.threshold, "rounds": cal.rounds, "tests": cal.tests,
                   "epsilon_svt": cal.guarantee.parts["epsilon_svt"], "delta_svt": cal.guarantee.parts["delta_svt"],
@@ -196,10 +252,26 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
         if gamma is None:
             raise ParameterError("a planned LNMax run needs gamma (see core.accounting.lnmax_gamma_for_epsilon).")
         return _lnmax_entry(SimpleNamespace(mechanism=mechanism, params={"gamma": gamma, "m": m, "delta_target": delta}))
+    if mechanism == "gnmax":
+        if (sigma is None) == (epsilon is None):
+            raise ParameterError("a planned GNMax run needs sigma or epsilon (which decides sigma), not both.")
+        if sigma is None:
+            from core.accounting.rdp import gnmax_sigma_for_epsilon
+
+            sigma = gnmax_sigma_for_epsilon(epsilon, n_answers=m, delta=delta)
+        return gnmax_entry(sigma=sigma, m=m, delta=delta)
+    if mechanism == "confident-gnmax":
+        if (sigma1 is None or sigma2 is None) == (epsilon is None):
+            raise ParameterError("a planned Confident-GNMax run needs sigma1 and sigma2, or epsilon (which decides them).")
+        if epsilon is not None:
+            from core.accounting.rdp import confident_gnmax_sigmas_for_epsilon
+
+            sigma1, sigma2 = confident_gnmax_sigmas_for_epsilon(epsilon, n_queries=m, delta=delta, ratio=ratio)
+        return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
     if mechanism == "baseline":
         if epsilon is None:
             raise ParameterError("a planned baseline run needs epsilon.")
-        par = accounting.composition_baseline_parameters(epsilon, delta, m)
+        par = composition_baseline_parameters(epsilon, delta, m)
         params = {"epsilon_target": epsilon, "delta_target": delta, "m": m, "eps0": par.eps0, "delta0": par.delta0,
                   "delta_prime": par.delta_prime}
         return _a_stab_entry(SimpleNamespace(mechanism=mechanism, params=params))

@@ -49,7 +49,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize
 
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
@@ -73,6 +72,7 @@ __all__ = [
     "best_order",
     "gnmax_sigma_for_epsilon",
     "confident_gnmax_sigmas_for_epsilon",
+    "rdp_epsilon_floor",
 ]
 
 ORDERS: np.ndarray = np.concatenate([
@@ -122,8 +122,8 @@ def check_orders(orders) -> np.ndarray:
 
     Parameters
     ----------
-    orders : array-like of float
-        The orders to check.
+    orders : array-like of float or None
+        The orders to check; None: :data:`ORDERS`.
 
     Returns
     -------
@@ -134,6 +134,8 @@ def check_orders(orders) -> np.ndarray:
     ParameterError
         If ``orders`` is empty, not 1-D, not finite or has an order <= 1.
     """
+    if orders is None:
+        return ORDERS
     arr = np.asarray(orders, dtype=float)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 1.0):
         raise ParameterError(
@@ -150,7 +152,7 @@ def _check_count(value, name: str, minimum: int = 0) -> int:
 # ---------------------------------------------------------------------------- curves
 
 
-def gaussian_rdp(sigma, *, sensitivity_sq: float = 1.0, orders=ORDERS) -> np.ndarray:
+def gaussian_rdp(sigma, *, sensitivity_sq: float = 1.0, orders=None) -> np.ndarray:
     """RDP curve of one Gaussian mechanism: ``ρ(α) = α·s²/(2σ²)``.
 
     Parameters
@@ -176,7 +178,7 @@ def gaussian_rdp(sigma, *, sensitivity_sq: float = 1.0, orders=ORDERS) -> np.nda
     return orders * s2 / (2.0 * sigma * sigma)
 
 
-def gnmax_rdp(sigma, n_answers, orders=ORDERS) -> np.ndarray:
+def gnmax_rdp(sigma, n_answers, orders=None) -> np.ndarray:
     """Data-independent RDP curve of ``n_answers`` GNMax answers: ``n_answers·α/σ²``.
 
     Each answer is ``argmax_c(counts[c] + N(0, σ²))``, a post-processing of the Gaussian
@@ -208,7 +210,7 @@ def gnmax_rdp(sigma, n_answers, orders=ORDERS) -> np.ndarray:
     return n * gaussian_rdp(sigma, sensitivity_sq=GNMAX_SENSITIVITY_SQ, orders=orders)
 
 
-def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=ORDERS) -> np.ndarray:
+def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=None) -> np.ndarray:
     """Data-independent RDP curve of Confident-GNMax: ``n_queries·α/(2σ1²) + n_answers·α/σ2²``.
 
     Parameters
@@ -249,7 +251,7 @@ def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=ORDERS
 # ---------------------------------------------------------------------------- conversion
 
 
-def rdp_to_dp(rdp, *, delta: float, orders=ORDERS) -> tuple[float, float]:
+def rdp_to_dp(rdp, *, delta: float, orders=None) -> tuple[float, float]:
     """Convert an RDP curve to (ε, δ)-DP (Balle et al. 2020), by dp-accounting.
 
     Parameters
@@ -278,7 +280,7 @@ def rdp_to_dp(rdp, *, delta: float, orders=ORDERS) -> tuple[float, float]:
     return float(eps), float(order)
 
 
-def best_order(rdp, *, delta: float, orders=ORDERS) -> float:
+def best_order(rdp, *, delta: float, orders=None) -> float:
     """The order at which :func:`rdp_to_dp` attains its minimum.
 
     Parameters
@@ -306,12 +308,15 @@ def best_order(rdp, *, delta: float, orders=ORDERS) -> float:
 
 
 def gnmax_guarantee(sigma, *, n_answers, delta: float) -> PrivacyGuarantee:
-    """Data-independent (ε, δ) of ``n_answers`` GNMax answers at noise σ.
+    """Data-independent (ε, δ) of ``n_answers`` GNMax answers at noise σ (exact).
 
     Proof sketch: each answer is a post-processing of the Gaussian mechanism on the
-    count vector, whose L2² sensitivity is 2 under replace-one adjacency, so it is
-    ``(α, α/σ²)``-RDP for every α (Mironov 2017, Prop. 7); ``n_answers`` adaptive answers
-    compose to ``n_answers·α/σ²``; Balle et al. (2020) convert at δ (docs/design.md §8.1).
+    count vector, whose L2² sensitivity is 2 under replace-one adjacency; ``n_answers``
+    adaptive answers compose to one Gaussian mechanism with ``μ² = 2·n_answers/σ²``,
+    whose exact privacy profile dp-accounting's PLD Gaussian privacy loss gives
+    (:mod:`core.accounting.gaussian_dp`; docs/design.md §8.1).  The RDP conversion of
+    the same curve ``α·n_answers/σ²`` (Balle et al. 2020) is an upper bound, reported in
+    ``parts`` with its best order (the order a Rényi filter uses).
 
     Parameters
     ----------
@@ -325,43 +330,50 @@ def gnmax_guarantee(sigma, *, n_answers, delta: float) -> PrivacyGuarantee:
     Returns
     -------
     PrivacyGuarantee
-        (ε, δ) with method ``"rdp-gnmax"`` and parts ``order``, ``rdp_at_order``,
-        ``n_answers``, ``sigma``, ``orders``.
+        (ε, δ) with method ``"pld-gnmax"`` and parts ``mu_sq``, ``epsilon_rdp``,
+        ``order``, ``rdp_at_order``, ``n_answers``, ``sigma``, ``orders``.
 
     References
     ----------
     N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
     "Scalable Private Learning with PATE", ICLR 2018 (Section 4.1).
-    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
-    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
-    Interpretations and Rényi Differential Privacy", AISTATS 2020.
+    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS B 2022 (Corollary 3.3).
+    B. Balle, Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy", ICML 2018.
     docs/design.md §8.1.
     """
+    from core.accounting.gaussian_dp import gaussian_epsilon
+
     sigma = check_sigma(sigma)
     n = _check_count(n_answers, "n_answers", 1)
     delta = check_delta(delta)
     curve = gnmax_rdp(sigma, n)
-    eps, order = rdp_to_dp(curve, delta=delta)
+    eps_rdp, order = rdp_to_dp(curve, delta=delta)
     i = int(np.searchsorted(ORDERS, order))
+    mu_sq = n * GNMAX_SENSITIVITY_SQ / (sigma * sigma)
+    eps = min(gaussian_epsilon(mu_sq, delta=delta), eps_rdp)
     return PrivacyGuarantee(
-        eps, delta, "rdp-gnmax",
-        f"{n} GNMax answers at σ = {sigma:.6g}, each (α, α/σ²)-RDP (replace-one: the count vector "
-        f"moves by L2² = 2), composed order by order and converted at δ = {delta:g} "
-        f"(Balle et al. 2020) at the best order α = {order:g} of {ORDERS.size}.",
-        parts={"order": order, "rdp_at_order": float(curve[i]), "n_answers": n, "sigma": sigma,
-               "orders": "core.accounting.rdp.ORDERS"},
+        eps, delta, "pld-gnmax",
+        f"{n} GNMax answers at σ = {sigma:.6g}: each the Gaussian mechanism on the vote counts (replace-one: "
+        f"they move by L2² = 2), composed exactly into one Gaussian of μ² = 2n/σ² = {mu_sq:.6g} and converted "
+        f"at δ = {delta:g} by its exact privacy profile (dp-accounting's PLD; RDP would give ε = {eps_rdp:.4g} "
+        f"at α = {order:g}).",
+        parts={"mu_sq": mu_sq, "epsilon_rdp": eps_rdp, "order": order, "rdp_at_order": float(curve[i]),
+               "n_answers": n, "sigma": sigma, "orders": "core.accounting.rdp.ORDERS"},
     )
 
 
 def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answers=None) -> PrivacyGuarantee:
-    """Data-independent (ε, δ) of Confident-GNMax with every charge fixed in advance.
+    """Data-independent (ε, δ) of Confident-GNMax with every charge fixed in advance (exact).
 
     Proof sketch: each threshold test is the Gaussian mechanism on the top count
-    (sensitivity 1): ``α/(2σ1²)``; each answer is GNMax at σ2: ``α/σ2²``.  Whether a query
+    (sensitivity 1, ``1/σ1²``); each answer is GNMax at σ2 (``2/σ2²``).  Whether a query
     is answered depends on the data, so the fixed accounting charges every query both
     parts (``n_answers = n_queries``; answering fewer is a post-processing of answering
-    all and replacing some answers by ⊥ under the released test outcomes).  Compose
-    order by order, convert at δ (docs/design.md §8.2).
+    all and replacing some answers by ⊥ under the released test outcomes).  All are
+    Gaussian mechanisms, so they compose exactly into one Gaussian with
+    ``μ² = n_queries/σ1² + 2·n_answers/σ2²``, converted by its exact privacy profile
+    (dp-accounting's PLD; docs/design.md §8.2).  ``parts`` also holds the RDP conversion
+    of the same curve and its best order (a Rényi filter's order).
 
     Parameters
     ----------
@@ -379,32 +391,35 @@ def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answ
     Returns
     -------
     PrivacyGuarantee
-        (ε, δ) with method ``"rdp-confident-gnmax-fixed"``.
+        (ε, δ) with method ``"pld-confident-gnmax-fixed"``.
 
     References
     ----------
     N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
     "Scalable Private Learning with PATE", ICLR 2018 (Section 4.2).
-    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
-    B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
-    Interpretations and Rényi Differential Privacy", AISTATS 2020.
+    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS B 2022 (Corollary 3.3).
     docs/design.md §8.2.
     """
+    from core.accounting.gaussian_dp import gaussian_epsilon
+
     sigma1 = check_sigma(sigma1, "sigma1")
     sigma2 = check_sigma(sigma2, "sigma2")
     nq = _check_count(n_queries, "n_queries", 1)
     na = nq if n_answers is None else _check_count(n_answers, "n_answers")
     delta = check_delta(delta)
     curve = confident_gnmax_rdp(sigma1, sigma2, nq, na)
-    eps, order = rdp_to_dp(curve, delta=delta)
+    eps_rdp, order = rdp_to_dp(curve, delta=delta)
     i = int(np.searchsorted(ORDERS, order))
+    mu_sq = nq * THRESHOLD_SENSITIVITY_SQ / (sigma1 * sigma1) + na * GNMAX_SENSITIVITY_SQ / (sigma2 * sigma2)
+    eps = min(gaussian_epsilon(mu_sq, delta=delta), eps_rdp)
     return PrivacyGuarantee(
-        eps, delta, "rdp-confident-gnmax-fixed",
-        f"{nq} threshold tests at σ1 = {sigma1:.6g} (each α/(2σ1²)) and {na} GNMax answers at "
-        f"σ2 = {sigma2:.6g} (each α/σ2²), all charged in advance, composed order by order and "
-        f"converted at δ = {delta:g} (Balle et al. 2020) at the best order α = {order:g}.",
-        parts={"order": order, "rdp_at_order": float(curve[i]), "n_queries": nq, "n_answers": na,
-               "sigma1": sigma1, "sigma2": sigma2, "orders": "core.accounting.rdp.ORDERS"},
+        eps, delta, "pld-confident-gnmax-fixed",
+        f"{nq} threshold tests at σ1 = {sigma1:.6g} and {na} GNMax answers at σ2 = {sigma2:.6g}, all charged in "
+        f"advance: Gaussian mechanisms composed exactly into one of μ² = {mu_sq:.6g}, converted at δ = {delta:g} "
+        f"by its exact privacy profile (dp-accounting's PLD; RDP would give ε = {eps_rdp:.4g} at α = {order:g}).",
+        parts={"mu_sq": mu_sq, "epsilon_rdp": eps_rdp, "order": order, "rdp_at_order": float(curve[i]),
+               "n_queries": nq, "n_answers": na, "sigma1": sigma1, "sigma2": sigma2,
+               "orders": "core.accounting.rdp.ORDERS"},
     )
 
 
@@ -509,36 +524,43 @@ def filter_budget_for_epsilon(epsilon, *, order, delta: float) -> float:
     delta = check_delta(delta)
     rho = epsilon - math.log1p(-1.0 / a) + math.log(delta * a) / (a - 1.0)
     if not rho > 0:
+        floor = epsilon - rho
         raise ParameterError(
-            f"At order {a:g} and delta = {delta:g} no positive RDP budget gives epsilon = {epsilon:g}; "
-            "raise epsilon or delta, or choose a larger order."
+            f"At order {a:g} and delta = {delta:g} no positive RDP budget gives epsilon = {epsilon:g}: RDP at this "
+            f"order cannot go below epsilon = {floor:.4g} (over all of ORDERS: {rdp_epsilon_floor(delta=delta):.4g}). "
+            "Raise epsilon or delta, choose a larger order, or charge every query in advance (accounting='fixed'), "
+            "which the exact Gaussian accountant converts and which reaches any epsilon."
         )
     return float(rho)
 
 
 # ---------------------------------------------------------------------------- inverses
-# Every guarantee above is ε(u) for the curve ρ(α) = α·u with u = Σ s²/(2σ²); ε(u) is
-# continuous and strictly increasing where positive, so each inverse solves for log u.
+# Both guarantees above are the exact Gaussian profile of μ² (Σ sensitivity²/σ²), which
+# reaches every ε > 0 at every δ; each inverse solves for μ² once (gaussian_dp).
 
 
-def _epsilon_linear(u: float, delta: float) -> float:
-    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
+def rdp_epsilon_floor(*, delta: float, orders=None) -> float:
+    """The smallest ε any RDP curve can be converted to at δ over ``orders``.
 
-    return float(compute_epsilon(ORDERS, ORDERS * u, delta)[0])
+    Balle et al.'s conversion adds ``log((α−1)/α) − (log δ + log α)/(α − 1)`` to ρ(α) ≥ 0,
+    so over a finite grid no RDP analysis goes below this floor (e.g. 0.027 at
+    δ = 1e-9 over :data:`ORDERS`).  A target below it needs the exact Gaussian accountant
+    (:mod:`core.accounting.gaussian_dp`) or larger orders.
 
+    Parameters
+    ----------
+    delta : float
+        δ in (0, 1).
+    orders : array of float, optional
+        Default :data:`ORDERS`.
 
-@functools.lru_cache(maxsize=4096)
-def _u_for_epsilon(epsilon: float, delta: float) -> float:
-    f = lambda logu: _epsilon_linear(math.exp(logu), delta) - epsilon
-    lo, hi = math.log(epsilon) - 1.0, math.log(epsilon) + 1.0
-    while f(lo) >= 0:
-        lo -= 2.0
-        if lo < -200:
-            raise ParameterError(f"epsilon = {epsilon:g} is too small to reach at delta = {delta:g}.")
-    while f(hi) <= 0:
-        hi += 2.0
-    logu = optimize.brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
-    return math.exp(logu)
+    Returns
+    -------
+    float
+    """
+    delta = check_delta(delta)
+    a = check_orders(ORDERS if orders is None else orders)
+    return float(max(0.0, np.min(np.log1p(-1.0 / a) - (math.log(delta) + np.log(a)) / (a - 1.0))))
 
 
 def _check_eps_delta(epsilon, delta) -> tuple[float, float]:
@@ -547,17 +569,19 @@ def _check_eps_delta(epsilon, delta) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=4096)
 def _gnmax_sigma(epsilon: float, n_answers: int, delta: float) -> float:
-    u = _u_for_epsilon(epsilon, delta)
-    return math.sqrt(n_answers * GNMAX_SENSITIVITY_SQ / (2.0 * u))
+    from core.accounting.gaussian_dp import gaussian_mu_sq_for_epsilon
+
+    return math.sqrt(n_answers * GNMAX_SENSITIVITY_SQ / gaussian_mu_sq_for_epsilon(epsilon, delta=delta))
 
 
 def gnmax_sigma_for_epsilon(epsilon, *, n_answers, delta: float):
     """The GNMax noise σ whose data-independent guarantee for ``n_answers`` answers is ε.
 
-    Inverse of :func:`gnmax_guarantee`, solved by Brent's method on ``log u`` with
-    ``u = n_answers/σ²`` (the converted ε depends on σ and ``n_answers`` only through u)
-    to about 1e-15 relative error in u, so the round trip holds to 1e-9 relative.
-    Vectorized over ``epsilon`` and ``n_answers``; scalar calls are cached.
+    Inverse of :func:`gnmax_guarantee`: the exact Gaussian profile depends on σ and
+    ``n_answers`` only through ``μ² = 2·n_answers/σ²``, solved by Brent's method
+    (:func:`core.accounting.gaussian_dp.gaussian_mu_sq_for_epsilon`), so every ε > 0 is
+    reached at every δ and the round trip holds to 1e-9 relative.  Vectorized over
+    ``epsilon`` and ``n_answers``; scalar calls are cached.
 
     Parameters
     ----------
@@ -586,9 +610,11 @@ def gnmax_sigma_for_epsilon(epsilon, *, n_answers, delta: float):
 
 @functools.lru_cache(maxsize=4096)
 def _confident_sigmas(epsilon: float, n_queries: int, delta: float, ratio: float) -> tuple[float, float]:
-    u = _u_for_epsilon(epsilon, delta)
-    # u = n (1/(2 σ1²) + 1/σ2²) with σ1 = ratio·σ2  =>  σ2² = n (1/(2 ratio²) + 1) / u
-    sigma2 = math.sqrt(n_queries * (1.0 / (2.0 * ratio * ratio) + 1.0) / u)
+    from core.accounting.gaussian_dp import gaussian_mu_sq_for_epsilon
+
+    mu_sq = gaussian_mu_sq_for_epsilon(epsilon, delta=delta)
+    # μ² = n (1/σ1² + 2/σ2²) with σ1 = ratio·σ2  =>  σ2² = n (1/ratio² + 2) / μ²
+    sigma2 = math.sqrt(n_queries * (1.0 / (ratio * ratio) + 2.0) / mu_sq)
     return ratio * sigma2, sigma2
 
 

@@ -198,9 +198,10 @@ def selection_guarantee(entries: Sequence[Any], *, mean: float, shape: float = 1
     PrivacyGuarantee
     """
     from core.accounting.guarantee import PrivacyGuarantee
+    from core.accounting.ledger_compose import compose_entries
 
     entry = selection_entry(entries, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
-    g = entry.guarantee()
+    g = compose_entries([entry])
     return PrivacyGuarantee(float(g.epsilon), float(g.delta), "repeat-and-select",
                             entry.description + "; RDP by dp-accounting's RepeatAndSelectDpEvent, converted to (ε, δ).",
                             {"candidates": len(entries), "repeat_mean": float(mean), "repeat_shape": float(shape)})

@@ -28,7 +28,7 @@ _EXPORTS = {
     "SamplerComparison": "samplers",
     "compare_samplers": "samplers",
     "AUDIT_MECHANISMS": "scenarios",
-    "AuditScenario": "scenarios",
+    "AuditScenario": "run",
     "TEACHING_MECHANISMS": "scenarios",
     "audit_mechanisms": "scenarios",
     "builtin_pairs": "scenarios",

@@ -174,7 +174,7 @@ def gaussian_scenario(mechanism: str, *, pair: str | None = None, **settings):
     core.audit.AuditScenario
     """
     from core.audit.pairs import neighbouring_pairs
-    from core.audit.scenarios import AuditScenario
+    from core.audit.run import AuditScenario
     from core.mechanisms import registry
 
     pairs = {p.name: p for p in neighbouring_pairs(20, distance=1, n_classes=3, n_queries=3)}

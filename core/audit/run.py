@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -48,8 +48,12 @@ from core.noise import RNGLike, check_rng
 from core.validation import check_probability
 from core.audit.stats import clopper_pearson, epsilon_lower_bound, hash_rows
 
+if TYPE_CHECKING:
+    from core.audit.pairs import NeighbourPair
+
 __all__ = [
     "AuditResult",
+    "AuditScenario",
     "audit",
 ]
 
@@ -230,6 +234,35 @@ class AuditResult:
             f"({self.confidence:.0%} confidence, {self.n_trials} trials per input) vs claimed "
             f"eps = {self.claimed_epsilon:.3f}, delta = {self.claimed_delta:g}: {verdict}"
         )
+
+
+@dataclass(frozen=True)
+class AuditScenario:
+    """A mechanism with its settings and a worst-case neighbouring pair, ready to audit.
+
+    Attributes
+    ----------
+    mechanism : str
+        Key of :data:`AUDIT_MECHANISMS` or :data:`TEACHING_MECHANISMS`.
+    label : str
+    sampler : callable
+        ``sampler(input, n_trials, rng)``.
+    pair : NeighbourPair
+    claimed_epsilon, claimed_delta : float
+        What the (real or, for teaching variants, the correct) mechanism reports.
+    settings : dict
+    teaching : bool
+        True for a deliberately broken teaching variant.
+    """
+
+    mechanism: str
+    label: str
+    sampler: Callable
+    pair: NeighbourPair
+    claimed_epsilon: float
+    claimed_delta: float
+    settings: dict
+    teaching: bool = False
 
 
 def _sample(mechanism, inp, n: int, gen, statistic, chunk_size: int, progress, done: int, total: int, examples: dict):

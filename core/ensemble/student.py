@@ -50,7 +50,10 @@ from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng
 from core.ensemble.inputs import check_features, learner_name, num_rows, resolve_learner, seed_estimator, select_rows
 
-__all__ = ["Student", "PublishedStudent", "BOTTOM_POLICIES", "train_student", "least_confident_first"]
+__all__ = ["Student", "PublishedStudent", "BOTTOM_POLICIES", "STUDENT_FORMAT", "train_student", "least_confident_first"]
+
+STUDENT_FORMAT = "private-label-lab published student"
+"""The ``format`` entry of a student written in skops' format (:meth:`PublishedStudent.to_skops`)."""
 
 BOTTOM_POLICIES = ("drop", "random", "semi")
 """The accepted values of ``bottom``."""
@@ -105,9 +108,14 @@ class Student:
 class PublishedStudent:
     """A student as published: predicts class NAMES and carries its guarantee.
 
-    What ``private-label-lab label --student FILE`` writes with joblib.  It holds the
-    fitted student, the class names, the labeling's (ε, δ) and mechanism, and the public
-    fields of the privacy report -- no private value.
+    What ``private-label-lab label --student FILE`` writes and the app's download is.  It
+    holds the fitted student, the class names, the labeling's (ε, δ) and mechanism, and
+    the privacy report of the release it came from -- no private value.
+
+    Two file formats: :meth:`to_joblib` (a pickle: loading it RUNS CODE from the file, so
+    load only a file you trust) and :meth:`to_skops` (skops' format, which a recipient
+    loads without running code from the file: :meth:`from_skops`, or ``skops.io.load``
+    with the types it lists as trusted).
 
     Parameters
     ----------
@@ -139,9 +147,73 @@ class PublishedStudent:
 
     @classmethod
     def from_student(cls, student: Student, classes, report: dict | None = None) -> "PublishedStudent":
-        """Wrap a :class:`Student` with the class names (e.g. ``Table.class_names``)."""
-        return cls(student.model, classes, epsilon=student.epsilon, delta=student.delta,
-                   mechanism=student.mechanism, report=report)
+        """Wrap a :class:`Student` with the class names (e.g. ``Table.class_names``); with a
+        report, (ε, δ) are the report's (written to 15 significant digits)."""
+        guarantee = (report or {}).get("guarantee") or {}
+        epsilon = guarantee.get("epsilon", student.epsilon)
+        delta = guarantee.get("delta", student.delta)
+        return cls(student.model, classes, epsilon=epsilon, delta=delta, mechanism=student.mechanism, report=report)
+
+    @property
+    def release(self) -> dict:
+        """The release the student came from: the report's ``release`` and ``ledger`` sections
+        (empty when the labels were not a release with its ledger)."""
+        return {key: self.report[key] for key in ("release", "ledger") if key in self.report}
+
+    def to_joblib(self) -> bytes:
+        """The student as joblib bytes (a pickle: loading runs code from the file)."""
+        import io
+
+        import joblib
+
+        buffer = io.BytesIO()
+        joblib.dump(self, buffer)
+        return buffer.getvalue()
+
+    def to_skops(self) -> bytes:
+        """The student in skops' format: a dict of the fitted model (scikit-learn objects),
+        the class names, (ε, δ), the mechanism and the report as JSON text.  Loading it
+        (:meth:`from_skops`) runs no code from the file."""
+        import json
+
+        import skops.io as sio
+
+        return sio.dumps({
+            "format": STUDENT_FORMAT,
+            "model": self.model,
+            "classes": [str(c) for c in self.classes_],
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "mechanism": self.mechanism,
+            "report": json.dumps(self.report, ensure_ascii=False),
+        })
+
+    @classmethod
+    def from_skops(cls, data: bytes, trusted: list[str] | tuple[str, ...] = ()) -> "PublishedStudent":
+        """Load a student written by :meth:`to_skops`, running no code from the file.
+
+        Types of scikit-learn itself (``sklearn.*``) are trusted; any other type the file
+        names is refused unless listed in ``trusted``.
+
+        Raises
+        ------
+        DataError
+            When the file names a type that is not trusted, or is not a published student.
+        """
+        import json
+
+        import skops.io as sio
+
+        data = bytes(data)
+        unknown = [t for t in sio.get_untrusted_types(data=data) if not t.startswith("sklearn.") and t not in trusted]
+        if unknown:
+            raise DataError(f"The student file names types that are not scikit-learn's: {', '.join(unknown)}. "
+                            "Load it only if you trust them (pass them as trusted).")
+        content = sio.loads(data, trusted=list(sio.get_untrusted_types(data=data)))
+        if not isinstance(content, dict) or content.get("format") != STUDENT_FORMAT:
+            raise DataError("The file is not a published student of private-label-lab.")
+        return cls(content["model"], content["classes"], epsilon=content["epsilon"], delta=content["delta"],
+                   mechanism=content["mechanism"], report=json.loads(content["report"]))
 
     def __repr__(self) -> str:
         return (f"PublishedStudent({learner_name(self.model)}, classes={list(self.classes_)}, "

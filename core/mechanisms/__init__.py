@@ -59,3 +59,7 @@ _EXPORTS = {
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+# The built-in mechanisms register themselves in the registry on import (the registry
+# itself imports no mechanism module, so every module depends only on lower ones).
+from core.mechanisms import builtin as _builtin  # noqa: E402,F401

@@ -100,53 +100,15 @@ def _planned(name: str):
 
 
 def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS, gnmax_rdp
+    from core.accounting.ledger_maps import gnmax_entry
 
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(gnmax_rdp(sigma, m)), delta_conversion=delta,
-                    mechanism="gnmax", description=f"{m} GNMax answers, σ = {sigma:.4g}", params={"sigma": sigma, "m": m})
+    return gnmax_entry(sigma=sigma, m=m, delta=delta)
 
 
 def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS, confident_gnmax_rdp
+    from core.accounting.ledger_maps import confident_gnmax_entry
 
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(confident_gnmax_rdp(sigma1, sigma2, m)), delta_conversion=delta,
-                    mechanism="confident-gnmax",
-                    description=f"{m} Confident-GNMax queries charged in advance, σ1 = {sigma1:.4g}, σ2 = {sigma2:.4g}",
-                    params={"sigma1": sigma1, "sigma2": sigma2, "m": m})
-
-
-# ----------------------------------------------------------------------------- audit
-
-
-_GAUSSIAN = ("gnmax", "confident-gnmax")
-
-
-def _audit(name: str):
-    def scenario(pair: str | None = None, **settings: Any):
-        if name in _GAUSSIAN:
-            from core.audit.gaussian import gaussian_scenario
-
-            return gaussian_scenario(name, pair=pair, **settings)
-        from core.audit.scenarios import builtin_scenario
-
-        return builtin_scenario(name, pair=pair, **settings)
-
-    return scenario
-
-
-def _pairs(name: str):
-    def pairs() -> tuple[list[str], str]:
-        if name in _GAUSSIAN:
-            from core.audit.gaussian import gaussian_pairs
-
-            return gaussian_pairs(name)
-        from core.audit.scenarios import builtin_pairs
-
-        return builtin_pairs(name)
-
-    return pairs
+    return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
 
 def _baseline_online(m_max: int, rng, *, epsilon, delta):
@@ -181,8 +143,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"], P["T"], P["calibration"], P["beta"]),
     label=_btt,
     privacy_map=_btt_map,
-    audit=_audit("btt"),
-    audit_pairs=_pairs("btt"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "calibration": "tight"},
     explanation=_BTT_TEXT,
     formulas=_BTT_FORMULAS,
@@ -199,8 +159,6 @@ register(Mechanism(
     label=_btt_soft,
     privacy_map=_btt_soft_map,
     inputs="scores",
-    audit=_audit("btt-soft"),
-    audit_pairs=_pairs("btt-soft"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "eta": 0.25, "calibration": "tight"},
     explanation=_BTT_TEXT + " Soft labels test the histogram of the teachers' scores on bins of width η, "
     "then on bins shifted by η/2, and release the midpoint of the top bin.",
@@ -218,8 +176,6 @@ register(Mechanism(
     privacy_map=_lnmax_map,
     spend=_lnmax_spend,
     derived=("gamma",),
-    audit=_audit("lnmax"),
-    audit_pairs=_pairs("lnmax"),
     audit_defaults={"gamma": 1.0, "delta": 1e-5},
     explanation=(
         "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
@@ -243,8 +199,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"]),
     label=_baseline,
     privacy_map=_baseline_map,
-    audit=_audit("baseline"),
-    audit_pairs=_pairs("baseline"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
         "**The baseline** answers every query on its own with the one-query stability "
@@ -264,8 +218,6 @@ register(Mechanism(
     parameters=(P["epsilon"], P["delta"]),
     label=_a_stab,
     privacy_map=_a_stab_map,
-    audit=_audit("a-stab"),
-    audit_pairs=_pairs("a-stab"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
         "**$A_{\\mathrm{stab}}$** releases the plurality label of one query when its distance to "
@@ -379,8 +331,6 @@ register(Mechanism(
     privacy_map=_gnmax_map,
     spend=_gnmax_spend,
     derived=("sigma",),
-    audit=_audit("gnmax"),
-    audit_pairs=_pairs("gnmax"),
     audit_defaults={"sigma": 2.5, "delta": 1e-5},
     explanation=(
         "**GNMax** (PATE 2018) adds Gaussian noise to every vote count and releases the class "
@@ -404,8 +354,6 @@ register(Mechanism(
     privacy_map=_confident_map,
     spend=_confident_spend,
     derived=("sigma1", "sigma2"),
-    audit=_audit("confident-gnmax"),
-    audit_pairs=_pairs("confident-gnmax"),
     audit_defaults={"threshold": 10.0, "sigma1": 1.75, "sigma2": 50.0, "delta": 1e-5},
     explanation=(
         "**Confident-GNMax** (PATE 2018) first checks, with Gaussian noise σ1, that the teachers "
@@ -436,4 +384,133 @@ register(Mechanism(
     ),
     formulas=(r"\text{pass} \iff \tilde E + \hat S\,\sigma_s z(\delta') \le B, \qquad \varepsilon = \varepsilon_{\text{test}} + \varepsilon_B",),
     data_dependent="the data-dependent ε of the released labels (a NON-PRIVATE diagnostic)",
+))
+
+
+# ----------------------------------------------------------------------------- DP training (reads the private rows)
+
+
+def _dp_logistic(rows, *, epsilon, delta, C=None, perturbation="gaussian", rng=None):
+    from core.mechanisms.dp_training import dp_logistic_label
+
+    return dp_logistic_label(rows, epsilon=epsilon, delta=delta, C=C, perturbation=perturbation, rng=rng)
+
+
+def _dp_logistic_map(m: int, *, epsilon, delta, perturbation="gaussian", **_: Any):
+    from core.accounting.dp_training import logistic_guarantee
+
+    return logistic_guarantee(epsilon, delta, perturbation=perturbation)
+
+
+def _dp_logistic_entry(m: int, *, epsilon, delta, perturbation="gaussian", C=None, **_: Any):
+    from core.accounting.ledger_entries import ApproxDPEntry, PureDPEntry
+
+    public = {"epsilon": float(epsilon), "perturbation": perturbation, **({} if C is None else {"C": float(C)})}
+    if perturbation == "gamma":
+        return PureDPEntry(steps=((float(epsilon), 1),), mechanism="dp-logistic", params=public,
+                           description="DP logistic regression (objective perturbation, pure ε) labeling every public row")
+    return ApproxDPEntry(epsilon=float(epsilon), delta=float(delta), mechanism="dp-logistic", params=public,
+                         description="DP logistic regression (Gaussian objective perturbation) labeling every public row")
+
+
+def _dp_naive_bayes(rows, *, epsilon, delta, rng=None):
+    from core.mechanisms.dp_training import dp_naive_bayes_label
+
+    return dp_naive_bayes_label(rows, epsilon=epsilon, delta=delta, rng=rng)
+
+
+def _dp_naive_bayes_map(m: int, *, epsilon, delta, **_: Any):
+    from core.accounting.dp_training import naive_bayes_guarantee
+
+    return naive_bayes_guarantee(epsilon, delta)
+
+
+def _dp_naive_bayes_entry(m: int, *, epsilon, delta, **_: Any):
+    from core.accounting.dp_training import naive_bayes_noise, naive_bayes_rdp
+    from core.accounting.ledger_entries import RDPEntry
+    from core.accounting.rdp import ORDERS
+
+    z = naive_bayes_noise(epsilon, delta, dimension=1).z
+    return RDPEntry(orders=tuple(ORDERS), rho=tuple(naive_bayes_rdp(z)), delta_conversion=float(delta),
+                    mechanism="dp-naive-bayes", description=f"DP Gaussian naive Bayes, noise multiplier z = {z:.4g}",
+                    params={"epsilon": float(epsilon)})
+
+
+def _dp_audit(name: str):
+    def scenario(pair: str | None = None, **settings: Any):
+        from core.audit.dp_training import dp_training_scenario
+
+        return dp_training_scenario(name, pair=pair, **settings)
+
+    return scenario
+
+
+def _dp_pairs(name: str):
+    def pairs() -> tuple[list[str], str]:
+        from core.audit.dp_training import dp_training_pairs
+
+        return dp_training_pairs(name)
+
+    return pairs
+
+
+from core.mechanisms.registry import Parameter  # noqa: E402  (this section's own parameters)
+
+_C = Parameter(
+    "C", "float", None, "regularization C",
+    "Inverse regularization of the DP logistic regression (penalty ‖w‖²/(2Cn)); left out, it follows "
+    "from public quantities (rows, columns, ε).",
+    low=1e-4, high=10.0, log=True, metavar="C", optional=True,
+)
+_PERTURBATION = Parameter(
+    "perturbation", "choice", "gaussian", "noise",
+    "'gaussian': Gaussian objective perturbation, (ε, δ); 'gamma': a noise vector of Gamma-distributed "
+    "norm, pure ε (δ unused).",
+    choices=("gaussian", "gamma"), metavar="P",
+)
+
+register(Mechanism(
+    name="dp-logistic",
+    title="DP logistic regression (trained on the private rows)",
+    description="One logistic regression trained on all private rows by objective perturbation labels every public row; "
+                "its cost does not grow with the number of queries.",
+    parameters=(P["epsilon"], P["delta"], _C, _PERTURBATION),
+    label=_dp_logistic,
+    privacy_map=_dp_logistic_map,
+    inputs="rows",
+    audit=_dp_audit("dp-logistic"),
+    audit_pairs=_dp_pairs("dp-logistic"),
+    audit_defaults={"epsilon": 1.0, "delta": 1e-5, "C": 0.1, "perturbation": "gamma"},
+    explanation=(
+        "**DP training** skips the teachers: one logistic regression is trained on all private rows "
+        "with a random linear term added to its objective (objective perturbation), and the released "
+        "model labels every public row. Feature ranges and categories come from the public rows, so "
+        "each row's norm is bounded without looking at the private data."
+    ),
+    formulas=(
+        r"\hat w = \arg\min_w \frac1n\sum_i \log\big(1+e^{-y_i w^\top x_i}\big) + \frac{\Lambda+\Delta}{2}\|w\|^2 + \frac{b^\top w}{n}",
+        r"b \sim \mathcal{N}\Big(0, \tfrac{R^2(8\log(2/\delta)+4\varepsilon)}{\varepsilon^2} I\Big) \ \text{or}\ \|b\| \sim \Gamma\big(d, 2R/\varepsilon'\big)",
+    ),
+    ledger_entry=_dp_logistic_entry,
+))
+
+register(Mechanism(
+    name="dp-naive-bayes",
+    title="DP Gaussian naive Bayes (trained on the private rows)",
+    description="A Gaussian naive Bayes from noisy class counts, sums and sums of squares of the private rows "
+                "labels every public row; its cost does not grow with the number of queries.",
+    parameters=(P["epsilon"], P["delta"]),
+    label=_dp_naive_bayes,
+    privacy_map=_dp_naive_bayes_map,
+    inputs="rows",
+    audit=_dp_audit("dp-naive-bayes"),
+    audit_pairs=_dp_pairs("dp-naive-bayes"),
+    audit_defaults={"epsilon": 1.0, "delta": 1e-5},
+    explanation=(
+        "**DP naive Bayes** releases each class's row count and, per feature, the sum and the sum of "
+        "squares of its rows, each with Gaussian noise; the means and variances computed from them "
+        "define a Gaussian naive Bayes that labels every public row."
+    ),
+    formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad \rho(\alpha) = \alpha/(2z^2)",),
+    ledger_entry=_dp_naive_bayes_entry,
 ))

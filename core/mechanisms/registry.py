@@ -190,8 +190,11 @@ class Mechanism:
         None when ε is itself a parameter.
     derived : tuple of str
         The parameters ``spend`` sets.
-    inputs : {"counts", "scores"}
-        Vote counts ``(m, n_classes)`` or positive-class scores ``(m, k)`` (binary only).
+    inputs : {"counts", "scores", "rows"}
+        Vote counts ``(m, n_classes)``, positive-class scores ``(m, k)`` (binary only), or
+        ``"rows"``: the private rows themselves with the public rows
+        (:class:`core.mechanisms.dp_training.PrivateRows`), for a model trained with
+        differential privacy that labels every public row.
     audit : callable or None
         ``audit(pair=None, **settings) -> core.audit.AuditScenario``: the mechanism on
         its worst-case neighbouring pair, for the empirical privacy audit.
@@ -249,6 +252,11 @@ class Mechanism:
     diagnostic: Callable[..., Any] | None = None
     picture: TestPicture | None = None
 
+    def __reduce__(self):
+        # Pickled by name (its functions may be closures): a run's state that holds its
+        # mechanism (an estimator's session) pickles, and comes back with the registered one.
+        return (get, (self.name,))
+
     @property
     def parameter_names(self) -> tuple[str, ...]:
         """The parameters' names, in order.
@@ -291,6 +299,9 @@ class Mechanism:
         return "epsilon" in self.parameter_names or self.spend is not None
 
 
+INPUT_KINDS = ("counts", "scores", "rows")
+"""What a mechanism can read: vote counts, teacher scores, or the private rows (DP training)."""
+
 REGISTRY: dict[str, Mechanism] = {}
 """Name -> :class:`Mechanism`, in registration order."""
 
@@ -316,8 +327,8 @@ def register(mechanism: Mechanism, *, replace: bool = False) -> Mechanism:
         raise ParameterError(
             f"A mechanism's name is lower case with hyphens (e.g. 'btt-soft'), got {mechanism.name!r}."
         )
-    if mechanism.inputs not in ("counts", "scores"):
-        raise ParameterError(f"inputs must be 'counts' or 'scores', got {mechanism.inputs!r}.")
+    if mechanism.inputs not in INPUT_KINDS:
+        raise ParameterError(f"inputs must be one of {', '.join(map(repr, INPUT_KINDS))}, got {mechanism.inputs!r}.")
     missing = [d for d in mechanism.derived if d not in mechanism.parameter_names]
     if missing:
         raise ParameterError(f"{mechanism.name}: derived parameters {missing} are not among its parameters.")
@@ -376,19 +387,10 @@ def get(name: str) -> Mechanism:
     return mech
 
 
-_LOADED = False
-
-
 def _load_builtin() -> None:
-    """Register the built-in mechanisms once (their modules import lazily)."""
-    global _LOADED
-    if _LOADED:
-        return
-    with _LOCK:
-        if _LOADED:
-            return
-        _LOADED = True
-    from core.mechanisms import builtin  # noqa: F401  (registers on import)
+    """Nothing to do: the built-in mechanisms are registered when the package is imported
+    (``core/mechanisms/__init__.py`` imports :mod:`core.mechanisms.builtin`, which imports
+    this module), so the registry imports no module above it."""
 
 
 # The parameters shared by several mechanisms: one definition each.

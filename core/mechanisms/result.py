@@ -79,6 +79,18 @@ class LabelingResult:
         return int(self.labels.shape[0])
 
     @property
+    def data_dependent_note(self) -> str | None:
+        """A sentence when the NON-PRIVATE data-dependent ε is above the guarantee (then of no use).
+
+        Returns
+        -------
+        str or None
+        """
+        from core.accounting.guarantee import data_dependent_note
+
+        return data_dependent_note(self.epsilon_data_dependent, self.epsilon)
+
+    @property
     def answered(self) -> np.ndarray:
         """Boolean mask of the queries that received a label (or score).
 

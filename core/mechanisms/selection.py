@@ -36,8 +36,7 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates",
-           "holdout_score"]
+__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
 
 MEAN_PER_CANDIDATE = 3.0
 """The default mean number of repetitions per candidate of the grid."""
@@ -172,8 +171,9 @@ def draw_repetitions(mean: float, shape: float, rng=None, size: int | None = Non
     return int(out[0]) if size is None else out
 
 
-def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = None, shape: float = 1.0,
-                   score_sigma: float | None = None, delta: float | None = None):
+def selection_plan(candidates: Sequence[Any], m: int, *, prepare: Callable[[str, Mapping[str, Any], int], tuple],
+                   mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
+                   delta: float | None = None):
     """The candidates' resolved settings and the whole selection's privacy map, before anything runs.
 
     Parameters
@@ -181,6 +181,10 @@ def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = No
     candidates : sequence of (str, mapping)
     m : int
         Queries each candidate labels.
+    prepare : callable
+        ``prepare(name, settings, m) -> (params, ledger_entry)``: a candidate's resolved
+        parameters and its privacy map in the ledger's terms (:func:`core.pipeline.tune_plan`
+        passes the pipeline's; this module sits below the pipeline and does not import it).
     mean : float, optional
         Mean number of repetitions (default :func:`default_mean`).
     shape : float
@@ -196,34 +200,35 @@ def selection_plan(candidates: Sequence[Any], m: int, *, mean: float | None = No
     """
     cands = check_candidates(candidates)
     key = tuple((name, tuple(sorted(s.items()))) for name, s in cands)
-    resolved, entry, g = _plan(key, int(m), None if mean is None else float(mean), float(shape),
+    resolved, entry, g = _plan(prepare, key, int(m), None if mean is None else float(mean), float(shape),
                                None if score_sigma is None else float(score_sigma), None if delta is None else float(delta))
     return [(n, dict(p)) for n, p in resolved], entry, g
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(key, m, mean, shape, score_sigma, delta):
+def _plan(prepare, key, m, mean, shape, score_sigma, delta):
     """The plan of :func:`selection_plan`, cached: the repeat-and-select curve is costly and
     depends on public settings only (``key``: the candidates as hashable pairs)."""
-    from core import pipeline
+    from core.accounting.ledger_compose import compose_entries
     from core.accounting.selection import selection_entry
     from core.validation import check_delta
 
     cands = [(name, dict(s)) for name, s in key]
-    resolved = [(name, pipeline.resolve(name, s, m)) for name, s in cands]
-    entries = [pipeline.ledger_entry(name, params, m) for name, params in resolved]
+    prepared = [(name, *prepare(name, s, m)) for name, s in cands]
+    resolved = [(name, params) for name, params, _ in prepared]
+    entries = [e for _, _, e in prepared]
     if delta is None:
         delta = max(float(p.get("delta", 0.0) or 0.0) for _, p in resolved) or 1e-6
     delta = check_delta(delta)
     mean = default_mean(len(cands)) if mean is None else float(mean)
     entry = selection_entry(entries, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta,
                             params={"m": m, "mechanisms": ",".join(sorted({n for n, _ in cands}))})
-    return tuple((n, tuple(p.items())) for n, p in resolved), entry, entry.guarantee()
+    return tuple((n, tuple(p.items())) for n, p in resolved), entry, compose_entries([entry])
 
 
-def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shape: float = 1.0,
-           score: Callable[[Any], float] | None = None, score_sigma: float | None = None,
-           delta: float | None = None, rng=None) -> SelectionResult:
+def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping[str, Any], int], tuple],
+           mean: float | None = None, shape: float = 1.0, score: Callable[[Any], float] | None = None,
+           score_sigma: float | None = None, delta: float | None = None, rng=None) -> SelectionResult:
     """Choose the best candidate on the votes privately and release its labels.
 
     Parameters
@@ -233,6 +238,8 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
     candidates : sequence of (str, mapping)
         The grid: registered mechanism names with their settings (``epsilon`` as for
         :func:`core.pipeline.label`).
+    prepare : callable
+        As for :func:`selection_plan` (:func:`core.pipeline.tune` passes the pipeline's).
     mean : float, optional
         Mean number of repetitions (default :func:`default_mean`).
     shape : float
@@ -240,7 +247,7 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
     score : callable, optional
         ``score(result) -> int``: a count over private rows HELD OUT of every teacher's
         chunk, of sensitivity 1 in those rows, reading the teachers' rows only through
-        ``result`` (e.g. :func:`holdout_score`); released with discrete
+        ``result`` (e.g. :func:`core.pipeline.holdout_score`); released with discrete
         Gaussian noise ``score_sigma``.  None: the number answered.
     score_sigma : float, optional
         Required with ``score``.
@@ -266,7 +273,8 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
         if registry.get(name).inputs != "counts":
             raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts.")
     m = int(counts.shape[0])
-    resolved, entry, g = selection_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
+    resolved, entry, g = selection_plan(candidates, m, prepare=prepare, mean=mean, shape=shape, score_sigma=score_sigma,
+                                        delta=delta)
     mean = float(entry.params["repeat_mean"])
     gen = noise.check_rng(rng)
     K = draw_repetitions(mean, shape, gen)
@@ -298,51 +306,3 @@ def select(inputs, candidates: Sequence[Any], *, mean: float | None = None, shap
                                    f"({res.epsilon:.4g}, {res.delta:.3g}). {res.accounting}"))
     return SelectionResult(chosen=j, mechanism=resolved[j][0], settings=given, result=released, epsilon=float(g.epsilon),
                            delta=float(g.delta), runs=K, tried=tuple(tried), score=s, score_kind=kind, entry=entry)
-
-
-def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | None, table, *, bottom: str = "drop",
-                  rng=None) -> Callable[[Any], int]:
-    """A private selection's score: the student's correct predictions on held-out private rows.
-
-    The held-out rows must be kept out of every teacher's chunk (split them off before
-    :func:`core.pipeline.train`, e.g. with :func:`core.data.split_public`).  The score reads the
-    teachers' rows only through the released labels (the student is trained on them),
-    and changing one held-out row moves it by at most 1: a count of sensitivity 1,
-    released by :func:`core.pipeline.tune` with discrete Gaussian noise (docs/design.md §10.3).  A run
-    whose labels cannot train a student scores 0.
-
-    Parameters
-    ----------
-    public_X : pandas.DataFrame
-        The public rows' features (the student's training rows).
-    holdout : core.data.Table
-        The held-out private rows.
-    learner : str
-    params : mapping, optional
-    table : core.data.Table
-        The private table (its preprocessing).
-    bottom : str
-        The student's ⊥ policy.
-    rng : Generator, int or None
-
-    Returns
-    -------
-    callable
-        ``score(result) -> int``.
-    """
-    from core import pipeline
-    from core.errors import PrivateLabelLabError
-    from core.noise import check_rng
-
-    gen = check_rng(rng)
-    X_h = holdout.features
-    y_h = np.asarray(holdout.labels)
-
-    def score(result) -> int:
-        try:
-            st = pipeline.student(public_X, result, learner, params, table, bottom=bottom, rng=gen)
-        except (PrivateLabelLabError, ValueError):
-            return 0
-        return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
-
-    return score

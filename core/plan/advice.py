@@ -16,7 +16,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["advise", "why_not_useful", "alternatives"]
 
@@ -105,20 +105,20 @@ def _btt_hopeless(pred: Any, settings: dict, sizes: dict) -> bool:
     return int(sizes["k"]) < 0.5 * need
 
 
-def advise(pred: Any) -> str:
+def advise(pred: Any, predict: Callable[..., Any]) -> str:
     """What would be needed instead of a run that is not useful, in words.
 
     Parameters
     ----------
     pred : Prediction
         A prediction with ``useful`` False.
+    predict : callable
+        :func:`core.plan.prediction.predict` (passed in: that module calls this one).
 
     Returns
     -------
     str
     """
-    from core.plan.prediction import predict
-
     lines = [f"Not useful: {why_not_useful(pred)}."]
     btt = _btt_teachers(pred)
     if btt and "teachers are needed" not in str(pred.reason):

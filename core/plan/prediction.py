@@ -231,7 +231,7 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
 
         from core.plan.advice import advise as _advise
 
-        pred = replace(pred, advice=_advise(pred))
+        pred = replace(pred, advice=_advise(pred, predict))
     return pred
 
 

@@ -138,14 +138,14 @@ def test_two_runs_at_different_eps_total_larger_than_either():
     # less than b's 100 steps at 1e-6; ε is then floored at b's own ε.  So the total is
     # above each run in δ and at least each run in ε ...
     for e in (a, b):
-        assert tot.epsilon >= e.guarantee().epsilon
-        assert tot.delta > e.guarantee().delta
-    assert tot.epsilon > a.guarantee().epsilon
+        assert tot.epsilon >= L.compose_entries([e]).epsilon
+        assert tot.delta > L.compose_entries([e]).delta
+    assert tot.epsilon > L.compose_entries([a]).epsilon
     # ... and strictly above each in ε with runs at equal ε-scale, or at one fixed δ:
     c = L.PureDPEntry.uniform(eps_step=0.05, n_steps=100, delta_composition=1e-6)
     d = L.PureDPEntry.uniform(eps_step=0.08, n_steps=100, delta_composition=1e-6)
     both = L.compose_entries([c, d])
-    assert both.epsilon > max(c.guarantee().epsilon, d.guarantee().epsilon)
+    assert both.epsilon > max(L.compose_entries([c]).epsilon, L.compose_entries([d]).epsilon)
     for e in (a, b):
         assert led.total(delta=1e-5).epsilon > L.compose_entries([e], delta=1e-5).epsilon
 
@@ -154,8 +154,8 @@ def test_total_never_below_a_run_it_contains():
     big = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
     small = L.PureDPEntry.uniform(eps_step=0.05, n_steps=1, delta_composition=1e-3)
     tot = L.compose_entries([big, small])
-    assert tot.epsilon >= big.guarantee().epsilon
-    assert tot.delta >= big.guarantee().delta
+    assert tot.epsilon >= L.compose_entries([big]).epsilon
+    assert tot.delta >= L.compose_entries([big]).delta
 
 
 def test_total_at_given_delta_splits_equally():
@@ -483,7 +483,7 @@ def test_entry_from_btt_soft_result():
     rng = np.random.default_rng(5)
     scores = np.clip(rng.beta(0.3, 0.3, size=(40, 1)) + rng.normal(0, 0.05, size=(40, 200)), 0, 1)
     r = agg.btt_soft_label(scores, epsilon=2.0, delta=1e-5, T=4, eta=0.25, rng=0)
-    g = L.entry_from_result(r).guarantee()
+    g = L.compose_entries([L.entry_from_result(r)])
     assert L.entry_from_result(r).steps[0][1] == 8  # 2T rounds
     assert g.epsilon == pytest.approx(r.epsilon, rel=1e-9) and g.delta == pytest.approx(r.delta, rel=1e-9)
 
@@ -493,7 +493,7 @@ def test_entry_from_baseline_result_is_at_most_its_own():
     # m pure ε0-steps optimally at the same slack δ', so its ε can only be smaller.
     for m, eps in ((60, 2.0), (3, 1.0)):
         r = agg.composition_baseline_label(_counts(8, m=m), epsilon=eps, delta=1e-5, rng=0)
-        g = L.entry_from_result(r).guarantee()
+        g = L.compose_entries([L.entry_from_result(r)])
         assert g.epsilon <= r.epsilon * (1 + 1e-9)
         assert g.delta == pytest.approx(r.delta, rel=1e-9)
         if r.params["delta_prime"] > 0:
@@ -540,10 +540,10 @@ def test_repeat_and_select_matches_dp_accounting_event(shape):
     acc = rdp.RdpAccountant(rs.orders, neighboring_relation=NeighboringRelation.REPLACE_ONE)
     rr = dp_event.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(eps0)), num_buckets=2)
     acc.compose(dp_event.RepeatAndSelectDpEvent(dp_event.SelfComposedDpEvent(rr, n), 5.0, shape))
-    assert rs.guarantee().epsilon == pytest.approx(acc.get_epsilon(1e-6), rel=1e-9)
+    assert L.compose_entries([rs]).epsilon == pytest.approx(acc.get_epsilon(1e-6), rel=1e-9)
     # repeating and selecting costs more than one run, and stays finite
     single = L.compose_entries([inner], delta=1e-6).epsilon
-    assert single < rs.guarantee().epsilon < math.inf
+    assert single < L.compose_entries([rs]).epsilon < math.inf
 
 
 def test_repeat_and_select_refuses_additive_delta_and_approx():

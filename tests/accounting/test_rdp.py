@@ -25,6 +25,22 @@ def dpa_epsilon(events, delta):
     return acc.get_epsilon(delta)
 
 
+def pld_epsilon(events, delta):
+    """dp-accounting's PLD accountant (discretized, pessimistic: an upper bound on the exact ε)."""
+    acc = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dpa.ComposedDpEvent(events))
+    return acc.get_epsilon(delta)
+
+
+def exact_gaussian_epsilon(mu, delta):
+    """Independent computation: solve Balle–Wang's δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ."""
+    from scipy import optimize
+    from scipy.special import log_ndtr
+
+    f = lambda e: math.exp(log_ndtr(-e / mu + mu / 2)) - math.exp(e + log_ndtr(-e / mu - mu / 2)) - delta
+    return 0.0 if f(0.0) <= 0 else optimize.brentq(f, 0.0, mu * mu / 2 + 20 * mu + 20, xtol=1e-13)
+
+
 # ---------------------------------------------------------------------------- grid and curves
 
 
@@ -67,12 +83,16 @@ def test_rdp_to_dp_single_order_hand_value():
 
 def test_gnmax_against_dp_accounting():
     # GNMax answer = Gaussian mechanism with L2 sensitivity sqrt(2): noise multiplier σ/√2
-    ref = dpa_epsilon([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(40 / math.sqrt(2)), 100)], 1e-5)
+    events = [dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(40 / math.sqrt(2)), 100)]
+    ref_rdp = dpa_epsilon(events, 1e-5)
     g = rdp.gnmax_guarantee(40.0, n_answers=100, delta=1e-5)
     assert isinstance(g, PrivacyGuarantee)
-    assert g.epsilon == pytest.approx(ref, rel=1e-6)
-    assert g.epsilon == pytest.approx(1.478, abs=1e-3)
-    assert g.delta == 1e-5 and g.method == "rdp-gnmax"
+    # exact: one Gaussian of μ = √(2·100)/40, by hand and below dp-accounting's PLD accountant
+    assert g.epsilon == pytest.approx(exact_gaussian_epsilon(math.sqrt(200) / 40, 1e-5), rel=1e-9)
+    assert g.epsilon <= pld_epsilon(events, 1e-5) <= g.epsilon * (1 + 1e-3)
+    assert g.epsilon == pytest.approx(1.3565, abs=1e-4) and g.epsilon < ref_rdp
+    assert g.parts["epsilon_rdp"] == pytest.approx(ref_rdp, rel=1e-6) and ref_rdp == pytest.approx(1.478, abs=1e-3)
+    assert g.delta == 1e-5 and g.method == "pld-gnmax"
     assert g.parts["order"] == 13.0 and g.parts["rdp_at_order"] == pytest.approx(100 * 13 / 1600)
     assert "α = 13" in g.detail
 
@@ -84,24 +104,29 @@ def test_confident_gnmax_against_dp_accounting():
         dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(40 / math.sqrt(2)), 283),
     ], 1e-5)
     g = rdp.confident_gnmax_guarantee(150.0, 40.0, n_queries=640, n_answers=283, delta=1e-5)
-    assert g.epsilon == pytest.approx(ref, rel=1e-6)
-    assert g.epsilon == pytest.approx(2.743, abs=1e-3)
+    assert g.parts["epsilon_rdp"] == pytest.approx(ref, rel=1e-6)
+    assert g.parts["epsilon_rdp"] == pytest.approx(2.743, abs=1e-3)
     eps, _ = rdp.rdp_to_dp(rdp.confident_gnmax_rdp(150.0, 40.0, 640, 283), delta=1e-5)
-    assert eps == g.epsilon
+    assert eps == g.parts["epsilon_rdp"]
+    mu = math.sqrt(640 / 150.0 ** 2 + 2 * 283 / 40.0 ** 2)
+    assert g.epsilon == pytest.approx(exact_gaussian_epsilon(mu, 1e-5), rel=1e-9) and g.epsilon < eps
     # the fixed accounting charges every query an answer
     fixed = rdp.confident_gnmax_guarantee(150.0, 40.0, n_queries=640, delta=1e-5)
     ref_fixed = dpa_epsilon([
         dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(150.0), 640),
         dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(40 / math.sqrt(2)), 640),
     ], 1e-5)
-    assert fixed.epsilon == pytest.approx(ref_fixed, rel=1e-6) and fixed.epsilon > g.epsilon
+    assert fixed.parts["epsilon_rdp"] == pytest.approx(ref_fixed, rel=1e-6) and fixed.epsilon > g.epsilon
 
 
 @settings(max_examples=25, deadline=None)
 @given(sigma=st.floats(0.5, 200.0), n=st.integers(1, 5000), delta=st.sampled_from([1e-4, 1e-5, 1e-8]))
 def test_gnmax_matches_dp_accounting_everywhere(sigma, n, delta):
     ref = dpa_epsilon([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(sigma / math.sqrt(2)), n)], delta)
-    assert rdp.gnmax_guarantee(sigma, n_answers=n, delta=delta).epsilon == pytest.approx(ref, rel=1e-6, abs=1e-12)
+    g = rdp.gnmax_guarantee(sigma, n_answers=n, delta=delta)
+    assert g.parts["epsilon_rdp"] == pytest.approx(ref, rel=1e-6, abs=1e-12)
+    assert g.epsilon <= ref * (1 + 1e-12)  # exact is never above RDP's conversion
+    assert g.epsilon == pytest.approx(exact_gaussian_epsilon(math.sqrt(2 * n) / sigma, delta), rel=1e-7, abs=1e-10)
 
 
 # ---------------------------------------------------------------------------- monotonicity
@@ -171,7 +196,7 @@ def test_inverses_vectorized_and_cached():
 
 
 def test_reference_inverse_value():
-    # σ = 40 on 100 answers gives ε ≈ 1.4781 at δ = 1e-5, so the inverse of that ε is 40.
+    # σ = 40 on 100 answers gives ε ≈ 1.3565 at δ = 1e-5, so the inverse of that ε is 40.
     eps = rdp.gnmax_guarantee(40.0, n_answers=100, delta=1e-5).epsilon
     assert rdp.gnmax_sigma_for_epsilon(eps, n_answers=100, delta=1e-5) == pytest.approx(40.0, rel=1e-9)
 
@@ -193,7 +218,7 @@ def test_filter_guarantee_at_best_order_equals_fixed():
     fixed = rdp.confident_gnmax_guarantee(50.0, 20.0, n_queries=1000, delta=1e-5)
     a = fixed.parts["order"]
     g = rdp.filter_guarantee(fixed.parts["rdp_at_order"], order=a, delta=1e-5)
-    assert g.epsilon == pytest.approx(fixed.epsilon, rel=1e-12)
+    assert g.epsilon == pytest.approx(fixed.parts["epsilon_rdp"], rel=1e-12) and fixed.epsilon < g.epsilon
 
 
 # ---------------------------------------------------------------------------- validation

@@ -427,7 +427,7 @@ def test_downloads_carry_the_documented_csv_and_a_report_without_secrets(lab, do
     data, mime, filename = downloads[buttons["Download labeled CSV"].proto.url]
     assert (mime, filename) == ("text/csv", "private_labels.csv")
     frame = pd.read_csv(io.BytesIO(data), dtype={"label": str}, keep_default_na=False)
-    assert list(frame.columns) == ["x0", "x1", "label", "answered", "status"]
+    assert list(frame.columns) == ["row", "x0", "x1", "label", "answered", "status"]
     assert len(frame) == M
     answered = frame["answered"].astype(str).str.lower() == "true"
     assert (frame.loc[answered, "label"].isin(["0", "1"])).all()

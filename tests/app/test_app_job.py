@@ -130,7 +130,7 @@ def test_teaching_split_is_said_and_its_export_leaves_the_features_out(lab, down
     assert at.checkbox(key="confirm_teaching_split").label == (
         "I confirm these rows may be published: they are a split of the private file")
     csv = downloads[at.get("download_button")[0].proto.url][0]
-    assert list(pd.read_csv(io.BytesIO(csv)).columns) == ["x0", "x1", "label", "answered", "status"]
+    assert list(pd.read_csv(io.BytesIO(csv)).columns) == ["row", "x0", "x1", "label", "answered", "status"]
 
 
 def _people_csv(n: int = 300) -> bytes:

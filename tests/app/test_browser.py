@@ -7,7 +7,10 @@ and read the answered / ⊥ / not-processed counts shown there, then on the Stud
 export page press Release (a fresh run at those settings) and download the labeled CSV
 of the release, checked against the released counts.  Every wait is on
 visible text or a role, never a fixed sleep; timeouts are generous for a loaded machine.
-A screenshot of the export page is saved in the test's temporary folder.
+A screenshot of the export page is saved in the test's temporary folder, and every page
+of the walk is photographed at 1024 and 1400 px wide (``<page>_1024.png``,
+``<page>_1400.png`` in the same folder), where no metric label may be cut off and no
+formula may overflow its column.
 """
 
 from __future__ import annotations
@@ -52,6 +55,39 @@ def settle(page) -> None:
     expect(status).to_have_count(0, timeout=WAIT)
 
 
+WIDTHS = (1024, 1400)
+
+# Metric labels cut with an ellipsis, and formulas wider than the block that holds them.
+_OVERFLOW_JS = """() => {
+  const out = [];
+  const shown = (el) => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
+  for (const el of document.querySelectorAll(
+      '[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"] div, [data-testid="stMetricValue"]')) {
+    if (shown(el) && el.scrollWidth > el.clientWidth + 1) out.push('metric: ' + el.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('.katex-display')) {
+    const box = el.closest('[data-testid="stElementContainer"]') || el.parentElement;
+    const formula = el.querySelector('.katex-html') || el;
+    if (shown(el) && formula.scrollWidth > box.clientWidth + 1)
+      out.push('formula: ' + (el.querySelector('annotation') || el).textContent.trim().slice(0, 80));
+  }
+  return [...new Set(out)];
+}"""
+
+
+def photograph(page, name: str, folder, height: int = 1500) -> list[str]:
+    """Screenshots of the current page at 1024 and 1400 px wide; what overflows at each width."""
+    found = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": height})
+        settle(page)
+        page.screenshot(path=str(folder / f"{name}_{width}.png"), full_page=True)
+        found += [f"{name} at {width} px: {what}" for what in page.evaluate(_OVERFLOW_JS)]
+    page.set_viewport_size({"width": 1400, "height": height})
+    settle(page)
+    return found
+
+
 def go_to(page, title: str, heading: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
     page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
@@ -88,6 +124,9 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(str(M))
             expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")  # end of the run
             settle(page)
+            page.get_by_text("Split sizes", exact=True).click()  # its formula is photographed open
+            settle(page)
+            overflow = photograph(page, "data", tmp_path, height=2600)
 
             # ---- Ensemble: train a small ensemble, watching the progress bar come and go
             go_to(page, "Ensemble", "Ensemble of teachers")
@@ -104,6 +143,7 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             seen = page.evaluate("window.__progressTexts")
             assert any(re.search(rf"Trained \d+ of {K} teachers", t) for t in seen), seen
             expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
+            overflow += photograph(page, "ensemble", tmp_path)
 
             # ---- Private labeling: BTT hard labels; read the counts from the page
             go_to(page, "Private labeling", "Private labeling")
@@ -117,6 +157,7 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             unprocessed = int(metric_value(page, "Not processed").replace(",", ""))
             assert answered + bottom + unprocessed == M
             assert answered > 0 and bottom > 0
+            overflow += photograph(page, "private_labeling", tmp_path)
 
             # ---- Student & export: download the labeled CSV and check it against the page
             go_to(page, "Student & export", "Student and export")
@@ -148,6 +189,7 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             expect(page.get_by_test_id("stMetric").filter(has_text="Rows with a label")).to_be_visible()
             page.get_by_role("heading", name="Student and export", exact=True).scroll_into_view_if_needed()
             page.screenshot(path=str(tmp_path / "student_and_export.png"))
+            overflow += photograph(page, "student_and_export", tmp_path)
         except Exception:
             # keep what the page showed for the report (screenshot and text beside the log)
             page.screenshot(path=str(tmp_path / "failure.png"))
@@ -160,7 +202,13 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
     assert "x0" not in features_out.columns and "x1" not in features_out.columns
     assert {"label", "answered", "status"} <= set(features_out.columns) and len(features_out) == M
     frame = pd.read_csv(path, dtype={"label": str}, keep_default_na=False)
-    assert list(frame.columns) == ["x0", "x1", "label", "answered", "status"]
+    assert list(frame.columns) == ["row", "x0", "x1", "label", "answered", "status"]
+    # a teaching split names each row by its number in the generated table (1 = its first row)
+    assert frame["row"].between(1, N_ROWS).all() and frame["row"].is_unique
+    assert list(features_out["row"]) == list(frame["row"])
+    (tmp_path / "overflow.txt").write_text("\n".join(overflow))
+    # the Data and Student & export pages fit at 1024 px; the other pages' findings are in overflow.txt
+    assert not [o for o in overflow if o.startswith(("data ", "student_and_export "))], overflow
     assert len(frame) == M  # one row per public query
     is_answered = frame["answered"].astype(str).str.lower() == "true"
     assert int(is_answered.sum()) == answered

@@ -241,6 +241,10 @@ def test_scenarios_claim_what_the_real_mechanism_reports(name):
     scn = scenario(name, epsilon=1.0, delta=1e-2, T=1, calibration="tight", gamma=1.0, eta=0.25)
     if name == "btt-soft":
         check_neighbouring_scores(scn.pair.a, scn.pair.b)
+    elif name in ("dp-logistic", "dp-naive-bayes"):  # neighbouring tables, not votes
+        from core.audit.dp_training import check_neighbouring_rows
+
+        check_neighbouring_rows(scn.pair.a, scn.pair.b)
     else:
         check_neighbouring_counts(scn.pair.a, scn.pair.b)
     fn = {"printed-distance-a-stab": "a-stab", "printed-distance-btt": "btt"}.get(name, name)

@@ -533,7 +533,7 @@ def test_mechanism_choices_and_flags_come_from_the_registry(capsys):
 
     label = build_parser()._subparsers._group_actions[0].choices["label"]
     mechanism = next(a for a in label._actions if a.dest == "mechanism")
-    assert list(mechanism.choices) == registry.names()
+    assert list(mechanism.choices) == [*registry.names(), "auto"]  # auto: chosen by core.auto
     flags = {s for a in label._actions for s in a.option_strings}
     for name in registry.names():
         assert {f"--{p}" for p in registry.get(name).parameter_names} <= flags

@@ -22,11 +22,11 @@ def test_compas_like_warnings_name_each_problem_column():
     assert ("name", "identifier") in kinds
     assert ("dob", "date") in kinds
     assert ("c_charge_desc", "free_text") in kinds
-    assert ("is_recid", "label_proxy") in kinds
+    assert ("is_recid", "label_stand_in") in kinds
     flagged = {w.column for w in warnings}
     assert not flagged & {"age", "priors_count", "sex", "two_year_recid"}
-    proxy = next(w for w in warnings if w.kind == "label_proxy")
-    assert "NON-PRIVATE" in proxy.sentence and "--drop is_recid" in proxy.sentence
+    proxy = next(w for w in warnings if w.kind == "label_stand_in")
+    assert "NON-PRIVATE" in proxy.sentence and "--" not in proxy.sentence  # no command-line flag in the words
     assert all(isinstance(w, ColumnWarning) and str(w) == w.sentence for w in warnings)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from core import noise
 from core.accounting.ledger import PrivacyLedger
+from core.accounting.ledger_compose import compose_entries
 from core.audit import audit
 from core.errors import BudgetExhausted
 from core.plan import TeacherQuality, estimate_price, estimate_quality, simulate_votes
@@ -55,7 +56,7 @@ def test_estimate_is_charged_before_it_runs():
     with pytest.raises(BudgetExhausted):
         estimate_quality(sv.counts, epsilon=0.6, ledger=ledger, rng=0)
     assert len(ledger) == 1
-    assert estimate_price(epsilon=0.6, m=100, k=20).guarantee().epsilon == pytest.approx(0.6)
+    assert compose_entries([estimate_price(epsilon=0.6, m=100, k=20)]).epsilon == pytest.approx(0.6)
 
 
 def test_released_statistic_passes_the_audit():

@@ -17,7 +17,7 @@ from dp_accounting.rdp import rdp_privacy_accountant as R
 from core import pipeline
 from core.accounting.rdp import ORDERS
 from core.errors import BudgetExhausted, ParameterError
-from core.mechanisms.selection import draw_repetitions, select
+from core.mechanisms.selection import draw_repetitions
 from core.plan import TeacherQuality, simulate_votes
 
 
@@ -82,7 +82,7 @@ def test_selection_releases_the_best_run_with_the_whole_guarantee():
     grid = [("confident-gnmax", {"epsilon": 1.0, "delta": 1e-6, "threshold": 10_000.0}),  # answers nothing
             ("gnmax", {"epsilon": 1.0, "delta": 1e-6})]  # answers everything
     price = pipeline.tune_price(grid, 300, mean=20)
-    runs = [select(sv.counts, grid, mean=20, rng=seed) for seed in range(6)]
+    runs = [pipeline.tune(sv.counts, grid, mean=20, rng=seed) for seed in range(6)]
     for out in runs:  # the best repetition wins whenever the answering candidate was tried
         assert out.runs == len(out.tried)
         assert out.chosen == (1 if 1 in out.tried else 0)
@@ -100,10 +100,10 @@ def test_held_out_score_drives_the_choice():
     truth = sv.truth
     # A toy held-out count: agreement of the released labels with a fixed reference.
     score = lambda res: int(np.sum(res.labels == truth))  # noqa: E731
-    picks = [select(sv.counts, grid, mean=10, score=score, score_sigma=2.0, rng=s).chosen for s in range(5)]
+    picks = [pipeline.tune(sv.counts, grid, mean=10, score=score, score_sigma=2.0, rng=s).chosen for s in range(5)]
     assert picks.count(1) >= 4
     with pytest.raises(ParameterError):
-        select(sv.counts, grid, score=score)
+        pipeline.tune(sv.counts, grid, score=score)
 
 
 def test_tune_charges_the_ledger_before_running():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from core.audit import run_scenario, selection_scenario
-from core.mechanisms.selection import select
+from core import pipeline
 
 
 @pytest.mark.parametrize("pair", ["all_queries_move", "top_loses_vote"])
@@ -31,7 +31,7 @@ def test_sampler_matches_the_real_selection():
     counts = np.asarray(scn.pair.a)
     fast = scn.sampler(counts, 40_000, np.random.default_rng(1))
     gen = np.random.default_rng(2)
-    real = np.array([select(counts, scn.sampler.candidates, mean=scn.sampler.mean, shape=scn.sampler.shape, rng=gen).chosen
+    real = np.array([pipeline.tune(counts, scn.sampler.candidates, mean=scn.sampler.mean, shape=scn.sampler.shape, rng=gen).chosen
                      for _ in range(400)])
     for j in range(3):
         p_fast = float(np.mean(fast[:, 0] == j))

@@ -1,0 +1,267 @@
+"""Privacy maps of the models trained with differential privacy on the private rows.
+
+The DP-training routes (:mod:`core.mechanisms.dp_training`) release one model trained on
+all private rows; every public row is then labeled by that model (post-processing), so
+their guarantee does not depend on the number of queries ``m``.  This module turns the
+public quantities (ε, δ, the number of private rows ``n``, the public bound ``R`` on a
+row's Euclidean norm, the dimension, the number of classes, the regularization ``C``)
+into the noise that meets the guarantee, before any data is seen.  Adjacency is
+replace-one (docs/design.md §1), as in both papers.
+
+Objective perturbation, pure ε (Chaudhuri, Monteleoni, Sarwate 2011, Algorithm 2)
+    Minimise ``J(f) = (1/n) Σ ℓ(y_i fᵀx_i) + (Λ/2)‖f‖² + (Δ/2)‖f‖² + bᵀf / n`` with the
+    logistic loss (``|ℓ'| ≤ 1``, ``0 ≤ ℓ'' ≤ c = 1/4``) and ``‖x_i‖ ≤ R``.  Rescaling
+    ``x̃ = x/R``, ``g = R f`` gives the paper's unit-norm problem with ``Λ̃ = Λ/R²``, so
+    with ``c̃ = c R²``::
+
+        ε' = ε − log(1 + 2c̃/(nΛ) + c̃²/(nΛ)²) = ε − 2 log(1 + c̃/(nΛ))
+        if ε' ≤ 0:  Δ = c̃ / (n (e^{ε/4} − 1)) − Λ,  ε' = ε/2      (else Δ = 0)
+        b has density ∝ exp(−ε' ‖b‖ / (2R)):  ‖b‖ ~ Gamma(d, 2R/ε'), direction uniform.
+
+    Proof sketch (the paper's Theorem 9).  The minimiser ``f*`` determines ``b``
+    (``b = −n ∇(loss + reg)(f*)``, a bijection for a strongly convex objective).  For
+    neighbours the two ``b`` giving the same ``f*`` differ by ``y ℓ'(·)x − y' ℓ'(·)x'``, of
+    norm at most ``2R``, so the densities of ``b`` differ by at most ``e^{ε'}``; the
+    Jacobian of ``f* ↦ b`` changes by the rank-two term of one row's Hessian, whose
+    determinant ratio is at most ``(1 + c̃/(n(Λ+Δ)))² ≤ e^{ε−ε'}``.  Together ``e^ε``.
+
+    With Λ from ``C`` as in scikit-learn (``Λ = 1/(C n)``), ``nΛ = 1/C``.
+
+Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2)
+    The same objective with ``b ~ N(0, σ² I)``, ``σ = ζ √(8 log(2/δ) + 4ε) / ε`` where
+    ``ζ = R`` bounds the loss gradient's norm, is (ε, δ)-DP when the total regularization
+    (in the sum form ``n(Λ + Δ)``) is at least ``2β/ε`` with ``β = c R² = R²/4`` the
+    largest eigenvalue of one row's loss Hessian (rank one for a linear model); so
+    ``Δ = max(0, R²/(2εn) − Λ)``.  Better than the Gamma norm when ``d`` is large:
+    ``E‖b‖ ≈ σ√d`` against ``2dR/ε'``.
+
+Several classes: one-vs-rest, ``c`` binary models each at ``(ε/c, δ/c)``; basic
+composition gives ``(ε, δ)``.
+
+Gaussian naive Bayes, Gaussian mechanism
+    Features centred on the public range, ``u ∈ [−½, ½]^d``.  The release is the class
+    counts ``N_c``, the per-class sums ``S_c = Σ u`` and sums of squares ``Q_c = Σ u²``.
+    Replacing one row moves the L2 norm of (counts, sums, squares) by at most ``√2``,
+    ``√d`` (same class, ``u`` to ``u'``) and ``√(2d)/4`` respectively.  Each block gets
+    Gaussian noise ``σ_b = z Δ_b / √w_b`` with shares ``w_b`` summing to 1, so the joint
+    release has Rényi divergence at most ``α/(2z²)`` (Mironov 2017), converted to (ε, δ)
+    by :func:`core.accounting.rdp.rdp_to_dp`; ``z`` is solved for the target ε.
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
+   Risk Minimization. JMLR 12, 2011.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
+   and High-dimensional Regression. COLT 2012.
+.. [Mir17] I. Mironov. Rényi Differential Privacy. IEEE CSF 2017.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.accounting.guarantee import PrivacyGuarantee
+from core.errors import ParameterError
+from core.validation import check_delta, check_epsilon
+
+__all__ = [
+    "LOGISTIC_CURVATURE",
+    "NB_SHARES",
+    "ObjectiveNoise",
+    "objective_noise",
+    "logistic_guarantee",
+    "NaiveBayesNoise",
+    "naive_bayes_noise",
+    "naive_bayes_guarantee",
+]
+
+LOGISTIC_CURVATURE = 0.25
+"""``c``: the logistic loss's second derivative is at most 1/4."""
+
+NB_SHARES = (0.1, 0.6, 0.3)
+"""Shares of the Rényi budget for the naive Bayes counts, sums and sums of squares (public)."""
+
+
+def _check_positive(value, name: str) -> float:
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}.")
+    return v
+
+
+@dataclass(frozen=True)
+class ObjectiveNoise:
+    """The noise and extra regularization of one binary objective-perturbation fit.
+
+    Attributes
+    ----------
+    perturbation : {"gamma", "gaussian"}
+    epsilon, delta : float
+        The fit's own budget (ε/c, δ/c of the job for c one-vs-rest models).
+    regularization : float
+        ``Λ = 1/(C n)``.
+    extra : float
+        ``Δ``, added to Λ (0 when none is needed).
+    epsilon_prime : float or None
+        ``ε'`` of the Gamma-norm noise (None for Gaussian noise).
+    scale : float
+        The Gamma norm's scale ``2R/ε'``, or the Gaussian σ.
+    data_norm : float
+        ``R``, the bound on a row's norm (the intercept's constant 1 included).
+    """
+
+    perturbation: str
+    epsilon: float
+    delta: float
+    regularization: float
+    extra: float
+    epsilon_prime: float | None
+    scale: float
+    data_norm: float
+
+
+def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
+                    perturbation: str = "gamma") -> ObjectiveNoise:
+    """The noise of one binary DP logistic regression at ``(ε, δ)`` (the module's formulas).
+
+    Parameters
+    ----------
+    epsilon : float
+        This fit's ε.
+    delta : float
+        This fit's δ (0 for ``"gamma"``; in (0, 1) for ``"gaussian"``).
+    n : int
+        The number of private rows (public).
+    data_norm : float
+        ``R``: every row, with its constant 1 for the intercept, has norm at most ``R``.
+    C : float
+        Inverse regularization: ``Λ = 1/(C n)``.
+    perturbation : {"gamma", "gaussian"}
+
+    Returns
+    -------
+    ObjectiveNoise
+    """
+    eps = check_epsilon(epsilon)
+    n = int(n)
+    if n < 1:
+        raise ParameterError(f"n must be at least 1, got {n}.")
+    R = _check_positive(data_norm, "data_norm")
+    lam = 1.0 / (_check_positive(C, "C") * n)
+    c_tilde = LOGISTIC_CURVATURE * R * R
+    if perturbation == "gamma":
+        eps_p = eps - 2.0 * math.log1p(c_tilde / (n * lam))
+        extra = 0.0
+        if eps_p <= 0:
+            extra = max(0.0, c_tilde / (n * math.expm1(eps / 4.0)) - lam)
+            eps_p = eps / 2.0
+        return ObjectiveNoise("gamma", eps, 0.0, lam, extra, eps_p, 2.0 * R / eps_p, R)
+    if perturbation == "gaussian":
+        d = check_delta(delta)
+        sigma = R * math.sqrt(8.0 * math.log(2.0 / d) + 4.0 * eps) / eps
+        extra = max(0.0, 2.0 * c_tilde / (eps * n) - lam)
+        return ObjectiveNoise("gaussian", eps, d, lam, extra, None, sigma, R)
+    raise ParameterError(f"perturbation must be 'gamma' or 'gaussian', got {perturbation!r}.")
+
+
+def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2) -> PrivacyGuarantee:
+    """The guarantee of a DP logistic regression (any number of queries: one model labels them all).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The job's budget.
+    perturbation : {"gamma", "gaussian"}
+    n_classes : int
+        ``c``: ``c`` one-vs-rest models at ``(ε/c, δ/c)`` when ``c > 2``, one model when 2.
+
+    Returns
+    -------
+    PrivacyGuarantee
+        ``(ε, 0)`` for Gamma-norm noise, ``(ε, δ)`` for Gaussian noise.
+    """
+    eps = check_epsilon(epsilon)
+    models = 1 if int(n_classes) <= 2 else int(n_classes)
+    if perturbation == "gamma":
+        return PrivacyGuarantee(eps, 0.0, "objective-perturbation",
+                                f"Objective perturbation (Chaudhuri–Monteleoni–Sarwate 2011, Alg. 2): "
+                                f"{models} model(s) at ε/{models} each, pure ε-DP; the public rows are "
+                                "labeled by the released model (post-processing, any number of queries).")
+    d = check_delta(delta)
+    return PrivacyGuarantee(eps, d, "objective-perturbation",
+                            f"Gaussian objective perturbation (Kifer–Smith–Thakurta 2012, Thm 2): "
+                            f"{models} model(s) at (ε/{models}, δ/{models}) each; the public rows are "
+                            "labeled by the released model (post-processing, any number of queries).")
+
+
+@dataclass(frozen=True)
+class NaiveBayesNoise:
+    """The Gaussian noise of the naive Bayes release.
+
+    Attributes
+    ----------
+    z : float
+        The noise multiplier: the joint release has RDP ``α/(2z²)``.
+    sigma_counts, sigma_sums, sigma_squares : float
+        The noise standard deviation of each block.
+    """
+
+    z: float
+    sigma_counts: float
+    sigma_sums: float
+    sigma_squares: float
+
+
+def _nb_sensitivities(dimension: int) -> tuple[float, float, float]:
+    d = int(dimension)
+    return math.sqrt(2.0), math.sqrt(d), math.sqrt(2.0 * d) / 4.0
+
+
+def naive_bayes_noise(epsilon, delta, *, dimension: int) -> NaiveBayesNoise:
+    """The noise of the DP Gaussian naive Bayes at ``(ε, δ)`` on ``dimension`` features.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+    dimension : int
+
+    Returns
+    -------
+    NaiveBayesNoise
+    """
+    from core.accounting.rdp import gnmax_sigma_for_epsilon
+
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    if int(dimension) < 1:
+        raise ParameterError(f"dimension must be at least 1, got {dimension!r}.")
+    # GNMax's one answer has RDP α/σ_g²; the Gaussian mechanism at multiplier z has α/(2z²).
+    z = float(gnmax_sigma_for_epsilon(eps, n_answers=1, delta=d)) / math.sqrt(2.0)
+    sens = _nb_sensitivities(dimension)
+    s = [z * s_b / math.sqrt(w) for s_b, w in zip(sens, NB_SHARES)]
+    return NaiveBayesNoise(z, *s)
+
+
+def naive_bayes_rdp(z: float, orders=None) -> np.ndarray:
+    """The RDP curve ``α/(2z²)`` of the naive Bayes release at multiplier ``z``."""
+    from core.accounting.rdp import ORDERS
+
+    orders = ORDERS if orders is None else np.asarray(orders, dtype=float)
+    return orders / (2.0 * float(z) ** 2)
+
+
+def naive_bayes_guarantee(epsilon, delta) -> PrivacyGuarantee:
+    """The guarantee of the DP Gaussian naive Bayes (one release labels every query).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        ``(ε, δ)``: the RDP curve ``α/(2z²)`` at the ``z`` solved for ε, converted at δ.
+    """
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    return PrivacyGuarantee(eps, d, "rdp",
+                            "Gaussian naive Bayes: class counts, per-class sums and sums of squares with "
+                            "Gaussian noise, one Gaussian mechanism of RDP α/(2z²) converted at δ; the public "
+                            "rows are labeled by the released model (post-processing, any number of queries).")

@@ -1,0 +1,501 @@
+"""Models trained with differential privacy on the private rows, labeling the public rows.
+
+The honest alternative to an ensemble of teachers: train ONE model on all private rows
+with a differentially private algorithm and label every public row with it.  The labels
+are post-processing of the released model, so the guarantee does not grow with the
+number of public rows (the ensemble's aggregators pay per query).  Two models:
+
+:func:`dp_logistic_label`
+    Logistic regression by objective perturbation: the minimiser of the regularized
+    logistic loss plus a random linear term (Chaudhuri, Monteleoni, Sarwate 2011,
+    Algorithm 2, pure ε; or Kifer, Smith, Thakurta 2012, Gaussian, (ε, δ)).  Several
+    classes: one-vs-rest at ε/c each.  The privacy maps and their proof sketches are in
+    :mod:`core.accounting.dp_training`.
+:func:`dp_naive_bayes_label`
+    Gaussian naive Bayes from class counts, per-class sums and sums of squares released
+    by the Gaussian mechanism (Rényi accounting).
+
+**Norm bounds from public facts only.**  Both read :class:`PrivateRows`, made by
+:func:`private_rows`: the numeric columns are min–max scaled with the ranges of the
+PUBLIC rows (private values outside are clipped), the categorical columns one-hot
+encoded with the categories of the PUBLIC rows (an unseen or missing category encodes as
+zeros), so every private row has norm at most ``R = √(numeric + categorical columns)``
+by construction; no private value chooses a bound.  The regularization ``C`` is a public
+setting; left out, it follows from public quantities (:func:`default_C`).
+
+The optimisation is exact Newton on the strongly convex objective, to a gradient norm
+of 1e-9 (the proofs are stated for the exact minimiser; the remaining error is far
+below the noise).
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
+   Risk Minimization. JMLR 12, 2011.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
+   and High-dimensional Regression. COLT 2012.
+.. [VSB13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
+   Classification. WI-IAT 2013.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from core import noise
+from core.accounting import dp_training as maps
+from core.errors import ParameterError
+from core.mechanisms.result import LabelingResult, make_result
+from core.validation import check_delta, check_epsilon
+
+__all__ = [
+    "PrivateRows",
+    "PublicEncoding",
+    "public_encoding",
+    "private_rows",
+    "rows_from_arrays",
+    "default_C",
+    "fit_logistic",
+    "dp_logistic_label",
+    "fit_naive_bayes",
+    "dp_naive_bayes_label",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class PrivateRows:
+    """What a DP-training route reads: the private rows, encoded with public bounds, and the public rows.
+
+    It has the ``shape`` ``(m, d)`` of the public rows, so the pipeline counts its queries
+    like a vote matrix.  It holds private data: never exported, never shown.
+
+    Attributes
+    ----------
+    X : numpy.ndarray, shape (n, d)
+        The private rows (every row's norm at most ``data_norm``).
+    y : numpy.ndarray of int, shape (n,)
+        Their class ids.
+    X_public : numpy.ndarray, shape (m, d)
+        The public rows, encoded the same way.
+    n_classes : int
+    data_norm : float
+        ``R``, the public bound on a row's norm (without the intercept's constant).
+    bounds : str
+        Where the encoding's ranges and categories came from (public), in words.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    X_public: np.ndarray
+    n_classes: int
+    data_norm: float
+    bounds: str = "the public rows"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(m, d)``: the public rows' shape."""
+        return tuple(self.X_public.shape)
+
+    @property
+    def ndim(self) -> int:
+        """2, like a vote matrix."""
+        return 2
+
+    @property
+    def n(self) -> int:
+        """The number of private rows (public)."""
+        return int(self.X.shape[0])
+
+    def to_pandas(self):
+        """The private rows as a table (encoded columns ``x0 …`` and ``label``): private, for display
+        of small declared tables such as the audit's neighbouring pairs."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.X, columns=[f"x{j}" for j in range(self.X.shape[1])])
+        frame["label"] = self.y
+        return frame
+
+
+def _clip_norm(X: np.ndarray, R: float) -> np.ndarray:
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X * np.minimum(1.0, R / np.maximum(norms, 1e-300))
+
+
+def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds: str = "declared") -> PrivateRows:
+    """:class:`PrivateRows` from encoded arrays and a declared norm bound (rows clipped to it).
+
+    Parameters
+    ----------
+    X, y : array-like
+        Private rows (encoded) and class ids.
+    X_public : array-like
+        Public rows, encoded the same way.
+    n_classes : int
+    data_norm : float
+        The declared (public) bound ``R``; rows of larger norm are scaled down to it.
+    bounds : str
+
+    Returns
+    -------
+    PrivateRows
+    """
+    R = float(data_norm)
+    if not (math.isfinite(R) and R > 0):
+        raise ParameterError(f"data_norm must be a finite number > 0, got {data_norm!r}.")
+    X = _clip_norm(np.asarray(X, dtype=float), R)
+    y = np.asarray(y, dtype=np.int64)
+    if X.ndim != 2 or y.shape != (X.shape[0],) or X.shape[0] < 1:
+        raise ParameterError("X must be a 2-D array with one class id per row.")
+    Xp = _clip_norm(np.asarray(X_public, dtype=float), R)
+    if Xp.ndim != 2 or Xp.shape[1] != X.shape[1]:
+        raise ParameterError("The public rows must have the private rows' columns.")
+    return PrivateRows(X, y, Xp, int(n_classes), R, bounds)
+
+
+@dataclass(frozen=True, eq=False)
+class PublicEncoding:
+    """Ranges and categories read from the PUBLIC rows; encodes any rows of the same columns.
+
+    Attributes
+    ----------
+    numeric : tuple of str
+    low, span : numpy.ndarray
+        Each numeric column's public minimum and range (``inf`` for a constant column).
+    categories : dict
+        Categorical column → the public rows' categories.
+    """
+
+    numeric: tuple
+    low: np.ndarray
+    span: np.ndarray
+    categories: dict
+
+    @property
+    def data_norm(self) -> float:
+        """``√(numeric + categorical columns)``: the largest norm of an encoded row."""
+        return math.sqrt(max(1, len(self.numeric) + len(self.categories)))
+
+    def transform(self, frame) -> np.ndarray:
+        """Encode rows: numeric min–max scaled and clipped to [0, 1] (missing: ½), categories one-hot."""
+        parts = []
+        if self.numeric:
+            num = frame[list(self.numeric)].to_numpy(dtype=float)
+            num = np.clip((num - self.low) / self.span, 0.0, 1.0)
+            parts.append(np.where(np.isnan(num), 0.5, num))
+        for col, values in self.categories.items():
+            parts.append((frame[col].to_numpy(dtype=object)[:, None] == values[None, :]).astype(float))
+        return np.hstack(parts) if parts else np.zeros((len(frame), 0))
+
+
+def public_encoding(table, public_X) -> PublicEncoding:
+    """The encoding of :func:`private_rows`, read from the public rows only.
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table (only its column names and kinds are read).
+    public_X : pandas.DataFrame
+        The public rows' features.
+
+    Returns
+    -------
+    PublicEncoding
+    """
+    import pandas as pd
+
+    numeric = tuple(table.numeric_columns)
+    low = span = np.zeros(0)
+    if numeric:
+        num = public_X[list(numeric)].to_numpy(dtype=float)
+        if len(num) and np.isfinite(num).any():
+            with np.errstate(all="ignore"):
+                low = np.nan_to_num(np.nanmin(num, axis=0), nan=0.0)
+                high = np.nan_to_num(np.nanmax(num, axis=0), nan=1.0)
+        else:
+            low, high = np.zeros(len(numeric)), np.ones(len(numeric))
+        span = np.where(high > low, high - low, np.inf)
+    cats = {col: np.array(sorted(pd.Series(public_X[col]).dropna().unique(), key=str), dtype=object)
+            for col in table.categorical_columns}
+    return PublicEncoding(numeric, low, span, cats)
+
+
+def private_rows(table, public_X) -> PrivateRows:
+    """Encode a private table and the public rows with ranges and categories of the PUBLIC rows.
+
+    Numeric column ``j`` becomes ``(x − lo_j)/(hi_j − lo_j)`` clipped to ``[0, 1]``, with
+    ``lo_j, hi_j`` the public rows' minimum and maximum (a missing value becomes ½, a
+    constant public column 0); a categorical column becomes the one-hot indicator of
+    the public rows' categories (unseen or missing: zeros).  So a row's norm is at most
+    ``√(numeric + categorical columns)``, a public number (:class:`PublicEncoding`).
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+    public_X : pandas.DataFrame
+        The public rows' features.
+
+    Returns
+    -------
+    PrivateRows
+    """
+    enc = public_encoding(table, public_X)
+    return rows_from_arrays(enc.transform(table.features), table.labels, enc.transform(public_X),
+                            n_classes=table.n_classes, data_norm=enc.data_norm, bounds="the public rows")
+
+
+# ----------------------------------------------------------------------------- logistic regression
+
+
+def default_C(*, n: int, dimension: int, epsilon: float) -> float:
+    """The inverse regularization used when ``C`` is not given: a function of public quantities only.
+
+    ``C = 0.01 · min(1, ε) · √(n / 32,561) · √(105 / (d + 1))``, capped to ``[1e-3, 1]``:
+    on UCI Adult (n = 32,561 private rows, d + 1 = 106 coefficients) at ε ≥ 1 it is 0.01,
+    where objective perturbation does best (docs/design.md §12); more rows or fewer
+    dimensions call for less regularization (the noise's share of the gradient falls
+    like d/(nε)), a smaller ε for more.
+
+    Parameters
+    ----------
+    n : int
+        The number of private rows.
+    dimension : int
+        The number of features ``d`` (the intercept not counted).
+    epsilon : float
+
+    Returns
+    -------
+    float
+    """
+    c = 0.01 * min(1.0, float(epsilon)) * math.sqrt(n / 32_561.0) * math.sqrt(105.0 / (dimension + 1))
+    return float(min(1.0, max(1e-3, c)))
+
+
+def _log1pexp(z: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, z)
+
+
+def fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, tol: float = 1e-9,
+                 max_iter: int = 100) -> np.ndarray:
+    """Minimise ``(1/n) Σ log(1 + exp(−s_i fᵀx_i)) + (λ/2)‖f‖² + bᵀf/n`` for each row of ``b``.
+
+    Exact Newton with backtracking (the objective is λ-strongly convex), batched over the
+    rows of ``b`` (the audit solves many noise draws at once).
+
+    Parameters
+    ----------
+    Xa : numpy.ndarray, shape (n, p)
+        Rows with the intercept's constant column.
+    s : numpy.ndarray, shape (n,)
+        Labels in {−1, +1}.
+    lam : float
+        The total regularization λ > 0.
+    b : numpy.ndarray, shape (B, p)
+        The noise vectors.
+    tol : float
+        Stop when every gradient's norm is below ``tol``.
+    max_iter : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (B, p)
+        The minimisers.
+    """
+    n, p = Xa.shape
+    B = b.shape[0]
+    F = np.zeros((B, p))
+    sX = Xa * s[:, None]
+    eye = lam * np.eye(p)
+
+    def objective(F, b):
+        return _log1pexp(-(F @ sX.T)).mean(axis=1) + 0.5 * lam * (F * F).sum(axis=1) + (b * F).sum(axis=1) / n
+
+    active = np.arange(B)
+    val = objective(F, b)
+    for _ in range(max_iter):
+        Fa, ba = F[active], b[active]
+        q = 1.0 / (1.0 + np.exp(Fa @ sX.T))  # σ(−z), shape (a, n)
+        grad = -(q @ sX) / n + lam * Fa + ba / n
+        moving = np.linalg.norm(grad, axis=1) >= tol
+        if not moving.any():
+            break
+        active, Fa, ba, q, grad = active[moving], Fa[moving], ba[moving], q[moving], grad[moving]
+        w = q * (1.0 - q) / n
+        if active.size == 1:
+            H = ((Xa * w[0][:, None]).T @ Xa)[None] + eye
+        else:
+            H = np.einsum("bn,np,nq->bpq", w, Xa, Xa) + eye
+        step = np.linalg.solve(H, grad[..., None])[..., 0]
+        slope = (grad * step).sum(axis=1)  # > 0: −step is a descent direction
+        t = np.ones(active.size)
+        old = val[active]
+        slack = 1e-12 * (1.0 + np.abs(old))
+        while True:
+            cand = Fa - t[:, None] * step
+            new = objective(cand, ba)
+            ok = new <= old - 1e-4 * t * slope + slack
+            if ok.all() or t.min() < 1e-8:
+                break
+            t = np.where(ok, t, t / 2)
+        F[active], val[active] = cand, new
+    return F
+
+
+def _augment(X: np.ndarray) -> np.ndarray:
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def _logistic_noise(rows: PrivateRows, epsilon: float, delta: float, C: float, perturbation: str):
+    models = 1 if rows.n_classes <= 2 else rows.n_classes
+    R = math.sqrt(rows.data_norm ** 2 + 1.0)
+    return models, maps.objective_noise(epsilon / models, delta / models if perturbation == "gaussian" else 0.0,
+                                        n=rows.n, data_norm=R, C=C, perturbation=perturbation)
+
+
+def _draw(cfg: maps.ObjectiveNoise, p: int, size: int, rng) -> np.ndarray:
+    if cfg.perturbation == "gamma":
+        return noise.gamma_norm_vector(p, cfg.scale, size, rng=rng)
+    return noise.gaussian(cfg.scale, (size, p), rng=rng)
+
+
+def dp_logistic_coefficients(rows: PrivateRows, *, epsilon: float, delta: float, C: float | None = None,
+                             perturbation: str = "gaussian", size: int | None = None, rng=None) -> np.ndarray:
+    """The released coefficients of the DP logistic regression (intercept last).
+
+    Parameters
+    ----------
+    rows : PrivateRows
+    epsilon, delta, C, perturbation
+        As for :func:`dp_logistic_label`.
+    size : int, optional
+        Independent releases solved at once (the audit); None for one.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    numpy.ndarray, shape (models, d + 1), or (size, models, d + 1)
+        One row for a binary task, one per class (one-vs-rest) otherwise.
+    """
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta) if perturbation == "gaussian" else float(delta)
+    C = default_C(n=rows.n, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
+    models, cfg = _logistic_noise(rows, eps, dlt, C, perturbation)
+    gen = noise.check_rng(rng)
+    Xa = _augment(rows.X)
+    out = []
+    for j in range(models):
+        positive = 1 if models == 1 else j
+        s = np.where(rows.y == positive, 1.0, -1.0)
+        b = _draw(cfg, Xa.shape[1], 1 if size is None else int(size), gen)
+        out.append(fit_logistic(Xa, s, cfg.regularization + cfg.extra, b))
+    coef = np.stack(out, axis=1)  # (size, models, p)
+    return coef[0] if size is None else coef
+
+
+def _predict_linear(coef: np.ndarray, X: np.ndarray) -> np.ndarray:
+    scores = _augment(X) @ coef.T
+    if coef.shape[0] == 1:
+        return (scores[:, 0] > 0).astype(np.int64)
+    return np.argmax(scores, axis=1).astype(np.int64)
+
+
+def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: float | None = None,
+                      perturbation: str = "gaussian", rng=None) -> LabelingResult:
+    """Label the public rows with a logistic regression trained by objective perturbation.
+
+    Parameters
+    ----------
+    rows : PrivateRows
+        From :func:`private_rows` (or :func:`rows_from_arrays`).
+    epsilon : float
+        The budget of the whole run (every public row is labeled by one model).
+    delta : float
+        δ; spent only by ``perturbation="gaussian"``.
+    C : float, optional
+        Inverse regularization (``Λ = 1/(C n)``); default :func:`default_C`.
+    perturbation : {"gaussian", "gamma"}
+        Gaussian noise, (ε, δ) [KST12]; or a Gamma-norm vector, pure ε [CMS11].
+    rng : Generator, int or None
+
+    Returns
+    -------
+    LabelingResult
+        Every public row answered; ``(ε, δ)`` of :func:`core.accounting.dp_training.logistic_guarantee`.
+    """
+    if not isinstance(rows, PrivateRows):
+        raise ParameterError("The DP logistic regression reads the private rows (core.pipeline.mechanism_inputs), not votes.")
+    eps = check_epsilon(epsilon)
+    C = default_C(n=rows.n, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
+    coef = dp_logistic_coefficients(rows, epsilon=eps, delta=delta, C=C, perturbation=perturbation, rng=rng)
+    labels = _predict_linear(coef, rows.X_public)
+    g = maps.logistic_guarantee(eps, delta, perturbation=perturbation, n_classes=rows.n_classes)
+    params = {"epsilon_target": eps, "delta_target": float(delta), "C": C, "perturbation": perturbation,
+              "data_norm": rows.data_norm, "n_private": rows.n}
+    return make_result("dp-logistic", labels, None, None, g, params)
+
+
+# ----------------------------------------------------------------------------- naive Bayes
+
+
+def fit_naive_bayes(rows: PrivateRows, *, epsilon: float, delta: float, size: int = 1, rng=None):
+    """The noisy sufficient statistics of the DP Gaussian naive Bayes, ``size`` independent draws.
+
+    Returns
+    -------
+    counts : numpy.ndarray, shape (size, c)
+    sums, squares : numpy.ndarray, shape (size, c, d)
+        Of ``u = x/R_j − ½`` per class (features centred on their public range [0, 1]).
+    """
+    cfg = maps.naive_bayes_noise(epsilon, delta, dimension=max(1, rows.X.shape[1]))
+    gen = noise.check_rng(rng)
+    c, d = rows.n_classes, rows.X.shape[1]
+    u = np.clip(rows.X, 0.0, 1.0) - 0.5
+    onehot = (rows.y[:, None] == np.arange(c)[None, :]).astype(float)
+    counts = onehot.sum(axis=0)
+    sums = onehot.T @ u
+    squares = onehot.T @ (u * u)
+    return (counts + noise.gaussian(cfg.sigma_counts, (size, c), rng=gen),
+            sums + noise.gaussian(cfg.sigma_sums, (size, c, d), rng=gen),
+            squares + noise.gaussian(cfg.sigma_squares, (size, c, d), rng=gen))
+
+
+def _nb_predict(counts, sums, squares, X: np.ndarray) -> np.ndarray:
+    """Labels of the rows ``X`` by the naive Bayes of one draw of statistics (post-processing)."""
+    nc = np.maximum(counts, 1.0)
+    mean = sums / nc[:, None]
+    var = np.clip(squares / nc[:, None] - mean ** 2, 1e-3, 0.25)
+    u = np.clip(X, 0.0, 1.0) - 0.5
+    log_prior = np.log(nc / nc.sum())
+    ll = -0.5 * (np.log(var)[None] + (u[:, None, :] - mean[None]) ** 2 / var[None]).sum(axis=2)
+    return np.argmax(ll + log_prior[None], axis=1).astype(np.int64)
+
+
+def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
+    """Label the public rows with a Gaussian naive Bayes fitted by the Gaussian mechanism.
+
+    Features must lie in [0, 1] (as :func:`private_rows` encodes them; others are
+    clipped).  Class counts, per-class sums and sums of squares get Gaussian noise at
+    the multiplier ``z`` solved for (ε, δ) (:func:`core.accounting.dp_training.naive_bayes_noise`);
+    means, variances (floored at 1e-3) and priors follow, all post-processing.
+
+    Parameters
+    ----------
+    rows : PrivateRows
+    epsilon, delta : float
+    rng : Generator, int or None
+
+    Returns
+    -------
+    LabelingResult
+    """
+    if not isinstance(rows, PrivateRows):
+        raise ParameterError("The DP naive Bayes reads the private rows (core.pipeline.mechanism_inputs), not votes.")
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    counts, sums, squares = fit_naive_bayes(rows, epsilon=eps, delta=dlt, rng=rng)
+    labels = _nb_predict(counts[0], sums[0], squares[0], rows.X_public)
+    g = maps.naive_bayes_guarantee(eps, dlt)
+    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.n}
+    return make_result("dp-naive-bayes", labels, None, None, g, params)

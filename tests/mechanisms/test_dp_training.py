@@ -1,0 +1,220 @@
+"""The DP-training routes: their privacy maps against hand computations, the fit, the
+encoding from public facts, the pipeline and ledger, and the empirical audit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+
+from core import pipeline
+from core.accounting import dp_training as maps
+from core.errors import BudgetExhausted, ParameterError
+from core.mechanisms import dp_training as dt
+from core.mechanisms import registry
+
+# ----------------------------------------------------------------------------- privacy maps by hand
+
+
+def test_gamma_objective_perturbation_matches_the_hand_computation_on_adult():
+    # UCI Adult: n = 32,561, R² = 14 + 1 (the intercept's constant), c = 1/4.
+    n, R = 32_561, math.sqrt(15.0)
+    # C = 0.01: nΛ = 1/C = 100; ε' = 1 − 2 log(1 + 3.75/100) = 0.926372…, no extra term.
+    cfg = maps.objective_noise(1.0, n=n, data_norm=R, C=0.01, perturbation="gamma")
+    assert cfg.epsilon_prime == pytest.approx(1.0 - 2.0 * math.log(1.0375), rel=1e-12)
+    assert cfg.epsilon_prime == pytest.approx(0.926372, abs=1e-6)
+    assert cfg.extra == 0.0 and cfg.regularization == pytest.approx(100.0 / n)
+    assert cfg.scale == pytest.approx(2 * R / 0.9263721, rel=1e-6)
+    # C = 1: nΛ = 1, ε' = 1 − 2 log(4.75) < 0, so ε' = ε/2 and Δ = 3.75/(n(e^{1/4} − 1)) − 1/n.
+    cfg = maps.objective_noise(1.0, n=n, data_norm=R, C=1.0, perturbation="gamma")
+    assert cfg.epsilon_prime == 0.5
+    assert cfg.extra == pytest.approx((3.75 / 0.2840254166877415 - 1.0) / n, rel=1e-12)
+    assert cfg.scale == pytest.approx(4 * R)
+
+
+def test_gaussian_objective_perturbation_matches_the_hand_computation():
+    # KST12: σ = R √(8 log(2/δ) + 4ε)/ε; total regularization ≥ 2β/(εn), β = R²/4.
+    n, R = 32_561, math.sqrt(15.0)
+    cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=1.0, perturbation="gaussian")
+    assert cfg.scale == pytest.approx(math.sqrt(15.0 * (8 * math.log(2e5) + 4.0)), rel=1e-12)
+    assert cfg.scale == pytest.approx(39.048, abs=1e-3)
+    assert cfg.regularization + cfg.extra == pytest.approx(7.5 / n, rel=1e-12)
+    cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=0.01, perturbation="gaussian")
+    assert cfg.extra == 0.0  # 100/n already exceeds 7.5/n
+
+
+def test_naive_bayes_noise_meets_its_epsilon_by_an_independent_accountant():
+    # The joint release is one Gaussian mechanism of sensitivity 1 at multiplier z; the
+    # tight PLD accountant of dp-accounting gives an ε at most the RDP-converted target
+    # (RDP is an upper bound) and not far below it.
+    import dp_accounting
+
+    for eps, delta in [(0.5, 1e-5), (1.0, 1e-5), (4.0, 1e-6)]:
+        cfg = maps.naive_bayes_noise(eps, delta, dimension=10)
+        acc = dp_accounting.pld.PLDAccountant()
+        acc.compose(dp_accounting.GaussianDpEvent(cfg.z))
+        tight = acc.get_epsilon(delta)
+        assert tight <= eps * (1 + 1e-6) and tight >= 0.75 * eps, (eps, tight)
+        # every block's share: Σ Δ_b²/σ_b² = 1/z²
+        sens = (math.sqrt(2), math.sqrt(10), math.sqrt(20) / 4)
+        total = sum(s * s / sig ** 2 for s, sig in zip(sens, (cfg.sigma_counts, cfg.sigma_sums, cfg.sigma_squares)))
+        assert total == pytest.approx(1 / cfg.z ** 2, rel=1e-12)
+
+
+def test_privacy_maps_do_not_grow_with_the_number_of_queries():
+    for m in (1, 100, 100_000):
+        g = pipeline.privacy_map("dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, m)
+        assert (g.epsilon, g.delta) == (1.0, 1e-5)
+        g = pipeline.privacy_map("dp-logistic", {"epsilon": 1.0, "delta": 1e-5, "perturbation": "gamma"}, m)
+        assert (g.epsilon, g.delta) == (1.0, 0.0)
+        g = pipeline.privacy_map("dp-naive-bayes", {"epsilon": 2.0, "delta": 1e-6}, m)
+        assert (g.epsilon, g.delta) == (2.0, 1e-6)
+
+
+def test_objective_noise_refuses_bad_settings():
+    with pytest.raises(ParameterError):
+        maps.objective_noise(1.0, n=10, data_norm=1.0, C=0.0)
+    with pytest.raises(ParameterError):
+        maps.objective_noise(1.0, n=10, data_norm=1.0, C=1.0, perturbation="laplace")
+    with pytest.raises(ParameterError):
+        maps.objective_noise(1.0, 0.0, n=10, data_norm=1.0, C=1.0, perturbation="gaussian")
+
+
+# ----------------------------------------------------------------------------- the fit
+
+
+def test_newton_fit_is_the_minimiser_of_the_perturbed_objective():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (200, 3))
+    s = np.where(X @ [1.0, -2.0, 0.5] + 0.3 * rng.standard_normal(200) > 0, 1.0, -1.0)
+    Xa = np.hstack([X, np.ones((200, 1))])
+    lam = 0.01
+    b = rng.standard_normal((3, 4)) * 5
+
+    def objective(f, bb):
+        return np.mean(np.logaddexp(0, -s * (Xa @ f))) + 0.5 * lam * f @ f + bb @ f / 200
+
+    F = dt.fit_logistic(Xa, s, lam, b)
+    for i in range(3):
+        ref = optimize.minimize(objective, np.zeros(4), args=(b[i],), method="BFGS", options={"gtol": 1e-10}).x
+        assert np.allclose(F[i], ref, atol=1e-5)
+        assert objective(F[i], b[i]) <= objective(ref, b[i]) + 1e-12
+
+
+def test_large_epsilon_recovers_a_clean_halfspace():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, (4000, 2))
+    y = (X[:, 0] > X[:, 1]).astype(np.int64)
+    rows = dt.rows_from_arrays(X, y, X[:500], n_classes=2, data_norm=math.sqrt(2))
+    for perturbation in ("gamma", "gaussian"):
+        res = dt.dp_logistic_label(rows, epsilon=50.0, delta=1e-5, C=10.0, perturbation=perturbation, rng=2)
+        assert res.n_answered == 500 and np.mean(res.labels == y[:500]) > 0.95
+    res = dt.dp_naive_bayes_label(rows, epsilon=50.0, delta=1e-5, rng=3)
+    assert res.n_answered == 500 and np.mean(res.labels == y[:500]) > 0.85
+
+
+def test_several_classes_are_one_vs_rest():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 1, (3000, 2))
+    y = np.digitize(X[:, 0], [1 / 3, 2 / 3]).astype(np.int64)
+    rows = dt.rows_from_arrays(X, y, X[:300], n_classes=3, data_norm=math.sqrt(2))
+    coef = dt.dp_logistic_coefficients(rows, epsilon=100.0, delta=1e-5, C=100.0, rng=5)
+    assert coef.shape == (3, 3)
+    res = dt.dp_logistic_label(rows, epsilon=100.0, delta=1e-5, C=100.0, rng=5)
+    assert set(np.unique(res.labels)) == {0, 1, 2} and np.mean(res.labels == y[:300]) > 0.8
+
+
+# ----------------------------------------------------------------------------- bounds from public facts
+
+
+def _table():
+    from core.data.table import Table
+
+    rng = np.random.default_rng(6)
+    n = 400
+    frame = pd.DataFrame({"age": rng.uniform(20, 60, n), "job": rng.choice(["a", "b", "c"], n)})
+    labels = (frame["age"] > 40).to_numpy().astype(np.int64)
+    return Table(features=frame, labels=labels, class_names=("no", "yes"), label_column="y",
+                 numeric_columns=("age",), categorical_columns=("job",), name="toy")
+
+
+def test_encoding_reads_ranges_and_categories_from_the_public_rows_only():
+    table = _table()
+    public = pd.DataFrame({"age": [30.0, 50.0, 40.0], "job": ["a", "b", "a"]})
+    rows = pipeline.mechanism_inputs("dp-logistic", None, table, public)
+    assert isinstance(rows, dt.PrivateRows) and rows.shape == (3, 3) and rows.n == 400
+    assert rows.data_norm == pytest.approx(math.sqrt(2))
+    assert np.all(np.linalg.norm(rows.X, axis=1) <= rows.data_norm + 1e-12)
+    assert np.allclose(rows.X_public, [[0, 1, 0], [1, 0, 1], [0.5, 1, 0]])  # ages 30..50 → [0, 1]; "c" unseen
+    # the private rows' extreme values change nothing of the encoding
+    wild = _table()
+    wild.features.loc[0, "age"] = 1e9
+    again = pipeline.mechanism_inputs("dp-logistic", None, wild, public)
+    assert np.array_equal(again.X_public, rows.X_public) and again.X[0, 0] == 1.0
+
+
+# ----------------------------------------------------------------------------- pipeline, ledger, registry
+
+
+def test_registered_with_rows_inputs_and_charged_to_the_ledger():
+    from core.accounting.ledger import PrivacyLedger
+
+    for name in ("dp-logistic", "dp-naive-bayes"):
+        assert registry.get(name).inputs == "rows" and registry.get(name).takes_epsilon
+    rows = pipeline.mechanism_inputs("dp-naive-bayes", None, _table(), _table().features.iloc[:50])
+    ledger = PrivacyLedger("sha256:" + "0" * 64, budget_epsilon=2.5, budget_delta=1e-4)
+    res = pipeline.label(rows, "dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
+    assert res.n_answered == 50 and (res.epsilon, res.delta) == (1.0, 1e-5)
+    res = pipeline.label(rows, "dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
+    assert res.n_answered == 50
+    with pytest.raises(BudgetExhausted):
+        pipeline.label(rows, "dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
+    with pytest.raises(ParameterError):
+        pipeline.label(np.array([[3, 2]]), "dp-logistic", {"epsilon": 1.0, "delta": 1e-5})
+
+
+def test_default_C_is_a_function_of_public_quantities():
+    assert dt.default_C(n=32_561, dimension=104, epsilon=1.0) == pytest.approx(0.01 * math.sqrt(105 / 105))
+    assert dt.default_C(n=32_561, dimension=104, epsilon=0.5) == pytest.approx(0.005)
+    assert dt.default_C(n=10**9, dimension=1, epsilon=8.0) == 1.0
+
+
+# ----------------------------------------------------------------------------- audit
+
+
+@pytest.mark.parametrize("name, pair, settings", [
+    ("dp-logistic", "label_flips", {}),
+    ("dp-logistic", "row_moves", {}),
+    ("dp-logistic", "label_flips", {"perturbation": "gaussian", "delta": 1e-2}),
+    ("dp-naive-bayes", "row_moves", {}),
+    ("dp-naive-bayes", "class_changes", {}),
+])
+def test_dp_training_passes_the_audit(name, pair, settings):
+    # The audit's lower bound holds with 99 % confidence for a correct mechanism (the
+    # fixed seed makes the run deterministic).
+    from core.audit.scenarios import run_scenario
+
+    mech = registry.get(name)
+    scn = mech.audit(pair=pair, **{**mech.audit_defaults, **settings})
+    result = run_scenario(scn, n_trials=50_000, rng=7)
+    assert result.epsilon_lower_bound <= scn.claimed_epsilon, result.summary()
+
+
+def test_the_audit_catches_a_release_with_too_little_noise():
+    # The same scenario claiming ε = 0.2 for a release run at ε = 8: the audit must see it.
+    from dataclasses import replace
+
+    from core.audit.dp_training import DPNaiveBayesSampler
+    from core.audit.scenarios import run_scenario
+
+    scn = registry.get("dp-naive-bayes").audit(pair="row_moves", epsilon=0.2, delta=1e-5)
+    broken = replace(scn, sampler=DPNaiveBayesSampler(8.0, 1e-5, "sum"))
+    assert run_scenario(broken, n_trials=50_000, rng=8).epsilon_lower_bound > 0.2
+    scn = registry.get("dp-logistic").audit(pair="label_flips", epsilon=0.2, delta=1e-5, C=0.1, perturbation="gamma")
+    from core.audit.dp_training import DPLogisticSampler
+
+    broken = replace(scn, sampler=DPLogisticSampler(8.0, 1e-5, 0.1, "gamma"))
+    assert run_scenario(broken, n_trials=50_000, rng=9).epsilon_lower_bound > 0.2
