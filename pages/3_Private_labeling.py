@@ -125,7 +125,8 @@ def show_result(result, ds, ens) -> None:
     st.plotly_chart(fig, key="timeline")
 
     with st.expander("All parameters of this run"):
-        st.json(charts.public_params(result))
+        # In words: "delta release", not the library's key (the page shows no code names).
+        st.json({key.replace("_", " "): value for key, value in charts.public_params(result).items()})
 
 
 result = None

@@ -32,8 +32,8 @@ st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed 
          r"\text{LNMax: } \varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
 
 EPS_GRID = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+# Second rows of a mechanism at other settings: BTT with the paper's printed calibration.
 EXTRA_ROWS = (("btt", {"calibration": "paper"}),)
-"""Second rows of a mechanism at other settings: BTT with the paper's printed calibration."""
 
 c1, c2, c3 = st.columns(3)
 eps = widgets.shared_widget(c1, "epsilon")

@@ -308,9 +308,7 @@ def current_release(ds: Dataset, ens: Any) -> dict[str, Any] | None:
 
 def tune_price(ds: Dataset, candidates: Sequence[tuple[str, dict[str, Any]]], m: int) -> dict[str, Any]:
     """The price of a private selection over ``candidates`` (:func:`core.pipeline.tune_price`), before it runs."""
-    from core.mechanisms.selection import selection_plan
-
-    _, entry, _ = selection_plan(list(candidates), int(m))
+    _, entry, _ = pipeline.tune_plan(list(candidates), int(m))
     out = price_entries(ds, [entry])
     out["guarantee"] = pipeline.tune_price(list(candidates), int(m))
     return out

@@ -331,7 +331,7 @@ def test_mechanism_selector_switches_mechanisms(lab, mechanism, explained, param
     assert at.radio(key=MECHANISM).value == mechanism
     assert any(explained in t for t in texts(at.markdown))
     params = json.loads(at.json[0].value)
-    assert parameter in params
+    assert parameter.replace("_", " ") in params  # the parameters in words
     assert registry.get(mechanism).title in sidebar_text(at)
     m = metrics(at)
     assert int(m["Answered"]) + int(m["Abstained (⊥)"]) + int(m["Not processed"]) == M

@@ -98,9 +98,9 @@ def train(at: AppTest, k: int = K) -> AppTest:
 
 def job_ledger_runs(at: AppTest) -> int:
     """How many runs the process-wide ledger of the loaded upload holds (read from the library)."""
-    from core.accounting.ledger import _REGISTRY
+    from core.accounting import ledger_registry
 
-    return sum(len(led) for led in _REGISTRY.values())
+    return sum(len(led) for led in ledger_registry._REGISTRY.values())
 
 
 def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price(lab):
