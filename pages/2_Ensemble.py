@@ -50,7 +50,9 @@ with session.shown_errors():
         st.markdown(f"At ε = {eps_now:g}, δ = {delta_now:g} for {ds.n_public:,} public rows: "
                     f"**{widgets.mechanism_title(rec.mechanism)}** "
                     f"with **k = {rec.k}** teachers" + (f" and cutoff T = {rec.T}" if rec.T else "") + ".")
-        for reason in rec.reasons:
+        for reason in rec.reasons:  # the recommender also speaks to the command line: its names left out here
+            reason = (reason.replace(" (core.theory.btt_min_teachers)", "").replace(" (--measure-agreement)", "")
+                      .replace("k >= btt_min_teachers(ε, δ, T, m)", "enough teachers"))
             st.markdown(f"- {reason}")
         # The same predictions as the plan: is the recommended setting useful at all?
         rec_pred = plan.predict(rec.mechanism, rec.settings, n=ds.n_private, m=ds.n_public, k=int(rec.k),
@@ -61,7 +63,7 @@ with session.shown_errors():
         if not rec_pred.useful:
             st.warning("**No useful setting here**: the recommended setting is predicted to label no better than "
                        "always answering the most common class, so it is not recommended for a release. "
-                       + (rec_pred.advice or ""))
+                       + plan.advice_text(rec_pred))
         st.caption("The suggestion reads the private class counts (how large k may be): like the automatic k, "
                    "it is the data owner's decision, made outside the (ε, δ) guarantee; no privacy is spent on it.")
 

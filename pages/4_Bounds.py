@@ -121,7 +121,7 @@ with session.shown_errors():
         s[2].metric("Teacher error α", session.fmt(sol.alpha))
         s[3].metric("Misclassification bound T/m", session.fmt(sol.misclassification))
     else:
-        st.warning(sol.reason)
+        st.warning((sol.reason or "").replace("k_req", "the k it asks for"))
         st.caption(
             "The loop uses the paper's constants (the 34√2 factor in k and explicit VC bounds), which are "
             "very conservative. In practice far fewer teachers suffice: the model below and your own run "

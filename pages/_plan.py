@@ -121,6 +121,14 @@ def pm(mean: float, sd: float | None) -> str:
     return f"{mean:,.0f} ± {sd:,.0f}"
 
 
+def advice_text(pred) -> str:
+    """The plan's advice with the mechanism named by its registered title (no code name on a page)."""
+    from core.mechanisms import registry
+
+    text = pred.advice or ""
+    return text.replace(f"Not useful: {pred.mechanism} ", f"Not useful: {registry.get(pred.mechanism).title} ", 1)
+
+
 def show_prediction(where, pred, *, m: int) -> None:
     """The predicted counts as metrics, each marked predicted, and what the plan advises."""
     c = where.columns(2) + where.columns(2)  # two by two: the values stay whole at 1024 px
@@ -136,4 +144,4 @@ def show_prediction(where, pred, *, m: int) -> None:
         where.error("Predicted: these settings can answer (almost) nothing. " + pred.reason)
     elif not pred.useful:
         where.warning("**No useful result predicted**: at these settings the labels would be no better than "
-                      "always answering the majority class. " + (pred.advice or ""))
+                      "always answering the majority class. " + advice_text(pred))

@@ -36,7 +36,7 @@ PAGES = {
     "Student & export": "pages/6_Student_and_export.py",
     "Privacy audit": "pages/8_Privacy_audit.py",
 }
-OWN_PAGES = {"Data", "Student & export"}
+OWN_PAGES = {"Data", "Student & export", "Ensemble", "Private labeling", "Bounds", "Compare"}
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 DOTTED = re.compile(r"\b(?:core|pages|st|np|pd|sklearn|numpy|pandas|streamlit)\.[A-Za-z_]\w*(?:\.\w+)*")
@@ -230,6 +230,7 @@ def _shown_strings(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*.py"))], ids=lambda p: p.name)
 def test_no_page_holds_a_bare_string_that_would_be_shown(path):
     found = _shown_strings(path)
-    if path.name not in ("1_Data.py", "6_Student_and_export.py") and found:
+    if path.name not in ("1_Data.py", "6_Student_and_export.py", "2_Ensemble.py", "3_Private_labeling.py",
+                         "4_Bounds.py", "5_Compare.py", "app.py") and found:
         pytest.xfail(str(found))  # pages of other owners: listed for their fix
     assert not found, found
