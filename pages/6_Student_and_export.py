@@ -14,6 +14,7 @@ from pages import _session as session
 from pages import _cache as cache
 from pages import _datasets as datasets
 from pages import _ledger as ledgers
+from pages import _spend as spending
 from pages import _widgets as widgets
 from pages import _charts as charts
 
@@ -34,14 +35,21 @@ st.latex(r"\text{student} = \mathcal{A}\big(x_1..x_m,\ \hat y_1..\hat y_m\big) \
 with session.shown_errors():
     ds = datasets.dataset()
     ens = cache.ensemble()
-    result, _ = cache.labeling()
+    real_job = session.is_real_job(ds)
+    try:
+        result, _ = cache.labeling()
+    except cache.NotRunYet:  # a real job before any paid run: the release below is the first
+        result = None
     cfg = ss["ensemble_cfg"]
 
-    st.markdown(
-        f"Labels from **{widgets.mechanism_title(result.mechanism)}**: {result.n_answered} answered, "
-        f"{result.n_bottom} ⊥, {result.n_unprocessed} not processed; "
-        f"(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})."
-    )
+    if result is not None:
+        st.markdown(
+            f"Labels from **{widgets.mechanism_title(result.mechanism)}**: {result.n_answered} answered, "
+            f"{result.n_bottom} ⊥, {result.n_unprocessed} not processed; "
+            f"(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})."
+        )
+    if real_job:
+        spending.budget_box(ds)
     spent_box = st.container()  # filled after a release below, so that it counts the release
 
     # ---- the release: a fresh run at the settings fixed (and shown) before the button
@@ -65,8 +73,12 @@ with session.shown_errors():
         "The runs you explored are not exported: a result chosen after looking at them is covered only by "
         "the total spent on this data."
     )
-    if st.button("Release", type="primary", key="release",
-                 help="Draws new noise at the settings above and charges the run to this data's ledger."):
+    if real_job:  # the price and the total after it, shown before the button (refused in place past the budget)
+        pressed = spending.run_button(ds, ens, [(mechanism, dict(asked))], label="Release", key="release")
+    else:
+        pressed = st.button("Release", type="primary", key="release",
+                            help="Draws new noise at the settings above and charges the run to this data's ledger.")
+    if pressed:
         try:
             ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
@@ -84,6 +96,9 @@ with session.shown_errors():
                     "Press Release again to release at the new settings (a new run, charged to the ledger).")
         result = released
     ledgers.show_spent(spent_box, ds, ens=ens)
+    if result is None:  # shown as a next step (st.info); the rest of the page needs a release
+        raise cache.NotRunYet("Nothing has run on the private votes yet: press Release above (its price is shown "
+                              "beside it) to label the public rows; the student and the downloads use that release.")
 
     c1, c2 = st.columns(2)
     names = widgets.learner_names()

@@ -123,7 +123,11 @@ def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price
     assert at.button(key="run_private").proto.disabled
     for page in ("Bounds", "Compare", "Data", "Ensemble", "Student & export", "Privacy audit"):
         go(at, page)
-        assert not at.error or page in ("Compare",), (page, texts(at.error))
+        # Compare and Student & export offer priced runs: without a budget their buttons say so in place
+        assert not at.error or page in ("Compare", "Student & export"), (page, texts(at.error))
+        if page == "Student & export":
+            assert all("Set the total budget for this data first" in e for e in texts(at.error)), texts(at.error)
+            assert at.button(key="release").proto.disabled
     go(at, "Bounds")
     assert PREDICTED in all_text(at).lower()
     at.slider(key="w_privacy_epsilon").set_value(4.0).run()
@@ -338,3 +342,28 @@ def test_a_one_file_upload_is_a_real_job_on_every_page(lab):
     assert job_ledger_runs(at) == 0  # the teaching views read nothing of a real job's votes
     at.switch_page(LECTURE_PAGES["Sweeps"][0]).run()
     assert any("simulated" in c for c in texts(at.main.caption)), texts(at.main.caption)
+
+
+def test_a_real_job_releases_from_the_export_page_at_its_shown_price(lab):
+    """Student & export on a real job: the budget and the Release button's price are on the page;
+    before any run it says what to do; Release spends exactly the shown price and the downloads
+    follow."""
+    at = upload_two_files(lab())
+    train(at)
+    go(at, "Student & export")
+    assert not at.exception, at.exception
+    assert any("Nothing has run on the private votes yet" in i for i in texts(at.info)), texts(at.info)
+    assert at.button(key="release").proto.disabled
+    at.number_input(key="job_budget_epsilon").set_value(10.0)  # the default run costs ε 4
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    assert not at.exception, at.exception
+    line = next(t for t in texts(at.main.markdown) if t.startswith("**this run: ε"))
+    cost = float(re.search(r"this run: ε ([0-9.e+-]+)", line).group(1))
+    assert spent(at) == (0.0, 0.0, 0) and job_ledger_runs(at) == 0
+    assert not at.error, (texts(at.error), line)
+    at.button(key="release").click().run()
+    assert not at.exception, at.exception
+    eps, _, runs = spent(at)
+    assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)
+    assert any(s.startswith("Released (run 1") for s in texts(at.success)), texts(at.success)
+    assert not any("Nothing has run on the private votes yet" in i for i in texts(at.info))
