@@ -38,9 +38,8 @@ def _story(ds_key, learner, k, student_key, seed, _ds, _student):
 with session.shown_errors():
     ds = datasets.dataset()
     if not ds.teaching_split or session.is_real_job(ds) or ds.test is None or ds.test.n_rows == 0:
-        st.info("The attack needs the private rows' labels and held-out rows: it runs on teaching data only "
-                "(bundled or generated data, Data page).")
-        st.stop()
+        raise session.NotOffered("The attack needs the private rows' labels and held-out rows: it runs on teaching "
+                                 "data only (bundled or generated data, Data page).")
     names = learner_names()
     default = "random_forest" if "random_forest" in names else names[0]
     ss.setdefault("w_leak_learner", default)

@@ -30,9 +30,8 @@ st.caption("NON-PRIVATE teaching view: it shows the raw votes and the true label
 with session.shown_errors():
     ds = datasets.dataset()
     if not ds.teaching_split or session.is_real_job(ds) or ds.public_y is None:
-        st.info("The microscope reads the teachers' raw votes and the queries' true labels, so it is "
-                "offered on teaching data only (bundled or generated data, Data page).")
-        st.stop()
+        raise session.NotOffered("The microscope reads the teachers' raw votes and the queries' true labels, so it "
+                                 "is offered on teaching data only (bundled or generated data, Data page).")
     ens = cache.ensemble()
     offered = [name for name in registry.names() if ens.offers(name) and registry.get(name).picture is not None]
     if session.privacy()["mechanism"] not in offered:

@@ -216,6 +216,13 @@ def enter_page(name: str) -> None:
         ss["_page"] = name
 
 
+class NotOffered(PrivateLabelLabError):
+    """A view that this data does not offer (e.g. a teaching view on a real job): shown as a
+    next step with ``st.info``, and the page ends there (the sidebar is still drawn)."""
+
+    shown_as = "info"
+
+
 @contextlib.contextmanager
 def shown_errors() -> Iterator[None]:
     """Show a library error in place with ``st.error`` instead of a traceback.
