@@ -209,7 +209,7 @@ with session.shown_errors():
                 plurality=nonprivate.plurality_accuracy(ens.votes, ds.public_y))
             if line:
                 st.markdown(f"**{line}**")
-            if bound is not None:
+            if bound is not None and result.mechanism == "btt":  # BTT's own theorem: drawn for BTT only
                 cols[1].metric("Theorem 3.2 bound / m",
                                session.fmt(bound["bound"]) if bound["bound"] < 1 else "≥ 1 (vacuous)",
                                help="BTT Theorem 3.2 with the teachers' measured error e. "
@@ -220,9 +220,10 @@ with session.shown_errors():
                     f"queries for m = {result.m} and β = {ss['privacy']['beta']:g}, so at most that share "
                     "of the queries is misclassified (with probability ≥ 1 − 2β)."
                 )
-            st.latex(r"\text{misclassification} \le \frac{\text{Theorem 3.2 bound}}{m}")
-            st.latex(r"\text{Theorem 3.2 bound} = 3\Big(e\,m + \sqrt{e\,m\log(m/\beta)/2}\Big),\quad "
-                     r"e = \text{teachers' error}")
+            if result.mechanism == "btt":
+                st.latex(r"\text{misclassification} \le \frac{\text{Theorem 3.2 bound}}{m}")
+                st.latex(r"\text{Theorem 3.2 bound} = 3\Big(e\,m + \sqrt{e\,m\log(m/\beta)/2}\Big),\quad "
+                         r"e = \text{teachers' error}")
         eps_dd = nonprivate.data_dependent_epsilon(ens.votes, result) if result.scores is None else None
         if eps_dd is not None:
             st.metric("Data-dependent ε (NON-PRIVATE diagnostic, not a guarantee)", session.fmt(eps_dd, 4),

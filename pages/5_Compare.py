@@ -10,6 +10,7 @@ from core import nonprivate
 from core.errors import PrivateLabelLabError
 from pages import _session as session
 from pages import _cache as cache
+from pages import _charts as charts
 from pages import _datasets as datasets
 from pages import _ledger as ledgers
 from pages import _plan as plan
@@ -90,9 +91,9 @@ def real_job_view(ds) -> None:
     for measure, title, key in (("answered", "answered queries (predicted)", "utility_curve_predicted"),
                                 ("correct", "correct labels (predicted)", "correct_curve_predicted")):
         fig = go.Figure()
-        for label, points in curve.items():
+        for i, (label, points) in enumerate(curve.items()):
             fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if p is None else getattr(p, measure) for p in points],
-                                     mode="lines+markers", name=label))
+                                     mode="lines+markers", name=label, **charts.line_style(label, i)))
         fig.update_layout(xaxis=eps_axis(), xaxis_title="ε", yaxis_title=title, height=340,
                           margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
         st.plotly_chart(fig, key=key)
@@ -189,9 +190,9 @@ def teaching_view() -> None:
     spent_box.caption("Each row above and each point of the curve below is one run on the private data: "
                       "comparing many settings costs their composition, not the chosen one's ε.")
     fig = go.Figure()
-    for label, results in curve.items():
+    for i, (label, results) in enumerate(curve.items()):
         fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if r is None else r.n_answered for r in results],
-                                 mode="lines+markers", name=label))
+                                 mode="lines+markers", name=label, **charts.line_style(label, i)))
     fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="answered queries", height=380,
                       margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
     st.plotly_chart(fig, key="utility_curve")
@@ -230,9 +231,9 @@ def teaching_view() -> None:
             if line:
                 st.caption(line)
         fig = go.Figure()
-        for label, results in curve.items():
+        for i, (label, results) in enumerate(curve.items()):
             fig.add_trace(go.Scatter(x=EPS_GRID, y=[hard(r, nonprivate.correct_count) for r in results],
-                                     mode="lines+markers", name=label))
+                                     mode="lines+markers", name=label, **charts.line_style(label, i)))
         fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="correctly labeled queries", height=340,
                           margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
         st.plotly_chart(fig, key="correct_curve")

@@ -67,6 +67,13 @@ def mechanism_style(name: str, index: int | None = None) -> dict[str, Any]:
     return {"color": PALETTE[i % len(PALETTE)], "dash": dash, "symbol": symbols[i % len(symbols)]}
 
 
+def line_style(name: str, index: int | None = None) -> dict[str, Any]:
+    """``go.Scatter`` keyword arguments drawing a mechanism's curve in its own colour, dash and
+    marker (:func:`mechanism_style`), with lines thick enough for a projector."""
+    s = mechanism_style(name, index)
+    return {"line": dict(color=s["color"], dash=s["dash"], width=3), "marker": dict(symbol=s["symbol"], size=8)}
+
+
 def _layout(fig, **kw):
     fig.update_layout(font=FONT, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, xanchor="left", font=dict(size=14)),
