@@ -80,8 +80,20 @@ def parameter_widget(where, p, *, key: str, choices: tuple | None = None) -> Any
                                    max_value=None if p.high is None else float(p.high), format="%g", key=key,
                                    help=p.help, placeholder="automatic" if p.default is None else None)
     else:
-        value = where.slider(p.label, float(p.low), float(p.high), step=_step(p), key=key, help=p.help)
+        step = _step(p)
+        value = where.slider(p.label, float(p.low), float(p.high), step=step, key=key, help=p.help)
+        # The slider's own step, exactly: keyboard moves add the step in binary floating point
+        # (3.2999999999999994); the run and its report use the value the slider shows (3.3).
+        value = on_step(value, float(p.low), step)
     return p.convert(value)
+
+
+def on_step(value: float, low: float, step: float) -> float:
+    """``value`` moved to the nearest slider step ``low + i·step``, written as that decimal."""
+    import math
+
+    digits = max(0, -math.floor(math.log10(step))) + 1
+    return round(low + round((float(value) - low) / step) * step, digits)
 
 
 def controlled(name: str) -> list:

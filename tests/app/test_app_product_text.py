@@ -231,3 +231,14 @@ def _shown_strings(path: Path) -> list[str]:
 def test_no_page_holds_a_bare_string_that_would_be_shown(path):
     found = _shown_strings(path)
     assert not found, found
+
+
+def test_slider_values_are_the_sliders_own_steps():
+    from pages._widgets import on_step
+
+    v = 3.0
+    for _ in range(3):  # three keyboard steps of 0.1, as a browser sends them
+        v += 0.1
+    assert v != 3.3 and on_step(v, 0.1, 0.1) == 3.3
+    assert on_step(0.30000000000000004, 0.1, 0.1) == 0.3 and on_step(12.0, 0.1, 0.1) == 12.0
+    assert on_step(0.0149, 0.01, 0.01) == 0.01 and on_step(0.0251, 0.01, 0.01) == 0.03
