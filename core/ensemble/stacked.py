@@ -1,0 +1,251 @@
+"""Linear teachers voting as one stacked matrix product (docs/design.md §1.1).
+
+A teacher whose learner is linear in its input — a linear classifier (logistic
+regression, linear SVM, any ``LinearClassifierMixin``) behind optional
+``StandardScaler`` steps, or Gaussian naive Bayes (a quadratic without cross terms) — is an
+affine function of the shared encoding of :mod:`core.ensemble.encoding`: its standardizing
+is folded into its weights, its one-hot columns into the rows of the public vocabulary,
+its imputation values into the weights of "missing" indicator columns.  Stacking the
+``k`` teachers' weights side by side gives one matrix ``W``; the teachers' scores on a
+block of rows are then one product ``X @ W`` and their votes the signs (binary teachers)
+or per-teacher argmaxes (more classes).
+
+Exactness.  The product runs in float32 (twice the speed of float64); every score whose
+float32 value lies within a rigorous rounding bound of 0 (``γ_D · Σ_j |x_j| max_t|W_jt|``
+with ``γ_D = (D + 4)·2⁻²³``) is recomputed in float64, so the sign of every score is the
+sign of the float64 folded score.  That differs from the teacher's own float64
+``decision_function`` only by rounding (about 1e-15 relative), so a vote can differ from
+the per-teacher path only where the teacher's own score is within about 1e-12 of its
+decision boundary; the votes are otherwise identical (tests/ensemble/test_encoding.py).
+Teachers with more than two classes are scored in float64 throughout.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from core.ensemble.encoding import EncodedBlock, SharedEncoder, TeacherMap
+
+__all__ = ["StackedLinear", "linear_form"]
+
+_U32 = 2.0 ** -23
+
+
+def linear_form(tail: Any, n_features: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray] | None:
+    """A teacher learner's scores as ``z @ A + (z*z) @ Q + c`` on its own input ``z``.
+
+    Returns ``(A, Q, c, classes)`` with one column per score (one for a binary teacher:
+    the score of its second class minus its first, positive means the second class), or
+    None when the learner is not linear or naive Bayes.
+    """
+    from sklearn.linear_model._base import LinearClassifierMixin
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def flat(estimator: Any) -> list:
+        if isinstance(estimator, Pipeline):
+            return [s for _, step in estimator.steps for s in flat(step)]
+        return [estimator]
+
+    steps = flat(tail)
+    *before, final = steps
+    mean = np.zeros(n_features)
+    scale = np.ones(n_features)
+    for step in before:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        if not isinstance(step, StandardScaler):
+            return None
+        mu = step.mean_ if step.mean_ is not None else np.zeros(n_features)
+        s = step.scale_ if step.scale_ is not None else np.ones(n_features)
+        mean, scale = mean + scale * mu, scale * s  # z' = (z - mean) / scale, composed
+    classes = np.asarray(getattr(final, "classes_", []))
+    if classes.size < 2 or classes.dtype.kind not in "iu":
+        return None
+    if isinstance(final, LinearClassifierMixin) and hasattr(final, "coef_"):
+        coef = np.asarray(final.coef_, dtype=np.float64)
+        intercept = np.broadcast_to(np.asarray(final.intercept_, dtype=np.float64), (coef.shape[0],))
+        if coef.shape[1] != n_features:
+            return None
+        A = (coef / scale).T
+        c = intercept - A.T @ mean
+        if classes.size == 2 and A.shape[1] != 1:
+            return None
+        return A, None, c, classes
+    if isinstance(final, GaussianNB) and not before:
+        theta = np.asarray(final.theta_, dtype=np.float64)
+        var = np.asarray(final.var_, dtype=np.float64)
+        if theta.shape[1] != n_features:
+            return None
+        A = (theta / var).T
+        Q = (-0.5 / var).T
+        c = (np.log(final.class_prior_) - 0.5 * np.sum(np.log(2.0 * np.pi * var), axis=1)
+             - 0.5 * np.sum(theta * theta / var, axis=1))
+        if classes.size == 2:
+            A, Q, c = A[:, 1:] - A[:, :1], Q[:, 1:] - Q[:, :1], c[1:] - c[:1]
+        return A, Q, c, classes
+    return None
+
+
+class StackedLinear:
+    """The linear teachers of an ensemble as one weight matrix on the shared encoding.
+
+    Parameters
+    ----------
+    encoder : SharedEncoder
+    teachers : sequence of (index, TeacherMap, (A, Q, c, classes))
+        The linear teachers: their position in the ensemble, their map and their form.
+
+    Notes
+    -----
+    Columns of the shared design matrix ``X`` (built per block by :meth:`design`): the
+    numeric columns (missing cells as 0), their squares (only when a teacher is
+    quadratic), one "missing" indicator per numeric column (only when a teacher imputes),
+    then, for each categorical column, one indicator per vocabulary entry and one for a
+    missing cell.  A teacher's numeric input is ``x + fill·missing`` (x is 0 where
+    missing), its square ``x² + fill²·missing``; its one-hot block is its table
+    (:meth:`TeacherMap.table`) applied to the indicators.  Weights of a category the
+    teacher never saw are 0, as its encoder gives it all zeros.
+    """
+
+    def __init__(self, encoder: SharedEncoder, teachers: Sequence[tuple[int, TeacherMap, tuple]]) -> None:
+        self.encoder = encoder
+        self.teachers = list(teachers)
+        n_num = len(encoder.numeric)
+        self.n_num = n_num
+        self.quadratic = any(form[1] is not None for _, _, form in self.teachers)
+        self.impute = any(
+            seg[0] == "num" and np.any(np.isfinite(seg[2])) for _, tmap, _ in self.teachers for seg in tmap.segments
+        )
+        # score columns: binary teachers first (one column each), then multi-class ones
+        self.binary = [t for t in self.teachers if t[2][3].size == 2]
+        self.multi = [t for t in self.teachers if t[2][3].size > 2]
+        self._sizes: tuple[int, ...] | None = None
+        self._weights: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    # -- the design matrix ---------------------------------------------------------------
+
+    def _numeric_width(self) -> int:
+        return self.n_num * (1 + int(self.quadratic) + int(self.impute))
+
+    def design(self, block: EncodedBlock, dtype=np.float64) -> np.ndarray:
+        """The shared design matrix of a block (see the class notes), ``(b, D)``."""
+        num = block.numeric
+        b = num.shape[0] if num.size else block.codes.shape[0]
+        sizes = block.sizes
+        D = self._numeric_width() + sum(s + 1 for s in sizes)
+        X = np.zeros((b, D), dtype=dtype)
+        n = self.n_num
+        if n:
+            missing = np.isnan(num)
+            filled = np.where(missing, 0.0, num)
+            X[:, :n] = filled
+            col = n
+            if self.quadratic:
+                X[:, col: col + n] = filled * filled
+                col += n
+            if self.impute:
+                X[:, col: col + n] = missing
+        col = self._numeric_width()
+        rows = np.arange(b)
+        for j, size in enumerate(sizes):
+            codes = block.codes[:, j]
+            X[rows, col + np.where(codes < 0, size, codes)] = 1.0
+            col += size + 1
+        return X
+
+    # -- the stacked weights -------------------------------------------------------------
+
+    def _teacher_weights(self, tmap: TeacherMap, form: tuple, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """One teacher's weights on the shared design matrix ``(D, q)`` and constants ``(q,)``."""
+        A, Q, c, _ = form
+        q = A.shape[1]
+        n = self.n_num
+        D = self._numeric_width() + sum(s + 1 for s in sizes)
+        W = np.zeros((D, q))
+        const = np.array(c, dtype=np.float64, copy=True)
+        sq_col = n if self.quadratic else None
+        miss_col = n * (1 + int(self.quadratic)) if self.impute else None
+        offsets = np.cumsum([self._numeric_width()] + [s + 1 for s in sizes])
+        col = 0
+        for seg in tmap.segments:
+            if seg[0] == "num":
+                positions, fill = seg[1], seg[2]
+                for i, p in enumerate(positions):
+                    a = A[col + i]
+                    W[p] += a
+                    f = fill[i]
+                    if Q is not None:
+                        W[sq_col + p] += Q[col + i]
+                    if np.isfinite(f):
+                        if miss_col is None:  # pragma: no cover - impute is set from the same segments
+                            raise RuntimeError("imputation without indicator columns")
+                        W[miss_col + p] += a * f + (Q[col + i] * f * f if Q is not None else 0.0)
+                col += len(positions)
+            else:
+                position = seg[1]
+                table = tmap.table(position, self.encoder.vocabulary(position))  # (size + 1, n_cats)
+                width = table.shape[1]
+                block_w = A[col: col + width] + (Q[col: col + width] if Q is not None else 0.0)  # z² = z on 0/1
+                start = offsets[position]
+                W[start: start + table.shape[0]] += table @ block_w
+                col += width
+        return W, const
+
+    def _stack(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        sizes = self.encoder.sizes
+        if self._sizes != sizes:
+            self._weights = {}
+            self._sizes = sizes
+        if which not in self._weights:
+            group = self.binary if which == "binary" else self.multi
+            parts = [self._teacher_weights(tmap, form, sizes) for _, tmap, form in group]
+            D = self._numeric_width() + sum(s + 1 for s in sizes)
+            W = np.concatenate([p[0] for p in parts], axis=1) if parts else np.zeros((D, 0))
+            c = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+            self._weights[which] = (W, c, np.abs(W).max(axis=1) if W.shape[1] else np.zeros(D))
+        return self._weights[which]
+
+    # -- votes ---------------------------------------------------------------------------
+
+    def predictions(self, block: EncodedBlock) -> list[tuple[int, np.ndarray]]:
+        """Every linear teacher's predicted class ids on the block: ``(index, ids)`` pairs."""
+        if not self.teachers:
+            return []
+        X = self.design(block)
+        out: list[tuple[int, np.ndarray]] = []
+        if self.binary:
+            positive = self._binary_positive(X)
+            for j, (index, _, form) in enumerate(self.binary):
+                classes = form[3]
+                out.append((index, np.where(positive[:, j], classes[1], classes[0]).astype(np.intp)))
+        if self.multi:
+            W, c, _ = self._stack("multi")
+            S = X @ W + c
+            col = 0
+            for index, _, form in self.multi:
+                q = form[0].shape[1]
+                out.append((index, form[3][np.argmax(S[:, col: col + q], axis=1)].astype(np.intp)))
+                col += q
+        return out
+
+    def _binary_positive(self, X: np.ndarray) -> np.ndarray:
+        """``score > 0`` for every binary teacher (float32 product, float64 near zero)."""
+        W, c, wmax = self._stack("binary")
+        S = X.astype(np.float32) @ W.astype(np.float32)
+        S += c.astype(np.float32)
+        D = X.shape[1]
+        bound = (np.abs(X) @ wmax + np.abs(c).max(initial=0.0)) * ((D + 4) * _U32 * 2.0)
+        unsure = np.abs(S) <= bound[:, None].astype(np.float32)
+        positive = S > 0
+        rows, cols = np.nonzero(unsure)
+        if rows.size:
+            if rows.size > 0.02 * S.size:
+                exact = X @ W + c
+                return exact > 0
+            exact = np.einsum("ij,ji->i", X[rows], W[:, cols]) + c[cols]
+            positive[rows, cols] = exact > 0
+        return positive

@@ -1,0 +1,155 @@
+"""The teachers' outputs on public rows encoded once (docs/design.md §1.1).
+
+:class:`EncodedVoter` is what :class:`core.ensemble.teacher_ensemble.TeacherEnsemble` uses
+to vote when its teachers' preprocessing can be read off (every teacher built by
+:func:`core.pipeline.train`): each block of public rows is encoded once
+(:class:`core.ensemble.encoding.SharedEncoder`), the linear teachers vote through one
+stacked matrix product (:class:`core.ensemble.stacked.StackedLinear`), and every other
+teacher predicts on its own input rebuilt from the shared block by integer gathers
+(:meth:`core.ensemble.encoding.TeacherMap.features`), the teachers split into groups run
+through :class:`joblib.Parallel` (threads by default; processes or a Dask cluster under
+:func:`core.ensemble.distributed.joblib_backend`).
+
+The voter holds the fitted teachers (private): like the ensemble, it lives in memory only,
+and its outputs are non-private inputs of the aggregators.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+
+from core.ensemble.encoding import EncodedBlock, SharedEncoder, TeacherMap, check_block_columns, compile_teachers
+from core.ensemble.stacked import StackedLinear, linear_form
+
+__all__ = ["EncodedVoter"]
+
+
+def _group_encoded(
+    kind: str,
+    members: Sequence[tuple[int, TeacherMap | None, Any, np.ndarray]],
+    n_classes: int,
+    name: str,
+    encoder: SharedEncoder,
+    block: EncodedBlock,
+) -> list[tuple[int, np.ndarray]]:
+    """One group of teachers on one encoded block (runs in a joblib worker).
+
+    Returns ``(index, output)`` pairs: predicted class ids (``kind`` "ids") or the
+    probability of class 1 (``kind`` "scores").
+    """
+    from core.ensemble.teacher_ensemble import _predict_teacher, _score_teacher
+
+    b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+    out = []
+    for index, tmap, learner, classes in members:
+        # a constant teacher (no map) reads no column: one placeholder column per row
+        Z = np.zeros((b, 1)) if tmap is None else tmap.features(block, encoder)
+        if kind == "scores":
+            out.append((index, _score_teacher(learner, classes, index, Z, name)))
+        else:
+            out.append((index, _predict_teacher(learner, index, Z, n_classes, name)))
+    return out
+
+
+class EncodedVoter:
+    """Votes, predictions and scores of an ensemble's teachers on shared-encoded blocks.
+
+    Parameters
+    ----------
+    encoder : SharedEncoder
+    members : list of (TeacherMap or None, learner)
+        From :func:`core.ensemble.encoding.compile_teachers`, one per teacher.
+    classes : list of numpy.ndarray
+        Each teacher's class ids.
+    n_classes : int
+    name : str
+        The learner's public name (error messages).
+    """
+
+    def __init__(self, encoder: SharedEncoder, members: list, classes: list, n_classes: int, name: str) -> None:
+        self.encoder = encoder
+        self.n_classes = int(n_classes)
+        self.name = name
+        self.k = len(members)
+        linear, other = [], []
+        for index, ((tmap, learner), cls) in enumerate(zip(members, classes)):
+            form = None if tmap is None else linear_form(learner, tmap.n_features)
+            if form is not None:
+                linear.append((index, tmap, form))
+            else:
+                other.append((index, tmap, learner, cls))
+        self.linear = StackedLinear(encoder, linear)
+        self.other = other
+        self.all = [(i, tmap, learner, cls) for i, ((tmap, learner), cls) in enumerate(zip(members, classes))]
+
+    @classmethod
+    def build(cls, teachers: Sequence[Any], classes: list, n_classes: int, name: str, X: Any) -> "EncodedVoter | None":
+        """A voter for the teachers, for query rows like ``X`` (None: use the per-teacher path)."""
+        n_input = None if hasattr(X, "iloc") else int(np.shape(X)[1])
+        compiled = compile_teachers(teachers, n_input)
+        if compiled is None:
+            return None
+        encoder, members = compiled
+        return cls(encoder, members, classes, n_classes, name)
+
+    @property
+    def n_linear(self) -> int:
+        """How many teachers vote through the stacked product."""
+        return len(self.linear.teachers)
+
+    def encode(self, X: Any) -> EncodedBlock:
+        """Encode a block of query rows once for every teacher."""
+        check_block_columns(X, self.encoder)
+        return self.encoder.encode(X)
+
+    def _groups(self, members: list, workers: int) -> list[list]:
+        if not members:
+            return []
+        n = max(1, min(workers, len(members)))
+        bounds = np.linspace(0, len(members), n + 1).astype(int)
+        return [members[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+    def _run(self, kind: str, members: list, block: EncodedBlock, n_jobs: int | None, workers: int) -> list:
+        groups = self._groups(members, workers)
+        if not groups:
+            return []
+        args = [(kind, g, self.n_classes, self.name, self.encoder, block) for g in groups]
+        with threadpool_limits(limits=1):  # parallelism is across teachers, as in training
+            if len(groups) == 1:
+                results = [_group_encoded(*args[0])]
+            else:
+                parallel = Parallel(n_jobs=n_jobs, prefer="threads", max_nbytes=None)
+                results = parallel(delayed(_group_encoded)(*a) for a in args)
+        return [pair for result in results for pair in result]
+
+    def predictions(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Every teacher's class id on every row of the block ``X``: int32 ``(b, k)``."""
+        block = self.encode(X)
+        pairs = self.linear.predictions(block) + self._run("ids", self.other, block, n_jobs, workers)
+        b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+        out = np.empty((b, self.k), dtype=np.int32)
+        for index, ids in pairs:
+            out[:, index] = ids
+        return out
+
+    def counts(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Votes per class on every row of the block ``X``: int32 ``(b, n_classes)``."""
+        preds = self.predictions(X, n_jobs=n_jobs, workers=workers)
+        out = np.empty((preds.shape[0], self.n_classes), dtype=np.int32)
+        for c in range(self.n_classes):
+            out[:, c] = np.count_nonzero(preds == c, axis=1)
+        return out
+
+    def scores(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Every teacher's probability of class 1 on the block ``X``: float ``(b, k)``."""
+        block = self.encode(X)
+        pairs = self._run("scores", self.all, block, n_jobs, workers)
+        b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+        out = np.empty((b, self.k), dtype=np.float64)
+        for index, values in pairs:
+            out[:, index] = values
+        return np.clip(out, 0.0, 1.0)
