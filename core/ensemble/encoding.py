@@ -120,17 +120,16 @@ class SharedEncoder:
         return EncodedBlock(np.ascontiguousarray(numeric), codes, self.sizes)
 
     def _codes(self, j: int, values: pd.Series) -> np.ndarray:
-        values = values.to_numpy(dtype=object)
-        missing = pd.isna(values)
-        codes = self._index[j].get_indexer(values)
-        new = (codes < 0) & ~missing
+        local, uniques = pd.factorize(values, use_na_sentinel=True)  # one hash pass; -1 where missing
+        uniques = np.asarray(uniques, dtype=object)
+        where = self._index[j].get_indexer(uniques)
+        new = where < 0
         if new.any():
-            fresh = pd.unique(values[new])
-            self._values[j].extend(fresh.tolist())
+            self._values[j].extend(uniques[new].tolist())
             self._index[j] = pd.Index(self._values[j], dtype=object)
-            codes = self._index[j].get_indexer(values)
-        codes[missing] = -1
-        return codes.astype(np.int64, copy=False)
+            where = self._index[j].get_indexer(uniques)
+        lookup = np.append(where, -1).astype(np.int64)  # local code -1 (missing) -> -1
+        return lookup[local]
 
 
 # --------------------------------------------------------------------------- one teacher
@@ -291,8 +290,10 @@ def _teacher_map(preprocessor: Any, encoder_columns: tuple[list, list], n_input:
         encoder = _onehot(transformer)
         if not all(c in categorical_cols for c in columns):
             raise _Unsupported
-        missing = _probe_missing(transformer, columns, numeric=False)
         lengths = [len(c) for c in encoder.categories_]
+        # a missing cell: the imputer's value, one-hot encoded; without an imputer the
+        # encoder ignores it (all zeros), as it ignores any category it did not see
+        missing = _probe_missing(transformer, columns, numeric=False) if encoder is not transformer else np.zeros(0)
         if missing.shape[0] != sum(lengths):
             missing = np.zeros(sum(lengths))
         start = 0

@@ -215,37 +215,77 @@ class StackedLinear:
         """Every linear teacher's predicted class ids on the block: ``(index, ids)`` pairs."""
         if not self.teachers:
             return []
-        X = self.design(block)
         out: list[tuple[int, np.ndarray]] = []
         if self.binary:
-            positive = self._binary_positive(X)
+            positive = self._binary_positive(block)
             for j, (index, _, form) in enumerate(self.binary):
                 classes = form[3]
                 out.append((index, np.where(positive[:, j], classes[1], classes[0]).astype(np.intp)))
-        if self.multi:
-            W, c, _ = self._stack("multi")
-            S = X @ W + c
-            col = 0
-            for index, _, form in self.multi:
-                q = form[0].shape[1]
-                out.append((index, form[3][np.argmax(S[:, col: col + q], axis=1)].astype(np.intp)))
-                col += q
+        out.extend(self._multi_predictions(block))
         return out
 
-    def _binary_positive(self, X: np.ndarray) -> np.ndarray:
-        """``score > 0`` for every binary teacher (float32 product, float64 near zero)."""
-        W, c, wmax = self._stack("binary")
-        S = X.astype(np.float32) @ W.astype(np.float32)
+    def counts(self, block: EncodedBlock, n_classes: int) -> np.ndarray:
+        """The linear teachers' votes per class on the block, int32 ``(b, n_classes)``."""
+        b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+        out = np.zeros((b, n_classes), dtype=np.int32)
+        if self.binary:
+            positive = self._binary_positive(block)
+            pairs: dict[tuple[int, int], list[int]] = {}
+            for j, (_, _, form) in enumerate(self.binary):
+                pairs.setdefault((int(form[3][0]), int(form[3][1])), []).append(j)
+            for (first, second), cols in pairs.items():
+                chosen = positive if len(cols) == positive.shape[1] else positive[:, cols]
+                ones = np.count_nonzero(chosen, axis=1).astype(np.int32)
+                out[:, second] += ones
+                out[:, first] += len(cols) - ones
+        rows = np.arange(b)
+        for _, ids in self._multi_predictions(block):
+            out[rows, ids] += 1
+        return out
+
+    def _multi_predictions(self, block: EncodedBlock) -> list[tuple[int, np.ndarray]]:
+        if not self.multi:
+            return []
+        W, c, _ = self._stack("multi")
+        S = self.design(block) @ W + c
+        out, col = [], 0
+        for index, _, form in self.multi:
+            q = form[0].shape[1]
+            out.append((index, form[3][np.argmax(S[:, col: col + q], axis=1)].astype(np.intp)))
+            col += q
+        return out
+
+    def _binary_positive(self, block: EncodedBlock) -> np.ndarray:
+        """``score > 0`` for every binary teacher (float32 product, float64 where unsure).
+
+        Every score within the rounding bound of 0 is scored again in float64 (see the
+        module docstring).  The bound of entry ``(i, t)`` is ``γ_D`` times
+        ``Σ_numeric |x_ij| |W_jt|`` plus, for each categorical column, the largest
+        ``|W_vt|`` over its vocabulary, plus ``|c_t|``: at least ``Σ_j |x_ij W_jt| + |c_t|``.
+        """
+        W, c, _ = self._stack("binary")
+        X = self.design(block, np.float32)
+        S = X @ W.astype(np.float32)
         S += c.astype(np.float32)
         D = X.shape[1]
-        bound = (np.abs(X) @ wmax + np.abs(c).max(initial=0.0)) * ((D + 4) * _U32 * 2.0)
-        unsure = np.abs(S) <= bound[:, None].astype(np.float32)
+        nw = self._numeric_width()
+        Wabs = np.abs(W)
+        fixed = np.abs(c)
+        start = nw
+        for size in block.sizes:
+            fixed = fixed + Wabs[start: start + size + 1].max(axis=0)
+            start += size + 1
+        bound = np.abs(X[:, :nw]) @ Wabs[:nw].astype(np.float32) if nw else np.zeros_like(S)
+        bound += fixed.astype(np.float32)
+        # γ_D = (D + 4)·u with u = 2⁻²⁴ for each float32 rounding, doubled, and 1 % for the bound's own rounding
+        bound *= np.float32((D + 4) * _U32 * 2.0 * 1.01)
         positive = S > 0
-        rows, cols = np.nonzero(unsure)
+        rows, cols = np.nonzero(np.abs(S) <= bound)
         if rows.size:
-            if rows.size > 0.02 * S.size:
-                exact = X @ W + c
-                return exact > 0
-            exact = np.einsum("ij,ji->i", X[rows], W[:, cols]) + c[cols]
-            positive[rows, cols] = exact > 0
+            unique, where = np.unique(rows, return_inverse=True)
+            X64 = self.design(EncodedBlock(block.numeric[unique], block.codes[unique], block.sizes))
+            for a in range(0, rows.size, 65_536):
+                b = min(rows.size, a + 65_536)
+                exact = np.einsum("ij,ji->i", X64[where[a:b]], W[:, cols[a:b]]) + c[cols[a:b]]
+                positive[rows[a:b], cols[a:b]] = exact > 0
         return positive

@@ -138,10 +138,11 @@ class EncodedVoter:
 
     def counts(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
         """Votes per class on every row of the block ``X``: int32 ``(b, n_classes)``."""
-        preds = self.predictions(X, n_jobs=n_jobs, workers=workers)
-        out = np.empty((preds.shape[0], self.n_classes), dtype=np.int32)
-        for c in range(self.n_classes):
-            out[:, c] = np.count_nonzero(preds == c, axis=1)
+        block = self.encode(X)
+        out = self.linear.counts(block, self.n_classes)
+        rows = np.arange(out.shape[0])
+        for _, ids in self._run("ids", self.other, block, n_jobs, workers):
+            out[rows, ids] += 1
         return out
 
     def scores(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
