@@ -333,18 +333,23 @@ class TeacherEnsemble:
         else:
             out = np.empty((m, self.k), dtype=np.float32 if kind == "scores" else np.int32)
         voter = self.voter(X) if self.encode_once else None
-        if voter is not None:
-            workers = max(1, effective_n_jobs(self.n_jobs))
-            for start, stop, Xb in self._blocks(X, block_size):
+        workers = max(1, effective_n_jobs(self.n_jobs))
+        groups = self._groups()
+        for start, stop, Xb in self._blocks(X, block_size):
+            block = None if voter is None else voter.encode(Xb)
+            if block is not None and voter.handles(block):
+                out[start:stop] = voter.output(kind, block, n_jobs=self.n_jobs, workers=workers)
+            else:  # every teacher on the rows themselves (also for cells they must refuse or handle)
+                with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
+                    parts = self._map_groups(kind, Xb, groups)
                 if kind == "counts":
-                    out[start:stop] = voter.counts(Xb, n_jobs=self.n_jobs, workers=workers)
-                elif kind == "predictions":
-                    out[start:stop] = voter.predictions(Xb, n_jobs=self.n_jobs, workers=workers)
+                    for part in parts:
+                        out[start:stop] += part
                 else:
-                    out[start:stop] = voter.scores(Xb, n_jobs=self.n_jobs, workers=workers)
-                if progress is not None:
-                    progress(stop, m)
-            return out
+                    out[start:stop] = np.concatenate(parts, axis=1)
+            if progress is not None:
+                progress(stop, m)
+        return out
         groups = self._groups()
         with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
             for start, stop, Xb in self._blocks(X, block_size):

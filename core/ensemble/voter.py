@@ -39,20 +39,25 @@ def _group_encoded(
     """One group of teachers on one encoded block (runs in a joblib worker).
 
     Returns ``(index, output)`` pairs: predicted class ids (``kind`` "ids") or the
-    probability of class 1 (``kind`` "scores").
+    probability of class 1 (``kind`` "scores"); for ``kind`` "counts" one pair
+    ``(-1, votes)`` with the group's votes per class.
     """
     from core.ensemble.teacher_ensemble import _predict_teacher, _score_teacher
 
     b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+    counts = np.zeros((b, n_classes), dtype=np.int32) if kind == "counts" else None
+    rows = np.arange(b)
     out = []
     for index, tmap, learner, classes in members:
         # a constant teacher (no map) reads no column: one placeholder column per row
         Z = np.zeros((b, 1)) if tmap is None else tmap.features(block, encoder)
         if kind == "scores":
             out.append((index, _score_teacher(learner, classes, index, Z, name)))
+        elif counts is not None:  # added up here, so that only (b, C) comes back per group
+            counts[rows, _predict_teacher(learner, index, Z, n_classes, name)] += 1
         else:
             out.append((index, _predict_teacher(learner, index, Z, n_classes, name)))
-    return out
+    return [(-1, counts)] if counts is not None else out
 
 
 class EncodedVoter:
@@ -126,9 +131,46 @@ class EncodedVoter:
                 results = parallel(delayed(_group_encoded)(*a) for a in args)
         return [pair for result in results for pair in result]
 
-    def predictions(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
-        """Every teacher's class id on every row of the block ``X``: int32 ``(b, k)``."""
-        block = self.encode(X)
+    def handles(self, block: EncodedBlock) -> bool:
+        """Whether the block can be voted on here with the per-teacher path's exact outcome.
+
+        Not when a numeric cell is infinite, or missing where a teacher does not impute it:
+        the teachers' learners then refuse the rows (or handle missing values their own
+        way), and the caller asks every teacher on the rows themselves.
+        """
+        numeric = block.numeric
+        if not numeric.size:
+            return True
+        finite = np.isfinite(numeric)
+        if finite.all():
+            return True
+        if np.isinf(numeric).any():
+            return False
+        missing_cols = np.flatnonzero(~finite.all(axis=0))
+        return bool(np.all(self._imputed[missing_cols]))
+
+    @property
+    def _imputed(self) -> np.ndarray:
+        """Per numeric column: every teacher that reads it imputes a missing cell."""
+        if not hasattr(self, "_imputed_cache"):
+            ok = np.ones(len(self.encoder.numeric), dtype=bool)
+            for _, tmap, _, _ in self.all:
+                for seg in () if tmap is None else tmap.segments:
+                    if seg[0] == "num":
+                        ok[np.asarray(seg[1], dtype=int)] &= np.isfinite(seg[2])
+            self._imputed_cache = ok
+        return self._imputed_cache
+
+    def output(self, kind: str, block: EncodedBlock, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """``kind`` ("counts", "predictions" or "scores") of every teacher on an encoded block."""
+        if kind == "counts":
+            return self.counts(block, n_jobs=n_jobs, workers=workers)
+        if kind == "predictions":
+            return self.predictions(block, n_jobs=n_jobs, workers=workers)
+        return self.scores(block, n_jobs=n_jobs, workers=workers)
+
+    def predictions(self, block: EncodedBlock, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Every teacher's class id on every row of an encoded block: int32 ``(b, k)``."""
         pairs = self.linear.predictions(block) + self._run("ids", self.other, block, n_jobs, workers)
         b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
         out = np.empty((b, self.k), dtype=np.int32)
@@ -136,18 +178,15 @@ class EncodedVoter:
             out[:, index] = ids
         return out
 
-    def counts(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
-        """Votes per class on every row of the block ``X``: int32 ``(b, n_classes)``."""
-        block = self.encode(X)
+    def counts(self, block: EncodedBlock, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Votes per class on every row of an encoded block: int32 ``(b, n_classes)``."""
         out = self.linear.counts(block, self.n_classes)
-        rows = np.arange(out.shape[0])
-        for _, ids in self._run("ids", self.other, block, n_jobs, workers):
-            out[rows, ids] += 1
+        for _, part in self._run("counts", self.other, block, n_jobs, workers):
+            out += part
         return out
 
-    def scores(self, X: Any, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
-        """Every teacher's probability of class 1 on the block ``X``: float ``(b, k)``."""
-        block = self.encode(X)
+    def scores(self, block: EncodedBlock, *, n_jobs: int | None = None, workers: int = 1) -> np.ndarray:
+        """Every teacher's probability of class 1 on an encoded block: float ``(b, k)``."""
         pairs = self._run("scores", self.all, block, n_jobs, workers)
         b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
         out = np.empty((b, self.k), dtype=np.float64)
