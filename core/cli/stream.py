@@ -116,7 +116,7 @@ def read_chunks(path: str | Path, chunk_rows: int, *, rename_duplicates: bool = 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            reader = pd.read_csv(path, sep=",", header=0, names=names, dtype=str, index_col=False,
+            reader = pd.read_csv(path, sep=",", header=0, names=names, dtype=object, index_col=False,
                                  skipinitialspace=True, skip_blank_lines=True, on_bad_lines="error",
                                  chunksize=int(chunk_rows), encoding="utf-8-sig")
             with reader:
@@ -159,6 +159,42 @@ class RateBar:
         if done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
+
+
+def mark_missing_fast(frame: Any, markers: tuple[str, ...]) -> Any:
+    """:func:`core.data.missing.mark_missing` (text equal to a marker after stripping -> NaN),
+    with one strip per distinct value of a column instead of one per cell."""
+    import pandas as pd
+
+    if not markers:
+        return frame
+    out = frame.copy()
+    wanted = set(markers)
+    for column in out.columns:
+        values = out[column]
+        if values.dtype != object and not pd.api.types.is_string_dtype(values):
+            continue
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        hit_unique = np.array([isinstance(u, str) and u.strip() in wanted for u in uniques] + [False])
+        hit = hit_unique[codes]
+        if hit.any():
+            out[column] = values.astype(object).mask(hit, np.nan)
+    return out
+
+
+def _whole_numbers_as_int(frame: Any) -> Any:
+    """Float columns holding whole numbers only (no missing cell) as int64: written as
+    :func:`core.export.labeled_frame` writes them (``40``, not ``40.0``), but faster."""
+    out = frame
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == np.float64:
+            arr = values.to_numpy()
+            if arr.size and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2**53) and np.all(arr == np.round(arr)):
+                if out is frame:
+                    out = frame.copy()
+                out[column] = arr.astype(np.int64)
+    return out
 
 
 def label_stream(
@@ -216,6 +252,11 @@ def label_stream(
     from core.mechanisms.session import stream_result, stream_session
 
     session = stream_session(mechanism, settings, m, rng=rng)
+    import dataclasses
+
+    markers = tuple(table.missing_markers)
+    # the markers are applied here (once per distinct value); the schema check then has none to apply
+    unmarked = dataclasses.replace(table, missing_markers=()) if markers else table
     labels: list[np.ndarray] = []
     kept: list[Any] = []
     done = 0
@@ -223,13 +264,13 @@ def label_stream(
     for raw in chunks:
         if prepare is not None:
             raw = prepare(raw)
-        public = check_public(table, raw)
+        public = check_public(unmarked, mark_missing_fast(raw, markers))
         done += len(raw)
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
-            labeled_frame(public, part, table.class_names).to_csv(out, header=first, index=False)
+            labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
             first = False
             labels.append(ids.astype(np.int8))
             if keep:
