@@ -233,24 +233,43 @@ class TeacherMap:
         self._tables[position] = (size, out)
         return out
 
-    def features(self, block: EncodedBlock, encoder: SharedEncoder) -> np.ndarray:
-        """The teacher's input matrix for the rows of ``block`` (float64, ``(b, n_features)``)."""
-        b = block.numeric.shape[0] if self.segments and block.numeric.size else block.codes.shape[0]
-        out = np.empty((b, self.n_features), dtype=np.float64)
+    def features(self, block: EncodedBlock, encoder: SharedEncoder, dtype=np.float64,
+                 used: np.ndarray | None = None) -> np.ndarray:
+        """The teacher's input matrix for the rows of ``block``, ``(b, n_features)``.
+
+        ``dtype`` float32 is for learners that read float32 anyway (trees, which convert
+        their input): the same values they would see.  ``used`` (a boolean mask over the
+        teacher's columns) fills only those columns and leaves the others 0, for a learner
+        that reads no other column (a tree's split features).
+        """
+        b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
+        out = (np.zeros if used is not None else np.empty)((b, self.n_features), dtype=dtype)
         col = 0
         for segment in self.segments:
             if segment[0] == "num":
                 positions, fill = segment[1], segment[2]
+                width = len(positions)
                 values = block.numeric[:, positions]
                 if np.any(np.isfinite(fill)):
                     values = np.where(np.isnan(values), fill, values)
-                out[:, col: col + len(positions)] = values
-                col += len(positions)
+                if used is None:
+                    out[:, col: col + width] = values
+                else:
+                    keep = np.flatnonzero(used[col: col + width])
+                    out[:, col + keep] = values[:, keep]
+                col += width
             else:
                 position = segment[1]
                 table = self.table(position, encoder.vocabulary(position))
-                out[:, col: col + table.shape[1]] = table[block.codes[:, position]]
-                col += table.shape[1]
+                width = table.shape[1]
+                codes = block.codes[:, position]
+                if used is None:
+                    out[:, col: col + width] = table[codes]
+                else:
+                    keep = np.flatnonzero(used[col: col + width])
+                    if keep.size:
+                        out[:, col + keep] = table[:, keep][codes]
+                col += width
         return out
 
 

@@ -28,6 +28,27 @@ from core.ensemble.stacked import StackedLinear, linear_form
 __all__ = ["EncodedVoter"]
 
 
+def _tree_input(learner: Any, n_features: int) -> tuple[Any, np.ndarray | None]:
+    """float32 and the split features for a tree or forest (which converts its input to
+    float32 and reads no other column); float64 and every column for any other learner."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.tree import BaseDecisionTree
+
+    final = learner.steps[-1][1] if isinstance(learner, Pipeline) and len(learner.steps) == 1 else learner
+    if isinstance(final, BaseDecisionTree):
+        trees = [final]
+    elif isinstance(final, (RandomForestClassifier, ExtraTreesClassifier)):
+        trees = list(final.estimators_)
+    else:
+        return np.float64, None
+    used = np.zeros(n_features, dtype=bool)
+    for tree in trees:
+        features = tree.tree_.feature
+        used[features[features >= 0]] = True
+    return np.float32, used
+
+
 def _group_encoded(
     kind: str,
     members: Sequence[tuple[int, TeacherMap | None, Any, np.ndarray]],
@@ -50,7 +71,11 @@ def _group_encoded(
     out = []
     for index, tmap, learner, classes in members:
         # a constant teacher (no map) reads no column: one placeholder column per row
-        Z = np.zeros((b, 1)) if tmap is None else tmap.features(block, encoder)
+        if tmap is None:
+            Z = np.zeros((b, 1))
+        else:
+            dtype, used = _tree_input(learner, tmap.n_features)
+            Z = tmap.features(block, encoder, dtype, used)
         if kind == "scores":
             out.append((index, _score_teacher(learner, classes, index, Z, name)))
         elif counts is not None:  # added up here, so that only (b, C) comes back per group
