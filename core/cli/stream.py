@@ -264,15 +264,19 @@ def label_stream(
     for raw in chunks:
         if prepare is not None:
             raw = prepare(raw)
-        public = check_public(unmarked, mark_missing_fast(raw, markers))
         done += len(raw)
+        raw = mark_missing_fast(raw, markers)
+        if table.missing == "drop":  # a chunk whose every row is dropped is skipped, not refused
+            present = [c for c in table.feature_names if c in raw.columns]
+            raw = raw.loc[~raw[present].isna().any(axis=1)].reset_index(drop=True)
+        public = check_public(unmarked, raw) if len(raw) else raw
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
             labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
             first = False
-            labels.append(ids.astype(np.int8))
+            labels.append(ids.astype(np.int8 if table.n_classes <= 127 else np.int32))
             if keep:
                 kept.append(public)
         if progress is not None:
