@@ -166,20 +166,33 @@ def mark_missing_fast(frame: Any, markers: tuple[str, ...]) -> Any:
     with one strip per distinct value of a column instead of one per cell."""
     import pandas as pd
 
-    if not markers:
-        return frame
-    out = frame.copy()
+    return _marked(frame, markers, ())[0]
+
+
+def _marked(frame: Any, markers: tuple[str, ...], columns: Any) -> tuple[Any, np.ndarray]:
+    """:func:`mark_missing_fast`, and which rows are missing a cell in ``columns`` (from the
+    same one pass per column)."""
+    import pandas as pd
+
     wanted = set(markers)
-    for column in out.columns:
-        values = out[column]
+    out = frame.copy() if markers else frame
+    missing = np.zeros(len(frame), dtype=bool)
+    for column in frame.columns:
+        values = frame[column]
         if values.dtype != object and not pd.api.types.is_string_dtype(values):
+            if column in columns:
+                missing |= values.isna().to_numpy()
+            continue
+        if not markers and column not in columns:
             continue
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         hit_unique = np.array([isinstance(u, str) and u.strip() in wanted for u in uniques] + [False])
         hit = hit_unique[codes]
         if hit.any():
             out[column] = values.astype(object).mask(hit, np.nan)
-    return out
+        if column in columns:
+            missing |= (codes < 0) | hit
+    return out, missing
 
 
 def _whole_numbers_as_int(frame: Any) -> Any:
@@ -265,10 +278,10 @@ def label_stream(
         if prepare is not None:
             raw = prepare(raw)
         done += len(raw)
-        raw = mark_missing_fast(raw, markers)
-        if table.missing == "drop":  # a chunk whose every row is dropped is skipped, not refused
-            present = [c for c in table.feature_names if c in raw.columns]
-            raw = raw.loc[~raw[present].isna().any(axis=1)].reset_index(drop=True)
+        dropping = table.missing == "drop"
+        raw, missing = _marked(raw, markers, set(table.feature_names) if dropping else ())
+        if dropping and missing.any():  # a chunk whose every row is dropped is skipped, not refused
+            raw = raw.loc[~missing].reset_index(drop=True)
         public = check_public(unmarked, raw) if len(raw) else raw
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)

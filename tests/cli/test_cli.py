@@ -725,3 +725,22 @@ def test_count_rows(tmp_path):
     with gzip.open(tmp_path / "z.csv.gz", "wb") as handle:
         handle.write(b"a,b\n1,2\n3,4\n")
     assert count_rows(tmp_path / "z.csv.gz") == 2
+
+
+def test_streaming_drop_skips_rows_and_whole_chunks_with_missing_cells(tmp_path, capsys):
+    train = pd.read_csv(DATASETS_DIR / "adult_train.csv.gz", dtype=str, keep_default_na=False)
+    test = pd.read_csv(DATASETS_DIR / "adult_test.csv.gz", dtype=str, keep_default_na=False)
+    train.iloc[:1500].to_csv(tmp_path / "private.csv", index=False)
+    public = test.iloc[:60].drop(columns=["income"]).copy()
+    public.iloc[10:20, 1] = "?"  # a whole chunk of 10 rows with a missing cell
+    public.iloc[33, 3] = " ? "
+    public.to_csv(tmp_path / "public.csv", index=False)
+    complete = ~(public.apply(lambda c: c.str.strip()) == "?").any(axis=1)
+    argv = ["label", "--private", str(tmp_path / "private.csv"), "--label-column", "income",
+            "--public", str(tmp_path / "public.csv"), "--missing", "drop", "--missing-marker", "?",
+            "--learner", "logistic_regression", "--k", "20", "--mechanism", "gnmax", "--epsilon", "5",
+            "--delta", "1e-5", "--chunk-rows", "10", "--seed", "1", "--out", str(tmp_path / "labeled.csv")]
+    assert main(argv) == EXIT_OK, capsys.readouterr().err
+    labeled = pd.read_csv(tmp_path / "labeled.csv", keep_default_na=False)
+    assert len(labeled) == int(complete.sum())
+    assert labeled["age"].astype(str).tolist() == public.loc[complete, "age"].tolist()
