@@ -183,6 +183,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
                            "(default: joblib's)")
     run_group.add_argument("--scheduler", default=None, metavar="ADDRESS",
                            help="address of the Dask scheduler for --backend dask, e.g. tcp://127.0.0.1:8786")
+    run_group.add_argument("--chunk-rows", type=int, default=None, metavar="N",
+                           help="public rows read, labeled and written at a time by the mechanisms that "
+                           "answer query by query (default 100000); memory stays flat in the file's length")
     run_group.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
                            help="how long to wait for the Dask scheduler to answer (default 10)")
     add_seed(run_group)
@@ -270,6 +273,7 @@ def settings_of(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
     """Run ``label``: the exit code (0 done, 3 halted before every row was processed)."""
     import numpy as np
+    import pandas as pd
 
     from core import pipeline
     from core.data import load_table, read_public
@@ -313,8 +317,25 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
     #    first the one column check, which says every problem of the private file at once.
     checks.check_private(args, stderr)
+    # Mechanisms that answer query by query (or keep a stream's state) label the public file
+    # in chunks, written as they go; the others (scores, one test over every query) read it whole.
+    streaming = mech.inputs == "counts" and (mech.online is not None or mech.per_query)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates)
-    raw_public = checks.raw_frame(args.public, args.rename_duplicates)
+    if streaming:
+        import itertools
+
+        from core.cli import stream
+
+        chunk_rows = stream.DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows
+        if chunk_rows < 1:
+            raise CommandError(f"--chunk-rows must be at least 1, got {chunk_rows}.")
+        chunks = stream.read_chunks(args.public, chunk_rows, rename_duplicates=args.rename_duplicates)
+        head = next(chunks, None)
+        if head is None:
+            raise CommandError(f"The file '{args.public}' has a header row but no data rows.")
+        raw_public = head
+    else:
+        raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
         features=checks.names_list(args.features), drop=checks.names_list(args.drop))
@@ -324,14 +345,31 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns)
-    public = read_public(args.public if public_src is None else public_src, table,
-                         rename_duplicates=args.rename_duplicates)
+    if streaming:
+        n_public = stream.count_rows(args.public)
+        selected = private_src is not None
+
+        def prepare(frame):  # the chosen columns, as select_columns chose them for the whole file
+            frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
+            if selected:
+                frame = frame[[c for c in frame.columns if c in table.feature_names or c == table.label_column]]
+            return frame
+
+        from core.data import check_public
+
+        check_public(table, prepare(head))  # the first chunk's problems are refused before any training
+        public = None
+        chunks = itertools.chain([head], chunks)
+    else:
+        public = read_public(args.public if public_src is None else public_src, table,
+                             rename_duplicates=args.rename_duplicates)
+        n_public = len(public)
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
                      f"{', '.join(table.dropped_columns)}.\n")
-    for line in checks.missing_lines(table, public):
+    for line in checks.missing_lines(table, pd.DataFrame() if streaming else public):
         stderr.write(f"{PROG}: missing values: {one_line(line)}\n")
-    settings = pipeline.resolve(mech.name, given, len(public), strict=True)
+    settings = pipeline.resolve(mech.name, given, n_public, strict=True)
     if "delta" in settings:
         check_delta(settings["delta"], n=table.n_rows)
     if mech.inputs == "scores" and table.n_classes != 2:
@@ -353,18 +391,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             if b_eps is None or b_delta is None:
                 raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
             ledger.set_budget(epsilon=b_eps, delta=b_delta)
-        entry = pipeline.ledger_entry(mech.name, given, len(public))
+        entry = pipeline.ledger_entry(mech.name, given, n_public)
         ledger.check(entry)
 
-    # 3. Teachers and their votes (or scores), on the chosen joblib backend.
-    reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
-    with backend:
-        teachers = pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
-                                  progress=bar.task(f"Training {k} teachers"))
-        inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
-
-    # 4. The private labeling, charged to the ledger file first.
-    if ledger is not None:
+    def charge() -> None:  # the private labeling is charged to the ledger file before it runs
+        if ledger is None:
+            return
         ledger.charge(entry)
         ledger.save(ledger_path)
         total = ledger.total()
@@ -372,14 +404,32 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      f"({fmt(total.epsilon)}, {fmt(total.delta)})"
                      + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
                         if ledger.budget is not None else "") + ".\n")
-    result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
-    del inputs, teachers  # non-private: never written
 
-    # 5. Outputs (exactly the app's export functions).
-    _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
+    # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
+    #    the votes (or scores) of every row, on the chosen joblib backend.
+    reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
+    with backend:
+        teachers = pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
+                                  progress=bar.task(f"Training {k} teachers"))
+        if streaming:
+            charge()
+            rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
+            result, public = stream.write_stream(
+                paths["--out"], chunks=chunks, table=table, teachers=teachers, mechanism=mech.name,
+                settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths)
+        else:
+            inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
+    del teachers  # non-private: never written
+
+    # 4. The private labeling (whole file), charged to the ledger file first; 5. outputs.
+    if not streaming:
+        charge()
+        result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
+        del inputs
+        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
-        context = dict(n_private=table.n_rows, n_public=len(public), learner=args.learner, k=k,
+        context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
                        dataset=Path(args.private).name)
         if ledger is not None and _takes_ledger_total():
             context["ledger_total"] = ledger.total()
@@ -426,7 +476,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                          f"(exit code {code}): {one_line(exc)}\n")
             stderr.flush()
             return code
-        public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=len(public),
+        public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=n_public,
                                                    learner=args.learner, k=k, dataset=Path(args.private).name))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         skops_format = paths["--student"].suffix.lower() == ".skops"

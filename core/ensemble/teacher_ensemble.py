@@ -82,6 +82,14 @@ class ConstantClassifier(ClassifierMixin, BaseEstimator):
         return proba
 
 
+def _is_sparse(X: Any) -> bool:
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        return False
+    return sp.issparse(X)
+
+
 def _predict_teacher(teacher: Any, j: int, Xb: Any, n_classes: int, name: str) -> np.ndarray:
     """Teacher ``j``'s predicted class ids on a block, checked to lie in ``0..n_classes-1``."""
     try:
@@ -188,6 +196,12 @@ class TeacherEnsemble:
     block_size : int or None
         Default number of query rows predicted at once; None (default) picks
         :func:`default_block_size` from the number of feature columns.
+    encode_once : bool
+        True (default): where the teachers' preprocessing can be read off (every teacher
+        :func:`core.pipeline.train` builds), the query rows are encoded once for all
+        teachers and linear teachers vote through one stacked matrix product
+        (:mod:`core.ensemble.voter`, docs/design.md §1.1); the votes equal the per-teacher
+        path's.  False: every teacher transforms and predicts the rows itself.
     """
 
     def __init__(
@@ -211,6 +225,8 @@ class TeacherEnsemble:
         self.learner_name = learner_name(learner)
         self.n_jobs = check_n_jobs(n_jobs)
         self.block_size = None if block_size is None else self._check_block_size(block_size)
+        self.encode_once = True
+        self._voters: dict[Any, Any] = {}
 
     # -- basic facts -------------------------------------------------------------------
 
@@ -316,6 +332,24 @@ class TeacherEnsemble:
             out = np.zeros((m, self.n_classes), dtype=np.int32)
         else:
             out = np.empty((m, self.k), dtype=np.float32 if kind == "scores" else np.int32)
+        voter = self.voter(X) if self.encode_once else None
+        workers = max(1, effective_n_jobs(self.n_jobs))
+        groups = self._groups()
+        for start, stop, Xb in self._blocks(X, block_size):
+            block = None if voter is None else voter.encode(Xb)
+            if block is not None and voter.handles(block):
+                out[start:stop] = voter.output(kind, block, n_jobs=self.n_jobs, workers=workers)
+            else:  # every teacher on the rows themselves (also for cells they must refuse or handle)
+                with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
+                    parts = self._map_groups(kind, Xb, groups)
+                if kind == "counts":
+                    for part in parts:
+                        out[start:stop] += part
+                else:
+                    out[start:stop] = np.concatenate(parts, axis=1)
+            if progress is not None:
+                progress(stop, m)
+        return out
         groups = self._groups()
         with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
             for start, stop, Xb in self._blocks(X, block_size):
@@ -328,6 +362,24 @@ class TeacherEnsemble:
                 if progress is not None:
                     progress(stop, m)
         return out
+
+    def voter(self, X: Any):
+        """The encode-once voter for query rows like ``X`` (None: every teacher reads the rows).
+
+        Built once per kind of input (a DataFrame, or arrays of a number of columns) and
+        kept: its public vocabulary grows with the rows it encodes
+        (:class:`core.ensemble.voter.EncodedVoter`, docs/design.md §1.1).  None when a
+        teacher's preprocessing cannot be read off (a custom pipeline).
+        """
+        from core.ensemble.voter import EncodedVoter
+
+        key = "frame" if hasattr(X, "iloc") else ("array", int(np.shape(X)[1]) if np.ndim(X) == 2 else 0)
+        if hasattr(X, "iloc") or np.ndim(X) == 2 and not _is_sparse(X):
+            if key not in self._voters:
+                self._voters[key] = EncodedVoter.build(self._teachers, self._classes, self.n_classes,
+                                                       self.learner_name, X)
+            return self._voters[key]
+        return None
 
     # -- outputs -----------------------------------------------------------------------
 

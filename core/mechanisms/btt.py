@@ -19,7 +19,7 @@ from core.mechanisms.stability import (
     plurality_and_distance_unchecked,
     min_teachers_for_threshold,
 )
-from core.mechanisms.session import Session
+from core.mechanisms.session import AlignedNoise, Session
 from core.mechanisms.svt import sparse_vector_scan
 from core.validation import (
     check_beta,
@@ -179,11 +179,13 @@ class BTTSession(Session):
         self.T = check_T(T)
         self.calibration = accounting.calibrate_btt(epsilon, delta, self.T, self.m_max, calibration)
         self._thresholds = self.calibration.threshold + noise.discrete_laplace(self.calibration.noise_scale, self.T, self._gen)
+        # query noises in btt_label's own pieces, so that any batching replays it (split invariance)
+        self._query_noise = AlignedNoise(2.0 * self.calibration.noise_scale, self.m_max, self._gen)
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
         cal = self.calibration
         top, dist = plurality_and_distance_unchecked(counts)
-        zq = noise.discrete_laplace(2.0 * cal.noise_scale, counts.shape[0], self._gen)
+        zq = self._query_noise.take(counts.shape[0])
         status, halted_at = sparse_vector_scan(dist + zq, self._thresholds[self.n_bottom:], cal.rounds - self.n_bottom)
         if halted_at is not None:
             self.halted = True

@@ -8,6 +8,7 @@ written into a temporary folder: halfspaces in three dimensions with text class 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
@@ -395,7 +396,8 @@ def test_progress_bar_when_asked_and_not_otherwise(files, tmp_path, capsys):
     assert main(argv + ["--progress"]) == EXIT_OK
     err = capsys.readouterr().err
     assert "\rTraining 20 teachers [" in err and " 20/20\n" in err
-    assert "\rCounting votes [" + "#" * 30 + f"] {N_PUBLIC}/{N_PUBLIC}\n" in err
+    # a mechanism answering query by query labels the file as a stream: rows, rows/s, time left
+    assert "\rLabeling [" + "#" * 24 + f"] {N_PUBLIC}/{N_PUBLIC} rows  " in err and " rows/s  0:00 left \n" in err
     assert main(argv) == EXIT_OK  # captured stderr is not a terminal: no bar
     assert "\r" not in capsys.readouterr().err
 
@@ -668,3 +670,77 @@ def test_audit_settings_are_the_registry_defaults_overridden_by_flags(capsys):
     assert main(["audit", "--mechanism", "btt", "--gamma", "0.1", "--trials", "200"]) == EXIT_ERROR
     err = capsys.readouterr().err
     assert "--gamma does not apply to --mechanism btt, which takes " in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------ label: streaming
+
+
+@pytest.mark.parametrize("mechanism", [
+    ("btt", "--epsilon", "50", "--T", "30"),
+    ("confident-gnmax", "--epsilon", "20", "--accounting", "filter"),
+    ("gnmax", "--epsilon", "20"),
+])
+def test_label_in_chunks_equals_one_chunk(files, tmp_path, mechanism):
+    outputs = []
+    for rows in ("7", "1000"):
+        folder = tmp_path / rows
+        folder.mkdir()
+        argv = label_args(files, folder, "--seed", "5", "--chunk-rows", rows, mechanism=mechanism, k=100)
+        assert main(argv) in (EXIT_OK, EXIT_HALTED)
+        outputs.append(((folder / "labeled.csv").read_bytes(), (folder / "report.json").read_text()))
+        assert not list(folder.glob("*.part"))
+    assert outputs[0] == outputs[1]
+    labeled = pd.read_csv(io.BytesIO(outputs[0][0]), keep_default_na=False)
+    assert len(labeled) == N_PUBLIC and list(labeled.columns[-3:]) == ["label", "answered", "status"]
+
+
+def test_a_bad_row_in_a_later_chunk_leaves_no_labeled_file(files, tmp_path, capsys):
+    public = pd.read_csv(files["public"]).astype({"x1": object})
+    public.loc[25, "x1"] = "oops"
+    bad = tmp_path / "late_bad.csv"
+    public.to_csv(bad, index=False)
+    argv = label_args(files, tmp_path, "--chunk-rows", "10", k=20, mechanism=("lnmax", "--gamma", "0.1"))
+    argv[argv.index("--public") + 1] = str(bad)
+    assert main(argv) == EXIT_ERROR
+    assert "oops" in capsys.readouterr().err
+    assert not (tmp_path / "labeled.csv").exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_count_rows(tmp_path):
+    import gzip
+
+    from core.cli.stream import count_rows
+
+    cases = {
+        "plain.csv": (b"a,b\n1,2\n3,4\n", 2),
+        "no_last_break.csv": (b"a,b\n1,2\n3,4", 2),
+        "blank_lines.csv": (b"a,b\n1,2\n\n3,4\r\n\r\n5,6\n", 3),
+        "quoted.csv": (b'a,b\n1,"x\ny"\n3,4\n', 2),
+        "header_only.csv": (b"a,b\n", 0),
+    }
+    for name, (data, rows) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        assert count_rows(tmp_path / name) == rows, name
+        assert count_rows(tmp_path / name) == len(pd.read_csv(tmp_path / name)), name
+    with gzip.open(tmp_path / "z.csv.gz", "wb") as handle:
+        handle.write(b"a,b\n1,2\n3,4\n")
+    assert count_rows(tmp_path / "z.csv.gz") == 2
+
+
+def test_streaming_drop_skips_rows_and_whole_chunks_with_missing_cells(tmp_path, capsys):
+    train = pd.read_csv(DATASETS_DIR / "adult_train.csv.gz", dtype=str, keep_default_na=False)
+    test = pd.read_csv(DATASETS_DIR / "adult_test.csv.gz", dtype=str, keep_default_na=False)
+    train.iloc[:1500].to_csv(tmp_path / "private.csv", index=False)
+    public = test.iloc[:60].drop(columns=["income"]).copy()
+    public.iloc[10:20, 1] = "?"  # a whole chunk of 10 rows with a missing cell
+    public.iloc[33, 3] = " ? "
+    public.to_csv(tmp_path / "public.csv", index=False)
+    complete = ~(public.apply(lambda c: c.str.strip()) == "?").any(axis=1)
+    argv = ["label", "--private", str(tmp_path / "private.csv"), "--label-column", "income",
+            "--public", str(tmp_path / "public.csv"), "--missing", "drop", "--missing-marker", "?",
+            "--learner", "logistic_regression", "--k", "20", "--mechanism", "gnmax", "--epsilon", "5",
+            "--delta", "1e-5", "--chunk-rows", "10", "--seed", "1", "--out", str(tmp_path / "labeled.csv")]
+    assert main(argv) == EXIT_OK, capsys.readouterr().err
+    labeled = pd.read_csv(tmp_path / "labeled.csv", keep_default_na=False)
+    assert len(labeled) == int(complete.sum())
+    assert labeled["age"].astype(str).tolist() == public.loc[complete, "age"].tolist()

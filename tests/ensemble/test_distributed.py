@@ -122,13 +122,64 @@ def test_cluster_votes_equal_the_local_run_and_ran_on_the_workers(cluster, local
     np.testing.assert_array_equal(scores, local_run[1])  # bit-identical probabilities
     np.testing.assert_array_equal(predictions, local_run[2])
 
-    # every teacher was fitted on a worker, and every vote block went there too
+    # every teacher was fitted on a worker; the linear teachers' votes are one stacked
+    # product here, their probabilities went to the workers
     assert len(workers) == 2
     assert stream.data and {task["worker"] for task in stream.data} <= workers
     calls = _calls_by_function(stream.data)
     assert calls["_fit_teacher"] == K
-    # 3 blocks x 2 teacher groups (one per worker thread) for each of the three outputs
-    assert calls["_group_output"] == 3 * 2 * 3
+    # 3 blocks x 2 teacher groups (one per worker thread) for the scores
+    assert calls["_group_encoded"] == 3 * 2 and calls["_group_output"] == 0
+
+
+@pytest.mark.slow
+@DASK_GROUP
+def test_cluster_votes_of_trees_run_on_the_workers(cluster):
+    from sklearn.tree import DecisionTreeClassifier
+
+    import distributed
+
+    X, y, Q = _task()
+    with joblib_backend("sequential"):
+        local = _outputs(train_teachers(X, y, DecisionTreeClassifier(max_depth=3), K, rng=7), Q)
+    with joblib_backend("dask", cluster.scheduler_address) as client:
+        with distributed.get_task_stream(client=client) as stream:
+            ensemble = train_teachers(X, y, DecisionTreeClassifier(max_depth=3), K, rng=7)
+            remote = _outputs(ensemble, Q)
+    for a, b in zip(local, remote):
+        np.testing.assert_array_equal(a, b)
+    # every block of the shared encoding went to both workers, for each of the three outputs
+    assert _calls_by_function(stream.data)["_group_encoded"] == 3 * 2 * 3
+
+
+@pytest.mark.slow
+@DASK_GROUP
+def test_a_labeling_job_on_the_cluster_gives_the_same_labels(cluster, tmp_path):
+    """The command line's streaming job, on two Dask workers and here: the same files."""
+    import pandas as pd
+
+    from core.cli import main
+    from core.data import DATASETS_DIR
+
+    train = pd.read_csv(DATASETS_DIR / "adult_train.csv.gz", dtype=str, keep_default_na=False)
+    test = pd.read_csv(DATASETS_DIR / "adult_test.csv.gz", dtype=str, keep_default_na=False)
+    train.iloc[:3000].to_csv(tmp_path / "private.csv", index=False)
+    test.iloc[:600].drop(columns=["income"]).to_csv(tmp_path / "public.csv", index=False)
+    outputs = []
+    for backend in ([], ["--backend", "dask", "--scheduler", cluster.scheduler_address]):
+        out = tmp_path / f"labeled{len(backend)}.csv"
+        argv = ["label", "--private", str(tmp_path / "private.csv"), "--label-column", "income",
+                "--public", str(tmp_path / "public.csv"), "--missing", "impute", "--missing-marker", "?",
+                "--learner", "random_forest", "--learner-param", "n_estimators=3", "--k", "30",
+                "--mechanism", "confident-gnmax", "--epsilon", "5", "--delta", "1e-5", "--accounting", "filter",
+                "--chunk-rows", "250", "--seed", "4", "--out", str(out), *backend]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(argv) in (0, 3)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    labeled = pd.read_csv(tmp_path / "labeled0.csv", keep_default_na=False)
+    assert len(labeled) == 600 and (labeled["status"] == "answered").sum() > 0
 
 
 @pytest.mark.slow
