@@ -21,7 +21,7 @@ def adult():
     for missing in ("impute", "drop"):
         private = load_bundled("adult_train", missing=missing)
         private = dataclasses.replace(private, features=private.features.iloc[:2000].reset_index(drop=True),
-                                      labels=private.labels[:2000])
+                                      labels=private.labels[:2000], rows=private.rows[:2000])
         public = load_bundled("adult_test", missing=missing).features.iloc[:800].reset_index(drop=True)
         out[missing] = private, public
     return out
@@ -87,7 +87,7 @@ def test_multiclass_and_plain_numeric_tables(learner):
     gen = np.random.default_rng(0)
     order = gen.permutation(table.n_rows)
     private = dataclasses.replace(table, features=table.features.iloc[order[:120]].reset_index(drop=True),
-                                  labels=table.labels[order[:120]])
+                                  labels=table.labels[order[:120]], rows=table.rows[order[:120]])
     public = table.features.iloc[order[120:]].reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
