@@ -26,6 +26,7 @@ import threading
 import warnings
 from typing import Any, Sequence
 
+import numpy as np
 import streamlit as st
 
 from core import pipeline
@@ -83,7 +84,40 @@ def fingerprint(table) -> str:
     return fp
 
 
-_FINGERPRINTS: dict[int, tuple] = {}
+def job_fingerprint(ds: Dataset) -> str:
+    """The ledger key of a real job: the uploaded private file's rows, as a set.
+
+    The app holds some private rows out for testing, drawn at random in each session, so
+    the rows the teachers see differ from session to session; every one of them is a row of
+    the uploaded file.  Keying the job's ledger by the file's rows (the held-out rows
+    included, in any order: a SHA-256 of the sorted per-row fingerprints of
+    :func:`core.accounting.rows.row_fingerprints`) makes every session on the same file
+    charge one ledger: a reload, a new split or a reordered copy of the file cannot start a
+    fresh account.  Charging a run on a subset of the rows to the whole file's account only
+    over-counts (safe).
+    """
+    import hashlib
+
+    from core.accounting.rows import row_fingerprints
+
+    key = ("job", id(ds.private), id(ds.test))
+    with _FINGERPRINT_LOCK:
+        hit = _FINGERPRINTS.get(key)
+        if hit is not None and hit[0] is ds.private:
+            return hit[1]
+    parts = [row_fingerprints(ds.private.features, ds.private.labels)]
+    if ds.test is not None and ds.test.n_rows:
+        parts.append(row_fingerprints(ds.test.features, ds.test.labels))
+    rows = np.sort(np.concatenate(parts))
+    fp = "job:" + hashlib.sha256("\n".join(rows.tolist()).encode()).hexdigest()
+    with _FINGERPRINT_LOCK:
+        _FINGERPRINTS[key] = (ds.private, fp)
+        while len(_FINGERPRINTS) > 32:
+            _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    return fp
+
+
+_FINGERPRINTS: dict[Any, tuple] = {}
 _FINGERPRINT_LOCK = threading.Lock()
 
 
@@ -106,9 +140,9 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
     from core.accounting import ledger_for
 
     ds = ds or dataset()
-    fp = fingerprint(ds.private)
     if session.is_real_job(ds):
-        return ledger_for(fp)
+        return ledger_for(job_fingerprint(ds))
+    fp = fingerprint(ds.private)
     led = _lesson_ledger(fp)
     # The first look at this ledger in a script run marks where this view's runs start.
     st.session_state.setdefault("_view_marks", {}).setdefault(fp, len(led))

@@ -238,6 +238,31 @@ def test_real_job_sessions_share_the_ledger_of_the_data(lab):
     assert "Total privacy budget on this data: (ε, δ) = (5," in all_text(two)
 
 
+def test_a_reload_with_another_random_split_keeps_the_same_ledger(navigation_reruns, monkeypatch):
+    """Sessions without the demo seed hold out different private rows for testing; the job's
+    ledger is the uploaded file's, so a reload (a new session, a new split) cannot restart it."""
+    monkeypatch.syspath_prepend(str(ROOT))
+
+    def fresh() -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    files = two_files()
+    one = train(upload_two_files(fresh(), files))
+    go(one, "Private labeling")
+    one.number_input(key="job_budget_epsilon").set_value(5.0)
+    one.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    one.button(key="run_private").click().run()
+    assert spent(one)[2] == 1
+    two = upload_two_files(fresh(), files)
+    assert two.session_state["_session_seed"] != one.session_state["_session_seed"]
+    go(two, "Private labeling")
+    assert spent(two)[2] == 1
+    assert "Total privacy budget on this data: (ε, δ) = (5," in all_text(two)
+
+
 def test_an_upload_declared_teaching_data_runs_live(lab):
     at = upload_two_files(lab())
     train(at)
