@@ -66,8 +66,15 @@ with session.shown_errors():
 
     fixed = ", ".join(f"{_setting(name)} = {value:g}" if isinstance(value, float) else f"{_setting(name)} = {value}"
                       for name, value in asked.items())
+    if real_job:
+        st.markdown(
+            "What you download is a **release**: a run on the private votes at parameters fixed and priced before "
+            "its output is seen. On a real job every paid run is one (the last one paid on Private labeling, "
+            "Compare or Tune privately, or the one you start here); nothing else ever ran on the private votes."
+        )
     st.markdown(
-        "What you download is a **release**: a *fresh* run at parameters fixed before its output is seen, "
+        ("Release here" if real_job else "What you download is a **release**") +
+        ": a *fresh* run at parameters fixed before its output is seen, "
         f"here the current settings: **{widgets.mechanism_title(mechanism)}** with {fixed} "
         f"(its guarantee, before any data is seen: (ε, δ) = ({planned.epsilon:.4g}, {planned.delta:.3g})). "
         "The runs you explored are not exported: a result chosen after looking at them is covered only by "

@@ -263,6 +263,13 @@ def price_entries(ds: Dataset, entries: Sequence[Any]) -> dict[str, Any]:
     except BudgetExhausted as exc:
         refusal = str(exc)
     after = compose_entries(list(led.entries) + entries)
+    if refusal is not None and len(entries) > 1:
+        # The trial ledger charged these runs one by one; its words would count the first of
+        # them as "recorded so far". Say it of the whole group instead: nothing has run.
+        refusal = (f"these {len(entries)} runs would take the total spent on this data from ε {led.total().epsilon:.4g} "
+                   f"over {len(led)} recorded run{'s' if len(led) != 1 else ''} to (ε {after.epsilon:.4g}, "
+                   f"δ {after.delta:.3g}), past its budget (ε {budget.epsilon:.4g}, δ {budget.delta:.3g}); "
+                   "nothing has run.")
     return {"entries": entries, "cost": compose_entries(entries), "after": after, "budget": budget,
             "fits": refusal is None, "refusal": refusal}
 
