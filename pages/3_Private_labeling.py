@@ -29,6 +29,8 @@ st.markdown(
 )
 st.latex(r"\Pr[\mathcal{M}(D) \in S] \le e^{\varepsilon}\,\Pr[\mathcal{M}(D') \in S] + \delta")
 
+# The mechanism's formulas at the page's full width (a narrow column cuts long ones at 1024 px).
+formulas_box = st.container()
 controls, results = st.columns([2, 3], gap="large")
 
 with controls:
@@ -50,8 +52,10 @@ with controls:
 
         mech = registry.get(mechanism)
         st.markdown(mech.explanation or mech.description)
-        for formula in mech.formulas:
-            st.latex(formula)
+        if mech.formulas:
+            with formulas_box.expander(f"The formulas of {mech.title}", expanded=True):
+                for formula in mech.formulas:
+                    st.latex(formula)
         widgets.mechanism_controls(st, mechanism)
         derived = widgets.derived_caption(mechanism, ds.n_public)
         if derived:
@@ -80,12 +84,12 @@ with controls:
 def show_result(result, ds, ens) -> None:
     """The measured result of a run on the private votes: counts, guarantees, timeline."""
     st.subheader("Result")
-    c = st.columns(3)
+    c = st.columns(2) + st.columns(2)  # two metrics a row: their labels fit a narrow column at 1024 px
     c[0].metric("Answered", result.n_answered, help="Queries that received a private label.")
     c[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
     c[2].metric("Not processed", result.n_unprocessed,
                 help="Queries after the mechanism halted (T abstentions reached): not the same as ⊥.")
-    g = st.columns(3)
+    g = [c[3]] + st.columns(2)
     certified = "epsilon_data_independent" in result.params
     g[0].metric("Certified guarantee ε" if certified else "Guarantee ε", session.fmt(result.epsilon, 4),
                 help="A guarantee for every dataset (ε, δ), computed before the data is seen"
