@@ -67,10 +67,19 @@ with session.shown_errors():
                    help=f"{what}. Members: {attack.n_members:,} rows it was trained on (or private rows for the "
                    f"student); non-members: {attack.n_nonmembers:,} held-out rows.")
         verdict = "leaks" if attack.leaks else "no leak measurable"
-        col.caption(f"Advantage; {what}. A model that reveals nothing stays below {attack.tolerance:.2f} except with "
-                    f"probability {attack.fail:g}: **{verdict}**. Mean loss on members {attack.member_loss:.2f}, "
+        if attack.tolerance < 1:
+            noise = (f"A model that reveals nothing stays below {attack.tolerance:.2f} except with probability "
+                     f"{attack.fail:g}")
+        else:  # an advantage is at most 1: with so few rows no value could show a leak
+            noise = (f"With only {attack.n_members:,} members and {attack.n_nonmembers:,} non-members the noise of the "
+                     "measurement exceeds any possible advantage (at most 1), so nothing can be told here")
+        col.caption(f"Advantage; {what}. {noise}: **{verdict}**. Mean loss on members {attack.member_loss:.2f}, "
                     f"on non-members {attack.nonmember_loss:.2f}.")
-    if not story.nonprivate.leaks:
+    if any(attack.tolerance >= 1 for _, _, attack in rows):
+        st.info("Too few rows to measure some of these attacks (a teacher is trained on n/k rows only): with so few "
+                "members, chance alone can produce any advantage. Fewer teachers (Ensemble page) or a larger "
+                "dataset gives each attack enough rows.")
+    elif not story.nonprivate.leaks:
         st.info("Nothing measurable on this data: where the classes barely overlap, a model is right and confident "
                 "on almost every row, seen or not, so the loss tells members from non-members no better than "
                 "chance. A leak needs rows a model can only know by heart: open digits (Data page, bundled), "
