@@ -223,12 +223,18 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     del votes
     if ledger is not None:
         ledger.save(ledger_path)
+        total = ledger.total()
+        stdout.write(f"Ledger {ledger_path}: {len(ledger)} run(s) on this private file, total "
+                     f"({fmt(total.epsilon)}, {fmt(total.delta)})"
+                     + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
+                        if ledger.budget is not None else "") + ".\n")
     result = sel.result
     paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names))
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
-                             dataset=Path(args.private).name)
+                             dataset=Path(args.private).name,
+                             **({} if ledger is None else {"ledger_total": ledger.total()}))
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],

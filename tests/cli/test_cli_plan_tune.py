@@ -79,6 +79,8 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
     assert len(report["selection"]["candidates"]) == 4
     text = (folder / "ledger.json").read_text()
     assert "private-selection" in text
+    assert report["ledger"]["epsilon"] == pytest.approx(price.epsilon)  # the ledger's total, as label's report
+    assert "Ledger " in out and "1 run(s) on this private file" in out
 
 
 def test_tune_refuses_a_btt_candidate(capsys):
