@@ -84,7 +84,7 @@ def priced_button(ds, p: dict[str, Any], *, label: str, key: str, what: str = "t
     st.markdown("**" + ledgers.price_line(p, what) + "**")
     blocked = None
     if session.is_real_job(ds) and led.budget is None:
-        blocked = "Set the total budget for this data first (Private labeling page)."
+        blocked = "Set the total budget for this data first (its box is on Private labeling and on Student & export)."
     elif not p["fits"]:
         blocked = "Refused: " + p["refusal"]
     if blocked:
