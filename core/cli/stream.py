@@ -3,7 +3,7 @@
 The public file is read ``chunk_rows`` rows at a time (pandas' CSV reader, the library's
 header checks and :func:`core.data.check_public` on every chunk); each chunk's votes come
 from the teachers on rows encoded once (:mod:`core.ensemble.voter`) and go to one
-stream session for the whole file (:func:`core.mechanisms.session.stream_session`: one
+stream session for the whole file (:func:`core.pipeline.stream_session`: one
 budget, BTT's sparse-vector state and Confident-GNMax's Rényi filter carried from chunk to
 chunk); the labeled rows are written with :func:`core.export.labeled_frame`, the header
 once.  Memory stays flat in the number of public rows: one chunk of rows, its votes and
@@ -262,7 +262,7 @@ def label_stream(
     from core.data import check_public
     from core.export import labeled_frame
     from core.mechanisms.result import make_result
-    from core.mechanisms.session import stream_result, stream_session
+    from core.pipeline import stream_result, stream_session
 
     session = stream_session(mechanism, settings, m, rng=rng)
     import dataclasses

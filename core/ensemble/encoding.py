@@ -360,7 +360,7 @@ def compile_teachers(teachers: Sequence[Any], n_input: int | None) -> tuple[Shar
         caller then asks every teacher on the rows themselves.  A constant teacher gets
         ``(None, teacher)``.
     """
-    from core.ensemble.teacher_ensemble import ConstantClassifier
+    from core.ensemble.teacher_calls import ConstantClassifier
 
     columns = None
     out: list = []

@@ -63,7 +63,7 @@ def _group_encoded(
     probability of class 1 (``kind`` "scores"); for ``kind`` "counts" one pair
     ``(-1, votes)`` with the group's votes per class.
     """
-    from core.ensemble.teacher_ensemble import _predict_teacher, _score_teacher
+    from core.ensemble.teacher_calls import _predict_teacher, _score_teacher
 
     b = block.numeric.shape[0] if block.numeric.size else block.codes.shape[0]
     counts = np.zeros((b, n_classes), dtype=np.int32) if kind == "counts" else None

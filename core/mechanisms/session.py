@@ -37,8 +37,7 @@ import numpy as np
 from core import noise
 from core.mechanisms.result import BOTTOM, UNPROCESSED
 
-__all__ = ["Session", "PerQuerySession", "OneShotSession", "AlignedNoise", "ConfidentGNMaxSession", "stream_session",
-           "stream_result"]
+__all__ = ["Session", "PerQuerySession", "OneShotSession", "AlignedNoise", "ConfidentGNMaxSession"]
 
 
 class Session:
@@ -354,109 +353,3 @@ class ConfidentGNMaxSession(Session):
                 "accounting": self.accounting, "order": self.order, "budget": self.budget,
                 "charge_threshold": self.c1, "charge_answer": self.c2, "delta_target": self.delta,
                 "m": self.m_max, "noise": "Gaussian"}
-
-
-def stream_session(mechanism: str, settings, m_max: int, *, rng=None) -> Session:
-    """The session that labels a stream of chunks of ``m_max`` queries under one budget.
-
-    Confident-GNMax gets :class:`ConfidentGNMaxSession` (one Rényi filter, or one fixed
-    composition, over the whole stream); every other mechanism the session of
-    :func:`core.pipeline.session` (BTT's sparse vector, whose state carries over between
-    chunks; per-query mechanisms answered chunk by chunk with the noise set for
-    ``m_max`` queries).
-
-    Parameters
-    ----------
-    mechanism : str
-        A registered mechanism reading vote counts.
-    settings : mapping
-        Its settings (resolved by :func:`core.pipeline.resolve` for ``m_max`` queries).
-    m_max : int
-        The number of queries of the whole stream (the budget's horizon).
-    rng : Generator, int or None
-
-    Returns
-    -------
-    Session
-    """
-    from core import pipeline
-    from core.mechanisms import registry
-
-    mech = registry.get(mechanism)
-    if mech.name == "confident-gnmax":
-        return ConfidentGNMaxSession(m_max, rng, **pipeline.resolve(mech.name, settings, m_max))
-    return pipeline.session(mech.name, settings, m_max, rng=rng)
-
-
-def stream_result(session: Session, mechanism: str, labels: np.ndarray, settings, *, k: int, n_classes: int):
-    """The labeling result of a whole stream (for its report), from its session and labels.
-
-    For BTT and Confident-GNMax it is what one run of the mechanism on all the stream's
-    queries reports (the same guarantee, parameters and warnings; with the same seed the
-    labels are the same too); for another mechanism, the session's guarantee
-    (:meth:`Session.spent`) and the resolved settings.
-
-    Parameters
-    ----------
-    session : Session
-        The session that answered the stream (from :func:`stream_session`).
-    mechanism : str
-    labels : numpy.ndarray of int, shape (m,)
-        Every query's label, in order.
-    settings : mapping
-        The request.
-    k, n_classes : int
-        Teachers and classes (public).
-
-    Returns
-    -------
-    LabelingResult
-    """
-    from core import pipeline
-    from core.mechanisms.result import infeasible_reason, make_result
-
-    labels = np.asarray(labels, dtype=np.int64)
-    m = int(labels.size)
-    unprocessed = np.flatnonzero(labels == UNPROCESSED)
-    halted_at = int(unprocessed[0]) - 1 if unprocessed.size and unprocessed[0] > 0 else None
-    params = dict(pipeline.resolve(mechanism, settings, session.m_max))
-    if hasattr(session, "calibration") and mechanism == "btt":
-        from core.mechanisms.btt import btt_public_params
-        from core.mechanisms.result import btt_remedies
-
-        cal = session.calibration
-        reason = infeasible_reason(
-            k, cal.threshold,
-            f"the {params['calibration']} calibration of (ε={params['epsilon']:g}, δ={params['delta']:g}, "
-            f"T={params['T']}, m={m})", btt_remedies(params["calibration"]))
-        public = btt_public_params(cal, params["epsilon"], params["delta"], params["T"], m, params["beta"],
-                                   params["calibration"], k)
-        return make_result("btt", labels, None, halted_at, cal.guarantee, public, feasible=reason is None, reason=reason)
-    if isinstance(session, ConfidentGNMaxSession):
-        threshold = session.threshold if session.threshold is not None else 0.8 * k
-        reason = None
-        if threshold - k > 3.0 * session.sigma1:
-            reason = (
-                f"The threshold {threshold:g} is more than 3σ1 = {3 * session.sigma1:.3g} above the number of "
-                f"teachers k = {k}: even a unanimous query passes with probability below 0.2%; "
-                "lower the threshold or use more teachers."
-            )
-        spent = session.n_processed * session.c1 + session.n_answered * session.c2 if session.budget else None
-        public = {**session.params, "threshold": threshold, "rdp_spent": spent, "ordering": "query order",
-                  "m": m, "k": k, "n_classes": n_classes}
-        public = {key: public[key] for key in ("threshold", "sigma1", "sigma2", "accounting", "order", "budget",
-                                               "charge_threshold", "charge_answer", "rdp_spent", "ordering",
-                                               "delta_target", "m", "k", "n_classes", "noise")}
-        return make_result("confident-gnmax", labels, None, session.halted_at if session.budget else None,
-                           session.spent(), public, feasible=reason is None, reason=reason)
-    if mechanism == "baseline" and hasattr(session, "parameters"):
-        par = session.parameters
-        reason = infeasible_reason(
-            k, par.threshold, f"the per-query A_stab of the composition baseline at (ε={params['epsilon']:g}, "
-            f"δ={params['delta']:g}, m={m})", "raise ε, or label fewer queries (every query spends budget)")
-        public = {"epsilon_target": params["epsilon"], "delta_target": params["delta"], "m": m, "k": k,
-                  "eps0": par.eps0, "delta0": par.delta0, "delta_prime": par.delta_prime,
-                  "threshold": par.threshold, "noise_scale": 1.0 / par.eps0, "noise": "discrete Laplace"}
-        return make_result("baseline", labels, None, None, par.guarantee, public, feasible=reason is None, reason=reason)
-    params.update({"m": m, "k": k, "n_classes": n_classes})
-    return make_result(mechanism, labels, None, halted_at, session.spent(), params)

@@ -9,7 +9,8 @@ from core import pipeline
 from core.mechanisms.btt import btt_label
 from core.mechanisms.gaussian import confident_gnmax_label
 from core.mechanisms.result import BOTTOM, UNPROCESSED
-from core.mechanisms.session import AlignedNoise, ConfidentGNMaxSession, stream_session
+from core.mechanisms.session import AlignedNoise, ConfidentGNMaxSession
+from core.pipeline import stream_session
 from core.noise import _CHUNK, discrete_laplace
 
 
