@@ -209,7 +209,7 @@ with session.shown_errors():
             cols[0].metric("Misclassification on answered", session.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
             line = nonprivate.reference_line(
-                f"{widgets.mechanism_title(result.mechanism)} labels (accuracy on answered)", acc, ds.public_y,
+                f"Labels of {widgets.mechanism_title(result.mechanism)} (accuracy on answered)", acc, ds.public_y,
                 plurality=nonprivate.plurality_accuracy(ens.votes, ds.public_y))
             if line:
                 st.markdown(f"**{line}**")
