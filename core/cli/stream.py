@@ -219,9 +219,9 @@ def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
     worked out once per distinct value of each column, with each kept cell's CSV text.
 
     Returns ``"skip"`` (every row missing a cell: skipped, as the general path does),
-    ``(checked, texts)`` (the checked frame and, per feature column, its cells as written by
-    :func:`core.export.labeled_frame` and ``DataFrame.to_csv``; None for a column of
-    fractional numbers) or None: anything else (other columns, a non-text cell, text in a
+    ``(checked, (texts, quote))`` (the checked frame; per feature column, its cells as
+    written by :func:`core.export.labeled_frame` and ``DataFrame.to_csv``, None for a column
+    of fractional numbers; whether a cell holds a character that CSV quotes) or None: anything else (other columns, a non-text cell, text in a
     numeric column, an infinite value, a refused or all-missing chunk) goes the general
     path, which gives its result or its error.
     """
@@ -278,7 +278,7 @@ def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
     if dropping and has_missing.any():
         dropped = int(has_missing.sum())
         kept_codes = [k[~has_missing] for k in kept_codes]
-    out, texts = {}, []
+    out, texts, quote = {}, [], False
     for (column, _, cell, gap), kept in zip(parts, kept_codes):
         full = np.append(cell, np.nan if column in numeric else None)
         if column in numeric:
@@ -290,7 +290,7 @@ def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
             known = known[~np.isnan(known)]
             if known.size and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
                 text = np.array([("" if np.isnan(v) else str(int(v))) for v in full], dtype=object)
-                texts.append(text[kept])
+                texts.append(text[kept])  # digits and '-': never quoted
             elif not known.size:
                 texts.append(np.full(len(kept), "", dtype=object))
             else:
@@ -300,36 +300,36 @@ def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
             out[column] = pd.Series(full[kept], dtype=object)
             text = np.array([("" if not isinstance(v, str) else v) for v in full], dtype=object)
             texts.append(text[kept])
+            quote = quote or any(q in v for v in text.tolist() for q in _QUOTED)
     checked = pd.DataFrame(out, columns=names)
     checked.attrs["dropped_rows"] = dropped
-    return checked, texts
+    return checked, (texts, quote)
 
 
-def _write_fast(out: TextIO, public: Any, texts: list, part: Any, class_names: Any, header: bool) -> bool:
+def _write_fast(out: TextIO, public: Any, cells: tuple, part: Any, class_names: Any, header: bool) -> bool:
     """Write the labeled rows from their cells' text: the bytes :func:`core.export.labeled_frame`
     and ``to_csv`` write (``csv`` quoting wherever a cell needs it).  False when a column
     cannot be written so (fractional numbers, soft labels): the caller then writes with pandas."""
     import csv
     import os
 
-    from core.export import export_columns, labeled_frame
+    from core.export import STATUS_ABSTAINED, STATUS_ANSWERED, STATUS_NOT_PROCESSED, export_columns, labeled_frame
 
+    texts, quote = cells
     if any(t is None for t in texts):
         return False
     added = export_columns(list(public.columns))
     extra = labeled_frame(public.iloc[:, :0], part, class_names, columns=added)
     label = extra[added["label"]].to_numpy(dtype=object)
-    if not all(type(v) is str for v in set(label.tolist())):
+    names = set(label.tolist())
+    if not all(type(v) is str for v in names):
         return False
     answered = np.where(extra[added["answered"]].to_numpy(dtype=bool), "True", "False").astype(object)
     status = extra[added["status"]].to_numpy(dtype=object)
     columns = list(texts) + [label, answered, status]
     head = [str(c) for c in public.columns] + [added["label"], added["answered"], added["status"]]
-    distinct = set(head)
-    for col in columns:
-        distinct.update(set(col.tolist()))
     rows = zip(*columns)
-    if any(q in v for v in distinct for q in _QUOTED):
+    if quote or any(q in v for v in names.union(head, (STATUS_ANSWERED, STATUS_ABSTAINED, STATUS_NOT_PROCESSED)) for q in _QUOTED):
         writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_MINIMAL)
         if header:
             writer.writerow(head)
