@@ -6,7 +6,10 @@ from the teachers on rows encoded once (:mod:`core.ensemble.voter`) and go to on
 stream session for the whole file (:func:`core.pipeline.stream_session`: one
 budget, BTT's sparse-vector state and Confident-GNMax's Rényi filter carried from chunk to
 chunk); the labeled rows are written with :func:`core.export.labeled_frame`, the header
-once.  Memory stays flat in the number of public rows: one chunk of rows, its votes and
+once.  For a chunk of text cells in the table's columns, the marking, the check and each
+cell's CSV text are worked out once per distinct value of a column and the rows joined
+from that text (:func:`_fast_chunk`, :func:`_write_fast`: the same frame, bytes and errors,
+tested against the general path).  Memory stays flat in the number of public rows: one chunk of rows, its votes and
 one byte per row for the report's counts.  The number of rows is counted first (a pass
 over the bytes), because the budget is set for it (docs/design.md §5).
 """
