@@ -33,6 +33,7 @@ PUBLIC_OK = (
     "19,  ,25\n"
     "65,Lima,60\n"
     "44,Rome,-0\n"
+    "50,\xa0Lima\x1f,\u200333\n"
 )
 PUBLIC_FRACTION = "age,city,hours\n30,Oslo,40.5\n31,Rome,40\n?,Lima,1e-5\n"
 PUBLIC_ALL_MISSING = "age,city,hours\n?,Oslo,40\n30,?,1\n"
