@@ -6,7 +6,10 @@ from the teachers on rows encoded once (:mod:`core.ensemble.voter`) and go to on
 stream session for the whole file (:func:`core.pipeline.stream_session`: one
 budget, BTT's sparse-vector state and Confident-GNMax's Rényi filter carried from chunk to
 chunk); the labeled rows are written with :func:`core.export.labeled_frame`, the header
-once.  Memory stays flat in the number of public rows: one chunk of rows, its votes and
+once.  For a chunk of text cells in the table's columns, the marking, the check and each
+cell's CSV text are worked out once per distinct value of a column and the rows joined
+from that text (:func:`_fast_chunk`, :func:`_write_fast`: the same frame, bytes and errors,
+tested against the general path).  Memory stays flat in the number of public rows: one chunk of rows, its votes and
 one byte per row for the report's counts.  The number of rows is counted first (a pass
 over the bytes), because the budget is set for it (docs/design.md §5).
 """
@@ -210,6 +213,137 @@ def _whole_numbers_as_int(frame: Any) -> Any:
     return out
 
 
+
+_QUOTED = (",", '"', "\r", "\n")
+
+
+def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
+    """The stream's marking, dropping and :func:`core.data.check_public` of one text chunk,
+    worked out once per distinct value of each column, with each kept cell's CSV text.
+
+    Returns ``"skip"`` (every row missing a cell: skipped, as the general path does),
+    ``(checked, (texts, quote))`` (the checked frame; per feature column, its cells as
+    written by :func:`core.export.labeled_frame` and ``DataFrame.to_csv``, None for a column
+    of fractional numbers; whether a cell holds a character that CSV quotes) or None: anything else (other columns, a non-text cell, text in a
+    numeric column, an infinite value, a refused or all-missing chunk) goes the general
+    path, which gives its result or its error.
+    """
+    import pandas as pd
+
+    names = list(table.feature_names)
+    if [c if isinstance(c, str) else None for c in raw.columns] != names or table.missing not in ("drop", "impute"):
+        return None
+    numeric = set(table.numeric_columns)
+    wanted = set(markers)
+    dropping = table.missing == "drop"
+    parts = []
+    first_missing = np.zeros(len(raw), dtype=bool)
+    for column in names:
+        values = raw[column]
+        if values.dtype != object:
+            return None
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        uniques = np.asarray(uniques, dtype=object)
+        if not all(type(u) is str for u in uniques):
+            return None
+        stripped = [u.strip() for u in uniques]
+        marked = np.array([t in wanted for t in stripped], dtype=bool)
+        has_na = bool((codes < 0).any())
+        if column in numeric:
+            shown = uniques.copy()
+            shown[marked] = np.nan
+            probe = np.append(shown, np.nan) if has_na else shown
+            numbers = pd.to_numeric(pd.Series(probe, dtype=object), errors="coerce").to_numpy(dtype=np.float64)[:len(uniques)]
+            blank = np.array([t == "" for t in stripped], dtype=bool)
+            if np.any(np.isnan(numbers) & ~marked & ~blank) or np.any(np.isinf(numbers)):
+                return None
+            cell = numbers
+            gap = np.isnan(numbers)
+        else:
+            cell = np.array([np.nan if (m or t == "") else t for t, m in zip(stripped, marked)] + [np.nan],
+                            dtype=object)[:len(uniques)]
+            gap = marked | np.array([t == "" for t in stripped], dtype=bool)
+        if dropping:
+            first_missing |= (codes < 0) | np.append(marked, False)[codes]
+        parts.append((column, codes, cell, gap))
+    keep = ~first_missing
+    if dropping and not keep.any():
+        return "skip"
+    has_missing = np.zeros(int(keep.sum()), dtype=bool)
+    kept_codes = []
+    for column, codes, cell, gap in parts:
+        kept = codes[keep] if dropping else codes
+        kept_codes.append(kept)
+        has_missing |= (kept < 0) | np.append(gap, False)[kept]
+    dropped = 0
+    if dropping and has_missing.all():  # refused by the general path
+        return None
+    if dropping and has_missing.any():
+        dropped = int(has_missing.sum())
+        kept_codes = [k[~has_missing] for k in kept_codes]
+    out, texts, quote = {}, [], False
+    for (column, _, cell, gap), kept in zip(parts, kept_codes):
+        full = np.append(cell, np.nan if column in numeric else None)
+        if column in numeric:
+            full[-1] = np.nan
+            out[column] = pd.Series(full[kept], dtype=np.float64)
+            present = np.zeros(len(cell) + 1, dtype=bool)
+            present[kept] = True
+            known = full[present]
+            known = known[~np.isnan(known)]
+            if known.size and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
+                text = np.array([("" if np.isnan(v) else str(int(v))) for v in full], dtype=object)
+                texts.append(text[kept])  # digits and '-': never quoted
+            elif not known.size:
+                texts.append(np.full(len(kept), "", dtype=object))
+            else:
+                texts.append(None)
+        else:
+            full[-1] = np.nan
+            out[column] = pd.Series(full[kept], dtype=object)
+            text = np.array([("" if not isinstance(v, str) else v) for v in full], dtype=object)
+            texts.append(text[kept])
+            quote = quote or any(q in v for v in text.tolist() for q in _QUOTED)
+    checked = pd.DataFrame(out, columns=names)
+    checked.attrs["dropped_rows"] = dropped
+    return checked, (texts, quote)
+
+
+def _write_fast(out: TextIO, public: Any, cells: tuple, part: Any, class_names: Any, header: bool) -> bool:
+    """Write the labeled rows from their cells' text: the bytes :func:`core.export.labeled_frame`
+    and ``to_csv`` write (``csv`` quoting wherever a cell needs it).  False when a column
+    cannot be written so (fractional numbers, soft labels): the caller then writes with pandas."""
+    import csv
+    import os
+
+    from core.export import STATUS_ABSTAINED, STATUS_ANSWERED, STATUS_NOT_PROCESSED, export_columns, labeled_frame
+
+    texts, quote = cells
+    if any(t is None for t in texts):
+        return False
+    added = export_columns(list(public.columns))
+    extra = labeled_frame(public.iloc[:, :0], part, class_names, columns=added)
+    label = extra[added["label"]].to_numpy(dtype=object)
+    names = set(label.tolist())
+    if not all(type(v) is str for v in names):
+        return False
+    answered = np.where(extra[added["answered"]].to_numpy(dtype=bool), "True", "False").astype(object)
+    status = extra[added["status"]].to_numpy(dtype=object)
+    columns = list(texts) + [label, answered, status]
+    head = [str(c) for c in public.columns] + [added["label"], added["answered"], added["status"]]
+    rows = zip(*columns)
+    if quote or any(q in v for v in names.union(head, (STATUS_ANSWERED, STATUS_ABSTAINED, STATUS_NOT_PROCESSED)) for q in _QUOTED):
+        writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_MINIMAL)
+        if header:
+            writer.writerow(head)
+        writer.writerows(rows)
+    else:
+        if header:
+            out.write(",".join(head) + os.linesep)
+        out.write(os.linesep.join(map(",".join, rows)) + os.linesep)
+    return True
+
+
 def label_stream(
     *,
     chunks: Iterator[Any],
@@ -278,16 +412,24 @@ def label_stream(
         if prepare is not None:
             raw = prepare(raw)
         done += len(raw)
-        dropping = table.missing == "drop"
-        raw, missing = _marked(raw, markers, set(table.feature_names) if dropping else ())
-        if dropping and missing.any():  # a chunk whose every row is dropped is skipped, not refused
-            raw = raw.loc[~missing].reset_index(drop=True)
-        public = check_public(unmarked, raw) if len(raw) else raw
+        fast = _fast_chunk(table, raw, markers) if len(raw) else None
+        texts = None
+        if isinstance(fast, tuple):
+            public, texts = fast
+        elif fast == "skip":
+            public = raw.iloc[:0]
+        else:
+            dropping = table.missing == "drop"
+            raw, missing = _marked(raw, markers, set(table.feature_names) if dropping else ())
+            if dropping and missing.any():  # a chunk whose every row is dropped is skipped, not refused
+                raw = raw.loc[~missing].reset_index(drop=True)
+            public = check_public(unmarked, raw) if len(raw) else raw
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
-            labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
+            if texts is None or not _write_fast(out, public, texts, part, table.class_names, first):
+                labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
             first = False
             labels.append(ids.astype(np.int8 if table.n_classes <= 127 else np.int32))
             if keep:
