@@ -1,0 +1,70 @@
+"""The one path from private data to a published student: train → vote → label → student → export.
+
+The app, the command line, the estimator and the experiments call these functions and
+nothing else to run a mechanism, so the same request chooses the same parameters and
+spends the same ε everywhere (docs/design.md §5):
+
+:func:`resolve`
+    A mechanism's settings from a request: defaults filled in, the noise parameter
+    derived from a target ε through the registry's ``spend`` (e.g. LNMax's γ), unknown
+    or conflicting settings refused with a sentence.
+:func:`privacy_map`
+    The guarantee of a run before any data is seen.
+:func:`label`
+    Run a registered mechanism on votes (or scores).
+:func:`session`
+    A mechanism answering a stream of query batches under one budget (the estimator).
+:func:`teacher_model`, :func:`model_input`, :func:`train`, :func:`mechanism_inputs`
+    The teachers of a table and their votes (or scores) on public rows.
+:func:`student`, :func:`labeled_csv`, :func:`report`
+    The student and the export.
+:func:`tune_price`, :func:`tune`
+    Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
+    guarantee before it runs, and the run (docs/design.md §10.3).
+
+References
+----------
+.. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
+.. [PATE17] N. Papernot et al. Semi-supervised Knowledge Transfer for Deep Learning from
+   Private Training Data. ICLR 2017.
+"""
+
+
+from __future__ import annotations
+
+from core.pipeline.outputs import labeled_csv, report, student
+from core.pipeline.runs import label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
+from core.pipeline.selection import holdout_score, tune, tune_plan, tune_price
+from core.pipeline.teachers import (
+    mechanism_inputs,
+    model_input,
+    plain_numeric,
+    teacher_model,
+    train,
+    votes_and_predictions,
+)
+
+__all__ = [
+    "resolve",
+    "privacy_map",
+    "label",
+    "ledger_entry",
+    "session",
+    "stream_session",
+    "stream_result",
+    "teacher_model",
+    "model_input",
+    "plain_numeric",
+    "train",
+    "mechanism_inputs",
+    "votes_and_predictions",
+    "student",
+    "labeled_csv",
+    "report",
+    "tune_price",
+    "tune_plan",
+    "tune",
+    "holdout_score",
+]
+
+
