@@ -164,17 +164,10 @@ class RateBar:
         self.stream.flush()
 
 
-def mark_missing_fast(frame: Any, markers: tuple[str, ...]) -> Any:
-    """:func:`core.data.missing.mark_missing` (text equal to a marker after stripping -> NaN),
-    with one strip per distinct value of a column instead of one per cell."""
-    import pandas as pd
-
-    return _marked(frame, markers, ())[0]
-
-
 def _marked(frame: Any, markers: tuple[str, ...], columns: Any) -> tuple[Any, np.ndarray]:
-    """:func:`mark_missing_fast`, and which rows are missing a cell in ``columns`` (from the
-    same one pass per column)."""
+    """:func:`core.data.missing.mark_missing` (text equal to a marker after stripping -> NaN)
+    with one strip per distinct value of a column instead of one per cell, and which rows are
+    missing a cell in ``columns`` (from the same one pass per column)."""
     import pandas as pd
 
     wanted = set(markers)

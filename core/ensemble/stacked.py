@@ -131,6 +131,22 @@ class StackedLinear:
     def _numeric_width(self) -> int:
         return self.n_num * (1 + int(self.quadratic) + int(self.impute))
 
+    def _fill_numeric(self, out: np.ndarray, num: np.ndarray) -> None:
+        """The numeric part of the design (values with NaN as 0, their squares, missing flags)
+        written into the first :meth:`_numeric_width` columns of ``out``."""
+        n = self.n_num
+        if not n:
+            return
+        missing = np.isnan(num)
+        filled = np.where(missing, 0.0, num)
+        out[:, :n] = filled
+        col = n
+        if self.quadratic:
+            out[:, col: col + n] = filled * filled
+            col += n
+        if self.impute:
+            out[:, col: col + n] = missing
+
     def design(self, block: EncodedBlock, dtype=np.float64) -> np.ndarray:
         """The shared design matrix of a block (see the class notes), ``(b, D)``."""
         num = block.numeric
@@ -138,17 +154,7 @@ class StackedLinear:
         sizes = block.sizes
         D = self._numeric_width() + sum(s + 1 for s in sizes)
         X = np.zeros((b, D), dtype=dtype)
-        n = self.n_num
-        if n:
-            missing = np.isnan(num)
-            filled = np.where(missing, 0.0, num)
-            X[:, :n] = filled
-            col = n
-            if self.quadratic:
-                X[:, col: col + n] = filled * filled
-                col += n
-            if self.impute:
-                X[:, col: col + n] = missing
+        self._fill_numeric(X, num)
         col = self._numeric_width()
         rows = np.arange(b)
         for j, size in enumerate(sizes):
@@ -167,17 +173,7 @@ class StackedLinear:
         b = num.shape[0] if num.size else block.codes.shape[0]
         nw = self._numeric_width()
         dense = np.empty((b, nw), dtype=dtype)
-        n = self.n_num
-        if n:
-            missing = np.isnan(num)
-            filled = np.where(missing, 0.0, num)
-            dense[:, :n] = filled
-            col = n
-            if self.quadratic:
-                dense[:, col: col + n] = filled * filled
-                col += n
-            if self.impute:
-                dense[:, col: col + n] = missing
+        self._fill_numeric(dense, num)
         sizes = block.sizes
         per_row = nw + len(sizes) + int(constant)
         indices = np.empty((b, per_row), dtype=np.int32)
