@@ -135,20 +135,34 @@ def _scores_mechanism() -> str:
     return next(n for n in registry.names() if registry.get(n).inputs == "scores")
 
 
+class _Training:
+    """An ensemble being trained by one session: what other sessions asking for it wait on."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.progress: tuple[float, str] | None = None  # the training session's bar: fraction, text
+
+
 class _Ensembles:
-    """The trained ensembles of the process: a small thread-safe LRU map.
+    """The trained ensembles of the process: a small thread-safe LRU map, trained once per key.
 
     Hand-rolled on purpose, not ``st.cache_resource``: training reports its progress to
     a bar on the page, and a Streamlit-cached function records the page elements it
     touches and replays them on every later hit; and the pages ask whether an ensemble
     is trained already (to show the bar only then), which a Streamlit cache cannot
     answer without running the function.  The map itself lives in ``st.cache_resource``.
+
+    **Once per key.** Sessions asking for the same ensemble at the same time (a class
+    opening the default view together) do not each train it: the first one trains
+    (:meth:`claim` gives it the key), the others wait for it (:meth:`wait`), their bars
+    following the training session's, and all read the one result.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.lock = threading.Lock()
         self.items: OrderedDict = OrderedDict()
+        self.training: dict = {}  # key -> _Training, while one session trains it
 
     def get(self, key):
         with self.lock:
@@ -157,12 +171,40 @@ class _Ensembles:
                 return self.items[key]
             return None
 
-    def put(self, key, value) -> None:
+    def claim(self, key) -> tuple[Any, _Training | None, bool]:
+        """``(ensemble, None, False)`` when trained; else the key's training and whether the caller trains it."""
         with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key], None, False
+            if key in self.training:
+                return None, self.training[key], False
+            job = self.training[key] = _Training()
+            return None, job, True
+
+    def finish(self, key, job: _Training, value=None) -> None:
+        """End ``job``: store its ensemble; None when the training stopped (the next asker trains it)."""
+        with self.lock:
+            if value is not None:
+                self.items[key] = value
+                self.items.move_to_end(key)
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+            self.training.pop(key, None)
+        job.done.set()
+
+    @staticmethod
+    def wait(job: _Training, shown: Callable[[float, str], None] | None = None) -> None:
+        """Wait for another session's training of ``job``, showing its progress through ``shown``.
+
+        A training that stopped (an error, or its session moved on) leaves no ensemble:
+        the waiting session then trains it itself (and meets any error itself).
+        """
+        last = None
+        while not job.done.wait(0.2):
+            if shown is not None and job.progress is not None and job.progress != last:
+                last = job.progress
+                shown(*last)
 
 
 @st.cache_resource(show_spinner=False)
@@ -188,14 +230,44 @@ at most 100 MB); beyond it the votes are counted block by block as on the comman
 
 
 def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None] | None = None,
-          votes_progress: Callable[[int, int], None] | None = None) -> Ensemble:
-    """Train the teachers for ``cfg`` on ``ds`` (:func:`core.pipeline.train`), or fetch them."""
+          votes_progress: Callable[[int, int], None] | None = None,
+          waiting: Callable[[float, str], None] | None = None) -> Ensemble:
+    """Train the teachers for ``cfg`` on ``ds`` (:func:`core.pipeline.train`), or fetch them.
+
+    Once per key for the process: a session asking while another trains the same
+    ensemble waits for it (``waiting`` is then called with the training session's
+    progress: a fraction and its text) instead of training its own.
+    """
+    key = ensemble_key(ds, cfg)
+    store = _ensembles()
+    while True:
+        hit, job, mine = store.claim(key)
+        if hit is not None:
+            return hit
+        if mine:
+            break
+        store.wait(job, waiting)  # then read it (or, evicted meanwhile, train it)
+
+    def shared(report: Callable[[int, int], None] | None, text: str):
+        def progress(done: int, total: int) -> None:
+            job.progress = (min(1.0, done / max(total, 1)), text.format(done=done, total=total))
+            if report is not None:
+                report(done, total)
+        return progress
+
+    try:
+        entry = _train(ds, cfg, key, shared(progress, "Trained {done} of {total} teachers"),
+                       shared(votes_progress, "Teachers voting: {done:,} of {total:,} public queries"))
+    except BaseException:
+        store.finish(key, job)
+        raise
+    store.finish(key, job, value=entry)
+    return entry
+
+
+def _train(ds: Dataset, cfg: dict[str, Any], key: tuple, progress, votes_progress) -> Ensemble:
     from core.mechanisms import registry
 
-    key = ensemble_key(ds, cfg)
-    hit = _ensembles().get(key)
-    if hit is not None:
-        return hit
     teachers = pipeline.train(ds.private, cfg["learner"], cfg["params"], int(cfg["k"]),
                               rng=np.random.default_rng(session.seed() + 2), n_jobs=1, progress=progress)
     predictions = None
@@ -207,10 +279,8 @@ def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None]
     else:  # too many to hold: the votes block by block, the predictions on first use
         counts = next(n for n in registry.names() if registry.get(n).inputs == "counts")
         votes = pipeline.mechanism_inputs(counts, teachers, ds.private, ds.public_X, progress=votes_progress)
-    entry = Ensemble(key=key, teachers=teachers, table=ds.private, public_X=ds.public_X, votes=votes,
-                     predictions=predictions)
-    _ensembles().put(key, entry)
-    return entry
+    return Ensemble(key=key, teachers=teachers, table=ds.private, public_X=ds.public_X, votes=votes,
+                    predictions=predictions)
 
 
 def ensemble(container=None) -> Ensemble:
@@ -233,7 +303,10 @@ def ensemble(container=None) -> Ensemble:
         bar.progress(min(1.0, done / max(total, 1)),
                      text=f"Teachers voting: {done:,} of {total:,} public queries")
 
-    entry = train(ds, cfg, progress, votes_progress)
+    def waiting(fraction: float, text: str) -> None:  # another session trains these teachers
+        bar.progress(fraction, text=f"{text} (trained once for every session of this server)")
+
+    entry = train(ds, cfg, progress, votes_progress, waiting)
     bar.empty()
     return entry
 

@@ -116,6 +116,21 @@ def default_privacy() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 
+@st.cache_resource(show_spinner=False)
+def server_seed() -> int:
+    """A seed drawn once per server process from the operating system.
+
+    It names the random split of teaching data and the teacher partition, and nothing else:
+    both are drawn without reading any private value, so sharing them costs no privacy.
+    Every session of the server starts from it, so a class opening the same view shares one
+    split, one trained ensemble and one set of votes instead
+    of training its own per session; a restarted server draws another.  Noise is never drawn
+    from it (:func:`noise_rng`: operating-system entropy for every run, unless the
+    reproducible demo seed is on).
+    """
+    return secrets.randbits(31)
+
+
 def init() -> None:
     """Put the defaults into this session's state (idempotent).
 
@@ -124,9 +139,9 @@ def init() -> None:
     """
     ss = st.session_state
     if "_session_seed" not in ss:
-        # A per-session seed drawn from the operating system: it only names this
-        # session's random split and teacher partition so that they can be cached.
-        ss["_session_seed"] = secrets.randbits(31)
+        # The server's seed (see server_seed): it only names the random split and the teacher
+        # partition, so that every session of the server shares them and their cached work.
+        ss["_session_seed"] = server_seed()
     ss.setdefault("demo_seed", False)
     ss.setdefault("data_cfg", dict(DEFAULT_DATA, params=dict(DEFAULT_DATA["params"])))
     # The Data page's generator controls start from the default dataset's parameters.

@@ -238,10 +238,11 @@ def test_real_job_sessions_share_the_ledger_of_the_data(lab):
     assert "Total privacy budget on this data: (ε, δ) = (5," in all_text(two)
 
 
-def test_a_reload_with_another_random_split_keeps_the_same_ledger(navigation_reruns, monkeypatch):
-    """Sessions without the demo seed hold out different private rows for testing; the job's
-    ledger is the uploaded file's, so a reload (a new session, a new split) cannot restart it."""
+def test_a_restart_with_another_random_split_keeps_the_same_ledger(navigation_reruns, monkeypatch):
+    """A restarted server (a new server seed) holds out other private rows for testing; the job's
+    ledger is the uploaded file's, so a new session with a new split cannot restart it."""
     monkeypatch.syspath_prepend(str(ROOT))
+    from pages import _session
 
     def fresh() -> AppTest:
         at = AppTest.from_file(APP, default_timeout=300)
@@ -256,6 +257,7 @@ def test_a_reload_with_another_random_split_keeps_the_same_ledger(navigation_rer
     one.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     one.button(key="run_private").click().run()
     assert spent(one)[2] == 1
+    _session.server_seed.clear()  # as after a restart: the next session draws another seed
     two = upload_two_files(fresh(), files)
     assert two.session_state["_session_seed"] != one.session_state["_session_seed"]
     go(two, "Private labeling")
