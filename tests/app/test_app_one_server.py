@@ -1,0 +1,179 @@
+"""A class on one server: what sessions of one server share, and what each keeps.
+
+Shared (no privacy is at stake: nothing private is read to draw them): the random split
+and the teacher partition (:func:`pages._session.server_seed`, drawn once per server), and
+so the trained teachers and their votes, trained once per key for all sessions even when
+they ask at the same moment (:func:`pages._cache.train`: the others wait and follow its
+progress).  Kept per session: every noise draw and, on teaching data, the ledger (each
+person's own lesson); on a real job the ledger is the private data's, whoever looks
+(tests/app/test_app_plan_spend.py checks both ledgers with the demo seed on; here they are
+checked with it off, as a class uses the app).
+
+The served app is also opened by ten sessions at once through Streamlit's own protocol
+(``bench/bench_app_load.py``'s client): every one gets its first result.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from test_app import APP, ROOT, go
+
+CFG = {"learner": "stand-in", "params": {}, "k": 3}
+
+
+@pytest.fixture
+def fresh_server(navigation_reruns, monkeypatch):
+    """As a freshly started server: a new server seed, no trained ensemble; sessions without the demo seed."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from pages import _cache, _session
+
+    _session.server_seed.clear()
+    _cache._ensembles.clear()
+
+    def start() -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    return start
+
+
+def counted_training(monkeypatch):
+    """Count the teacher trainings of the app (core.pipeline.train, as pages/_cache calls it)."""
+    from core import pipeline
+
+    calls = []
+    real = pipeline.train
+
+    def train(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "train", train)
+    return calls
+
+
+def test_sessions_of_one_server_share_the_split_and_the_teachers(fresh_server, monkeypatch):
+    calls = counted_training(monkeypatch)
+    one = fresh_server()  # the default view: trains the default teachers and labels
+    assert len(calls) == 1
+    two = fresh_server()
+    assert two.session_state["_session_seed"] == one.session_state["_session_seed"]
+    assert len(calls) == 1  # the second session read the first one's teachers
+    assert "Answered" in [m.label for m in two.main.metric]
+    from pages import _cache
+
+    assert len(_cache._ensembles().items) == 1
+
+
+def test_teaching_sessions_without_the_demo_seed_keep_their_own_ledgers(fresh_server):
+    one, two = go(fresh_server(), "Private labeling"), go(fresh_server(), "Private labeling")
+    caption = lambda at: next(c.value for c in at.sidebar.caption if c.value.startswith("Your lesson's ledger"))  # noqa: E731
+    assert caption(one).endswith("over 1 run.") and caption(two).endswith("over 1 run.")
+    one.slider(key="w_privacy_epsilon").set_value(2.0).run()
+    two.run()
+    assert caption(one).endswith("over 2 runs.")
+    assert caption(two).endswith("over 1 run.")  # the other person's look is on their ledger only
+
+
+def _fake_train(monkeypatch, behaviour):
+    """Replace the app's training of one ensemble by ``behaviour(progress, votes_progress)``."""
+    from pages import _cache
+
+    monkeypatch.setattr(_cache, "_train", lambda ds, cfg, key, progress, votes: behaviour(progress, votes))
+    _cache._ensembles.clear()
+    return _cache
+
+
+def test_sessions_asking_together_train_once_and_follow_its_progress(monkeypatch):
+    calls, seen, results = [], [], []
+    started = threading.Event()
+
+    def behaviour(progress, votes):
+        calls.append(1)
+        progress(1, 4)
+        started.set()
+        time.sleep(0.8)  # the others arrive while it trains
+        progress(4, 4)
+        return object()
+
+    cache = _fake_train(monkeypatch, behaviour)
+    ds = SimpleNamespace(key="a class's data")
+
+    def ask(waiting=None):
+        results.append(cache.train(ds, CFG, waiting=waiting))
+
+    first = threading.Thread(target=ask)
+    first.start()
+    assert started.wait(10)
+    others = [threading.Thread(target=ask, args=(lambda f, t: seen.append((f, t)),)) for _ in range(4)]
+    for t in others:
+        t.start()
+    for t in [first, *others]:
+        t.join(20)
+    assert len(calls) == 1
+    assert len(results) == 5 and all(r is results[0] for r in results)
+    assert (0.25, "Trained 1 of 4 teachers") in seen  # the waiting sessions' bars follow the training
+
+
+def test_a_training_that_stopped_is_trained_by_the_next_session(monkeypatch):
+    calls = []
+    arrived = threading.Event()
+
+    def behaviour(progress, votes):
+        calls.append(1)
+        if len(calls) == 1:  # the first session moves on (an error, or its user left) mid-training
+            arrived.wait(10)
+            time.sleep(0.3)
+            raise KeyboardInterrupt("stopped")
+        return "teachers"
+
+    cache = _fake_train(monkeypatch, behaviour)
+    ds = SimpleNamespace(key="data")
+    out = {}
+
+    def first():
+        try:
+            cache.train(ds, CFG)
+        except KeyboardInterrupt:
+            out["first"] = "stopped"
+
+    t1 = threading.Thread(target=first)
+    t1.start()
+    time.sleep(0.1)
+    t2 = threading.Thread(target=lambda: out.setdefault("second", cache.train(ds, CFG)))
+    t2.start()
+    arrived.set()
+    t1.join(20)
+    t2.join(20)
+    assert out == {"first": "stopped", "second": "teachers"}
+    assert len(calls) == 2
+    assert cache.train(ds, CFG) == "teachers" and len(calls) == 2  # then it is cached for everyone
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_app_load", ROOT / "bench" / "bench_app_load.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_ten_sessions_opening_the_served_app_together_all_get_a_first_result(app_server):
+    bench = _bench()
+    out: list = []
+    started = time.perf_counter()
+    threads = [threading.Thread(target=bench.wire_session, args=(app_server, started, out)) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert len(out) == 10 and all(t is not None for t in out), out
