@@ -17,8 +17,18 @@ session, like N students' tabs) open the app's address at the same moment.  Meas
   from the key press to a still page (the last change to the page, with Streamlit's
   "running" indicator gone and nothing changing for 0.6 s); median and max.
 
-The browsers run on the same machine as the server (as in a lecture room's test on one
-laptop they would not: this is the harder case).  Nothing is asserted: the table is printed.
+The browsers run on the same machine as the server, where in a lecture room each runs on
+its student's own machine: on two cores, N cold Chromium pages share the CPU with each
+other and with the server.  Two more sets of rows separate the server from the browsers:
+
+* **control**: the same Chromium sessions against a Streamlit page holding only a title and
+  one metric: what N browsers cost on this machine whatever the app does;
+* **protocol**: N sessions opened together through Streamlit's own websocket protocol
+  (``/_stcore/stream``, as the app's page does) without a browser: the time until the server
+  has *sent* the first result, as a room whose browsers run elsewhere sees it (add one
+  browser's own drawing time, the Chromium N = 1 row minus the protocol N = 1 row).
+
+Nothing is asserted: the tables are printed.
 
 Run from the repository root::
 
@@ -123,13 +133,13 @@ def wait_idle(pid: int, quiet_s: float = 1.5, limit_s: float = 120.0) -> None:
 class Server:
     """``streamlit run app.py`` on a free port, in its own HOME, logs in a temporary folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, app: Path = ROOT / "app.py") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(folder / f"streamlit_{self.port}.log", "wb")
         env = dict(os.environ, HOME=str(folder), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+            [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
@@ -259,10 +269,17 @@ async def epsilon_steps(page, steps: int) -> list[float]:
     return times
 
 
-async def one_row(n: int, steps: int, folder: Path) -> dict:
+CONTROL_APP = '''import streamlit as st
+
+st.title("Data")
+st.metric("Answered", 1)
+'''
+
+
+async def one_row(n: int, steps: int, folder: Path, app: Path = ROOT / "app.py") -> dict:
     from playwright.async_api import async_playwright
 
-    server = Server(folder)
+    server = Server(folder, app)
     pid = server.proc.pid
     try:
         cpu0 = cpu_seconds(pid)
@@ -311,11 +328,20 @@ def main() -> None:
     parser.add_argument("--wire-sessions", type=int, nargs="*", default=[1, 5, 10, 30],
                         help="N for the rows without a browser (none: leave them out)")
     parser.add_argument("--steps", type=int, default=10, help="ε steps timed in the Chromium N = 1 row")
+    parser.add_argument("--no-control", action="store_true",
+                        help="leave out the Chromium rows of the control page (a page with one metric)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; server and browsers on it",
           flush=True)
-    browser_rows, wire_rows = [], []
+    browser_rows, wire_rows, control_rows = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
+        control = Path(tmp) / "control" / "app.py"
+        control.parent.mkdir()
+        control.write_text(CONTROL_APP)
+        for n in [] if args.no_control else args.sessions:
+            control_rows.append(asyncio.run(one_row(n, 0, Path(tmp), control)))
+            print(f"  Chromium, control page, N = {n}: {len(control_rows[-1]['firsts'])} of {n} first results",
+                  flush=True)
         for n in args.sessions:
             browser_rows.append(asyncio.run(one_row(n, args.steps if n == 1 else 0, Path(tmp))))
             r = browser_rows[-1]
@@ -329,6 +355,9 @@ def main() -> None:
     if browser_rows:
         table("Headless Chromium sessions on the server's machine (first result: the Answered metric shown)",
               browser_rows)
+    if control_rows:
+        table("Control: the same Chromium sessions on a Streamlit page holding only a title and one metric "
+              "(what the browsers cost on this machine, whatever the app)", control_rows)
     if wire_rows:
         table("Sessions through Streamlit's protocol, no browser (first result: the Answered metric sent; "
               "a student's own browser adds its drawing time)", wire_rows)
