@@ -18,6 +18,7 @@ data-adaptive algorithms with differential privacy", AISTATS 2023.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -405,9 +406,23 @@ def certified_parameters(*, epsilon: float, delta: float, m: int, k: int, n_clas
     threshold = 0.8 * k if threshold is None else check_real(threshold, "threshold")
     sigma1 = 0.6 * k if sigma1 is None else check_real(sigma1, "sigma1", 0.0, math.inf, low_open=True)
     sigma2 = 0.16 * k if sigma2 is None else check_real(sigma2, "sigma2", 0.0, math.inf, low_open=True)
+    return _chosen(float(epsilon), float(delta), float(threshold), float(sigma1), float(sigma2),
+                   None if order is None else check_real(order, "order", 1.01, math.inf, low_open=True), composition,
+                   n_classes)
+
+
+@functools.lru_cache(maxsize=256)
+def _chosen(epsilon: float, delta: float, threshold: float, sigma1: float, sigma2: float, order: float | None,
+            composition: str, n_classes: int) -> CertifiedParameters:
+    """The search of :func:`certified_parameters` on validated public values, done once per input.
+
+    A pure function of public values (no data, no randomness): the app's comparison and
+    sweeps ask it for the same settings again and again.  :class:`CertifiedParameters` is
+    frozen, so the one returned object is safe to share.
+    """
     d_prime = d_dprime = delta / 4.0
     d_conv = delta / 2.0
-    candidates = _ORDER_GRID if order is None else np.array([check_real(order, "order", 1.01, math.inf, low_open=True)])
+    candidates = _ORDER_GRID if order is None else np.array([order])
     best = None
     for lam in candidates:
         lam = float(lam)

@@ -92,6 +92,29 @@ def test_pass_releases_confident_gnmax_labels():
     assert r.epsilon_data_dependent is not None and r.epsilon_data_dependent > 0
 
 
+def test_the_votes_analysis_is_done_once_per_votes_and_parameters(monkeypatch):
+    """E(D) and S(D) are deterministic: a run asked again reads them, its noise is drawn afresh."""
+    counts = confident_counts(m=21)  # a vote table no other test uses
+    p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=21, k=250, n_classes=10)
+    analyses = []
+    real = cert.certified_diagnostics
+    monkeypatch.setattr(cert, "certified_diagnostics", lambda c, q: analyses.append(1) or real(c, q))
+    first = cert.certified_confident_gnmax_label(counts, params=p, rng=7)
+    again = cert.certified_confident_gnmax_label(counts.copy(), params=p, rng=7)  # equal votes, another array
+    other = cert.certified_confident_gnmax_label(counts, params=p, rng=8)
+    assert len(analyses) == 1
+    assert np.array_equal(first.labels, again.labels) and first.params == again.params
+    assert not np.array_equal(first.labels, other.labels)  # a new draw each run
+    d = real(counts, p)
+    assert cert._e_and_s(counts, p) == (d.rdp_data_dependent, d.smooth_sensitivity)
+    changed = counts.copy()
+    changed[0, :2] = [239, 11]  # one teacher moved: another analysis
+    cert.certified_confident_gnmax_label(changed, params=p, rng=7)
+    sampler = cert.CertifiedSampler(p)
+    sampler(counts, 3, 0)  # the audit's sampler reads the same memo
+    assert len(analyses) == 2
+
+
 def test_same_result_from_epsilon_and_from_params():
     counts = confident_counts()
     p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
