@@ -134,9 +134,13 @@ with session.shown_errors():
         s[2].metric("Unlabeled rows", student.n_unlabeled, help="Rows given to a semi-supervised student without a label.")
         st.caption(f"The student inherits (ε, δ) = ({student.epsilon:.4g}, {student.delta:.3g}).")
 
-    st.markdown("**Accuracy on the held-out test rows**")
+    st.markdown("**Accuracy on the held-out test rows**" + (" (NON-PRIVATE diagnostic)" if real_job else ""))
     if ds.test is None:
         st.info("No held-out test rows are available.")
+    elif not widgets.raw_votes_allowed(ds, key="student_accuracy",
+                                       label="Show the accuracy on the held-out private rows (non-private)"):
+        st.caption(f"The {ds.n_test} held-out test rows are private rows: their accuracies describe the private "
+                   "data, so on a real job they are shown only when you ask.")
     else:
         a = st.columns(2)
         a[0].metric("Student (private)", session.fmt(charts.model_accuracy(student.model, ds.test)) if student else "—")

@@ -274,17 +274,18 @@ def generator_widget(where, section: str, p: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------------------
 
 
-def raw_votes_allowed(ds, *, key: str) -> bool:
-    """Whether to show views that read the raw votes or teacher predictions (NON-PRIVATE).
+def raw_votes_allowed(ds, *, key: str,
+                      label: str = "Show the non-private diagnostics (they read the raw votes)") -> bool:
+    """Whether to show views that read the raw votes, teacher predictions or held-out private rows (NON-PRIVATE).
 
-    Always on teaching data; on a real job only when the data owner ticks the box: such a
-    view spends nothing, but a setting chosen after looking at it is chosen on the private
-    data, outside the (ε, δ) guarantee.
+    Always on teaching data; on a real job only when the data owner ticks the box (``label``):
+    such a view spends nothing, but a setting chosen after looking at it is chosen on the
+    private data, outside the (ε, δ) guarantee.
     """
     if not session.is_real_job(ds):
         return True
     return bool(st.checkbox(
-        "Show the non-private diagnostics (they read the raw votes)", key=key, value=False,
+        label, key=key, value=False,
         help="Shown to you only, never exported, and spends nothing; but a setting you choose after looking at "
         "them is chosen on the private data, outside the (ε, δ) guarantee.",
     ))

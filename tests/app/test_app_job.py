@@ -107,7 +107,13 @@ def test_adult_two_file_job(lab, downloads):
     go(at, "Student & export")
     # the student learner follows the teachers' learner
     assert at.selectbox(key="w_student_ui_learner").value == "logistic_regression"
+    # accuracies on held-out PRIVATE rows are a non-private diagnostic: on a real job, on request only
+    assert "non-private model trained on all private rows" not in all_text(at)
+    assert "Non-private model (not publishable)" not in metrics(at)
+    assert "held-out test rows are private rows" in all_text(at)
+    at.checkbox(key="student_accuracy").check().run()
     assert "non-private model trained on all private rows" in all_text(at)
+    assert "Non-private model (not publishable)" in metrics(at)
     release(at)
     assert not any("Teaching split" in w for w in texts(at.warning))
     csv = downloads[at.get("download_button")[0].proto.url][0]
