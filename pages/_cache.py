@@ -2,10 +2,11 @@
 
 * Datasets: :mod:`pages._datasets`; the ledger and the release: :mod:`pages._ledger`.
 * A trained ensemble and its votes on the public queries are cached on the dataset
-  identity, the learner and its hyperparameters, ``k`` and the seed (:class:`_Ensembles`,
+  identity, the learner and its hyperparameters, ``k`` and the seed (:class:`_OncePerKey`,
   hand-rolled: see its docstring for why).
 * A labeling run, a student, are remembered **per session** (:func:`labeling`): noise is
-  drawn once per request, so a rerun shows the same draw.
+  drawn once per request, so a rerun shows the same draw. With the public demo seed a run
+  is the same draw in every session, and is computed once for the process.
 * Every labeling run on the private data is charged to that data's privacy ledger
   (:func:`pages._ledger.ledger`: per session on teaching data, per private table for the
   process on a real job) before it runs; a **release** (:func:`pages._ledger.release`) is a
@@ -135,16 +136,19 @@ def _scores_mechanism() -> str:
     return next(n for n in registry.names() if registry.get(n).inputs == "scores")
 
 
-class _Training:
-    """An ensemble being trained by one session: what other sessions asking for it wait on."""
+class _Pending:
+    """A value being computed by one session: what other sessions asking for it wait on."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.progress: tuple[float, str] | None = None  # the training session's bar: fraction, text
 
 
-class _Ensembles:
-    """The trained ensembles of the process: a small thread-safe LRU map, trained once per key.
+class _OncePerKey:
+    """Values shared by every session of the process: a small thread-safe LRU map, computed once per key.
+
+    Used for the trained ensembles (:func:`train`) and, with the demo seed on, for labeling
+    runs (:func:`labeling`).
 
     Hand-rolled on purpose, not ``st.cache_resource``: training reports its progress to
     a bar on the page, and a Streamlit-cached function records the page elements it
@@ -152,17 +156,17 @@ class _Ensembles:
     is trained already (to show the bar only then), which a Streamlit cache cannot
     answer without running the function.  The map itself lives in ``st.cache_resource``.
 
-    **Once per key.** Sessions asking for the same ensemble at the same time (a class
-    opening the default view together) do not each train it: the first one trains
-    (:meth:`claim` gives it the key), the others wait for it (:meth:`wait`), their bars
-    following the training session's, and all read the one result.
+    **Once per key.** Sessions asking for the same value at the same time (a class
+    opening the default view together) do not each compute it: the first one computes
+    (:meth:`claim` gives it the key), the others wait for it (:meth:`wait`; for an
+    ensemble their bars follow the training session's), and all read the one result.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.lock = threading.Lock()
         self.items: OrderedDict = OrderedDict()
-        self.training: dict = {}  # key -> _Training, while one session trains it
+        self.training: dict = {}  # key -> _Pending, while one session computes it
 
     def get(self, key):
         with self.lock:
@@ -171,19 +175,19 @@ class _Ensembles:
                 return self.items[key]
             return None
 
-    def claim(self, key) -> tuple[Any, _Training | None, bool]:
-        """``(ensemble, None, False)`` when trained; else the key's training and whether the caller trains it."""
+    def claim(self, key) -> tuple[Any, _Pending | None, bool]:
+        """``(value, None, False)`` when computed; else the key's computation and whether the caller does it."""
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key], None, False
             if key in self.training:
                 return None, self.training[key], False
-            job = self.training[key] = _Training()
+            job = self.training[key] = _Pending()
             return None, job, True
 
-    def finish(self, key, job: _Training, value=None) -> None:
-        """End ``job``: store its ensemble; None when the training stopped (the next asker trains it)."""
+    def finish(self, key, job: _Pending, value=None) -> None:
+        """End ``job``: store its value; None when the computation stopped (the next asker computes it)."""
         with self.lock:
             if value is not None:
                 self.items[key] = value
@@ -194,11 +198,11 @@ class _Ensembles:
         job.done.set()
 
     @staticmethod
-    def wait(job: _Training, shown: Callable[[float, str], None] | None = None) -> None:
-        """Wait for another session's training of ``job``, showing its progress through ``shown``.
+    def wait(job: _Pending, shown: Callable[[float, str], None] | None = None) -> None:
+        """Wait for another session's computation of ``job``, showing its progress through ``shown``.
 
-        A training that stopped (an error, or its session moved on) leaves no ensemble:
-        the waiting session then trains it itself (and meets any error itself).
+        A computation that stopped (an error, or its session moved on) leaves no value:
+        the waiting session then computes it itself (and meets any error itself).
         """
         last = None
         while not job.done.wait(0.2):
@@ -207,9 +211,32 @@ class _Ensembles:
                 shown(*last)
 
 
+    def get_or_compute(self, key, compute: Callable[[], Any]) -> Any:
+        """The value of ``key``, computed by ``compute()`` once for all sessions asking."""
+        while True:
+            hit, job, mine = self.claim(key)
+            if hit is not None:
+                return hit
+            if mine:
+                break
+            self.wait(job)
+        try:
+            value = compute()
+        except BaseException:
+            self.finish(key, job)
+            raise
+        self.finish(key, job, value=value)
+        return value
+
+
 @st.cache_resource(show_spinner=False)
-def _ensembles() -> _Ensembles:
-    return _Ensembles(size=6)
+def _ensembles() -> _OncePerKey:
+    return _OncePerKey(size=6)
+
+
+@st.cache_resource(show_spinner=False)
+def _demo_runs() -> _OncePerKey:
+    return _OncePerKey(size=500)
 
 
 def ensemble_key(ds: Dataset, cfg: dict[str, Any]) -> tuple:
@@ -334,7 +361,10 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
     each run draws fresh noise: a Streamlit rerun (any widget change elsewhere on the
     page) must show the *same* draw, not a new one, and moving a slider back must bring
     back the run shown before.  It is per session, never shared, so one session's noise
-    is never shown to another.
+    is never shown to another; except with the reproducible demo seed on, where a run is a
+    function of the public seed, the votes and the request, the same draw in every session:
+    it is then computed once for the process (a class following a lecture with the demo
+    seed on), and each session's ledger is charged for it before it is shown.
 
     **The ledger.** A run that is not in the memo is charged to the private data's
     ledger (:func:`ledger`) through ``pipeline.label(..., ledger=...)`` before it runs,
@@ -379,15 +409,28 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
         raise NotRunYet(NOT_RUN_YET)
     inputs = ens.inputs(mechanism)
     led = ledgers.ledger(ds)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyWarning)
+    if session.demo_mode():
+        # The public demo seed makes the run a function of the votes and the request: the
+        # same draw in every session, so it is computed once for the process (a class
+        # following the lecture with the demo seed on). Each session's lesson still pays for
+        # what it is shown, before it is shown (refused past its budget: nothing shown).
+        m = max(int(np.shape(inputs)[0]), 1)
+        led.charge(pipeline.ledger_entry(mechanism, pipeline.resolve(mechanism, asked, m), m))
+        memo[key] = _demo_runs().get_or_compute(key, lambda: _run(inputs, mechanism, asked, None))
+    else:
         # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).
-        result = pipeline.label(inputs, mechanism, asked, rng=session.noise_rng(), ledger=led)
-    found = [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
-    memo[key] = (result, found)
+        memo[key] = _run(inputs, mechanism, asked, led)
     while len(memo) > 200:
         memo.popitem(last=False)
-    return result, found
+    return memo[key]
+
+
+def _run(inputs, mechanism: str, asked: dict[str, Any], led) -> tuple[Any, list[str]]:
+    """One labeling run (charged to ``led`` first, if given) and the texts of its privacy warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyWarning)
+        result = pipeline.label(inputs, mechanism, asked, rng=session.noise_rng(), ledger=led)
+    return result, [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
 
 
 def _memo_key(ens: Ensemble, mechanism: str, asked: dict[str, Any]) -> tuple:

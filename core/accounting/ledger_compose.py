@@ -124,6 +124,21 @@ def _compose_rdp(entries: list, slack: float) -> GroupTotal:
     return GroupTotal("rdp", len(entries), float(eps), min(1.0, slack + additive), slack, additive, method, float(order))
 
 
+def _alone_epsilon(entry: LedgerEntry) -> float:
+    """ε of ``entry`` composed alone at its own δ, remembered on the entry.
+
+    Entries are immutable (frozen dataclasses), so the value cannot go stale; it is kept in
+    the entry's own ``__dict__`` (not a field: equality, ``repr`` and ``dataclasses.replace``
+    ignore it).  A ledger's total floors its ε at every entry's own (below), so without this
+    a ledger of n runs composed each of them again on every charge: n² compositions.
+    """
+    cached = entry.__dict__.get("_alone_epsilon")
+    if cached is None:
+        cached = compose_entries([entry]).epsilon
+        object.__setattr__(entry, "_alone_epsilon", cached)
+    return cached
+
+
 def _compose_approx(entries: list) -> GroupTotal:
     eps = math.fsum(e.epsilon for e in entries)
     d = math.fsum(e.delta for e in entries)
@@ -188,7 +203,7 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
         # Summing slacks can make the composition cheaper in ε than one run at its own
         # (smaller) δ; floor ε there so the total never reads below a run it contains.
         # Valid: a larger ε at the same δ is a weaker statement.
-        floor = max(compose_entries([e]).epsilon for e in entries)
+        floor = max(_alone_epsilon(e) for e in entries)
         if floor > eps:
             eps, method = floor, method + "+floor"
     words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",

@@ -150,6 +150,32 @@ def test_two_runs_at_different_eps_total_larger_than_either():
         assert led.total(delta=1e-5).epsilon > L.compose_entries([e], delta=1e-5).epsilon
 
 
+def test_an_entrys_own_epsilon_is_remembered_on_it_and_nothing_else_changes():
+    """The floor of a total reads each entry's own ε once: charging n runs costs n compositions, not n²."""
+    import dataclasses
+
+    from core.accounting import ledger_compose
+
+    big = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
+    small = L.PureDPEntry.uniform(eps_step=0.05, n_steps=1, delta_composition=1e-3)
+    fresh = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
+    first = L.compose_entries([big, small])
+    assert big.__dict__["_alone_epsilon"] == L.compose_entries([fresh]).epsilon  # the plain computation
+    assert big == fresh and repr(big) == repr(fresh)  # not a field
+    calls = []
+    real = ledger_compose.compose_entries
+    ledger_compose.compose_entries = lambda entries, **kw: calls.append(len(list(entries))) or real(entries, **kw)
+    try:
+        again = real([big, small])
+    finally:
+        ledger_compose.compose_entries = real
+    assert calls == [] and (again.epsilon, again.delta) == (first.epsilon, first.delta)
+    changed = dataclasses.replace(big, delta_composition=1e-3)
+    assert "_alone_epsilon" not in changed.__dict__  # another entry: computed afresh
+    assert L.compose_entries([changed, small]).epsilon == pytest.approx(
+        max(L.compose_entries([changed]).epsilon, real([changed, small]).epsilon))
+
+
 def test_total_never_below_a_run_it_contains():
     big = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
     small = L.PureDPEntry.uniform(eps_step=0.05, n_steps=1, delta_composition=1e-3)

@@ -177,3 +177,38 @@ def test_ten_sessions_opening_the_served_app_together_all_get_a_first_result(app
     for t in threads:
         t.join(300)
     assert len(out) == 10 and all(t is not None for t in out), out
+
+
+def test_with_the_demo_seed_a_run_is_drawn_once_for_the_class_and_paid_by_each(fresh_server, monkeypatch):
+    from core import pipeline
+    from pages import _cache
+
+    _cache._demo_runs.clear()
+    draws, own = [], []  # runs for the class (no ledger: each session is charged apart) / a session's own
+    real = pipeline.label
+    monkeypatch.setattr(pipeline, "label",
+                        lambda *a, **kw: (own if kw.get("ledger") is not None else draws).append(1) or real(*a, **kw))
+
+    def demo() -> AppTest:
+        at = fresh_server()
+        own.clear()
+        at.sidebar.toggle(key="demo_seed").set_value(True).run()
+        at = go(at, "Private labeling")
+        assert not own  # with the demo seed on, nothing is drawn per session
+        return at
+
+    caption = lambda at: next(c.value for c in at.sidebar.caption if c.value.startswith("Your lesson's ledger"))  # noqa: E731
+    one = demo()
+    shown = [m.value for m in one.main.metric if m.label in ("Answered", "Abstained (⊥)")]
+    n_draws = len(draws)
+    assert n_draws >= 1
+    two = demo()
+    assert len(draws) == n_draws  # the same draw, not drawn again
+    assert [m.value for m in two.main.metric if m.label in ("Answered", "Abstained (⊥)")] == shown
+    assert caption(one) == caption(two)  # each paid for its own look at it
+    runs_before = caption(one)
+    two.slider(key="w_privacy_epsilon").set_value(2.5).run()
+    assert len(draws) == n_draws + 1
+    one.slider(key="w_privacy_epsilon").set_value(2.5).run()
+    assert len(draws) == n_draws + 1  # the other session's draw at 2.5, read
+    assert caption(one) != runs_before and caption(one) == caption(two)
