@@ -1,9 +1,9 @@
 """Private Label Lab: the Streamlit entry point (navigation and the shared sidebar only).
 
-Run with ``make run`` (or ``streamlit run app.py``).  The pages live in ``pages/``;
-``pages/_session.py`` holds the list of pages (``PAGES``) and the session state,
-``pages/_cache.py`` the caches, ``pages/_widgets.py`` the widgets generated from the
-mechanism registry, ``pages/_charts.py`` the chart data.
+Run with ``make run`` (or ``streamlit run app.py``).  The pages live in ``app_pages/``;
+``app_pages/_session.py`` holds the list of pages (``PAGES``) and the session state,
+``app_pages/_cache.py`` the caches, ``app_pages/_widgets.py`` the widgets generated from the
+mechanism registry, ``app_pages/_charts.py`` the chart data.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
-from pages import _session as session
-from pages import _datasets as datasets
-from pages import _ledger as ledgers
-from pages import _widgets as widgets
+from app_pages import _session as session
+from app_pages import _datasets as datasets
+from app_pages import _ledger as ledgers
+from app_pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
 
@@ -41,11 +41,7 @@ with st.sidebar:
 
 session.enter_page(page.url_path)
 ledgers.begin_view()
-st.session_state["_in_app"] = True  # pages check it (pages/_session.run_through_app)
-try:
-    page.run()
-finally:
-    st.session_state.pop("_in_app", None)
+page.run()
 
 # Filled after the page ran, so the summary shows the settings the page just applied.
 with data_box:

@@ -4,8 +4,7 @@ The default dataset of the app has m = 2,000 public queries (two Gaussians, n = 
 10 % public).  The teachers are trained and their votes cached by a first, untimed
 visit; then every timed rerun moves the privacy slider to a value not seen before (so
 the labeling really runs: a value seen before would come from the session's memo) and
-times ``AppTest.run()``, which executes ``app.py`` and the page like a served app does
-(the ``navigation_reruns`` behaviour of tests/conftest.py is applied).
+times ``AppTest.run()``, which executes ``app.py`` and the page like a served app does.
 
 Rows: the Private labeling page with each mechanism (for LNMax the slider is γ, its only
 privacy knob), the Data page (its result follows ε; ε is changed on the Private labeling
@@ -29,16 +28,12 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from pages._session import navigation_mode_on_every_run  # noqa: E402
-
-# as tests/conftest.py's navigation_reruns: AppTest reruns app.py like a served app
-navigation_mode_on_every_run(None)
 
 PAGES = {
-    "labeling": "pages/3_Private_labeling.py",
-    "data": "pages/1_Data.py",
-    "compare": "pages/5_Compare.py",
-    "bounds": "pages/4_Bounds.py",
+    "labeling": "app_pages/3_Private_labeling.py",
+    "data": "app_pages/1_Data.py",
+    "compare": "app_pages/5_Compare.py",
+    "bounds": "app_pages/4_Bounds.py",
 }
 EPSILON = "w_privacy_epsilon"
 

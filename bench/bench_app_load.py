@@ -186,12 +186,13 @@ async def open_session(browser, url: str) -> tuple[object, float | None]:
         return page, None
 
 
-def wire_session(url: str, started: float, out: list) -> None:
+def wire_session(url: str, started: float, out: list, menus: list | None = None) -> None:
     """One session through Streamlit's own websocket protocol, no browser: what the server sends.
 
     It opens ``/_stcore/stream`` as the app's page does, asks for the default page's run and
     appends the seconds (from ``started``) until the server has sent the "Answered" metric,
-    or None if the run finished without it or took longer than WAIT_MS.
+    or None if the run finished without it or took longer than WAIT_MS.  With ``menus``,
+    appends the page names of every menu the server sent (tests read them).
     """
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -211,6 +212,9 @@ def wire_session(url: str, started: float, out: list) -> None:
                 msg = ForwardMsg()
                 msg.ParseFromString(ws.recv(timeout=max(0.1, deadline - time.perf_counter())))
                 kind = msg.WhichOneof("type")
+                if menus is not None and kind in ("navigation", "new_session"):
+                    pages = msg.navigation.app_pages if kind == "navigation" else msg.new_session.app_pages
+                    menus.append([p.page_name for p in pages])
                 if kind == "script_finished":
                     break
                 if (kind == "delta" and msg.delta.WhichOneof("type") == "new_element"

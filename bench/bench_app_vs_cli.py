@@ -11,8 +11,8 @@ same public queries, same learner and k) both ways:
   wrapped by timers, so the figure is training + votes exactly (no interpreter start-up,
   no CSV reading).  The whole subprocess wall time minus that of ``python -m core
   --version`` is printed too.
-* **App**: the Streamlit app driven by ``streamlit.testing.v1.AppTest`` as a user would
-  (``navigation_reruns`` behaviour of tests/conftest.py applied): pick the data, open the
+* **App**: the Streamlit app driven by ``streamlit.testing.v1.AppTest`` as a user would:
+  pick the data, open the
   Ensemble page, choose the learner and k, press "Train ensemble"; the timed figure is the
   ``AppTest.run()`` of that click, the rerun that trains (what the user waits for).  The
   same timers on ``core.pipeline`` give the training + votes time inside that rerun.
@@ -46,9 +46,6 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from core import pipeline
-from pages._session import navigation_mode_on_every_run
-
-navigation_mode_on_every_run(None)  # as tests/conftest.py's navigation_reruns
 
 LEARNER = "logistic_regression"
 K = 250
@@ -154,7 +151,7 @@ def app_session() -> AppTest:
 
 
 def choose_adult(at: AppTest) -> None:
-    at.switch_page("pages/1_Data.py").run()
+    at.switch_page("app_pages/1_Data.py").run()
     at.radio(key="w_data_ui_source").set_value("Bundled two-file job").run()
     check(at)
     at.radio(key="w_data_ui_job_missing").set_value("impute").run()
@@ -166,7 +163,7 @@ def choose_adult(at: AppTest) -> None:
 
 def app_train(at: AppTest, profile: bool) -> tuple[float, dict[str, float], str]:
     """Open the Ensemble page, set learner and k, press Train: (rerun s, phases, profile text)."""
-    at.switch_page("pages/2_Ensemble.py").run()
+    at.switch_page("app_pages/2_Ensemble.py").run()
     check(at)
     at.selectbox(key="w_ens_ui_learner").set_value(LEARNER).run()
     check(at)

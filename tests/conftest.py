@@ -5,8 +5,6 @@
   Each test that uses it gets its own port, so parallel workers never collide.
 * ``chromium_executable``: the Debian ``chromium`` browser at ``/usr/bin/chromium``; the
   browser tests fail (never skip) with a message naming the package when it is absent.
-* ``navigation_reruns``: makes ``AppTest`` run ``app.py`` on every rerun, as a served app
-  does (see the fixture).
 * ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
 * ``fresh_ledgers`` (automatic): every test starts with no privacy ledger in the process,
   so the app's "spent on this data so far" counts only the test's own runs.
@@ -46,7 +44,7 @@ PROGRESS_RECORDER = """() => {
 
 
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
+    sys.path.insert(0, str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
 
 
 def free_port() -> int:
@@ -115,24 +113,6 @@ def chromium_executable() -> str:
             "(`make test` installs it with apt-get; by hand: `apt-get install chromium`)."
         )
     return str(CHROMIUM)
-
-
-@pytest.fixture
-def navigation_reruns(monkeypatch):
-    """Make ``AppTest`` rerun ``app.py`` (navigation and sidebar) on every run.
-
-    Streamlit decides once per ``PagesManager`` whether an app uses the old "pages
-    directory" mode: a ``pages/`` folder beside the main script says yes until the main
-    script calls ``st.navigation``, which switches the flag off for good.  A served app
-    keeps its ``PagesManager``, so after the first run ``app.py`` always runs first and
-    then the chosen page.  ``AppTest`` builds a fresh ``PagesManager`` for every run, so
-    from its second run on it runs the page file alone, without ``app.py``: no sidebar,
-    and no reset of widget state on a page change.  This fixture makes every new
-    ``PagesManager`` start in navigation mode, as the served app does after its first run.
-    """
-    from pages._session import navigation_mode_on_every_run  # the one place that patches PagesManager
-
-    navigation_mode_on_every_run(monkeypatch)
 
 
 @pytest.fixture

@@ -243,7 +243,7 @@ def test_export_of_every_parameter_name_is_public():
 
 
 @pytest.mark.slow
-def test_app_export_page_report_holds_no_seed(monkeypatch, navigation_reruns):
+def test_app_export_page_report_holds_no_seed(monkeypatch):
     """The report the app offers for download (shown in its preview) in demo mode:
     the demo seed is used for the noise but never written out."""
     from pathlib import Path
@@ -252,13 +252,13 @@ def test_app_export_page_report_holds_no_seed(monkeypatch, navigation_reruns):
 
     root = Path(__file__).resolve().parents[1]
     monkeypatch.syspath_prepend(str(root))
-    from pages import _session as _state
+    from app_pages import _session as _state
 
     at = AppTest.from_file(str(root / "app.py"), default_timeout=300)
     at.session_state["demo_seed"] = True
     at.session_state["ensemble_cfg"] = {"learner": "gaussian_nb", "params": {}, "k": 20}
     at.run()
-    at.switch_page("pages/6_Student_and_export.py").run()
+    at.switch_page("app_pages/6_Student_and_export.py").run()
     assert not at.exception, at.exception
     at.button(key="release").click().run()  # only a release is exported
     assert not at.exception, at.exception

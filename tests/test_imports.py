@@ -1,4 +1,4 @@
-"""The import graph of ``core/`` and ``pages/`` has no circle.
+"""The import graph of ``core/`` and ``app_pages/`` has no circle.
 
 Every ``import`` statement counts, at module level or inside a function (a lazy import
 still ties two modules together): the modules of a package must form layers in which
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("core", "pages")
+PACKAGES = ("core", "app_pages")
 
 
 def _module_name(path: Path) -> str:
@@ -40,7 +40,7 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules of ``core``/``pages`` it imports (any import statement).
+    """Module -> the modules of ``core``/``app_pages`` it imports (any import statement).
 
     ``from package import name`` counts as importing ``package.name`` when that is a
     module, else ``package`` itself; a package's ``__init__`` importing its own
@@ -128,7 +128,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read():
     graph = import_graph()
-    assert "core.pipeline" in graph and "pages._session" in graph
+    assert "core.pipeline" in graph and "app_pages._session" in graph
     assert "core.mechanisms.registry" in graph["core.pipeline.runs"], "a plain module-level import is an edge"
     assert "core.pipeline.runs" in graph["core.pipeline"]
 

@@ -3,9 +3,9 @@
 Each test opens a fresh session of ``app.py`` in the reproducible demo mode (one public
 seed), so the default dataset, its split, the teachers and the noise are the same in
 every test and the default ensemble is trained once per test process (it is cached in
-the process).  The ``navigation_reruns`` fixture (conftest) makes AppTest run ``app.py``
-on every rerun, as a served app does, so the sidebar and the page-change logic of
-``app.py`` are exercised too.
+the process).  AppTest runs ``app.py`` on every rerun, as a served app does (there is no
+``pages/`` folder to start Streamlit's old mode), so the sidebar and the page-change logic
+of ``app.py`` are exercised too.
 
 What is checked, page by page: it renders without an exception on the default data;
 changing ε changes what it shows (wherever ε matters); a bad upload shows its message in
@@ -28,13 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 PAGES = {
-    "Data": "pages/1_Data.py",
-    "Ensemble": "pages/2_Ensemble.py",
-    "Private labeling": "pages/3_Private_labeling.py",
-    "Bounds": "pages/4_Bounds.py",
-    "Compare": "pages/5_Compare.py",
-    "Student & export": "pages/6_Student_and_export.py",
-    "Privacy audit": "pages/8_Privacy_audit.py",
+    "Data": "app_pages/1_Data.py",
+    "Ensemble": "app_pages/2_Ensemble.py",
+    "Private labeling": "app_pages/3_Private_labeling.py",
+    "Bounds": "app_pages/4_Bounds.py",
+    "Compare": "app_pages/5_Compare.py",
+    "Student & export": "app_pages/6_Student_and_export.py",
+    "Privacy audit": "app_pages/8_Privacy_audit.py",
 }
 TITLES = {
     "Data": "Data",
@@ -47,14 +47,14 @@ TITLES = {
 }
 DEFAULT_TITLE = "two_gaussians (generated, n = 20000)"
 M = 2000  # public queries of the default dataset
-EPSILON = "w_privacy_epsilon"  # pages/_session.widget_key("privacy", "epsilon")
+EPSILON = "w_privacy_epsilon"  # app_pages/_session.widget_key("privacy", "epsilon")
 MECHANISM = "w_privacy_mechanism"
 
 
 @pytest.fixture
-def lab(navigation_reruns, monkeypatch):
+def lab(monkeypatch):
     """A factory of fresh app sessions in demo mode, on the Data page."""
-    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
+    monkeypatch.syspath_prepend(str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
 
     def start() -> AppTest:
         at = AppTest.from_file(APP, default_timeout=300)
@@ -471,14 +471,11 @@ def test_bounds_page_shows_its_charts(lab):
     assert at.number_input(key="w_bounds_ui_V").value == 3  # d + 1 for the 2-D generator
 
 
-# ----------------------------------------------------------------------------- pages run inside app.py
+# ----------------------------------------------------------------------------- every run through app.py
 
 
-def test_a_page_started_on_its_own_runs_again_through_app_py(monkeypatch):
-    """Without ``navigation_reruns``, AppTest starts every rerun in Streamlit's old
-    "pages folder" mode and runs the page file alone, as a fresh server does for the first
-    request of a page's URL.  The page notices (pages/_session.run_through_app) and starts
-    the run again through app.py: the sidebar and the page-change logic are always there."""
+def test_every_rerun_runs_through_app_py(monkeypatch):
+    """Every run, the first and the later ones, runs app.py (sidebar, page-change logic) and then the page."""
     monkeypatch.syspath_prepend(str(ROOT))
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["demo_seed"] = True

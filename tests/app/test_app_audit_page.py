@@ -14,12 +14,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "8_Privacy_audit.py")
+PAGE = str(ROOT / "app_pages" / "8_Privacy_audit.py")
 
 
 @pytest.fixture
 def page(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
+    monkeypatch.syspath_prepend(str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["demo_seed"] = True
     at.run()
@@ -86,6 +86,6 @@ def test_page_is_reachable_through_the_app_navigation(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/8_Privacy_audit.py").run()
+    at.switch_page("app_pages/8_Privacy_audit.py").run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Privacy audit"

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-SOURCE = "w_data_ui_source"  # the Data page's source radio (pages/_session.widget_key("data_ui", "source"))
+SOURCE = "w_data_ui_source"  # the Data page's source radio (app_pages/_session.widget_key("data_ui", "source"))
 
 
 def csv(rows: list[str]) -> bytes:
@@ -74,7 +74,7 @@ def _session(monkeypatch=None) -> AppTest:
     import sys
 
     if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # `from pages import _session`, as under `streamlit run app.py`
+        sys.path.insert(0, str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["demo_seed"] = True  # one public seed: the cached ensemble is shared across tests
     at.run()

@@ -14,7 +14,7 @@ M = 2000  # public queries of the default dataset
 
 
 @pytest.fixture
-def lab(navigation_reruns, monkeypatch):
+def lab(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
     def start() -> AppTest:
@@ -31,7 +31,7 @@ def test_compare_shows_dp_training_beside_the_mechanisms(lab):
     from core.mechanisms import registry
 
     at = lab()
-    at.switch_page("pages/5_Compare.py").run()
+    at.switch_page("app_pages/5_Compare.py").run()
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     rows = {str(r["mechanism"]): r for _, r in table.iterrows()}
@@ -52,7 +52,7 @@ def test_private_labeling_page_runs_the_dp_logistic_regression(lab):
     from core.mechanisms import registry
 
     at = lab()
-    at.switch_page("pages/3_Private_labeling.py").run()
+    at.switch_page("app_pages/3_Private_labeling.py").run()
     assert not at.exception, at.exception
     at.radio(key="w_privacy_mechanism").set_value("dp-logistic").run()
     assert not at.exception, at.exception
@@ -64,7 +64,7 @@ def test_private_labeling_page_runs_the_dp_logistic_regression(lab):
 @pytest.mark.parametrize("mechanism", ["dp-logistic", "dp-naive-bayes"])
 def test_privacy_audit_page_audits_the_dp_training_routes(monkeypatch, mechanism):
     monkeypatch.syspath_prepend(str(ROOT))
-    at = AppTest.from_file(str(ROOT / "pages" / "8_Privacy_audit.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "8_Privacy_audit.py"), default_timeout=120)
     at.session_state["demo_seed"] = True
     at.run()
     assert not at.exception, at.exception

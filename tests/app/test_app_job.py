@@ -18,7 +18,7 @@ SOURCE = "w_data_ui_source"
 
 
 @pytest.fixture
-def lab(navigation_reruns, monkeypatch):
+def lab(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
     def start() -> AppTest:

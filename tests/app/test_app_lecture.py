@@ -11,16 +11,16 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 LECTURE = {
-    "A leak": ("pages/7_A_leak.py", "A leak: does the model remember its rows?"),
-    "One query": ("pages/7_One_query.py", "One query under the microscope"),
-    "Sweeps": ("pages/9_Sweeps.py", "Sweeps against the bounds"),
+    "A leak": ("app_pages/7_A_leak.py", "A leak: does the model remember its rows?"),
+    "One query": ("app_pages/7_One_query.py", "One query under the microscope"),
+    "Sweeps": ("app_pages/9_Sweeps.py", "Sweeps against the bounds"),
 }
 TEACHING_SETS = ["breast_cancer", "digits", "iris", "wine", "mnist_5k"]
 PAGE_SETS = TEACHING_SETS  # mnist_5k (784 columns) is the slowest: about 90 s through the three pages
 
 
 @pytest.fixture
-def lab(navigation_reruns, monkeypatch):
+def lab(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
     def start() -> AppTest:
@@ -99,7 +99,7 @@ def test_lecture_pages_on_each_bundled_teaching_set(lab, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", TEACHING_SETS)
 def test_each_teaching_set_opens_with_a_readable_first_view(lab, name):
-    from pages._lessons import LESSONS
+    from app_pages._lessons import LESSONS
 
     at = lab()
     at.radio(key="w_data_ui_source").set_value("Bundled dataset").run()  # opens breast_cancer, the first offered

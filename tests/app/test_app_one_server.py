@@ -1,9 +1,9 @@
 """A class on one server: what sessions of one server share, and what each keeps.
 
 Shared (no privacy is at stake: nothing private is read to draw them): the random split
-and the teacher partition (:func:`pages._session.server_seed`, drawn once per server), and
+and the teacher partition (:func:`app_pages._session.server_seed`, drawn once per server), and
 so the trained teachers and their votes, trained once per key for all sessions even when
-they ask at the same moment (:func:`pages._cache.train`: the others wait and follow its
+they ask at the same moment (:func:`app_pages._cache.train`: the others wait and follow its
 progress).  Kept per session: every noise draw and, on teaching data, the ledger (each
 person's own lesson); on a real job the ledger is the private data's, whoever looks
 (tests/app/test_app_plan_spend.py checks both ledgers with the demo seed on; here they are
@@ -29,10 +29,10 @@ CFG = {"learner": "stand-in", "params": {}, "k": 3}
 
 
 @pytest.fixture
-def fresh_server(navigation_reruns, monkeypatch):
+def fresh_server(monkeypatch):
     """As a freshly started server: a new server seed, no trained ensemble; sessions without the demo seed."""
     monkeypatch.syspath_prepend(str(ROOT))
-    from pages import _cache, _session
+    from app_pages import _cache, _session
 
     _session.server_seed.clear()
     _cache._ensembles.clear()
@@ -47,7 +47,7 @@ def fresh_server(navigation_reruns, monkeypatch):
 
 
 def counted_training(monkeypatch):
-    """Count the teacher trainings of the app (core.pipeline.train, as pages/_cache calls it)."""
+    """Count the teacher trainings of the app (core.pipeline.train, as app_pages/_cache calls it)."""
     from core import pipeline
 
     calls = []
@@ -69,7 +69,7 @@ def test_sessions_of_one_server_share_the_split_and_the_teachers(fresh_server, m
     assert two.session_state["_session_seed"] == one.session_state["_session_seed"]
     assert len(calls) == 1  # the second session read the first one's teachers
     assert "Answered" in [m.label for m in two.main.metric]
-    from pages import _cache
+    from app_pages import _cache
 
     assert len(_cache._ensembles().items) == 1
 
@@ -86,7 +86,7 @@ def test_teaching_sessions_without_the_demo_seed_keep_their_own_ledgers(fresh_se
 
 def _fake_train(monkeypatch, behaviour):
     """Replace the app's training of one ensemble by ``behaviour(progress, votes_progress)``."""
-    from pages import _cache
+    from app_pages import _cache
 
     monkeypatch.setattr(_cache, "_train", lambda ds, cfg, key, progress, votes: behaviour(progress, votes))
     _cache._ensembles.clear()
@@ -167,21 +167,27 @@ def _bench():
 
 
 @pytest.mark.slow
-def test_ten_sessions_opening_the_served_app_together_all_get_a_first_result(app_server):
+def test_ten_sessions_opening_a_fresh_server_together_all_get_a_first_result_and_the_apps_menu(app_server):
+    from app_pages import _session
+
     bench = _bench()
     out: list = []
+    menus: list = []
     started = time.perf_counter()
-    threads = [threading.Thread(target=bench.wire_session, args=(app_server, started, out)) for _ in range(10)]
+    threads = [threading.Thread(target=bench.wire_session, args=(app_server, started, out, menus)) for _ in range(10)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(300)
     assert len(out) == 10 and all(t is not None for t in out), out
+    titles = {title for _, title, _ in _session.app_pages()}
+    shown = [menu for menu in menus if any(menu)]  # (a new session's first message names no page)
+    assert len(shown) >= 10 and all(set(menu) == titles for menu in shown), shown  # never the folder's files
 
 
 def test_with_the_demo_seed_a_run_is_drawn_once_for_the_class_and_paid_by_each(fresh_server, monkeypatch):
     from core import pipeline
-    from pages import _cache
+    from app_pages import _cache
 
     _cache._demo_runs.clear()
     draws, own = [], []  # runs for the class (no ledger: each session is charged apart) / a session's own

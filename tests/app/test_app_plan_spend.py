@@ -20,9 +20,9 @@ from streamlit.testing.v1 import AppTest
 from test_app import APP, PAGES, ROOT, TITLES, go, metrics, texts
 
 LECTURE_PAGES = {
-    "A leak": ("pages/7_A_leak.py", "A leak: does the model remember its rows?"),
-    "One query": ("pages/7_One_query.py", "One query under the microscope"),
-    "Sweeps": ("pages/9_Sweeps.py", "Sweeps against the bounds"),
+    "A leak": ("app_pages/7_A_leak.py", "A leak: does the model remember its rows?"),
+    "One query": ("app_pages/7_One_query.py", "One query under the microscope"),
+    "Sweeps": ("app_pages/9_Sweeps.py", "Sweeps against the bounds"),
 }
 
 SPENT = re.compile(r"Spent on this data so far: \(ε, δ\) = \(([^,]+), ([^)]+)\)\*\* over (\d+) runs?")
@@ -47,7 +47,7 @@ def two_files(seed: int = 7, n_private: int = 1600, n_public: int = 300) -> tupl
 
 
 @pytest.fixture
-def lab(navigation_reruns, monkeypatch):
+def lab(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
     def start() -> AppTest:
@@ -238,11 +238,11 @@ def test_real_job_sessions_share_the_ledger_of_the_data(lab):
     assert "Total privacy budget on this data: (ε, δ) = (5," in all_text(two)
 
 
-def test_a_restart_with_another_random_split_keeps_the_same_ledger(navigation_reruns, monkeypatch):
+def test_a_restart_with_another_random_split_keeps_the_same_ledger(monkeypatch):
     """A restarted server (a new server seed) holds out other private rows for testing; the job's
     ledger is the uploaded file's, so a new session with a new split cannot restart it."""
     monkeypatch.syspath_prepend(str(ROOT))
-    from pages import _session
+    from app_pages import _session
 
     def fresh() -> AppTest:
         at = AppTest.from_file(APP, default_timeout=300)

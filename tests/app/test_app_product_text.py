@@ -28,20 +28,20 @@ from real_like import criminal_justice_csv  # noqa: E402
 
 APP = str(ROOT / "app.py")
 PAGES = {
-    "Data": "pages/1_Data.py",
-    "Ensemble": "pages/2_Ensemble.py",
-    "Private labeling": "pages/3_Private_labeling.py",
-    "Bounds": "pages/4_Bounds.py",
-    "Compare": "pages/5_Compare.py",
-    "Student & export": "pages/6_Student_and_export.py",
-    "Privacy audit": "pages/8_Privacy_audit.py",
-    "A leak": "pages/7_A_leak.py",
-    "One query": "pages/7_One_query.py",
-    "Sweeps": "pages/9_Sweeps.py",
+    "Data": "app_pages/1_Data.py",
+    "Ensemble": "app_pages/2_Ensemble.py",
+    "Private labeling": "app_pages/3_Private_labeling.py",
+    "Bounds": "app_pages/4_Bounds.py",
+    "Compare": "app_pages/5_Compare.py",
+    "Student & export": "app_pages/6_Student_and_export.py",
+    "Privacy audit": "app_pages/8_Privacy_audit.py",
+    "A leak": "app_pages/7_A_leak.py",
+    "One query": "app_pages/7_One_query.py",
+    "Sweeps": "app_pages/9_Sweeps.py",
 }
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-DOTTED = re.compile(r"\b(?:core|pages|st|np|pd|sklearn|numpy|pandas|streamlit)\.[A-Za-z_]\w*(?:\.\w+)*")
+DOTTED = re.compile(r"\b(?:core|app_pages|st|np|pd|sklearn|numpy|pandas|streamlit)\.[A-Za-z_]\w*(?:\.\w+)*")
 SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
 CODE_LINE = re.compile(r"^\s*[A-Za-z_]\w*\s*=\s*\S")
 SETTING = re.compile(r"\b(?:epsilon|delta|sigma[12]?|gamma|beta|eta)\s*=")  # a setting by its code name
@@ -227,14 +227,14 @@ def _shown_strings(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*.py"))], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("[0-9]*.py"))], ids=lambda p: p.name)
 def test_no_page_holds_a_bare_string_that_would_be_shown(path):
     found = _shown_strings(path)
     assert not found, found
 
 
 def test_slider_values_are_the_sliders_own_steps():
-    from pages._widgets import on_step
+    from app_pages._widgets import on_step
 
     v = 3.0
     for _ in range(3):  # three keyboard steps of 0.1, as a browser sends them

@@ -4,7 +4,7 @@
   with its parameter widget generated from its ``Parameter``, and runs.
 * For every registered mechanism, the app and ``core.pipeline.resolve``/``privacy_map``
   choose the same parameters and the same ε for the same request.
-* The one patch of Streamlit's private ``PagesManager`` (pages/_session.py) still finds
+* The one patch of Streamlit's private ``PagesManager`` (app_pages/_session.py) still finds
   what it patches, within the Streamlit versions pinned in pyproject.toml.
 """
 
@@ -21,13 +21,13 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-LABELING = "pages/3_Private_labeling.py"
+LABELING = "app_pages/3_Private_labeling.py"
 MECHANISM = "w_privacy_mechanism"
 M = 2000  # public queries of the default dataset
 
 
 @pytest.fixture
-def labeling_page(navigation_reruns, monkeypatch):
+def labeling_page(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["demo_seed"] = True
@@ -97,7 +97,7 @@ def test_a_registered_mechanism_appears_in_the_selector_and_runs(toy, labeling_p
     assert metrics(at)["Guarantee ε"] == "0.5"
     assert "Toy max" in " ".join(t.value for t in at.sidebar.markdown)
     # Compare lists it too (it takes no ε: said why)
-    at.switch_page("pages/5_Compare.py").run()
+    at.switch_page("app_pages/5_Compare.py").run()
     assert not at.exception, at.exception
     assert any("Toy max is not compared: it takes no ε." in c.value for c in at.caption)
 
@@ -151,44 +151,21 @@ def test_the_app_and_the_pipeline_choose_the_same_parameters_and_epsilon(labelin
         assert {k: app_privacy[k] for k in _request(name)} == _request(name), name
 
 
-# ----------------------------------------------------------------------------- Streamlit's private API
+# ----------------------------------------------------------------------------- no folder named pages/
 
 
-def test_streamlit_still_has_the_pages_manager_flag():
-    import streamlit
-    from packaging.specifiers import SpecifierSet
-
-    from pages import _session
-
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    pin = next(d for d in deps if re.match(r"streamlit\b", d))
-    spec = SpecifierSet(pin[len("streamlit"):])
-    assert any(s.operator == "<" for s in spec), f"pin Streamlit's range in pyproject.toml: {pin}"
-    assert streamlit.__version__ in spec, (
-        f"streamlit {streamlit.__version__} is outside pyproject.toml's pin {pin}: check pages/_session.py's "
-        "patch of PagesManager.uses_pages_directory against this Streamlit, then move the pin."
-    )
-    try:
-        manager = _session.pages_manager_class()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    assert _session.PAGES_MANAGER_FLAG in vars(manager), (
-        f"streamlit {streamlit.__version__}: PagesManager.{_session.PAGES_MANAGER_FLAG} is gone; "
-        "pages/_session.py must be updated."
-    )
-
-
-def test_the_pages_manager_patch_lives_in_one_place():
-    hits = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("tests/**/*.py"),
-                                                *ROOT.glob("bench/*.py")]
-            if "uses_pages_directory" in p.read_text() and p.name not in ("test_app_registry.py",)]
-    assert hits == ["pages/_session.py"], hits
+def test_no_folder_named_pages_beside_the_app():
+    """A ``pages/`` folder beside ``app.py`` would switch on Streamlit's old "pages folder"
+    mode: a fresh server then lists every file of it in the menu (helpers included) and
+    runs a page without ``app.py`` until ``st.navigation`` has run once."""
+    assert not (ROOT / "pages").exists()
+    assert (ROOT / "app_pages" / "_session.py").exists()
 
 
 def test_no_page_calls_a_labeling_function_directly():
     # a call of a labeling (or teacher/student) function, other than through core.pipeline
     pattern = re.compile(r"(?<!pipeline\.)\b(btt_label|btt_soft_label|lnmax_label|composition_baseline_label|"
                          r"a_stab_label|train_teachers|train_student|make_pipeline|model_input|plain_numeric)\s*\(")
-    offenders = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("pages/*.py"), ROOT / "app.py"]
+    offenders = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("app_pages/*.py"), ROOT / "app.py"]
                  if pattern.search(p.read_text())]
     assert offenders == [], offenders

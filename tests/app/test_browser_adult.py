@@ -147,7 +147,7 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             browser.close()
 
     from core.data import load_table
-    from pages._datasets import _bundled_path
+    from app_pages._datasets import _bundled_path
 
     exported = pd.read_csv(path, dtype=str, keep_default_na=False)
     train = pd.read_csv(_bundled_path("adult_train"), dtype=str, keep_default_na=False)

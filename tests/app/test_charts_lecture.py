@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_registered_mechanism_has_its_own_colour_and_dash():
-    from pages import _charts as charts
+    from app_pages import _charts as charts
 
     names = registry.names()
     styles = [charts.mechanism_style(n) for n in names]
@@ -25,7 +25,7 @@ def test_every_registered_mechanism_has_its_own_colour_and_dash():
 
 
 def test_each_picture_draws_its_line_on_its_statistic_axis():
-    from pages import _charts as charts
+    from app_pages import _charts as charts
 
     rng = np.random.default_rng(0)
     k, m = 400, 300
@@ -63,7 +63,7 @@ def test_a_new_mechanism_brings_its_own_picture():
     from dataclasses import replace
 
     from core.mechanisms.registry import TestPicture
-    from pages import _charts as charts
+    from app_pages import _charts as charts
 
     base = registry.get("a-stab")
 

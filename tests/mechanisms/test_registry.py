@@ -168,7 +168,7 @@ _LABEL_FUNCTIONS = {
 def _calls_outside_mechanisms() -> list[str]:
     found = []
     paths = [p for p in (ROOT / "core").rglob("*.py") if "mechanisms" not in p.parts]
-    paths += list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"] + list((ROOT / "experiments").glob("*.py"))
+    paths += list((ROOT / "app_pages").glob("*.py")) + [ROOT / "app.py"] + list((ROOT / "experiments").glob("*.py"))
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

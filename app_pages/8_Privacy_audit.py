@@ -7,10 +7,9 @@ import streamlit as st
 
 from core import audit as A
 from core.mechanisms import registry
-from pages import _session as session
-from pages import _widgets as widgets
+from app_pages import _session as session
+from app_pages import _widgets as widgets
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 

@@ -6,13 +6,12 @@ import streamlit as st
 
 from core.audit.membership import dp_advantage_bound, leak_story
 from core.ensemble.learners import learner_names
-from pages import _session as session
-from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _charts as charts
-from pages import _widgets as widgets
+from app_pages import _session as session
+from app_pages import _cache as cache
+from app_pages import _datasets as datasets
+from app_pages import _charts as charts
+from app_pages import _widgets as widgets
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 

@@ -9,14 +9,13 @@ from core.errors import PrivateLabelLabError
 from core.mechanisms import registry
 from core.plan import TeacherQuality, simulate_votes
 from core.theory.sweeps import sweep_against_bounds
-from pages import _session as session
-from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _charts as charts
-from pages import _widgets as widgets
-from pages import _lessons as lessons
+from app_pages import _session as session
+from app_pages import _cache as cache
+from app_pages import _datasets as datasets
+from app_pages import _charts as charts
+from app_pages import _widgets as widgets
+from app_pages import _lessons as lessons
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 

@@ -149,7 +149,7 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
     """
     import plotly.graph_objects as go
 
-    from pages._widgets import mechanism_title
+    from app_pages._widgets import mechanism_title
 
     key = {"bottom": "⊥"}.get(rate, rate)
     fig = go.Figure()
@@ -333,7 +333,7 @@ def show_test_picture(where, result, ens, truth=None, key: str = "test_picture")
     ----------
     where : Streamlit container
     result : LabelingResult
-    ens : pages._cache.Ensemble
+    ens : app_pages._cache.Ensemble
         Gives what the mechanism read (``ens.inputs``), read only when it has a picture.
     truth : ndarray, optional
         The public queries' true labels (NON-PRIVATE teaching view).

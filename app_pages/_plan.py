@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from pages import _session as session
+from app_pages import _session as session
 
 PREDICTED = "predicted — no private data used"
 """The mark every predicted number carries."""

@@ -8,13 +8,12 @@ import streamlit as st
 
 from core.mechanisms import registry
 from core.theory import microscope as scope
-from pages import _session as session
-from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _charts as charts
-from pages import _widgets as widgets
+from app_pages import _session as session
+from app_pages import _cache as cache
+from app_pages import _datasets as datasets
+from app_pages import _charts as charts
+from app_pages import _widgets as widgets
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 

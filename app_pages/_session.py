@@ -5,11 +5,10 @@ session).  The privacy settings are one dict for every mechanism, generated from
 registry (:mod:`core.mechanisms.registry`): each registered parameter's default, and
 the chosen mechanism's name.  No algorithm lives here.
 
-This module is also the one place that touches Streamlit's private ``PagesManager``
-(:func:`leave_pages_directory_mode`, :func:`navigation_mode_on_every_run`); the
-Streamlit versions it is known to work with are pinned in ``pyproject.toml`` and
-``tests/app/test_app.py::test_streamlit_still_has_the_pages_manager_flag`` fails with a clear
-message when Streamlit changes underneath it.
+The pages live in ``app_pages/``, not in a folder named ``pages/``: beside the main script
+that name switches on Streamlit's old "pages folder" mode, in which a freshly started
+server lists every file of the folder in the menu and runs a page without ``app.py`` until
+``st.navigation`` has run once (``tests/app/test_app.py`` checks both).
 """
 
 from __future__ import annotations
@@ -60,16 +59,16 @@ DEFAULT_ENSEMBLE: dict[str, Any] = {"learner": "gaussian_nb", "params": {}, "k":
 DEFAULT_MECHANISM = "btt"
 
 PAGES: list[tuple[str, str, str]] = [
-    ("pages/1_Data.py", "Data", ":material/table_view:"),
-    ("pages/7_A_leak.py", "A leak", ":material/water_drop:"),
-    ("pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
-    ("pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
-    ("pages/7_One_query.py", "One query", ":material/biotech:"),
-    ("pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
-    ("pages/9_Sweeps.py", "Sweeps", ":material/stacked_line_chart:"),
-    ("pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
-    ("pages/6_Student_and_export.py", "Student & export", ":material/school:"),
-    ("pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
+    ("app_pages/1_Data.py", "Data", ":material/table_view:"),
+    ("app_pages/7_A_leak.py", "A leak", ":material/water_drop:"),
+    ("app_pages/2_Ensemble.py", "Ensemble", ":material/groups:"),
+    ("app_pages/3_Private_labeling.py", "Private labeling", ":material/lock:"),
+    ("app_pages/7_One_query.py", "One query", ":material/biotech:"),
+    ("app_pages/4_Bounds.py", "Bounds", ":material/show_chart:"),
+    ("app_pages/9_Sweeps.py", "Sweeps", ":material/stacked_line_chart:"),
+    ("app_pages/5_Compare.py", "Compare", ":material/compare_arrows:"),
+    ("app_pages/6_Student_and_export.py", "Student & export", ":material/school:"),
+    ("app_pages/8_Privacy_audit.py", "Privacy audit", ":material/policy:"),
 ]
 """The app's pages in menu order: (script from the repository root, title, icon)."""
 
@@ -87,8 +86,8 @@ def app_pages() -> list[tuple[str, str, str]]:
 
 
 def first_view(ds) -> str | None:
-    """A dataset was just loaded: apply its first-view settings once (pages/_lessons.py)."""
-    from pages import _lessons
+    """A dataset was just loaded: apply its first-view settings once (app_pages/_lessons.py)."""
+    from app_pages import _lessons
 
     return _lessons.first_view(ds)
 
@@ -283,7 +282,7 @@ def _upload_identity(cfg: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def data_kind(ds: Any, cfg: dict[str, Any] | None = None) -> str:
-    """:data:`TEACHING` or :data:`REAL` for a loaded dataset (``pages._datasets.Dataset``).
+    """:data:`TEACHING` or :data:`REAL` for a loaded dataset (``app_pages._datasets.Dataset``).
 
     Generated and bundled demo sets are teaching data; an upload (one file or two) and a
     bundled two-file job are a real job, unless this session declared the upload to be
@@ -325,86 +324,3 @@ def fmt(x: float | None, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and not np.isfinite(x)):
         return "—"
     return f"{x:.{digits}g}"
-
-
-# --------------------------------------------------------------------------------------
-# Streamlit's pages-directory mode (private API, in this one place)
-# --------------------------------------------------------------------------------------
-
-PAGES_MANAGER_FLAG = "uses_pages_directory"
-"""The class attribute of ``streamlit.runtime.pages_manager.PagesManager`` patched here."""
-
-
-def pages_manager_class():
-    """Streamlit's private ``PagesManager``, checked to still carry the flag patched here.
-
-    Raises
-    ------
-    RuntimeError
-        When this Streamlit has no ``PagesManager`` or no ``uses_pages_directory``: the
-        pages would run without ``app.py``.  Check the pin in ``pyproject.toml``.
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError as exc:  # pragma: no cover - a Streamlit without this module
-        raise RuntimeError(
-            f"streamlit {st.__version__} has no streamlit.runtime.pages_manager.PagesManager; "
-            "pages/_session.py switches off its pages-directory mode (see pyproject.toml's pin)."
-        ) from exc
-    if PAGES_MANAGER_FLAG not in vars(PagesManager):
-        raise RuntimeError(
-            f"streamlit {st.__version__}: PagesManager has no class attribute {PAGES_MANAGER_FLAG!r} any "
-            "more; pages/_session.py switches it off so that every page runs through app.py. "
-            "Update pages/_session.py (and the pin in pyproject.toml) for this Streamlit."
-        )
-    return PagesManager
-
-
-def leave_pages_directory_mode() -> bool:
-    """Switch Streamlit's old "pages directory" mode off; True when it was on."""
-    try:
-        manager = pages_manager_class()
-    except RuntimeError:  # pragma: no cover - caught by the test named in the docstring
-        return False
-    if getattr(manager, PAGES_MANAGER_FLAG, None):
-        setattr(manager, PAGES_MANAGER_FLAG, False)
-        return True
-    return False
-
-
-def navigation_mode_on_every_run(monkeypatch) -> None:
-    """Make every new ``PagesManager`` start in navigation mode (AppTest, benchmarks).
-
-    ``AppTest`` builds a fresh ``PagesManager`` for every run, so from its second run on
-    it would run the page file alone, without ``app.py``; a served app keeps its manager
-    and runs ``app.py`` first.  ``monkeypatch`` is pytest's fixture, or None to patch for
-    the rest of the process (the benchmark).
-    """
-    manager = pages_manager_class()
-    original = manager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        setattr(manager, PAGES_MANAGER_FLAG, False)
-
-    if monkeypatch is None:
-        manager.__init__ = init
-    else:
-        monkeypatch.setattr(manager, "__init__", init)
-
-
-def run_through_app() -> None:
-    """Make sure a page runs inside ``app.py`` (navigation and sidebar), never alone.
-
-    Streamlit treats an app with a ``pages/`` folder as an old-style multipage app until
-    its main script has called ``st.navigation`` once in the server process.  So the very
-    first request of a fresh server for a page's URL (a bookmark, or a browser tab that
-    reconnects after a restart) runs that page file on its own.  A page calls this first:
-    when it was started on its own that way, the old mode is switched off and the run
-    starts again, now through ``app.py`` (same page, same URL).  A page opened directly as
-    a script (``streamlit run pages/x.py``) is not in that mode and runs as it is.
-    """
-    if st.session_state.get("_in_app"):
-        return
-    if leave_pages_directory_mode():
-        st.rerun()

@@ -8,7 +8,7 @@
   run, and a run that would pass the budget is refused in place (the button is disabled
   and the ledger's words are shown).
 
-The prices come from :mod:`pages._ledger` (the runs' a-priori privacy maps composed with
+The prices come from :mod:`app_pages._ledger` (the runs' a-priori privacy maps composed with
 what the ledger holds); nothing here runs a mechanism.
 """
 
@@ -18,10 +18,10 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from pages import _ledger as ledgers
-from pages import _plan as plan
-from pages import _session as session
-from pages import _widgets as widgets
+from app_pages import _ledger as ledgers
+from app_pages import _plan as plan
+from app_pages import _session as session
+from app_pages import _widgets as widgets
 
 BUDGET_HELP = (
     "The most this data may spend, over every run you will ask for (each release, each priced comparison). "
@@ -79,7 +79,7 @@ def run_button(ds, ens, runs: Sequence[tuple[str, dict[str, Any]]], *, label: st
 
 
 def priced_button(ds, p: dict[str, Any], *, label: str, key: str, what: str = "this run") -> bool:
-    """:func:`run_button` for a price already computed (:func:`pages._ledger.price_entries`)."""
+    """:func:`run_button` for a price already computed (:func:`app_pages._ledger.price_entries`)."""
     led = ledgers.ledger(ds)
     st.markdown("**" + ledgers.price_line(p, what) + "**")
     blocked = None

@@ -1,6 +1,6 @@
 """Caching shared by the pages: datasets, trained ensembles, reference models, labeling runs.
 
-* Datasets: :mod:`pages._datasets`; the ledger and the release: :mod:`pages._ledger`.
+* Datasets: :mod:`app_pages._datasets`; the ledger and the release: :mod:`app_pages._ledger`.
 * A trained ensemble and its votes on the public queries are cached on the dataset
   identity, the learner and its hyperparameters, ``k`` and the seed (:class:`_OncePerKey`,
   hand-rolled: see its docstring for why).
@@ -8,13 +8,13 @@
   drawn once per request, so a rerun shows the same draw. With the public demo seed a run
   is the same draw in every session, and is computed once for the process.
 * Every labeling run on the private data is charged to that data's privacy ledger
-  (:func:`pages._ledger.ledger`: per session on teaching data, per private table for the
-  process on a real job) before it runs; a **release** (:func:`pages._ledger.release`) is a
+  (:func:`app_pages._ledger.ledger`: per session on teaching data, per private table for the
+  process on a real job) before it runs; a **release** (:func:`app_pages._ledger.release`) is a
   fresh run at settings fixed before it is shown, and the only run the Student & export page
   lets the user download (docs/design.md §9).
-* On a **real job** (:func:`pages._session.data_kind`) :func:`labeling` never runs anything:
+* On a **real job** (:func:`app_pages._session.data_kind`) :func:`labeling` never runs anything:
   it shows the runs the user paid for (:func:`priced_run`, a button that showed its price)
-  and otherwise raises :class:`NotRunYet`; the pages show predictions (:mod:`pages._plan`).
+  and otherwise raises :class:`NotRunYet`; the pages show predictions (:mod:`app_pages._plan`).
 
 Uploaded files stay in memory (session state and the in-process cache); nothing here
 writes to disk.  Every run goes through :mod:`core.pipeline`.
@@ -33,9 +33,9 @@ import streamlit as st
 import core
 from core import pipeline
 from core.errors import PrivacyWarning, PrivateLabelLabError
-from pages import _session as session
-from pages import _ledger as ledgers
-from pages._datasets import Dataset, dataset
+from app_pages import _session as session
+from app_pages import _ledger as ledgers
+from app_pages._datasets import Dataset, dataset
 
 
 class NotRunYet(PrivateLabelLabError):
@@ -312,7 +312,7 @@ def _train(ds: Dataset, cfg: dict[str, Any], key: tuple, progress, votes_progres
 
 def ensemble(container=None) -> Ensemble:
     """The current ensemble, trained now (with a progress bar) if it is not cached."""
-    from pages._widgets import learner_label
+    from app_pages._widgets import learner_label
 
     session.init()
     ds = dataset()
@@ -448,7 +448,7 @@ def paid_run(mechanism: str, settings: dict[str, Any] | None = None, ens: Ensemb
 def priced_run(mechanism: str, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):
     """A run on the private votes the user asked for after seeing its price: a release.
 
-    Charged before it runs (:func:`pages._ledger.release`: refused past the budget, and on
+    Charged before it runs (:func:`app_pages._ledger.release`: refused past the budget, and on
     a real job before a budget is set); remembered so that :func:`labeling` shows it.
     """
     session.init()

@@ -19,7 +19,7 @@ import streamlit as st
 from core import pipeline
 from core.errors import PrivateLabelLabError
 from core.mechanisms import registry
-from pages import _session as session
+from app_pages import _session as session
 
 # --------------------------------------------------------------------------------------
 # Mechanisms (core.mechanisms.registry)

@@ -9,13 +9,12 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from pages import _session as session
-from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _ledger as ledgers
-from pages import _widgets as widgets
+from app_pages import _session as session
+from app_pages import _cache as cache
+from app_pages import _datasets as datasets
+from app_pages import _ledger as ledgers
+from app_pages import _widgets as widgets
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV",
@@ -386,7 +385,7 @@ with result_box, session.shown_errors():
         st.info(f"**Not trained yet.** {ds.n_private:,} private rows and {ds.n_public:,} public queries are loaded; "
                 f"the teachers ({cfg['k']} × {widgets.learner_label(cfg['learner'])}) are trained when you press "
                 "**Train ensemble** on the Ensemble page, where you can choose the learner and k first.")
-        st.page_link("pages/2_Ensemble.py", label="Ensemble: train the teachers", icon=":material/groups:")
+        st.page_link("app_pages/2_Ensemble.py", label="Ensemble: train the teachers", icon=":material/groups:")
     else:
         ens = cache.ensemble()
         result, _ = cache.labeling()
@@ -405,6 +404,6 @@ with result_box, session.shown_errors():
             "every step can be changed on its page."
         )
         # Links to the pipeline's next pages (the Privacy audit stands apart), as app.py registers them.
-        targets = [t for t in session.app_pages() if t[0] not in ("pages/1_Data.py", "pages/8_Privacy_audit.py")]
+        targets = [t for t in session.app_pages() if t[0] not in ("app_pages/1_Data.py", "app_pages/8_Privacy_audit.py")]
         for col, (path, label, icon) in zip(st.columns(3) + st.columns(3), targets):
             col.page_link(path, label=label, icon=icon)

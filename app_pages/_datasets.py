@@ -21,7 +21,7 @@ import streamlit as st
 
 import core
 from core.errors import PrivacyWarning, PrivateLabelLabError
-from pages import _session as session
+from app_pages import _session as session
 
 # --------------------------------------------------------------------------------------
 # Data

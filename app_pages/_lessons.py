@@ -7,7 +7,7 @@ nothing there and which control to move.  The numbers in the notes come from run
 these settings (answers and accuracy on the public queries, a NON-PRIVATE teaching
 measurement); the user changes any of it afterwards.
 
-``session.first_view(ds)`` (pages/_session.py) calls :func:`first_view` when a dataset is
+``session.first_view(ds)`` (app_pages/_session.py) calls :func:`first_view` when a dataset is
 loaded.
 """
 

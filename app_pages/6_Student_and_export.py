@@ -10,15 +10,14 @@ import streamlit as st
 from core import nonprivate, pipeline
 from core.ensemble.student import PublishedStudent
 from core.errors import PrivateLabelLabError
-from pages import _session as session
-from pages import _cache as cache
-from pages import _datasets as datasets
-from pages import _ledger as ledgers
-from pages import _spend as spending
-from pages import _widgets as widgets
-from pages import _charts as charts
+from app_pages import _session as session
+from app_pages import _cache as cache
+from app_pages import _datasets as datasets
+from app_pages import _ledger as ledgers
+from app_pages import _spend as spending
+from app_pages import _widgets as widgets
+from app_pages import _charts as charts
 
-session.run_through_app()
 session.init()
 ss = st.session_state
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})

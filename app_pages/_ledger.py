@@ -1,6 +1,6 @@
 """The privacy ledger of the app's private data, priced runs, and the release (docs/design.md §9).
 
-Whose ledger (:func:`ledger`) depends on the kind of data (:func:`pages._session.data_kind`):
+Whose ledger (:func:`ledger`) depends on the kind of data (:func:`app_pages._session.data_kind`):
 
 * **Teaching data**: every session keeps its own ledger (in ``st.session_state``, one per
   private table): the lesson is about one's own spending, so one student's exploring never
@@ -16,7 +16,7 @@ settings fixed before it is shown, the only run the Student & export page lets t
 download.  On a real job every priced run is a release (its settings were fixed, and its
 price shown, before anything was drawn).
 
-This module imports nothing from :mod:`pages._cache` (the cache imports it): an ensemble is
+This module imports nothing from :mod:`app_pages._cache` (the cache imports it): an ensemble is
 read through its ``inputs``, ``key`` and ``votes`` only.
 """
 
@@ -31,8 +31,8 @@ import streamlit as st
 
 from core import pipeline
 from core.errors import PrivacyWarning, PrivateLabelLabError
-from pages import _session as session
-from pages._datasets import Dataset, dataset
+from app_pages import _session as session
+from app_pages._datasets import Dataset, dataset
 
 BUDGET_SECTION = "ledger_budget"
 """Session-state section of the teaching data's optional budget: ``{"epsilon": 0 (none) or ε, "delta": δ}``."""
@@ -326,7 +326,7 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, 
 def release(ds: Dataset, ens: Any, mechanism: str, asked: dict[str, Any]) -> dict[str, Any]:
     """A **release**: a fresh run at ``(mechanism, asked)``, fixed before it is shown.
 
-    Never taken from the memo of :func:`pages._cache.labeling`: a new draw of the noise
+    Never taken from the memo of :func:`app_pages._cache.labeling`: a new draw of the noise
     (in demo mode a fixed seed other than the exploring runs' one, so the release is
     still a new draw and still repeats), charged to the ledger before it runs
     (BudgetExhausted past the budget, BudgetNeeded on a real job without a budget:
