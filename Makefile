@@ -19,8 +19,9 @@ $(VENV)/.test-deps: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.run-deps
 
+# make run DEMO=1: every session starts with the reproducible demo seed on (a lecture).
 run: $(VENV)/.run-deps
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(if $(DEMO),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 # The browser tests drive Debian's chromium. This is the one place that installs it: with
 # apt-get as root (or through sudo without a password); anywhere else make test stops

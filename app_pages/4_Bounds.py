@@ -184,6 +184,10 @@ with session.shown_errors():
         st.plotly_chart(fig, key="answers_model")
         st.caption(f"BTT's fewest teachers for which a unanimous vote passes half the time at these settings: "
                    f"k ≥ {model['k_min']:,}.")
+        if not real:  # the overlay is a run on the private votes: said, and counted on this lesson's ledger
+            st.caption("Your run is BTT at your settings, whichever mechanism Private labeling shows: the theory "
+                       "on this page is BTT's. It is a run on the private rows, counted below.")
+            ledgers.show_spent(st, ds, ens=ens)
     else:
         st.info("Train an ensemble this data allows (Ensemble page) to overlay your run.")
 

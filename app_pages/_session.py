@@ -141,7 +141,7 @@ def init() -> None:
         # The server's seed (see server_seed): it only names the random split and the teacher
         # partition, so that every session of the server shares them and their cached work.
         ss["_session_seed"] = server_seed()
-    ss.setdefault("demo_seed", False)
+    ss.setdefault("demo_seed", demo_seed_by_default())
     ss.setdefault("data_cfg", dict(DEFAULT_DATA, params=dict(DEFAULT_DATA["params"])))
     # The Data page's generator controls start from the default dataset's parameters.
     ss.setdefault(f"gen_{DEFAULT_GENERATOR}", dict(DEFAULT_GENERATOR_PARAMS))
@@ -150,6 +150,18 @@ def init() -> None:
     for name, value in default_privacy().items():
         privacy_now.setdefault(name, value)
     ss.setdefault("_labelings", OrderedDict())
+
+
+DEMO_SEED_ENV = "PRIVATE_LABEL_LAB_DEMO_SEED"
+"""Set to 1 (``make run DEMO=1``) to start every session with the reproducible demo seed on."""
+
+
+def demo_seed_by_default() -> bool:
+    """Whether new sessions start with the demo seed on: a lecture's server, where every
+    student should see the projector's numbers (each can still switch it off)."""
+    import os
+
+    return os.environ.get(DEMO_SEED_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def demo_mode() -> bool:

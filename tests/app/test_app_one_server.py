@@ -218,3 +218,17 @@ def test_with_the_demo_seed_a_run_is_drawn_once_for_the_class_and_paid_by_each(f
     one.slider(key="w_privacy_epsilon").set_value(2.5).run()
     assert len(draws) == n_draws + 1  # the other session's draw at 2.5, read
     assert caption(one) != runs_before and caption(one) == caption(two)
+
+
+def test_a_lecture_server_starts_every_session_with_the_demo_seed(fresh_server, monkeypatch):
+    from app_pages import _session
+
+    monkeypatch.setenv(_session.DEMO_SEED_ENV, "1")
+    one, two = fresh_server(), fresh_server()
+    assert one.session_state["demo_seed"] and two.session_state["demo_seed"]
+    answered = lambda at: next(m.value for m in at.main.metric if m.label == "Answered")  # noqa: E731
+    assert answered(one) == answered(two)  # the projector's numbers in every seat
+    one.sidebar.toggle(key="demo_seed").set_value(False).run()  # a student may still switch it off
+    assert not one.session_state["demo_seed"] and two.session_state["demo_seed"]
+    monkeypatch.delenv(_session.DEMO_SEED_ENV)
+    assert not fresh_server().session_state["demo_seed"]
