@@ -78,10 +78,14 @@ with data_box:
             led = ledgers.ledger(ds)
             st.caption(f"Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "
                        f"run{'s' if len(led) != 1 else ''}.")
+            if st.session_state.pop("_new_lesson_shown", False):
+                st.caption("New lesson: your ledger started again at zero, then this page drew what it shows "
+                           "again, so those runs are the first of the new lesson.")
             if st.button("New lesson (reset my ledger)", key="new_lesson",
                          help="Starts your ledger on this data again at zero. Teaching data only: on a real job "
                          "the ledger belongs to the private data and is never reset."):
                 ledgers.new_lesson(ds)
+                st.session_state["_new_lesson_shown"] = True
                 st.rerun()
         else:
             led = ledgers.ledger(ds)

@@ -394,7 +394,7 @@ with result_box, session.shown_errors():
         m[1].metric("Abstained (⊥)", result.n_bottom, help="Queries the mechanism refused to label.")
         m[2].metric("Not processed", result.n_unprocessed,
                     help="Queries after the mechanism stopped (its budget of ⊥ was used up).")
-        st.metric("Guarantee", f"ε = {result.epsilon:.3g}, δ = {result.delta:.2g}")  # a row of its own: it fits
+        st.metric("Guarantee", f"ε = {result.epsilon:.4g}, δ = {result.delta:.3g}")  # a row of its own: it fits
         ledgers.show_spent(st, ds, ens=ens)
         st.caption(
             f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "

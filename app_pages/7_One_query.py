@@ -132,8 +132,10 @@ with session.shown_errors():
             c[1].metric("Right in 100 draws", f"{ms.correct / ms.draws:.2f}")
             c[1].metric("P(right), formula", f"{ms.p_correct:.3f}")
             lo, hi = ms.answered_interval
-            st.caption(f"If the formula is right, the answered count lies between {lo} and {hi} of 100 except with "
+            where = f"is {lo}" if lo == hi else f"lies between {lo} and {hi}"
+            st.caption(f"If the formula is right, the answered count of the 100 draws {where} except with "
                        f"probability {ms.fail:g} (exact binomial tails). "
-                       + ("It does." if ms.agrees else "It does not: the draws disagree with the formula."))
+                       + (f"It is {ms.answered}, as the formula says." if ms.agrees
+                          else f"It is {ms.answered}: the draws disagree with the formula."))
         st.caption("The formula treats the query on its own at the run's noise (for BTT, at the start of a "
                    "sparse-vector round with a fresh threshold noise).")

@@ -24,8 +24,8 @@ BTT_NOTE = (
 )
 
 CONFIDENT_NOTE = (
-    "Why Confident-GNMax's answered count can fall as ε grows (on digits: about 88 answered at ε = 4, "
-    "45 at ε = 32): its threshold is fixed at t = 0.8 k (automatic), and at small ε the test's noise σ1 "
+    "Why Confident-GNMax's answered count can fall as ε grows (digits shows it on the Sweeps and Compare "
+    "curves): its threshold is fixed at t = 0.8 k (automatic), and at small ε the test's noise σ1 "
     "is so large that about half of all queries pass whatever their votes. As ε grows σ1 shrinks and only "
     "queries whose top count really reaches t pass: the answered count moves towards the number of queries "
     "with at least 80 % agreement, down where most queries have less (digits), up where most have more "
@@ -35,8 +35,8 @@ CONFIDENT_NOTE = (
 LESSONS: dict[str, dict[str, Any]] = {
     "breast_cancer": {
         "learner": "gaussian_nb", "k": 50, "mechanism": "gnmax", "epsilon": 4.0,
-        "note": "Opens with 50 naive-Bayes teachers (9 private rows each) and GNMax at ε = 4: every one of the "
-        "56 public queries is answered, about 9 in 10 correctly. " + BTT_NOTE,
+        "note": "Opens with 50 naive-Bayes teachers (9 private rows each) and GNMax at ε = 4: every public query "
+        "is answered, about 9 in 10 correctly. " + BTT_NOTE,
     },
     "digits": {
         "learner": "logistic_regression", "k": 50, "mechanism": "gnmax", "epsilon": 16.0,

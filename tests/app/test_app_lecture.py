@@ -61,7 +61,7 @@ def test_lecture_pages_on_the_default_data(lab):
     assert not at.exception
     labels = {m.label for m in at.main.metric}
     assert {"Answered in 100 draws", "P(answered), formula", "Right in 100 draws", "P(right), formula"} <= labels
-    assert any("It does." in t for t in texts(at.caption)), texts(at.caption)
+    assert any("as the formula says." in t for t in texts(at.caption)), texts(at.caption)
     at.button[1].click().run()  # one draw
     assert any(t.startswith("One draw:") for t in texts(at.markdown))
     # soft labels (teacher scores) and a noisy maximum under the microscope too
@@ -69,7 +69,7 @@ def test_lecture_pages_on_the_default_data(lab):
         at.selectbox(key="w_privacy_mechanism").set_value(mechanism).run()
         assert not at.exception, (mechanism, at.exception)
         at.button[2].click().run()
-        assert not at.exception and any("It does." in t for t in texts(at.caption)), (mechanism, texts(at.caption))
+        assert not at.exception and any("as the formula says." in t for t in texts(at.caption)), (mechanism, texts(at.caption))
     go(at, "Sweeps")
     assert len(at.tabs) == 3
     at.selectbox(key="w_sweep_vary").set_value("T").run()

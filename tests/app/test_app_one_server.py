@@ -82,6 +82,13 @@ def test_teaching_sessions_without_the_demo_seed_keep_their_own_ledgers(fresh_se
     two.run()
     assert caption(one).endswith("over 2 runs.")
     assert caption(two).endswith("over 1 run.")  # the other person's look is on their ledger only
+    one.sidebar.button(key="new_lesson").click().run()
+    notes = [c.value for c in one.sidebar.caption]
+    assert caption(one).endswith("over 1 run.")  # the page shown again: the new lesson's first run
+    assert any(n.startswith("New lesson: your ledger started again at zero") for n in notes), notes
+    one.run()
+    assert not any(c.value.startswith("New lesson:") for c in one.sidebar.caption)  # said once
+    assert caption(two).endswith("over 1 run.")
 
 
 def _fake_train(monkeypatch, behaviour):
