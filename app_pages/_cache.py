@@ -211,17 +211,22 @@ class _OncePerKey:
                 shown(*last)
 
 
-    def get_or_compute(self, key, compute: Callable[[], Any]) -> Any:
-        """The value of ``key``, computed by ``compute()`` once for all sessions asking."""
+    def get_or_compute(self, key, compute: Callable[[_Pending], Any],
+                       waiting: Callable[[float, str], None] | None = None) -> Any:
+        """The value of ``key``, computed by ``compute(job)`` once for all sessions asking.
+
+        ``compute`` may set ``job.progress`` (a fraction and its text); a session waiting
+        for it sees that progress through ``waiting``.
+        """
         while True:
             hit, job, mine = self.claim(key)
             if hit is not None:
                 return hit
             if mine:
                 break
-            self.wait(job)
+            self.wait(job, waiting)  # then read it (or, evicted or stopped meanwhile, compute it)
         try:
-            value = compute()
+            value = compute(job)
         except BaseException:
             self.finish(key, job)
             raise
@@ -266,30 +271,19 @@ def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None]
     progress: a fraction and its text) instead of training its own.
     """
     key = ensemble_key(ds, cfg)
-    store = _ensembles()
-    while True:
-        hit, job, mine = store.claim(key)
-        if hit is not None:
-            return hit
-        if mine:
-            break
-        store.wait(job, waiting)  # then read it (or, evicted meanwhile, train it)
 
-    def shared(report: Callable[[int, int], None] | None, text: str):
-        def progress(done: int, total: int) -> None:
-            job.progress = (min(1.0, done / max(total, 1)), text.format(done=done, total=total))
-            if report is not None:
-                report(done, total)
-        return progress
+    def compute(job: _Pending) -> Ensemble:
+        def shared(report: Callable[[int, int], None] | None, text: str):
+            def progress(done: int, total: int) -> None:
+                job.progress = (min(1.0, done / max(total, 1)), text.format(done=done, total=total))
+                if report is not None:
+                    report(done, total)
+            return progress
 
-    try:
-        entry = _train(ds, cfg, key, shared(progress, "Trained {done} of {total} teachers"),
-                       shared(votes_progress, "Teachers voting: {done:,} of {total:,} public queries"))
-    except BaseException:
-        store.finish(key, job)
-        raise
-    store.finish(key, job, value=entry)
-    return entry
+        return _train(ds, cfg, key, shared(progress, "Trained {done} of {total} teachers"),
+                      shared(votes_progress, "Teachers voting: {done:,} of {total:,} public queries"))
+
+    return _ensembles().get_or_compute(key, compute, waiting)
 
 
 def _train(ds: Dataset, cfg: dict[str, Any], key: tuple, progress, votes_progress) -> Ensemble:
@@ -416,7 +410,7 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
         # what it is shown, before it is shown (refused past its budget: nothing shown).
         m = max(int(np.shape(inputs)[0]), 1)
         led.charge(pipeline.ledger_entry(mechanism, pipeline.resolve(mechanism, asked, m), m))
-        memo[key] = _demo_runs().get_or_compute(key, lambda: _run(inputs, mechanism, asked, None))
+        memo[key] = _demo_runs().get_or_compute(key, lambda job: _run(inputs, mechanism, asked, None))
     else:
         # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).
         memo[key] = _run(inputs, mechanism, asked, led)
