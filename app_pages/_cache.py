@@ -2,8 +2,9 @@
 
 * Datasets: :mod:`app_pages._datasets`; the ledger and the release: :mod:`app_pages._ledger`.
 * A trained ensemble and its votes on the public queries are cached on the dataset
-  identity, the learner and its hyperparameters, ``k`` and the seed (:class:`_OncePerKey`,
-  hand-rolled: see its docstring for why).
+  identity, the learner and its hyperparameters, ``k`` and the seed, trained once for every
+  session of the server (:class:`app_pages._shared.OncePerKey`, hand-rolled: see its
+  docstring for why).
 * A labeling run, a student, are remembered **per session** (:func:`labeling`): noise is
   drawn once per request, so a rerun shows the same draw. With the public demo seed a run
   is the same draw in every session, and is computed once for the process.
@@ -36,6 +37,7 @@ from core.errors import PrivacyWarning, PrivateLabelLabError
 from app_pages import _session as session
 from app_pages import _ledger as ledgers
 from app_pages._datasets import Dataset, dataset
+from app_pages._shared import OncePerKey, Pending
 
 
 class NotRunYet(PrivateLabelLabError):
@@ -136,112 +138,14 @@ def _scores_mechanism() -> str:
     return next(n for n in registry.names() if registry.get(n).inputs == "scores")
 
 
-class _Pending:
-    """A value being computed by one session: what other sessions asking for it wait on."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.progress: tuple[float, str] | None = None  # the training session's bar: fraction, text
-
-
-class _OncePerKey:
-    """Values shared by every session of the process: a small thread-safe LRU map, computed once per key.
-
-    Used for the trained ensembles (:func:`train`) and, with the demo seed on, for labeling
-    runs (:func:`labeling`).
-
-    Hand-rolled on purpose, not ``st.cache_resource``: training reports its progress to
-    a bar on the page, and a Streamlit-cached function records the page elements it
-    touches and replays them on every later hit; and the pages ask whether an ensemble
-    is trained already (to show the bar only then), which a Streamlit cache cannot
-    answer without running the function.  The map itself lives in ``st.cache_resource``.
-
-    **Once per key.** Sessions asking for the same value at the same time (a class
-    opening the default view together) do not each compute it: the first one computes
-    (:meth:`claim` gives it the key), the others wait for it (:meth:`wait`; for an
-    ensemble their bars follow the training session's), and all read the one result.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.lock = threading.Lock()
-        self.items: OrderedDict = OrderedDict()
-        self.training: dict = {}  # key -> _Pending, while one session computes it
-
-    def get(self, key):
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-            return None
-
-    def claim(self, key) -> tuple[Any, _Pending | None, bool]:
-        """``(value, None, False)`` when computed; else the key's computation and whether the caller does it."""
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key], None, False
-            if key in self.training:
-                return None, self.training[key], False
-            job = self.training[key] = _Pending()
-            return None, job, True
-
-    def finish(self, key, job: _Pending, value=None) -> None:
-        """End ``job``: store its value; None when the computation stopped (the next asker computes it)."""
-        with self.lock:
-            if value is not None:
-                self.items[key] = value
-                self.items.move_to_end(key)
-                while len(self.items) > self.size:
-                    self.items.popitem(last=False)
-            self.training.pop(key, None)
-        job.done.set()
-
-    @staticmethod
-    def wait(job: _Pending, shown: Callable[[float, str], None] | None = None) -> None:
-        """Wait for another session's computation of ``job``, showing its progress through ``shown``.
-
-        A computation that stopped (an error, or its session moved on) leaves no value:
-        the waiting session then computes it itself (and meets any error itself).
-        """
-        last = None
-        while not job.done.wait(0.2):
-            if shown is not None and job.progress is not None and job.progress != last:
-                last = job.progress
-                shown(*last)
-
-
-    def get_or_compute(self, key, compute: Callable[[_Pending], Any],
-                       waiting: Callable[[float, str], None] | None = None) -> Any:
-        """The value of ``key``, computed by ``compute(job)`` once for all sessions asking.
-
-        ``compute`` may set ``job.progress`` (a fraction and its text); a session waiting
-        for it sees that progress through ``waiting``.
-        """
-        while True:
-            hit, job, mine = self.claim(key)
-            if hit is not None:
-                return hit
-            if mine:
-                break
-            self.wait(job, waiting)  # then read it (or, evicted or stopped meanwhile, compute it)
-        try:
-            value = compute(job)
-        except BaseException:
-            self.finish(key, job)
-            raise
-        self.finish(key, job, value=value)
-        return value
+@st.cache_resource(show_spinner=False)
+def _ensembles() -> OncePerKey:
+    return OncePerKey(size=6)
 
 
 @st.cache_resource(show_spinner=False)
-def _ensembles() -> _OncePerKey:
-    return _OncePerKey(size=6)
-
-
-@st.cache_resource(show_spinner=False)
-def _demo_runs() -> _OncePerKey:
-    return _OncePerKey(size=500)
+def _demo_runs() -> OncePerKey:
+    return OncePerKey(size=500)
 
 
 def ensemble_key(ds: Dataset, cfg: dict[str, Any]) -> tuple:
@@ -272,7 +176,7 @@ def train(ds: Dataset, cfg: dict[str, Any], progress: Callable[[int, int], None]
     """
     key = ensemble_key(ds, cfg)
 
-    def compute(job: _Pending) -> Ensemble:
+    def compute(job: Pending) -> Ensemble:
         def shared(report: Callable[[int, int], None] | None, text: str):
             def progress(done: int, total: int) -> None:
                 job.progress = (min(1.0, done / max(total, 1)), text.format(done=done, total=total))
