@@ -24,7 +24,8 @@ st.markdown(
     "compare the shares with the formula's probabilities."
 )
 st.caption("NON-PRIVATE teaching view: it shows the raw votes and the true labels of teaching data. "
-           "Nothing here is exported.")
+           "Nothing here is exported, and its draws are not counted on your ledger: a view that already shows "
+           "the raw votes has no privacy left to spend. On a real job it is not offered.")
 
 with session.shown_errors():
     ds = datasets.dataset()

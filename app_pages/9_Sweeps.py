@@ -72,7 +72,8 @@ with session.shown_errors():
         ens = cache.ensemble()
         counts, truth = np.asarray(ens.votes), np.asarray(ds.public_y, dtype=np.int64)
         source = ("the teaching data's votes (NON-PRIVATE teaching view: the same votes, noise drawn again and "
-                  "again; never exported)")
+                  "again; never exported, and not counted on your ledger: a view of the raw votes has no "
+                  "privacy left to spend; on a real job the sweep uses simulated votes)")
     else:
         k = int(ss["ensemble_cfg"]["k"])
         sim = simulate_votes(m=max(ds.n_public, 50), k=k, n_classes=max(ds.n_classes, 2),
