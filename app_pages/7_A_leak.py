@@ -87,7 +87,9 @@ with session.shown_errors():
     if story.student is not None:
         bound = dp_advantage_bound(result.epsilon, result.delta)
         st.markdown(f"**The guarantee:** any attack on a release that is (ε, δ) = ({result.epsilon:.3g}, "
-                    f"{result.delta:.2g})-differentially private has advantage at most "
-                    f"(e^ε − 1 + 2δ)/(e^ε + 1) = **{bound:.2f}**, whatever the attacker knows.")
+                    f"{result.delta:.3g})-differentially private has advantage at most "
+                    f"(e^ε − 1 + 2δ)/(e^ε + 1) = **{bound:.2f}**, whatever the attacker knows."
+                    + (" At this ε the bound rules out almost nothing (an advantage of 1 is a perfect attack): "
+                       "the guarantee protects at small ε, e.g. 0.46 at ε = 1." if bound > 0.9 else ""))
     st.caption("The teacher is refitted here to a random chunk of n/k private rows with the chosen learner, as the "
                "ensemble's teachers are; the student is the one the Student & export page trains from this run.")
