@@ -40,8 +40,8 @@ LESSONS: dict[str, dict[str, Any]] = {
     },
     "digits": {
         "learner": "logistic_regression", "k": 50, "mechanism": "gnmax", "epsilon": 16.0,
-        "note": "Opens with 50 logistic-regression teachers (29 private rows each, 10 classes) and GNMax at "
-        "ε = 16: about 85 % of the 179 answers are right. With 10 classes the votes split, so at ε = 4 the "
+        "note": "Opens with 50 logistic-regression teachers (about 29 private rows each, 10 classes) and GNMax "
+        "at ε = 16: every public query is answered, most of them right (about 85–90 %). With 10 classes the votes split, so at ε = 4 the "
         "labels are much noisier (about half right): move ε down to see it. " + BTT_NOTE + " " + CONFIDENT_NOTE,
     },
     "iris": {
