@@ -166,6 +166,9 @@ def teaching_view() -> None:
         ]
     )
     st.dataframe(table, hide_index=True)
+    for label, r in runs.items():  # a run that released nothing says why beside the table
+        if r.n_answered == 0 and r.reason:
+            st.caption(f"{label} released nothing: {r.reason}")
     for text in skipped:
         st.caption(text)
     st.caption("ε spent is each mechanism's own data-independent guarantee; it is at most the target ε.")

@@ -457,7 +457,8 @@ def compare_rows(ens: Ensemble | None, epsilon: float, m: int, extra: tuple = ()
             skipped.append(f"{mech.title} is not compared: {exc}")
             continue
         if spent.epsilon > float(epsilon) * (1 + 1e-6) + 1e-9:
-            skipped.append(f"{mech.title} is not compared: at ε = {float(epsilon):g} it spends ε = {spent.epsilon:.4g} "
+            spends = f"{spent.epsilon:,.0f}" if spent.epsilon >= 1e4 else f"{spent.epsilon:.4g}"
+            skipped.append(f"{mech.title} is not compared: at ε = {float(epsilon):g} it spends ε = {spends} "
                            f"on {m:,} queries (ε per query).")
             continue
         label = mech.title + "".join(f" ({settings[c]})" for c in choices)

@@ -70,7 +70,8 @@ def parameter_widget(where, p, *, key: str, choices: tuple | None = None) -> Any
     if p.kind == "choice":
         value = where.radio(p.label, list(choices or ()), horizontal=True, key=key, help=p.help)
     elif choices is not None:
-        value = where.select_slider(p.label, list(choices), format_func=_format(p), key=key, help=p.help)
+        shown = sorted(choices) if p.kind == "float" else list(choices)  # small to large, left to right
+        value = where.select_slider(p.label, shown, format_func=_format(p), key=key, help=p.help)
     elif p.kind == "int":
         value = where.number_input(p.label, min_value=None if p.low is None else int(p.low),
                                    max_value=None if p.high is None else int(p.high), step=1, key=key, help=p.help)

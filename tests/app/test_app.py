@@ -199,6 +199,9 @@ def test_epsilon_changes_the_bounds(lab):
 def test_epsilon_changes_the_comparison(lab):
     at = go(lab(), "Compare")
     before = at.dataframe[0].value
+    # a row that released nothing says why beside the table (in its mechanism's own words)
+    nothing = before.loc[before["answered"] == 0, "mechanism"].tolist()
+    assert nothing and all(any(c.startswith(f"{row} released nothing: ") for c in texts(at.caption)) for row in nothing)
     set_epsilon(at, 8.0)
     after = at.dataframe[0].value
     assert list(after["mechanism"]) == list(before["mechanism"])

@@ -83,11 +83,12 @@ def test_teaching_sessions_without_the_demo_seed_keep_their_own_ledgers(fresh_se
     assert caption(one).endswith("over 2 runs.")
     assert caption(two).endswith("over 1 run.")  # the other person's look is on their ledger only
     one.sidebar.button(key="new_lesson").click().run()
-    notes = [c.value for c in one.sidebar.caption]
+    notes = [i.value for i in one.sidebar.info]
     assert caption(one).endswith("over 1 run.")  # the page shown again: the new lesson's first run
-    assert any(n.startswith("New lesson: your ledger started again at zero") for n in notes), notes
+    assert notes == ["**New lesson**: your ledger started again at zero. Then this page drew what it shows "
+                     "again: its run is the first of the new lesson."], notes
     one.run()
-    assert not any(c.value.startswith("New lesson:") for c in one.sidebar.caption)  # said once
+    assert not one.sidebar.info  # said once
     assert caption(two).endswith("over 1 run.")
 
 
