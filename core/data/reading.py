@@ -433,7 +433,15 @@ def _choose_label_column(columns: list[str], label_column) -> str:
         for column in columns:
             if column.casefold() == wanted:
                 return column
-    return columns[-1]
+    if len(columns) == 1:  # refused just after as having no feature column (with its own hints)
+        return columns[0]
+    # No conventional name: never guess (the last column may be a private attribute that would
+    # then be released as the label, or the label would become a feature).
+    shown = ", ".join(f"'{c}'" for c in columns[:30]) + (", ..." if len(columns) > 30 else "")
+    raise DataError(
+        f"No column is named {', '.join(repr(n) for n in LABEL_NAMES)}: say which column holds the label "
+        f"(label_column=...). The columns are: {shown}."
+    )
 
 
 def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
@@ -561,7 +569,8 @@ def load_table(
         content is held in memory only; nothing is written to disk.
     label_column : str, optional
         Name of the label column.  Default: the first column named (ignoring case)
-        ``label``, ``target``, ``y`` or ``class``, else the last column.
+        ``label``, ``target``, ``y`` or ``class``; without such a column the file is
+        refused (:class:`DataError` listing the columns): the label is never guessed.
     missing : {"refuse", "impute", "drop"}
         ``"refuse"`` (default) raises :class:`DataError` on any missing feature value;
         ``"drop"`` drops every row with a missing feature value or label (the count is

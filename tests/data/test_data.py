@@ -171,7 +171,6 @@ def test_text_module_file_with_bom():
         ("x,CLASS,z", "CLASS"),
         ("y,label,z", "label"),  # the first match in the order label, target, y, class
         ("class,target,z", "target"),
-        ("x,w,z", "z"),  # no match: the last column
     ],
 )
 def test_default_label_column(header, expected):
@@ -427,6 +426,12 @@ def test_missing_values_refused_by_default():
     )
     assert "'x' (1)" in message and "'y2' (1)" in message and "'c' (1)" in message
     assert "2 row(s)" in message
+
+
+def test_a_file_without_a_conventional_label_name_is_refused_not_guessed():
+    message = refused(b"x,w,z\n1,2,a\n3,4,b\n", "No column is named", "label_column=", "'x', 'w', 'z'")
+    assert load("x,w,z\n1,2,a\n3,4,b\n", label_column="z").label_column == "z"  # named: loaded
+    assert message
 
 
 def test_zero_feature_columns():
