@@ -79,9 +79,11 @@ with data_box:
             st.caption(f"Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "
                        f"run{'s' if len(led) != 1 else ''}.")
             if st.session_state.pop("_new_lesson_shown", False):
-                st.info(f"**New lesson**: your ledger started again at zero. Then this page drew what it shows "
-                        f"again: {'its run is' if len(led) == 1 else f'those {len(led)} runs are'} the first of "
-                        "the new lesson." if len(led) else "**New lesson**: your ledger started again at zero.")
+                note = "**New lesson**: your ledger started again at zero."
+                if len(led):
+                    runs = "its run is" if len(led) == 1 else f"those {len(led)} runs are"
+                    note += f" Then this page drew what it shows again: {runs} the first of the new lesson."
+                st.info(note)
             if st.button("New lesson (reset my ledger)", key="new_lesson",
                          help="Starts your ledger on this data again at zero. Teaching data only: on a real job "
                          "the ledger belongs to the private data and is never reset."):

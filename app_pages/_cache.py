@@ -313,7 +313,7 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
         # following the lecture with the demo seed on). Each session's lesson still pays for
         # what it is shown, before it is shown (refused past its budget: nothing shown).
         m = max(int(np.shape(inputs)[0]), 1)
-        led.charge(pipeline.ledger_entry(mechanism, pipeline.resolve(mechanism, asked, m), m))
+        led.charge(pipeline.ledger_entry(mechanism, asked, m))
         memo[key] = _demo_runs().get_or_compute(key, lambda job: _run(inputs, mechanism, asked, None))
     else:
         # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).

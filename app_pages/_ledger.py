@@ -240,7 +240,7 @@ def price(ds: Dataset, runs: Sequence[tuple[str, dict[str, Any]]], m: int) -> di
         ``after`` (the ledger's total with them), ``budget`` (or None), ``fits`` (whether
         the budget allows them) and ``refusal`` (the ledger's words when it does not).
     """
-    entries = [pipeline.ledger_entry(name, pipeline.resolve(name, settings, m), m) for name, settings in runs]
+    entries = [pipeline.ledger_entry(name, settings, m) for name, settings in runs]
     return price_entries(ds, entries)
 
 

@@ -14,6 +14,7 @@ server lists every file of the folder in the menu and runs a page without ``app.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 from collections import OrderedDict
 from pathlib import Path
@@ -159,8 +160,6 @@ DEMO_SEED_ENV = "PRIVATE_LABEL_LAB_DEMO_SEED"
 def demo_seed_by_default() -> bool:
     """Whether new sessions start with the demo seed on: a lecture's server, where every
     student should see the projector's numbers (each can still switch it off)."""
-    import os
-
     return os.environ.get(DEMO_SEED_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 

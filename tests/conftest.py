@@ -6,6 +6,8 @@
 * ``chromium_executable``: the Debian ``chromium`` browser at ``/usr/bin/chromium``; the
   browser tests fail (never skip) with a message naming the package when it is absent.
 * ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
+* ``lab``: a factory of fresh ``AppTest`` sessions of ``app.py`` in demo mode
+  (:func:`start_app`); ``settle`` and ``go_to``: the browser tests' waits.
 * ``fresh_ledgers`` (automatic): every test starts with no privacy ledger in the process,
   so the app's "spent on this data so far" counts only the test's own runs.
 """
@@ -102,6 +104,56 @@ def app_server(tmp_path):
             proc.kill()
             proc.wait()
         log.close()
+
+
+def start_app(*, demo: bool | None = True, timeout: int = 600):
+    """A fresh ``AppTest`` session of ``app.py`` after its first run (on the Data page).
+
+    ``demo`` sets the reproducible demo seed before the first run (None: the app's own
+    default).  The project root must be on ``sys.path`` (the ``lab`` fixture puts it there),
+    as under ``streamlit run app.py``.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    if demo is not None:
+        at.session_state["demo_seed"] = demo
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def lab(monkeypatch):
+    """A factory of fresh app sessions in demo mode, on the Data page."""
+    monkeypatch.syspath_prepend(str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
+    return start_app
+
+
+def settle(page, timeout: int = 60_000) -> None:
+    """Wait until the app has finished its current run (browser tests).
+
+    Streamlit shows its "Running" status widget while a script runs (after a short
+    delay, so a very quick run may never show it); typing into a widget while a run
+    re-renders the page could lose the keystrokes, so every step starts from a settled
+    page.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    status = page.get_by_test_id("stStatusWidget")
+    try:
+        status.wait_for(state="visible", timeout=1_500)
+    except PlaywrightTimeout:
+        pass  # the run ended before the indicator appeared
+    expect(status).to_have_count(0, timeout=timeout)
+
+
+def go_to(page, title: str, heading: str, timeout: int = 60_000) -> None:
+    """Open a page from the sidebar's menu and wait for its heading and the end of its run."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=timeout)
+    settle(page, timeout)
 
 
 @pytest.fixture

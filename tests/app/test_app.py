@@ -51,21 +51,6 @@ EPSILON = "w_privacy_epsilon"  # app_pages/_session.widget_key("privacy", "epsil
 MECHANISM = "w_privacy_mechanism"
 
 
-@pytest.fixture
-def lab(monkeypatch):
-    """A factory of fresh app sessions in demo mode, on the Data page."""
-    monkeypatch.syspath_prepend(str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["demo_seed"] = True
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
-
-
 def go(at: AppTest, page: str) -> AppTest:
     at.switch_page(PAGES[page]).run()
     assert not at.exception, (page, at.exception)

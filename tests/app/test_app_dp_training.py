@@ -9,22 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 M = 2000  # public queries of the default dataset
-
-
-@pytest.fixture
-def lab(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["demo_seed"] = True
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
 
 
 def test_compare_shows_dp_training_beside_the_mechanisms(lab):

@@ -9,26 +9,11 @@ import io
 
 import numpy as np
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from test_app import APP, ROOT, go, metrics, release, sidebar_text, texts
+from test_app import go, metrics, release, sidebar_text, texts
 
 SOURCE = "w_data_ui_source"
-
-
-@pytest.fixture
-def lab(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=600)
-        at.session_state["demo_seed"] = True
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
 
 
 def all_text(at: AppTest) -> str:

@@ -9,7 +9,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 LECTURE = {
     "A leak": ("app_pages/7_A_leak.py", "A leak: does the model remember its rows?"),
     "One query": ("app_pages/7_One_query.py", "One query under the microscope"),
@@ -17,20 +16,6 @@ LECTURE = {
 }
 TEACHING_SETS = ["breast_cancer", "digits", "iris", "wine", "mnist_5k"]
 PAGE_SETS = TEACHING_SETS  # mnist_5k (784 columns) is the slowest: about 90 s through the three pages
-
-
-@pytest.fixture
-def lab(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["demo_seed"] = True
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
 
 
 def go(at: AppTest, page: str) -> AppTest:

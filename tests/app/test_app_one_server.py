@@ -23,7 +23,8 @@ from types import SimpleNamespace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from test_app import APP, ROOT, go
+from conftest import start_app
+from test_app import ROOT, go
 
 CFG = {"learner": "stand-in", "params": {}, "k": 3}
 
@@ -37,13 +38,7 @@ def fresh_server(monkeypatch):
     _session.server_seed.clear()
     _cache._ensembles.clear()
 
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
+    return lambda: start_app(demo=None)  # the app's own default (a class's sessions)
 
 
 def counted_training(monkeypatch):

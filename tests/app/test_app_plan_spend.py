@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from test_app import APP, PAGES, ROOT, TITLES, go, metrics, texts
+from conftest import start_app
+from test_app import PAGES, ROOT, TITLES, go, metrics, texts
 
 LECTURE_PAGES = {
     "A leak": ("app_pages/7_A_leak.py", "A leak: does the model remember its rows?"),
@@ -44,20 +45,6 @@ def two_files(seed: int = 7, n_private: int = 1600, n_public: int = 300) -> tupl
     xp, _ = rows(n_public)
     public = "a,b\n" + "".join(f"{a:.4f},{b:.4f}\n" for a, b in xp)
     return private.encode(), public.encode()
-
-
-@pytest.fixture
-def lab(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["demo_seed"] = True
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
 
 
 def all_text(at: AppTest) -> str:
@@ -245,10 +232,7 @@ def test_a_restart_with_another_random_split_keeps_the_same_ledger(monkeypatch):
     from app_pages import _session
 
     def fresh() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.run()
-        assert not at.exception, at.exception
-        return at
+        return start_app(demo=None)
 
     files = two_files()
     one = train(upload_two_files(fresh(), files))

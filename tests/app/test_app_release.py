@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from test_app import go, lab, metrics, release, set_epsilon, texts  # noqa: F401  (lab is a fixture)
+from test_app import go, metrics, release, set_epsilon, texts
 
 SPENT = re.compile(r"Spent on this data so far: \(ε, δ\) = \(([^,]+), ([^)]+)\)\*\* over (\d+) runs?")
 

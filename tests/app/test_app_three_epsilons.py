@@ -4,7 +4,7 @@ the NON-PRIVATE data-dependent diagnostic."""
 
 from __future__ import annotations
 
-from test_app import MECHANISM, go, lab, metrics, set_epsilon  # noqa: F401  (lab is a fixture)
+from test_app import MECHANISM, go, metrics, set_epsilon
 
 
 def test_certified_run_shows_certified_data_independent_and_data_dependent_epsilon(lab):

@@ -15,12 +15,13 @@ formula may overflow its column.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER
+from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER, go_to, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,23 +37,8 @@ def metric_value(page, label: str) -> str:
     return metric.get_by_test_id("stMetricValue").inner_text().strip()
 
 
-def settle(page) -> None:
-    """Wait until the app has finished its current run.
-
-    Streamlit shows its "Running" status widget while a script runs (after a short
-    delay, so a very quick run may never show it); typing into a widget while a run
-    re-renders the page could lose the keystrokes, so every step starts from a settled
-    page.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import expect
-
-    status = page.get_by_test_id("stStatusWidget")
-    try:
-        status.wait_for(state="visible", timeout=1_500)
-    except PlaywrightTimeout:
-        pass  # the run ended before the indicator appeared
-    expect(status).to_have_count(0, timeout=WAIT)
+settle = functools.partial(settle, timeout=WAIT)
+go_to = functools.partial(go_to, timeout=WAIT)
 
 
 WIDTHS = (1024, 1400)
@@ -86,12 +72,6 @@ def photograph(page, name: str, folder, height: int = 1500) -> list[str]:
     page.set_viewport_size({"width": 1400, "height": height})
     settle(page)
     return found
-
-
-def go_to(page, title: str, heading: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
-    settle(page)
 
 
 def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_executable, tmp_path):

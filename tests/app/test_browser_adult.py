@@ -12,13 +12,14 @@ label) appears in it, and its feature rows are adult_test's, in order.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER
+from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER, go_to, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,22 +29,8 @@ K = 40
 M = 2_000  # public rows to label: the Data page's default for the job (the first 2,000 of adult_test)
 
 
-def settle(page) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import expect
-
-    status = page.get_by_test_id("stStatusWidget")
-    try:
-        status.wait_for(state="visible", timeout=1_500)
-    except PlaywrightTimeout:
-        pass
-    expect(status).to_have_count(0, timeout=WAIT)
-
-
-def go_to(page, title: str, heading: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
-    settle(page)
+settle = functools.partial(settle, timeout=WAIT)
+go_to = functools.partial(go_to, timeout=WAIT)
 
 
 def _rows(frame: pd.DataFrame, columns) -> set[tuple]:

@@ -9,9 +9,11 @@ not scroll sideways (charts and formulas fit) and the chart must be drawn.
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-from conftest import CHROMIUM_ARGS
+from conftest import CHROMIUM_ARGS, go_to, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -19,22 +21,8 @@ WAIT = 90_000  # ms: the default ensemble trains on first use on a loaded two-co
 WIDTHS = (1400, 1024)
 
 
-def settle(page) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import expect
-
-    status = page.get_by_test_id("stStatusWidget")
-    try:
-        status.wait_for(state="visible", timeout=1_500)
-    except PlaywrightTimeout:
-        pass
-    expect(status).to_have_count(0, timeout=WAIT)
-
-
-def go_to(page, title: str, heading: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=WAIT)
-    settle(page)
+settle = functools.partial(settle, timeout=WAIT)
+go_to = functools.partial(go_to, timeout=WAIT)
 
 
 def fits(page) -> bool:
