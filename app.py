@@ -14,6 +14,7 @@ from core.errors import PrivateLabelLabError
 from app_pages import _session as session
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
+from app_pages import _lesson_ledger as lesson
 from app_pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
@@ -27,6 +28,7 @@ page = st.navigation(
 )
 
 with st.sidebar:
+    ledger_box = st.container()  # the lesson's ledger first: above the fold at 1024 × 768
     st.toggle(
         "Reproducible demo seed (reproducible, not for production)",
         key="demo_seed",
@@ -41,6 +43,7 @@ with st.sidebar:
 
 session.enter_page(page.url_path)
 ledgers.begin_view()
+lesson.banner()
 page.run()
 
 # Filled after the page ran, so the summary shows the settings the page just applied.
@@ -75,21 +78,7 @@ with data_box:
                         session.declare_teaching(False)
                         st.rerun()
         if kind == session.TEACHING:
-            led = ledgers.ledger(ds)
-            st.caption(f"Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "
-                       f"run{'s' if len(led) != 1 else ''}.")
-            if st.session_state.pop("_new_lesson_shown", False):
-                note = "**New lesson**: your ledger started again at zero."
-                if len(led):
-                    runs = "its run is" if len(led) == 1 else f"those {len(led)} runs are"
-                    note += f" Then this page drew what it shows again: {runs} the first of the new lesson."
-                st.info(note)
-            if st.button("New lesson (reset my ledger)", key="new_lesson",
-                         help="Starts your ledger on this data again at zero. Teaching data only: on a real job "
-                         "the ledger belongs to the private data and is never reset."):
-                ledgers.new_lesson(ds)
-                st.session_state["_new_lesson_shown"] = True
-                st.rerun()
+            lesson.sidebar(ds, ledger_box)
         else:
             led = ledgers.ledger(ds)
             budget = led.budget

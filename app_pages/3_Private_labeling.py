@@ -11,6 +11,7 @@ from app_pages import _session as session
 from app_pages import _cache as cache
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
+from app_pages import _lesson_ledger as lesson
 from app_pages import _plan as plan
 from app_pages import _spend as spending
 from app_pages import _charts as charts
@@ -42,7 +43,9 @@ with controls:
         if session.privacy()["mechanism"] not in offered:
             session.remember("privacy", "mechanism", offered[0])
             st.session_state.pop("w_privacy_mechanism", None)
+        # Each option's price under it, before the click that runs it (a new run on teaching data).
         mechanism = st.radio("Mechanism", offered, format_func=widgets.mechanism_title,
+                             captions=lesson.option_captions(offered, ds.n_public),
                              key=session.widget_key("privacy", "mechanism"))
         session.remember("privacy", "mechanism", mechanism)
         missing = [registry.get(n).title for n in registry.names() if n not in offered]
@@ -56,6 +59,9 @@ with controls:
                 for formula in mech.formulas:
                     st.latex(formula)
         widgets.mechanism_controls(st, mechanism)
+        price = lesson.price_caption(mechanism, ds.n_public, teaching=not session.is_real_job(ds))
+        if price:
+            (st.warning if lesson.run_price(mechanism, ds.n_public).per_query else st.caption)(price)
         derived = widgets.derived_caption(mechanism, ds.n_public)
         if derived:
             st.info(derived)
@@ -202,8 +208,6 @@ with session.shown_errors():
         else:
             acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
             err = None if acc is None else 1.0 - acc
-            teacher_error = nonprivate.mean_teacher_error(ens.predictions, ds.public_y)
-            bound = nonprivate.theorem_32_check(teacher_error, result.m, ss["privacy"]["beta"])
             cols = st.columns(2)
             cols[0].metric("Misclassification on answered", session.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
@@ -212,21 +216,21 @@ with session.shown_errors():
                 plurality=nonprivate.plurality_accuracy(ens.votes, ds.public_y))
             if line:
                 st.markdown(f"**{line}**")
-            if bound is not None and result.mechanism == "btt":  # BTT's own theorem: drawn for BTT only
-                cols[1].metric("Theorem 3.2 bound / m",
-                               session.fmt(bound["bound"]) if bound["bound"] < 1 else "≥ 1 (vacuous)",
-                               help="BTT Theorem 3.2 with the teachers' measured error e. "
-                               "A bound of 1 or more says nothing: m is too small for these teachers.")
-                st.caption(
-                    f"Theorem 3.2: with teachers of measured error e ≈ {session.fmt(bound['error'])}, the "
-                    f"Theorem 3.2 bound is 3(e·m + √(e·m·log(m/β)/2)) ≈ {session.fmt(bound['T'])} misclassified "
-                    f"queries for m = {result.m} and β = {ss['privacy']['beta']:g}, so at most that share "
-                    "of the queries is misclassified (with probability ≥ 1 − 2β)."
-                )
-            if result.mechanism == "btt":
-                st.latex(r"\text{misclassification} \le \frac{\text{Theorem 3.2 bound}}{m}")
-                st.latex(r"\text{Theorem 3.2 bound} = 3\Big(e\,m + \sqrt{e\,m\log(m/\beta)/2}\Big),\quad "
-                         r"e = \text{teachers' error}")
+            if result.mechanism == "btt" and acc is not None:  # BTT's own theorem: drawn for BTT only
+                check = nonprivate.theorem_32_check(ens.predictions, ds.public_y, result, beta=ss["privacy"]["beta"],
+                                                     n_classes=ds.n_classes, n_private=ds.n_private)
+                if check.holds:
+                    cols[1].metric("Theorem 3.2 bound (T/m)", session.fmt(check.bound),
+                                   help="BTT Theorem 3.2 for this run's cutoff T, teachers k and m queries, with the "
+                                   "worst teacher's measured error: every condition of the theorem holds.")
+                    st.caption(check.sentence() + f" Its conditions hold: T = {check.T} reaches the theorem's "
+                               f"{check.T_needed:.3g} for the worst teacher's error {check.error:.3g}, and k = "
+                               f"{check.k:,} reaches Algorithm 2's {check.k_needed:,.0f}.")
+                else:
+                    st.warning(check.sentence())
+                    st.caption("The theorem's conditions are checked with the worst teacher's error measured on "
+                               "the public queries' held-out labels (a non-private teaching measurement); the "
+                               "Bounds page shows how the conditions move with k, T and m.")
         eps_dd = nonprivate.data_dependent_epsilon(ens.votes, result) if result.scores is None else None
         if eps_dd is not None:
             st.metric("Data-dependent ε (NON-PRIVATE diagnostic, not a guarantee)", session.fmt(eps_dd, 4),

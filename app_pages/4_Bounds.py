@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -192,27 +193,19 @@ with session.shown_errors():
         st.info("Train an ensemble this data allows (Ensemble page) to overlay your run.")
 
     # ------------------------------------------------------------------ measured points
+    # No measured or predicted point is drawn over the rate curves above: their constants are
+    # arbitrary ("shape"). A measured rate is set beside Theorem 3.2 only, with its real
+    # constants, and only where the theorem's conditions hold for the run.
     if real:
-        st.subheader("Predicted misclassification beside the rates")
-        wrong_rate = btt_pred.wrong / btt_pred.answered if btt_pred.answered > 0 else None
-        fig = go.Figure()
-        fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
-        fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
-        if wrong_rate is not None:
-            fig.add_trace(go.Scatter(x=[ds.n_public], y=[max(wrong_rate, 1e-4)], mode="markers",
-                                     name=f"your job (BTT), {plan.PREDICTED}",
-                                     marker=dict(size=12, symbol="circle-open", color="#1565c0")))
-        fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
-                          yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
-                          legend=dict(orientation="h", y=-0.3))
-        st.plotly_chart(fig, key="predicted_rates")
+        st.subheader("Predicted misclassification")
         st.caption(f"BTT on your job, {plan.PREDICTED}: {plan.pm(btt_pred.answered, btt_pred.answered_sd)} answered, "
-                   f"{plan.pm(btt_pred.wrong, btt_pred.wrong_sd)} of them wrong (a predicted 0 is drawn at 1e-4).")
+                   f"{plan.pm(btt_pred.wrong, btt_pred.wrong_sd)} of them wrong. It is not drawn over the rate curves "
+                   "above: those are shapes whose constants are left out, so a point beside them says nothing.")
     else:
         st.divider()
         st.subheader("Non-private diagnostics")
         st.caption("Your measured misclassification (against the public queries' held-out true labels) next to "
-                   "Theorem 3.2's bound. Not private; never exported.")
+                   "Theorem 3.2's bound, where the theorem's conditions hold for your run. Not private; never exported.")
         if ens is None:
             st.info("Train an ensemble this data allows (Ensemble page) to measure your run.")
         elif ds.public_y is None:
@@ -220,22 +213,25 @@ with session.shown_errors():
         else:
             result, _ = cache.labeling("btt")
             acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
-            bound = nonprivate.theorem_32_check(nonprivate.mean_teacher_error(ens.predictions, ds.public_y), result.m,
-                                                ss["privacy"]["beta"])
-            fig = go.Figure()
-            fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT rate (shape)", mode="lines"))
-            fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="composition rate (shape)", mode="lines"))
-            if acc is not None:
-                fig.add_trace(go.Scatter(x=[result.m], y=[max(1.0 - acc, 1e-4)], mode="markers", name="your run: measured",
-                                         marker=dict(size=12, symbol="x", color="#c62828")))
-            if bound is not None:
-                fig.add_trace(go.Scatter(x=[result.m], y=[bound["bound"]], mode="markers", name="Theorem 3.2 bound / m",
-                                         marker=dict(size=11, symbol="triangle-down", color="#6a1b9a")))
-            fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
-                              yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
-                              legend=dict(orientation="h", y=-0.3))
-            st.plotly_chart(fig, key="measured")
-            st.caption(
-                f"Measured on {result.n_answered} answered queries: {session.fmt(None if acc is None else 1.0 - acc)} "
-                "(a measured 0 is drawn at 1e-4 on the log axis)."
-            )
+            check = nonprivate.theorem_32_check(ens.predictions, ds.public_y, result, beta=float(ss["privacy"]["beta"]),
+                                                n_classes=ds.n_classes, n_private=ds.n_private)
+            st.metric("Measured misclassification on answered (BTT)", session.fmt(None if acc is None else 1.0 - acc),
+                      help=f"On the {result.n_answered} answered queries of your BTT run.")
+            if not check.holds:
+                st.warning(check.sentence())
+            else:
+                ms = np.geomspace(max(10, check.m / 100), check.m * 100, 80)
+                fig = go.Figure()
+                fig.add_trace(go.Scatter(x=ms, y=theory.misclassification_bound(check.error, 0.0, ms, check.beta),
+                                         mode="lines", name=f"Theorem 3.2 bound T(m)/m, teachers' error {check.error:.3g}"))
+                fig.add_trace(go.Scatter(x=[check.m], y=[check.bound], mode="markers", name="bound for your run (T/m)",
+                                         marker=dict(size=11, symbol="triangle-down")))
+                if acc is not None:
+                    fig.add_trace(go.Scatter(x=[check.m], y=[max(1.0 - acc, 1e-4)], mode="markers",
+                                             name="your run: measured", marker=dict(size=12, symbol="x")))
+                fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
+                                  yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
+                                  legend=dict(orientation="h", y=-0.3))
+                st.plotly_chart(fig, key="measured")
+                st.caption(check.sentence() + " The curve is the theorem's bound with its real constants, for a "
+                           "cutoff set as the theorem asks at each m (a measured 0 is drawn at 1e-4).")

@@ -332,7 +332,10 @@ def _run(inputs, mechanism: str, asked: dict[str, Any], led) -> tuple[Any, list[
 
 
 def _memo_key(ens: Ensemble, mechanism: str, asked: dict[str, Any]) -> tuple:
-    return (ens.key, mechanism, tuple(sorted(asked.items())), session.demo_mode())
+    # A demonstration's runs (not charged to the lesson) are remembered apart: showing one again
+    # after the demonstration is a new run of the lesson, charged to it.
+    return (ens.key, mechanism, tuple(sorted(asked.items())), session.demo_mode(),
+            bool(st.session_state.get("_demonstration", False)))
 
 
 def paid_run(mechanism: str, settings: dict[str, Any] | None = None, ens: Ensemble | None = None):

@@ -121,12 +121,13 @@ _FINGERPRINTS: dict[Any, tuple] = {}
 _FINGERPRINT_LOCK = threading.Lock()
 
 
-def _lesson_ledger(fp: str):
-    from core.accounting import PrivacyLedger
+def lesson_ledger(fp: str):
+    """This session's lesson ledger on the teaching table ``fp`` (:class:`app_pages._lesson_ledger.LessonLedger`)."""
+    from app_pages import _lesson_ledger as lesson
 
     lessons = st.session_state.setdefault("_lesson_ledgers", {})
     if fp not in lessons:
-        lessons[fp] = PrivacyLedger(fp)
+        lessons[fp] = lesson.new_ledger(fp)
     return lessons[fp]
 
 
@@ -142,10 +143,14 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
     ds = ds or dataset()
     if session.is_real_job(ds):
         return ledger_for(job_fingerprint(ds))
+    from app_pages import _lesson_ledger as lesson
+
     fp = fingerprint(ds.private)
-    led = _lesson_ledger(fp)
+    led = lesson_ledger(fp)
     # The first look at this ledger in a script run marks where this view's runs start.
     st.session_state.setdefault("_view_marks", {}).setdefault(fp, len(led))
+    if lesson.demonstration():  # marked by the lecturer: runs go to the demonstration's own ledger
+        return lesson.demonstration_ledger(fp)
     wanted = st.session_state.get(BUDGET_SECTION) or {}
     eps = wanted.get("epsilon")
     if eps is not None and float(eps) > 0:
@@ -164,7 +169,7 @@ def view_cost(ds: Dataset):
     """The composed guarantee of the runs this view made on teaching data (None: no run)."""
     from core.accounting.ledger_compose import compose_entries
 
-    led = ledger(ds)
+    led = lesson_ledger(fingerprint(ds.private))
     start = st.session_state.get("_view_marks", {}).get(fingerprint(ds.private), len(led))
     new = led.entries[start:]
     return (compose_entries(new), len(new)) if new else (None, 0)
@@ -176,10 +181,11 @@ def new_lesson(ds: Dataset) -> None:
     The remembered runs are dropped too, so that showing them again is a new run of the
     new lesson (charged to it), never a free look at a draw the old ledger paid for.
     """
-    from core.accounting import PrivacyLedger
+    from app_pages import _lesson_ledger as lesson
 
     fp = fingerprint(ds.private)
-    st.session_state.setdefault("_lesson_ledgers", {})[fp] = PrivacyLedger(fp)
+    st.session_state.setdefault("_lesson_ledgers", {})[fp] = lesson.new_ledger(fp)
+    st.session_state.get("_demonstration_ledgers", {}).pop(fp, None)
     st.session_state.setdefault("_view_marks", {})[fp] = 0
     st.session_state.get("_labelings", {}).clear()
     st.session_state.pop("_release", None)
@@ -208,21 +214,18 @@ def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> Non
     """
     where = where if where is not None else st
     ds = ds or dataset()
+    if not session.is_real_job(ds):
+        from app_pages import _lesson_ledger as lesson
+
+        lesson.show_spent(where, ds)
+        return
     led = ledger(ds)
     total = led.total()
     budget = led.budget
     of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
     where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
                    f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
-    if session.is_real_job(ds):
-        where.caption(REAL_JOB_EXPLANATION)
-        return
-    cost, runs = view_cost(ds)
-    where.markdown("This view: " + ("no new run (every result shown was drawn before)" if cost is None else
-                                    f"{runs} new run{'s' if runs != 1 else ''}, ε {cost.epsilon:.4g} "
-                                    f"(δ {cost.delta:.3g})")
-                   + f" · spent in this lesson: ε {total.epsilon:.4g}.")
-    where.caption(SPENT_EXPLANATION + " " + REAL_JOB_MEANING)
+    where.caption(REAL_JOB_EXPLANATION)
 
 
 # --------------------------------------------------------------------------------------

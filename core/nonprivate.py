@@ -21,6 +21,7 @@ __all__ = [
     "correct_count",
     "soft_error",
     "theorem_32_check",
+    "worst_teacher_error",
     "majority_rate",
     "reference_line",
 ]
@@ -150,35 +151,61 @@ def soft_error(scores, answered, y) -> float | None:
     return float(np.mean(np.abs(np.asarray(y, dtype=float)[mask] - np.asarray(scores, dtype=float)[mask])))
 
 
-def theorem_32_check(teacher_error: float | None, m: int, beta: float) -> dict[str, float] | None:
-    """Theorem 3.2's cutoff and misclassification bound T/m with a measured teacher error.
-
-    NON-PRIVATE: ``teacher_error`` is measured on true labels (:func:`mean_teacher_error`);
-    it stands for γ + α of the theorem.
+def worst_teacher_error(predictions, y) -> float | None:
+    """The largest error of any one teacher on the public queries.  NON-PRIVATE: reads true labels.
 
     Parameters
     ----------
-    teacher_error : float or None
-        The teachers' mean error (γ + α).
-    m : int
-        Number of queries.
-    beta : float
-        Failure probability of the theorem.
+    predictions : array-like of int, shape (m, k)
+    y : array-like of int, shape (m,), or None
 
     Returns
     -------
-    dict or None
-        ``{"error", "T", "bound"}`` (the Theorem 3.2 bound T/m); None without an error.
+    float or None
+        ``1 - min(teacher_accuracies)``; None without ``y``.
     """
-    from core.theory import cutoff_T, misclassification_bound
+    accs = teacher_accuracies(predictions, y)
+    return None if accs is None else float(1.0 - np.min(accs))
 
-    if teacher_error is None:
+
+def theorem_32_check(predictions, y, result, *, beta: float, n_classes: int, n_private: int | None = None):
+    """BTT Theorem 3.2 checked for a BTT run, with the worst teacher's measured error.
+
+    NON-PRIVATE: the teachers' error is measured on true labels (:func:`worst_teacher_error`:
+    the theorem asks every teacher to err at most γ + α).  The run's own cutoff T, number of
+    teachers k, queries m and target (ε, δ) are read from ``result.params``; the check and
+    the bound (only where every condition holds) come from
+    :func:`core.theory.theorem_32_conditions`.
+
+    Parameters
+    ----------
+    predictions : array-like of int, shape (m, k)
+        Every teacher's label on the public queries.
+    y : array-like of int, shape (m,), or None
+        The public queries' true labels.
+    result : LabelingResult
+        A BTT run.
+    beta : float
+        The theorem's failure probability.
+    n_classes : int
+        Classes of the task.
+    n_private : int, optional
+        Private rows (to say how many rows each teacher would get).
+
+    Returns
+    -------
+    core.theory.Theorem32Check or None
+        None without true labels.
+    """
+    from core.theory import theorem_32_conditions
+
+    error = worst_teacher_error(predictions, y)
+    if error is None:
         return None
-    return {
-        "error": float(teacher_error),
-        "T": float(cutoff_T(teacher_error, 0.0, int(m), float(beta))),
-        "bound": float(misclassification_bound(teacher_error, 0.0, int(m), float(beta))),
-    }
+    p = result.params
+    return theorem_32_conditions(teacher_error=error, k=int(np.asarray(predictions).shape[1]), T=int(p["T"]),
+                                 m=int(result.m), epsilon=float(p["epsilon_target"]), delta=float(p["delta_target"]),
+                                 beta=float(beta), n_classes=int(n_classes), n_private=n_private)
 
 
 def majority_rate(y) -> float | None:

@@ -12,7 +12,8 @@ teachers
     :func:`btt_soft_noise_scale`, :func:`btt_soft_threshold`, :func:`btt_soft_num_teachers`;
     :func:`btt_noise_scale` and :func:`btt_threshold` re-exported from core.accounting.
 cutoff
-    Theorem 3.2: :func:`cutoff_T`, :func:`misclassification_bound`.
+    Theorem 3.2: :func:`cutoff_T`, :func:`misclassification_bound`, and its conditions for
+    one run: :func:`theorem_32_conditions` (a :class:`Theorem32Check`).
 vc
     Explicit learners: :func:`realizable_sample_size`, :func:`realizable_error`,
     :func:`agnostic_error`, :func:`teacher_error`.
@@ -51,6 +52,9 @@ _EXPORTS = {
     "rate_curves": "curves",
     "sample_complexity_curves": "curves",
     "solve_loop": "curves",
+    "Condition": "cutoff",
+    "Theorem32Check": "cutoff",
+    "theorem_32_conditions": "cutoff",
     "cutoff_T": "cutoff",
     "misclassification_bound": "cutoff",
     "BudgetSplit": "estimate",

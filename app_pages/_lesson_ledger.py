@@ -1,0 +1,606 @@
+"""The lesson's ledger on teaching data: prices before the click, how the total grows, demonstrations.
+
+Teaching data (generated sets, bundled demo sets, uploads declared to hold nobody's data) run
+live, and every run is charged to the session's own ledger (:mod:`app_pages._ledger`).  This
+module makes that ledger teach composition:
+
+* :class:`LessonLedger` remembers the total at the end of every view and composes a run into
+  the total the cheaper of two valid ways: all runs together (the library's composition,
+  docs/design.md §9), or the total before it plus the run's own guarantee (basic composition).
+  So a run never adds more than its own ε, and :func:`growth_steps` can say, run by run, which
+  rule made the total grow by how much.
+* :func:`mechanism_prices` / :func:`price_caption`: what one run of a mechanism costs at the
+  session's settings, said before the click; a mechanism whose ε is spent on each query says
+  so ("ε 4 on each query × 2,000 queries = ε 8,000").
+* :func:`lesson_price`: the price of a group of runs (e.g. opening Compare) before they run.
+* **Demonstrations** (:func:`demonstration`, :func:`set_demonstration`): the lecturer may mark
+  what is shown next as a demonstration that is not charged to the lesson.  Its runs go to a
+  separate ledger, said on every page while it is on; teaching data only (on a real job
+  :func:`app_pages._ledger.ledger` never looks at it).
+* :func:`ledger_summary`: the ledger in one line, for the sidebar and a projector banner.
+
+Nothing here runs a mechanism; the real job's ledger and priced runs are in
+:mod:`app_pages._ledger` and :mod:`app_pages._spend`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import streamlit as st
+
+from core.accounting import PrivacyLedger
+
+DEMONSTRATION_KEY = "_demonstration"
+"""Session-state flag: runs shown now are a demonstration, not charged to the lesson."""
+
+ASK_FIRST_KEY = "lesson_ask_first"
+"""Session-state flag (default True): a view that would charge several runs shows its price and waits for a click."""
+
+KINDS = {
+    "pure": "runs that spend a fixed ε at each step (BTT, Laplace noise, A_stab)",
+    "rdp": "Gaussian-noise runs (the GNMax family), counted in Rényi privacy",
+    "approx": "runs known only by their (ε, δ) (certified runs, DP training)",
+}
+"""A ledger entry's kind, in words (the groups of docs/design.md §9)."""
+
+COMPOSITION_TEXT = (
+    "How runs add up: every run on the private rows spends privacy, and the ledger adds the runs together. "
+    "Two rules do it. (1) **Adding**: the total after a run is at most the total before it plus the run's own ε "
+    "(and δ): the basic composition theorem. (2) **Composing together**: runs of one kind are composed as one "
+    "long run, which costs less than adding their ε, because the noise of many runs does not line up against "
+    "one person every time (optimal composition for fixed-ε steps, Rényi composition for Gaussian noise). "
+    "The ledger keeps whichever of the two totals is smaller, so a run never adds more than its own ε; runs of "
+    "different kinds are added. Showing a run again costs nothing: it is the same draw."
+)
+
+
+# --------------------------------------------------------------------------------------
+# The ledger
+# --------------------------------------------------------------------------------------
+
+
+def _with(total, epsilon: float, delta: float):
+    return dataclasses.replace(total, epsilon=float(epsilon), delta=min(1.0, float(delta)))
+
+
+class LessonLedger(PrivacyLedger):
+    """A session's ledger on teaching data: the library's ledger, with its totals kept per view.
+
+    ``total()`` of the first ``n`` runs is the smaller in ε of (a) every run composed together
+    (:meth:`PrivacyLedger.total`, docs/design.md §9) and (b) the last remembered total plus the
+    own guarantee of each run since (basic composition of valid guarantees), reported at the
+    larger of the two δs (a larger δ only weakens a valid statement).  Each total is
+    remembered by its number of runs, so a view that shows the total again composes nothing;
+    the remembered points mark where each view ended (:func:`growth_steps`).
+
+    Without a budget a charge checks nothing and composes nothing (the total is composed once,
+    when it is shown): a view that makes many runs (Compare) no longer composes the whole
+    ledger once per run.  With a budget, the check uses the same totals as the display.
+    """
+
+    def __init__(self, fingerprint: str, **kw: Any) -> None:
+        super().__init__(fingerprint, **kw)
+        self._totals: dict[int, Any] = {}
+        self._totals_lock = threading.RLock()
+
+    # -- totals --------------------------------------------------------------------------
+    def _total_of(self, entries: list) -> Any:
+        """The lesson's total of ``entries`` (a prefix of this ledger's, or one more run)."""
+        from core.accounting.ledger_compose import compose_entries
+
+        n = len(entries)
+        with self._totals_lock:
+            hit = self._totals.get(n)
+            if hit is not None and n <= len(self._entries):
+                return hit
+            together = compose_entries(entries)
+            known = [i for i in self._totals if i < n]
+            if known:
+                start = max(known)
+                before = self._totals[start]
+                alone = [_alone(e) for e in entries[start:]]
+                eps = before.epsilon + math.fsum(a.epsilon for a in alone)
+                delta = before.delta + math.fsum(a.delta for a in alone)
+                if eps < together.epsilon:
+                    together = _with(together, eps, max(delta, together.delta))
+                else:
+                    together = _with(together, together.epsilon, max(delta, together.delta))
+            if n <= len(self._entries):
+                self._totals[n] = together
+            return together
+
+    def total(self, *, delta: float | None = None):
+        """The lesson's total (class docstring); with ``delta`` the library's composition at that δ."""
+        if delta is not None or len(self._rows):
+            return super().total(delta=delta)
+        with self._lock:
+            entries = list(self._entries)
+        return self._total_of(entries) if entries else super().total()
+
+    def total_at(self, n: int):
+        """The lesson's total after its first ``n`` runs."""
+        with self._lock:
+            entries = list(self._entries[:n])
+        return self._total_of(entries) if entries else super().total()
+
+    def known_points(self) -> list[int]:
+        """The run counts at which a total was shown (the ends of views), in order."""
+        with self._totals_lock:
+            return sorted(i for i in self._totals if i <= len(self))
+
+    def _best_total(self, entries: list):
+        """The budget check's total: the lesson's own (so a refusal agrees with what is shown)."""
+        if len(entries) == len(self._entries) + 1 and not len(self._rows):
+            ours = self._total_of(list(entries))
+            theirs = super()._best_total(entries)
+            return ours if ours.epsilon <= theirs.epsilon else theirs
+        return super()._best_total(entries)
+
+    def charge(self, entry, *, rows=None):
+        """Record a run before it runs; checked against the budget when there is one.
+
+        Without a budget nothing can refuse the run, so nothing is composed here (the total
+        is composed when it is shown) and None is returned; with a budget as
+        :meth:`PrivacyLedger.charge`.
+        """
+        if self.budget is None and rows is None:
+            with self._lock:
+                self._append(entry, rows)
+            return None
+        return super().charge(entry, rows=rows)
+
+
+def _alone(entry):
+    """A run's own guarantee (composed alone at its own δ), remembered on the entry."""
+    from core.accounting.ledger_compose import compose_entries
+
+    hit = entry.__dict__.get("_lesson_alone")
+    if hit is None:
+        hit = compose_entries([entry])
+        object.__setattr__(entry, "_lesson_alone", hit)
+    return hit
+
+
+def new_ledger(fingerprint: str) -> LessonLedger:
+    """A fresh lesson ledger for a private table (:func:`app_pages._ledger.fingerprint`)."""
+    return LessonLedger(fingerprint)
+
+
+# --------------------------------------------------------------------------------------
+# Demonstrations: not charged to the lesson (teaching data only)
+# --------------------------------------------------------------------------------------
+
+
+def demonstration() -> bool:
+    """Whether the lecturer marked what is shown now as a demonstration (not charged to the lesson)."""
+    return bool(st.session_state.get(DEMONSTRATION_KEY, False))
+
+
+def set_demonstration(on: bool) -> None:
+    """Mark (or unmark) what is shown next as a demonstration; teaching data only (the pages offer it there)."""
+    st.session_state[DEMONSTRATION_KEY] = bool(on)
+
+
+def demonstration_ledger(fp: str) -> LessonLedger:
+    """The ledger a demonstration's runs go to: kept apart from the lesson's, shown as "not charged"."""
+    shown = st.session_state.setdefault("_demonstration_ledgers", {})
+    if fp not in shown:
+        shown[fp] = new_ledger(fp)
+    return shown[fp]
+
+
+DEMONSTRATION_TEXT = (
+    "**Demonstration: not charged to the lesson.** The runs shown now go to a separate demonstration "
+    "ledger, not to your lesson's total. This is possible on teaching data only: on a real job every run "
+    "on the private rows counts, whoever looks and why."
+)
+
+
+# --------------------------------------------------------------------------------------
+# Prices before the click
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunPrice:
+    """What one run of a mechanism at the session's settings costs, known before it runs.
+
+    Attributes
+    ----------
+    mechanism : str
+    epsilon, delta : float
+        The run's own guarantee on the m queries (its privacy map).
+    asked : float or None
+        The ε the controls show (None for a mechanism set without ε).
+    per_query : bool
+        True when the ε of the controls is spent on each query (the run costs about m times it).
+    m : int
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    asked: float | None
+    per_query: bool
+    m: int
+
+    def words(self) -> str:
+        """"ε 4 on each query × 2,000 queries = ε 8,000 per run" or "ε 4 for all 2,000 queries"."""
+        total = _eps(self.epsilon)
+        if self.per_query and self.asked is not None:
+            return f"ε {self.asked:g} on each query × {self.m:,} queries = ε {total} per run"
+        return f"ε {total} for all {self.m:,} queries"
+
+
+def _eps(x: float) -> str:
+    return f"{x:,.0f}" if x >= 1000 else f"{x:.3g}"
+
+
+def run_price(name: str, m: int, settings: dict[str, Any] | None = None) -> RunPrice | None:
+    """The price of one run of ``name`` on ``m`` queries at the session's settings (None if refused)."""
+    from core import pipeline
+    from core.errors import PrivateLabelLabError
+    from app_pages import _session as session
+
+    asked = session.request(name, settings)
+    try:
+        g = pipeline.privacy_map(name, asked, max(int(m), 1))
+    except PrivateLabelLabError:
+        return None
+    eps = asked.get("epsilon")
+    per_query = eps is not None and g.epsilon > float(eps) * 1.5
+    return RunPrice(name, float(g.epsilon), float(g.delta), None if eps is None else float(eps), per_query, int(m))
+
+
+def mechanism_prices(names: Sequence[str], m: int) -> dict[str, RunPrice | None]:
+    """:func:`run_price` of every mechanism in ``names``."""
+    return {name: run_price(name, m) for name in names}
+
+
+def option_captions(names: Sequence[str], m: int) -> list[str]:
+    """A short price under each mechanism of a choice, shown before it is picked."""
+    out = []
+    for name, p in mechanism_prices(names, m).items():
+        if p is None:
+            out.append("cannot run at these settings")
+        elif p.per_query and p.asked is not None:
+            out.append(f"ε {p.asked:g} on each query × {p.m:,} queries = ε {_eps(p.epsilon)} per run")
+        else:
+            out.append(f"ε {_eps(p.epsilon)} per run")
+    return out
+
+
+def price_caption(name: str, m: int, *, teaching: bool = True) -> str | None:
+    """One run's price in words for the controls (shown before the run), or None if it cannot run.
+
+    A mechanism that spends its ε on each query says so, with the total.
+    """
+    p = run_price(name, m)
+    if p is None:
+        return None
+    where = "on your lesson's ledger" if teaching else "on this data's ledger"
+    text = f"One run costs {p.words()} {where}."
+    if p.per_query:
+        text = (f"**ε is spent on each query here.** {text} Each new setting is a new run, charged again.")
+    return text
+
+
+@dataclass(frozen=True)
+class GroupPrice:
+    """The price of a group of runs not yet made (e.g. opening Compare), before any of them runs.
+
+    Attributes
+    ----------
+    runs : int
+    cost : LedgerTotal
+        The runs composed together, alone.
+    before, after : LedgerTotal
+        The lesson's total now, and with the runs.
+    fits : bool
+        False when a budget is set and ``after`` passes it.
+    """
+
+    runs: int
+    cost: Any
+    before: Any
+    after: Any
+    fits: bool
+
+    def words(self, what: str) -> str:
+        """"Opening Compare makes 69 new runs: ε 470 together; your lesson's total would go from 13 to 483"."""
+        return (f"{what} makes {self.runs} new run{'s' if self.runs != 1 else ''} on the private rows: "
+                f"ε {_eps(self.cost.epsilon)} together (δ {self.cost.delta:.2g}); your lesson's total would go from "
+                f"ε {_eps(self.before.epsilon)} to ε {_eps(self.after.epsilon)}.")
+
+
+def lesson_price(led: LessonLedger, entries: Sequence[Any]) -> GroupPrice:
+    """The price of ``entries`` (a-priori ledger entries) on the lesson's ledger, nothing charged."""
+    from core.accounting.ledger_compose import compose_entries
+
+    entries = list(entries)
+    before = led.total()
+    cost = compose_entries(entries) if entries else before
+    with led._lock:
+        current = list(led.entries)
+    if not entries:
+        after = before
+    else:
+        together = compose_entries(current + entries)
+        eps = before.epsilon + cost.epsilon
+        after = together if together.epsilon <= eps else _with(together, eps, max(together.delta, before.delta + cost.delta))
+    b = led.budget
+    fits = b is None or (after.epsilon <= b.epsilon * (1 + 1e-12) and after.delta <= b.delta * (1 + 1e-12))
+    return GroupPrice(len(entries), cost, before, after, fits)
+
+
+def ask_first() -> bool:
+    """Whether a view that would make several runs shows its price and waits for a click (default yes)."""
+    return bool(st.session_state.get(ASK_FIRST_KEY, True))
+
+
+# --------------------------------------------------------------------------------------
+# How the total grew
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GrowthStep:
+    """One step of the ledger's history: a view's runs and how they moved the total.
+
+    Attributes
+    ----------
+    first, last : int
+        The runs of the step, numbered from 1.
+    runs : tuple of str
+        Each run in words.
+    own : float
+        The runs' own ε added up (what adding them would give).
+    before, after : float
+        The total's ε before and after the step.
+    why : str
+        The rule that ran, in words.
+    """
+
+    first: int
+    last: int
+    runs: tuple
+    own: float
+    before: float
+    after: float
+    why: str
+
+    @property
+    def growth(self) -> float:
+        """How much the step added to the total."""
+        return self.after - self.before
+
+
+def run_words(entry) -> str:
+    """A ledger entry in a few words: its mechanism's title and its ε setting."""
+    from core.mechanisms import registry
+
+    try:
+        title = registry.get(entry.mechanism).title
+    except Exception:  # an entry of something else (an estimate, a selection)
+        title = entry.mechanism.replace("-", " ")
+    p = entry.params or {}
+    eps = p.get("epsilon", p.get("epsilon_target"))
+    return title + (f" at ε {float(eps):g}" if isinstance(eps, (int, float)) else "")
+
+
+def _why(entries: list, i0: int, i1: int, own: float, growth: float) -> str:
+    new = entries[i0:i1]
+    kinds = {e.kind for e in new}
+    earlier = [e for e in entries[:i0] if e.kind in kinds]
+    if i0 == 0 and len(new) == 1:
+        return "Your first run: the total is its own ε."
+    if not earlier and len(kinds) == 1 and len(new) == 1:
+        return (f"The first of the {KINDS[next(iter(kinds))]}: runs of different kinds are added, so its ε is added in "
+                "full (basic composition).")
+    if growth < own - max(1e-6, 1e-3 * own):
+        same = f"{len(earlier)} earlier run{'s' if len(earlier) != 1 else ''} of its kind" if len(new) == 1 else \
+            "the earlier runs of their kinds"
+        return (f"Less than {'its' if len(new) == 1 else 'their'} own ε: composed together with {same}, "
+                "runs cost less than their ε added up (the noise of many runs does not line up against one person "
+                "every time).")
+    if new and new[0].kind == "approx" and len(kinds) == 1:
+        return "Added in full: a run known only by its (ε, δ) can only be added (basic composition)."
+    return "Added in full: composing it with the earlier runs found nothing cheaper than adding its ε (basic composition)."
+
+
+def growth_steps(led: LessonLedger, *, last: int = 8) -> list[GrowthStep]:
+    """The ledger's history, one step per view that made runs (the last ``last`` steps, newest first).
+
+    A step of one run says what it cost alone and by how much it moved the total, and why
+    (:data:`COMPOSITION_TEXT`); a step of many runs (Compare) says the same of the group.
+    """
+    n = len(led)
+    if not n:
+        return []
+    points = [p for p in led.known_points() if 0 < p <= n]
+    if not points or points[-1] != n:
+        led.total()
+        points = [p for p in led.known_points() if 0 < p <= n]
+    bounds = [0] + points
+    with led._lock:
+        entries = list(led.entries)
+    out = []
+    for a, b in reversed(list(zip(bounds[:-1], bounds[1:]))):
+        if len(out) >= last:
+            break
+        before = 0.0 if a == 0 else led.total_at(a).epsilon
+        after = led.total_at(b).epsilon
+        own = math.fsum(_alone(e).epsilon for e in entries[a:b])
+        out.append(GrowthStep(a + 1, b, tuple(run_words(e) for e in entries[a:b]), own, before, after,
+                              _why(entries, a, b, own, after - before)))
+    return out
+
+
+def step_line(step: GrowthStep) -> str:
+    """A step in one line: "Run 4 · GNMax at ε 4.1: own ε 4.1 → total 13 (+4.1). Why…"."""
+    if step.first == step.last:
+        what = f"Run {step.first} · {step.runs[0]}: its own ε {_eps(step.own)}"
+    else:
+        shown = ", ".join(step.runs[:3]) + (f" and {len(step.runs) - 3} more" if len(step.runs) > 3 else "")
+        what = f"Runs {step.first}–{step.last} ({len(step.runs)} runs in one view: {shown}): their own ε add up to {_eps(step.own)}"
+    return f"{what} → total ε {_eps(step.after)} (+{_eps(step.growth)}). {step.why}"
+
+
+# --------------------------------------------------------------------------------------
+# The ledger in one line (sidebar, projector banner)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    """The lesson's ledger in one line, for the sidebar and a projector banner.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The lesson's total.
+    runs : int
+    view_runs : int
+        Runs made by the view just shown.
+    view_growth : float
+        How much they moved the total.
+    demonstration : bool
+        Whether runs are marked as a demonstration now.
+    demonstration_runs : int
+    demonstration_epsilon : float
+        What the demonstration ledger holds (not charged to the lesson).
+    text : str
+        Everything above in one short line.
+    """
+
+    epsilon: float
+    delta: float
+    runs: int
+    view_runs: int
+    view_growth: float
+    demonstration: bool
+    demonstration_runs: int
+    demonstration_epsilon: float
+    text: str
+
+
+def ledger_summary(ds=None) -> LedgerSummary | None:
+    """The lesson's ledger in one line (None on a real job or without data): for the banner and the sidebar."""
+    from app_pages import _ledger as ledgers
+    from app_pages import _session as session
+    from app_pages._datasets import dataset
+    from core.errors import PrivateLabelLabError
+
+    try:
+        ds = ds or dataset()
+    except PrivateLabelLabError:
+        return None
+    if session.is_real_job(ds):
+        return None
+    fp = ledgers.fingerprint(ds.private)
+    led = ledgers.lesson_ledger(fp)
+    total = led.total()
+    start = st.session_state.get("_view_marks", {}).get(fp, len(led))
+    view_runs = max(0, len(led) - start)
+    growth = total.epsilon - (led.total_at(start).epsilon if start else 0.0) if view_runs else 0.0
+    demo = demonstration()
+    shown = st.session_state.get("_demonstration_ledgers", {}).get(fp)
+    d_runs = 0 if shown is None else len(shown)
+    d_eps = 0.0 if not d_runs else shown.total().epsilon
+    text = f"Lesson ledger: ε {_eps(total.epsilon)} over {len(led)} run{'s' if len(led) != 1 else ''}"
+    if view_runs:
+        text += f" · this view +{_eps(growth)} ({view_runs} run{'s' if view_runs != 1 else ''})"
+    if demo:
+        text += " · demonstration on: not charged"
+    if d_runs:
+        text += f" · not charged: {d_runs} run{'s' if d_runs != 1 else ''}, ε {_eps(d_eps)}"
+    return LedgerSummary(float(total.epsilon), float(total.delta), len(led), view_runs, float(growth), demo, d_runs,
+                         float(d_eps), text)
+
+
+# --------------------------------------------------------------------------------------
+# What the pages and the sidebar show
+# --------------------------------------------------------------------------------------
+
+
+def show_spent(where, ds) -> None:
+    """The lesson's total, this view's runs, and how the total grew (teaching data; :func:`app_pages._ledger.show_spent`)."""
+    from app_pages import _ledger as ledgers
+
+    fp = ledgers.fingerprint(ds.private)
+    led = ledgers.lesson_ledger(fp)
+    total = led.total()
+    budget = led.budget
+    of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
+    where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
+                   f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
+    start = st.session_state.get("_view_marks", {}).get(fp, len(led))
+    runs = len(led) - start
+    if runs <= 0:
+        view = "no new run (every result shown was drawn before)"
+    else:
+        grew = total.epsilon - (led.total_at(start).epsilon if start else 0.0)
+        own = math.fsum(_alone(e).epsilon for e in led.entries[start:])
+        view = (f"{runs} new run{'s' if runs != 1 else ''}, ε {_eps(own)} on {'its' if runs == 1 else 'their'} own; "
+                f"the total grew by {_eps(grew)}")
+    where.markdown("This view: " + view + f" · spent in this lesson: ε {total.epsilon:.4g}.")
+    if demonstration():
+        shown = demonstration_ledger(fp)
+        where.warning(DEMONSTRATION_TEXT + f" Not charged so far: {len(shown)} run{'s' if len(shown) != 1 else ''}, "
+                      f"ε {_eps(shown.total().epsilon) if len(shown) else 0}.")
+    steps = growth_steps(led, last=8)
+    if steps:
+        with where.expander("How your total grew, run by run"):
+            st.markdown(COMPOSITION_TEXT)
+            for step in steps:
+                st.markdown("- " + step_line(step))
+            if steps[-1].first > 1:
+                st.caption(f"Newest first; the {steps[-1].first - 1} earlier run{'s' if steps[-1].first > 2 else ''} "
+                           "are in the total above.")
+    from app_pages._ledger import REAL_JOB_MEANING, SPENT_EXPLANATION
+
+    where.caption(SPENT_EXPLANATION + " " + REAL_JOB_MEANING)
+
+
+def sidebar(ds, where) -> None:
+    """The lesson's ledger at the top of the sidebar: the total, this view, a demonstration switch, a new lesson."""
+    from app_pages import _ledger as ledgers
+
+    fp = ledgers.fingerprint(ds.private)
+    led = ledgers.lesson_ledger(fp)
+    summary = ledger_summary(ds)
+    where.markdown(f"**Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "
+                   f"run{'s' if len(led) != 1 else ''}.**")
+    if summary is not None and summary.view_runs:
+        where.caption(f"This view: {summary.view_runs} new run{'s' if summary.view_runs != 1 else ''}, "
+                      f"the total grew by {_eps(summary.view_growth)} (how: the page's ledger section).")
+    if st.session_state.pop("_new_lesson_shown", False):
+        note = "**New lesson**: your ledger started again at zero."
+        if len(led):
+            runs = "its run is" if len(led) == 1 else f"those {len(led)} runs are"
+            note += f" Then this page drew what it shows again: {runs} the first of the new lesson."
+        where.info(note)
+    on = where.toggle("Demonstration: don't charge my lesson", key=DEMONSTRATION_KEY,
+                      help="For a lecturer showing something that is not part of the lesson's spending: while this is "
+                      "on, runs go to a separate demonstration ledger, and every page says so. Teaching data only: "
+                      "on a real job every run counts.")
+    if on and summary is not None and summary.demonstration_runs:
+        where.caption(f"Not charged to the lesson so far: {summary.demonstration_runs} run"
+                      f"{'s' if summary.demonstration_runs != 1 else ''}, ε {_eps(summary.demonstration_epsilon)}.")
+    if where.button("New lesson (reset my ledger)", key="new_lesson",
+                    help="Starts your ledger on this data again at zero. Teaching data only: on a real job the ledger "
+                    "belongs to the private data and is never reset."):
+        ledgers.new_lesson(ds)
+        st.session_state["_new_lesson_shown"] = True
+        st.rerun()
+
+
+def banner() -> None:
+    """Above every page while a demonstration is marked: its runs are not charged to the lesson."""
+    if demonstration():
+        st.warning(DEMONSTRATION_TEXT)
