@@ -104,10 +104,19 @@ def show_result(result, ds, ens) -> None:
         g[2].metric("Data-independent ε of the same noise", session.fmt(result.params["epsilon_data_independent"], 4),
                     help="What the same Confident-GNMax noise on these queries guarantees without the "
                     "test: also a guarantee for every dataset, from public parameters only.")
-    st.markdown(
-        f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
-        f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
-    )
+    if result.mechanism == "certified-gnmax":  # why it released or not, in words, before the accounting
+        from core.mechanisms.certified import certified_outcome_words
+
+        (st.success if result.params.get("passed") else st.warning)(certified_outcome_words(result))
+        st.markdown(f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
+                    "(neighbouring private datasets differ in one row).")
+        with st.expander("How the guarantee is computed (technical)"):
+            st.caption(result.accounting)
+    else:
+        st.markdown(
+            f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
+            f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
+        )
     ledgers.show_spent(st, ds, ens=ens)
     if result.halted_at is not None:
         st.caption(f"The mechanism halted at query {result.halted_at + 1} of {result.m} after {result.n_bottom} abstentions.")
@@ -136,6 +145,33 @@ def show_result(result, ds, ens) -> None:
     with st.expander("All parameters of this run"):
         # In words: "delta release", not the library's key (the page shows no code names).
         st.json({key.replace("_", " "): value for key, value in charts.public_params(result).items()})
+
+
+def certified_test(result, ens) -> None:
+    """The test that decides a certified run: the budget line, this run's value, and the test drawn 2,000 times."""
+    import dataclasses
+
+    import numpy as np
+
+    from core.mechanisms.certified import certified_test_picture
+    from core.mechanisms.certified_params import CertifiedParameters
+
+    params = CertifiedParameters(**{f.name: result.params[f.name] for f in dataclasses.fields(CertifiedParameters)})
+    pic = certified_test_picture(ens.votes, params, draws=2000, rng=session.DEMO_SEED)
+    st.markdown("**The test that decides: the measured privacy cost against the budget** (the spread of the "
+                "test is NON-PRIVATE: it reads the raw votes)")
+    values = np.asarray(pic.values)
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=values, name="the test's value in 2,000 draws", nbinsx=40))
+    fig.add_vline(x=pic.budget, line_dash="dash", line_width=3, annotation_text=f"budget B = {pic.budget:.3g}")
+    fig.add_vline(x=float(result.params["test_value"]), line_width=3,
+                  annotation_text=f"this run: {float(result.params['test_value']):.3g}", annotation_position="bottom right")
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
+                      xaxis_title="measured privacy cost (noisy, Rényi units)", yaxis_title="draws")
+    st.plotly_chart(fig, key="certified_test")
+    st.caption(f"Left of the budget line the labels are released. On these votes the test passes with probability "
+               f"{pic.p_pass:.4g}: the cost without noise is {pic.cost:.3g} (NON-PRIVATE), and the noise, which "
+               "keeps the test private, spreads it around that.")
 
 
 result = None
@@ -238,4 +274,6 @@ with session.shown_errors():
                       "so publishing it would leak; shown for understanding only, never exported. "
                       "The guarantees are the data-independent and (for certified runs) certified ε above.")
     with right:
+        if result.mechanism == "certified-gnmax":
+            certified_test(result, ens)
         charts.show_test_picture(st, result, ens, ds.public_y)

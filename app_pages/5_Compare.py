@@ -13,6 +13,7 @@ from app_pages import _cache as cache
 from app_pages import _charts as charts
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
+from app_pages import _lesson_ledger as lesson
 from app_pages import _plan as plan
 from app_pages import _spend as spending
 from app_pages import _widgets as widgets
@@ -32,6 +33,11 @@ st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed 
          r"\text{LNMax: } \varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
 
 EPS_GRID = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+# Mechanisms that train a model on the private rows for every budget: on a large table (rows ×
+# columns above SLOW_CELLS) each point of the curve takes seconds, so the curve leaves them out
+# (their row in the table is still measured). MNIST's 4,000 × 784 is above; digits' is far below.
+SLOW_ON_LARGE_TABLES = ("dp-logistic",)
+SLOW_CELLS = 1_000_000
 # Second rows of a mechanism at other settings: BTT with the paper's printed calibration.
 EXTRA_ROWS = (("btt", {"calibration": "paper"}),)
 
@@ -135,12 +141,59 @@ def real_job_view(ds) -> None:
             for label, r in measured.items()]), hide_index=True)
 
 
+def unpaid(ens, wanted) -> list[tuple[str, dict]]:
+    """The runs among ``wanted`` (``(name, settings)``) this session has not drawn yet: each would be charged."""
+    out, seen = [], set()
+    for name, settings in wanted:
+        key = (name, tuple(sorted(session.request(name, settings).items())))
+        if key not in seen and cache.paid_run(name, settings, ens) is None:
+            seen.add(key)
+            out.append((name, settings))
+    return out
+
+
+def asked_first(ds, ens, runs, *, what: str, label: str, key: str) -> bool:
+    """Teaching data: the price of ``runs`` (not drawn yet) first, and a click; True when they may run now.
+
+    Nothing to pay, or the lecturer chose to run comparisons without asking: True at once.
+    """
+    if not runs or not lesson.ask_first():
+        return True
+    from core import pipeline
+
+    m = int(ens.votes.shape[0])
+    led = ledgers.lesson_ledger(ledgers.fingerprint(ds.private)) if not lesson.demonstration() else ledgers.ledger(ds)
+    price = lesson.lesson_price(led, [pipeline.ledger_entry(name, session.request(name, settings), m)
+                                      for name, settings in runs])
+    st.info(price.words(what) + (" A demonstration: not charged to your lesson." if lesson.demonstration() else "")
+            + " Nothing has run yet.")
+    if not price.fits:
+        st.error("Refused: that would take your lesson past its budget (Private labeling page). Lower ε or start a "
+                 "new lesson.")
+    return bool(st.button(f"{label} ({price.runs} run{'s' if price.runs != 1 else ''}, ε "
+                          f"{lesson.fmt_eps(price.cost.epsilon)})", key=key, type="primary", disabled=not price.fits))
+
+
 def teaching_view() -> None:
-    """Teaching data: every row and every curve point runs live on the votes (each counted)."""
+    """Teaching data: every row and every curve point is a run on the votes (each counted), priced before it runs."""
     ds = datasets.dataset()
     ens = cache.ensemble()
     m = int(ens.votes.shape[0])
     rows, skipped = cache.compare_rows(ens, float(eps), m, EXTRA_ROWS)
+    quiet = st.toggle("Run comparisons without asking first (this session)",
+                      key=session.widget_key_for("lesson", "run_without_asking", False),
+                      help="For a lecturer who wants Compare to run as soon as it opens: every row and curve point is "
+                      "still a run, charged to the lesson (or to the demonstration, when one is marked).")
+    session.remember("lesson", "run_without_asking", bool(quiet))
+    # Every run of the page: the table at ε, and each row at every budget of the curve.
+    cells = ds.n_private * len(ds.private.features.columns)
+    on_curve = [label for label, (name, _) in rows.items() if not (name in SLOW_ON_LARGE_TABLES and cells > SLOW_CELLS)]
+    at_grid = {e: cache.compare_rows(ens, e, m, EXTRA_ROWS)[0] for e in EPS_GRID}
+    wanted = list(rows.values()) + [at_grid[e][label] for e in EPS_GRID for label in on_curve if label in at_grid[e]]
+    if not asked_first(ds, ens, unpaid(ens, wanted), what=f"This comparison (the table at ε = {float(eps):g} and the "
+                       f"curve at {len(EPS_GRID)} budgets)", label="Run the comparison", key="compare_go"):
+        ledgers.show_spent(st, ds, ens=ens)
+        return
     runs = {}
     table_bar = st.progress(0.0, text=f"Running {len(rows)} mechanisms at ε = {float(eps):g}…")
     for i, (label, (name, settings)) in enumerate(rows.items()):
@@ -177,11 +230,16 @@ def teaching_view() -> None:
     st.subheader("Privacy–utility curve")
     st.caption("Each point is one run on the cached votes (one random draw of the noise).")
     # A fixed grid of budgets: computed once per ensemble and session, then remembered.
+    left_off = [label for label in runs if label not in on_curve]
+    if left_off:
+        st.caption(f"Not drawn on the curve: {', '.join(left_off)}. Each budget would train a model on the "
+                   f"{ds.n_private:,} private rows × {len(ds.private.features.columns):,} columns again (seconds each); "
+                   "its row in the table above is measured.")
     bar = st.progress(0.0, text="Running every mechanism at each budget…")
-    curve = {label: [] for label in runs}
+    curve = {label: [] for label in runs if label in on_curve}
     for i, e in enumerate(EPS_GRID):
-        at_e, _ = cache.compare_rows(ens, e, m, EXTRA_ROWS)
-        for label in runs:
+        at_e = at_grid[e]
+        for label in curve:
             try:
                 curve[label].append(cache.labeling(*at_e[label], ens)[0] if label in at_e else None)
             except PrivateLabelLabError:

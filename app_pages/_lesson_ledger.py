@@ -38,9 +38,6 @@ from core.accounting import PrivacyLedger
 DEMONSTRATION_KEY = "_demonstration"
 """Session-state flag: runs shown now are a demonstration, not charged to the lesson."""
 
-ASK_FIRST_KEY = "lesson_ask_first"
-"""Session-state flag (default True): a view that would charge several runs shows its price and waits for a click."""
-
 KINDS = {
     "pure": "runs that spend a fixed ε at each step (BTT, Laplace noise, A_stab)",
     "rdp": "Gaussian-noise runs (the GNMax family), counted in Rényi privacy",
@@ -73,8 +70,9 @@ class LessonLedger(PrivacyLedger):
 
     ``total()`` of the first ``n`` runs is the smaller in ε of (a) every run composed together
     (:meth:`PrivacyLedger.total`, docs/design.md §9) and (b) the last remembered total plus the
-    own guarantee of each run since (basic composition of valid guarantees), reported at the
-    larger of the two δs (a larger δ only weakens a valid statement).  Each total is
+    runs since (their own guarantees added, or composed together: basic composition of valid
+    guarantees), reported at the larger of the two δs (a larger δ only weakens a valid
+    statement).  Each total is
     remembered by its number of runs, so a view that shows the total again composes nothing;
     the remembered points mark where each view ended (:func:`growth_steps`).
 
@@ -103,13 +101,17 @@ class LessonLedger(PrivacyLedger):
             if known:
                 start = max(known)
                 before = self._totals[start]
-                alone = [_alone(e) for e in entries[start:]]
-                eps = before.epsilon + math.fsum(a.epsilon for a in alone)
-                delta = before.delta + math.fsum(a.delta for a in alone)
-                if eps < together.epsilon:
-                    together = _with(together, eps, max(delta, together.delta))
-                else:
-                    together = _with(together, together.epsilon, max(delta, together.delta))
+                new = entries[start:]
+                # The total before plus the new runs' own guarantees (added), or composed together.
+                added = [_alone(e) for e in new]
+                eps = math.fsum(a.epsilon for a in added)
+                dlt = math.fsum(a.delta for a in added)
+                if len(new) > 1:
+                    group = compose_entries(new)
+                    if group.epsilon < eps:
+                        eps, dlt = group.epsilon, max(group.delta, dlt)
+                eps, dlt = before.epsilon + eps, before.delta + dlt
+                together = _with(together, min(eps, together.epsilon), max(dlt, together.delta))
             if n <= len(self._entries):
                 self._totals[n] = together
             return together
@@ -315,32 +317,38 @@ class GroupPrice:
         """"Opening Compare makes 69 new runs: ε 470 together; your lesson's total would go from 13 to 483"."""
         return (f"{what} makes {self.runs} new run{'s' if self.runs != 1 else ''} on the private rows: "
                 f"ε {_eps(self.cost.epsilon)} together (δ {self.cost.delta:.2g}); your lesson's total would go from "
-                f"ε {_eps(self.before.epsilon)} to ε {_eps(self.after.epsilon)}.")
+                f"ε {_eps(self.before.epsilon)} to at most ε {_eps(self.after.epsilon)}.")
 
 
 def lesson_price(led: LessonLedger, entries: Sequence[Any]) -> GroupPrice:
-    """The price of ``entries`` (a-priori ledger entries) on the lesson's ledger, nothing charged."""
+    """The price of ``entries`` (a-priori ledger entries) on the lesson's ledger, nothing charged.
+
+    ``after`` is the total before plus the runs composed together: the lesson's total after
+    them is at most that (:class:`LessonLedger`).
+    """
     from core.accounting.ledger_compose import compose_entries
 
     entries = list(entries)
     before = led.total()
     cost = compose_entries(entries) if entries else before
-    with led._lock:
-        current = list(led.entries)
-    if not entries:
-        after = before
-    else:
-        together = compose_entries(current + entries)
-        eps = before.epsilon + cost.epsilon
-        after = together if together.epsilon <= eps else _with(together, eps, max(together.delta, before.delta + cost.delta))
+    after = before if not entries else _with(cost, before.epsilon + cost.epsilon, before.delta + cost.delta)
     b = led.budget
     fits = b is None or (after.epsilon <= b.epsilon * (1 + 1e-12) and after.delta <= b.delta * (1 + 1e-12))
     return GroupPrice(len(entries), cost, before, after, fits)
 
 
 def ask_first() -> bool:
-    """Whether a view that would make several runs shows its price and waits for a click (default yes)."""
-    return bool(st.session_state.get(ASK_FIRST_KEY, True))
+    """Whether a view that would make several runs shows its price and waits for a click (default yes).
+
+    The Compare page's switch "Run comparisons without asking first" turns it off for the session
+    (a lecturer who wants the comparison at once); the runs are still charged.
+    """
+    return not bool(st.session_state.get("lesson", {}).get("run_without_asking", False))
+
+
+def fmt_eps(x: float) -> str:
+    """An ε for the page: whole numbers with separators from 1,000 up, else 3 significant digits."""
+    return _eps(x)
 
 
 # --------------------------------------------------------------------------------------

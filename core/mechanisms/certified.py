@@ -70,6 +70,10 @@ from core.validation import check_counts
 __all__ = [
     "CertifiedDiagnostics",
     "CertifiedSampler",
+    "CertifiedTestPicture",
+    "certified_outcome_words",
+    "certified_pass_probability",
+    "certified_test_picture",
     "certified_confident_gnmax_label",
     "certified_diagnostics",
 ]
@@ -228,10 +232,10 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         passes or fails.  On a fail every label is :data:`~core.mechanisms.UNPROCESSED`
         (no query was processed — ⊥ would wrongly suggest the teachers disagreed),
         ``feasible=False`` and ``reason`` says that the test failed and what it spent.
-        ``params``: the public parameters, ``passed`` and ``epsilon_test``.  The test's
-        noisy continuous statistics (ℓ, Ŝ, Ẽ) are only compared with the budget and never
-        published: the outcome bit is the one released value of the test (the guarantee
-        charges for ℓ and Ẽ all the same, so nothing is lost by keeping them in).  ``epsilon_data_dependent``: on a pass, the data-dependent
+        ``params``: the public parameters (the budget B among them), ``passed``,
+        ``epsilon_test`` and ``test_value``, the noisy value the test compared with B
+        (``Ẽ + Ŝ σ_s z(δ′)``): a function of the released ℓ and Ẽ, which the guarantee
+        charges for (ε_test), so showing it beside the budget line costs nothing more.  ``epsilon_data_dependent``: on a pass, the data-dependent
         ε of the released labels (threshold term of every query, GNMax term of the
         answered ones, at the run's δ) — NON-PRIVATE, never exported; None on a fail.
         E(D) and S(D) are not in the result: see :func:`certified_diagnostics`.
@@ -282,8 +286,11 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     # Steps 1–2 (private values; they never leave this function except through the noisy test).
     e_d, s_d = _e_and_s(counts, params)
     # Steps 3–5.
-    passed, _, _, _ = _test(e_d, s_d, params, gen)  # only the outcome leaves the test
+    passed, _, s_hat, e_tilde = _test(e_d, s_d, params, gen)
     passed = bool(passed)
+    # The test's value, compared with B: a function of the released ℓ and Ẽ (post-processing),
+    # which the guarantee charges for (ε_test), so it may be shown beside the budget line.
+    test_value = float(e_tilde + s_hat * params.sigma_s * normal_upper_quantile(params.delta_prime))
 
     eps_dd = None
     if passed:
@@ -312,6 +319,7 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
         **params.public_dict(),
         "epsilon_data_independent": float(eps_independent),
         "passed": passed,
+        "test_value": test_value,
         "epsilon_test": float(guarantee.parts["epsilon_test"]),
         "delta_target": float(guarantee.delta),
         "m": m,
@@ -321,6 +329,100 @@ def certified_confident_gnmax_label(counts, *, threshold: float | None = None, s
     }
     return make_result("certified-gnmax", labels, None, None, guarantee, out_params,
                        feasible=passed, reason=reason, eps_dd=eps_dd)
+
+
+# ---------------------------------------------------------------------------- the test, for teaching
+
+
+@dataclass(frozen=True)
+class CertifiedTestPicture:
+    """The deciding test of certified Confident-GNMax on some votes, drawn many times.
+
+    **NON-PRIVATE**: ``cost`` and ``values`` are computed from E(D) and S(D), which
+    describe the private votes (:class:`CertifiedDiagnostics`).  For a teaching view only;
+    never exported.
+
+    Attributes
+    ----------
+    budget : float
+        B, fixed before the run (public).
+    cost : float
+        E(D): the data-dependent Rényi cost of the run on these votes.
+    values : numpy.ndarray, shape (draws,)
+        Independent draws of the test's value ``Ẽ + Ŝ σ_s z(δ′)`` on these votes.
+    p_pass : float
+        The exact probability that the test passes on these votes (Gauss–Hermite
+        quadrature over ℓ's noise of the normal probability over Ẽ's).
+    """
+
+    budget: float
+    cost: float
+    values: np.ndarray
+    p_pass: float
+
+
+def certified_pass_probability(e: float, s: float, params: CertifiedParameters) -> float:
+    """P[pass] of the test on votes with data-dependent cost ``e`` and smooth sensitivity ``s``.
+
+    Pass iff ``e + s σ_s N₁ + exp(log s + σ_ℓ N₂ + σ_ℓ z(δ″)) σ_s z(δ′) ≤ B`` (N₁, N₂
+    independent standard normals): for each N₂ a normal probability in N₁, integrated
+    over N₂ by 80-point Gauss–Hermite quadrature.
+    """
+    from scipy.special import ndtr
+
+    if s <= 0:
+        return float(e <= params.budget)
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    s_hat = np.exp(np.log(s) + params.sigma_l * x + params.sigma_l * normal_upper_quantile(params.delta_dprime))
+    room = params.budget - e - s_hat * params.sigma_s * normal_upper_quantile(params.delta_prime)
+    return float(np.clip(np.sum(w * ndtr(room / (s * params.sigma_s))) / np.sqrt(2.0 * np.pi), 0.0, 1.0))
+
+
+def certified_test_picture(counts, params: CertifiedParameters, *, draws: int = 2000,
+                           rng: RNGLike = None) -> CertifiedTestPicture:
+    """The deciding test on these votes: B, E(D), ``draws`` values of the test and P[pass] — **NON-PRIVATE**.
+
+    Parameters
+    ----------
+    counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private).
+    params : CertifiedParameters
+    draws : int
+        Independent draws of the test's noise.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    CertifiedTestPicture
+    """
+    counts = _check_params_counts(counts, params)
+    e_d, s_d = _e_and_s(counts, params)
+    gen = check_rng(rng)
+    _, _, s_hat, e_tilde = _test(e_d, s_d, params, gen, size=int(draws))
+    values = np.asarray(e_tilde + s_hat * params.sigma_s * normal_upper_quantile(params.delta_prime), dtype=float)
+    return CertifiedTestPicture(float(params.budget), float(e_d), values, certified_pass_probability(e_d, s_d, params))
+
+
+def certified_outcome_words(result: LabelingResult) -> str:
+    """Why a certified run released its labels or did not, in words a student follows.
+
+    Reads the run's public parameters and released values only (``passed``,
+    ``test_value``, the budget B, ``epsilon_test``): safe to show with the labels.
+    """
+    p = result.params
+    value, budget = float(p["test_value"]), float(p["budget"])
+    price = (f"The guarantee ε = {result.epsilon:.3g} holds for every data set, pass or fail; the test itself "
+             f"costs ε {p['epsilon_test']:.3g} of it.")
+    if p["passed"]:
+        return ("**Released.** Before any label, the mechanism measured how much this run would reveal about the "
+                f"private rows on these votes, with noise added: {value:.3g}, under the budget {budget:.3g} fixed "
+                "before the run. Teachers that agree strongly reveal little about any one private row, so the measured "
+                "cost was low and the labels were released. " + price)
+    return ("**Nothing released.** Before any label, the mechanism measured how much this run would reveal about the "
+            f"private rows on these votes, with noise added: {value:.3g}, above the budget {budget:.3g} fixed before "
+            "the run, so no query was processed. The cost is high when the teachers disagree on many queries (a close "
+            "vote reveals more about single rows) or when the budget is small: raise ε (a larger budget), use more "
+            "teachers that agree, or use the plain Confident-GNMax, whose guarantee needs no test. " + price)
 
 
 # ---------------------------------------------------------------------------- audit sampler
