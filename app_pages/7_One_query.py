@@ -13,9 +13,39 @@ from app_pages import _cache as cache
 from app_pages import _datasets as datasets
 from app_pages import _charts as charts
 from app_pages import _widgets as widgets
+from app_pages import _lesson_ledger as lesson
 
 session.init()
 ss = st.session_state
+
+
+def show_draw(draw, names, true_class: int) -> None:
+    """One draw of the noise: the noise that was drawn, what it did to the test, and the outcome."""
+    from core.theory.microscope import Microscope
+
+    if isinstance(draw, Microscope):  # a mechanism whose draw is not broken down: the outcome only
+        label = int(draw.labels[0])
+        st.markdown("One draw: **⊥** (the noisy test failed: no label)." if label < 0 else
+                    f"One draw: released label **{names[label]}** ({'right' if label == true_class else 'wrong'}).")
+        return
+    for what, value, z, line, z_line, passed in draw.tests:
+        noisy_line = f"{line:.4g}" if z_line == 0 else f"{line:.4g} {'+' if z_line >= 0 else '−'} {abs(z_line):.4g} = {line + z_line:.4g}"
+        st.markdown(f"Noise drawn on the {what}: **{z:+.4g}**, so {value:.4g} {'+' if z >= 0 else '−'} {abs(z):.4g} = "
+                    f"**{value + z:.4g}**" + (f" against the line with its own noise {z_line:+.4g}: {noisy_line}"
+                                             if z_line != 0 else f" against the line {noisy_line}")
+                    + (": **passes**." if passed else ": **fails**."))
+    if draw.noise is not None and (not draw.tests or draw.tests[-1][-1]):
+        noisy = draw.counts + draw.noise
+        st.dataframe([{"class": names[c], "votes": int(draw.counts[c]), "noise drawn": round(float(draw.noise[c]), 3),
+                       "votes + noise": round(float(noisy[c]), 3)} for c in range(len(draw.counts))], hide_index=True)
+    if draw.label < 0:
+        st.markdown("One draw: **⊥** (the noisy test failed: no label).")
+    elif draw.score is not None:
+        st.markdown(f"One draw: released score **{draw.score:.2f}**.")
+    else:
+        st.markdown(f"One draw: released label **{names[draw.label]}** "
+                    f"({'right' if draw.label == true_class else 'wrong'}): "
+                    + ("the largest of votes + noise." if draw.noise is not None else "the teachers' plurality."))
 
 st.title("One query under the microscope")
 st.markdown(
@@ -42,6 +72,9 @@ with session.shown_errors():
         mechanism = st.selectbox("Mechanism", offered, format_func=widgets.mechanism_title,
                                  key=session.widget_key("privacy", "mechanism"))
         session.remember("privacy", "mechanism", mechanism)
+        price = lesson.price_caption(mechanism, int(ens.votes.shape[0]))
+        if price:  # the run the page shows is charged to the lesson (the draws below are not)
+            (st.warning if lesson.run_price(mechanism, int(ens.votes.shape[0])).per_query else st.caption)(price)
         with st.expander("Settings of the run"):
             widgets.mechanism_controls(st, mechanism)
     result, _ = cache.labeling(mechanism)
@@ -50,10 +83,17 @@ with session.shown_errors():
     truth = np.asarray(ds.public_y)
     m = votes.shape[0]
 
-    first = scope.interesting_query(mechanism, votes, result.params, truth)
+    first, p_first = scope.least_certain(mechanism, votes, result.params, truth)
     with left:
         if st.button("Pick the least certain query", help="The query whose outcome is closest to a coin flip."):
             ss["w_microscope_query"] = first + 1
+            ss["_microscope_certain"] = (mechanism, first, p_first)
+        said = ss.get("_microscope_certain")
+        if said is not None and said[:2] == (mechanism, first) and abs(said[2] - 0.5) > 0.49:
+            what = "answered" if pic.kind == "threshold" else "answered right"
+            st.info(f"No query is uncertain in this run: every one is {what} with probability above 0.99 or "
+                    f"below 0.01. The least certain, query {first + 1}, is {what} with probability {said[2]:.4g}. "
+                    "Lower ε (more noise) or pick a harder data set to see a coin flip.")
         if "_microscope_pick" in ss:  # a dot clicked on the scatter (before the box is drawn)
             ss["w_microscope_query"] = ss.pop("_microscope_pick")
         ss.setdefault("w_microscope_query", first + 1)
@@ -108,18 +148,12 @@ with session.shown_errors():
         st.caption(pic.reads)
         rng = session.noise_rng()
         if st.button("Draw the noise once", type="primary"):
-            ss["_microscope_one"] = (i, mechanism, scope.microscope(mechanism, row, result.params, truth=true_class,
-                                                                     draws=1, rng=rng))
+            ss["_microscope_one"] = (i, mechanism, scope.draw_once(mechanism, row, result.params, rng=rng)
+                                     or scope.microscope(mechanism, row, result.params, truth=true_class, draws=1,
+                                                         rng=rng))
         one = ss.get("_microscope_one")
         if one is not None and one[0] == i and one[1] == mechanism:
-            label = int(one[2].labels[0])
-            if label < 0:
-                st.markdown("One draw: **⊥** (the noisy test failed: no label).")
-            elif one[2].scores is not None:
-                st.markdown(f"One draw: released score **{one[2].scores[0]:.2f}**.")
-            else:
-                st.markdown(f"One draw: released label **{names[label]}** "
-                            f"({'right' if label == true_class else 'wrong'}).")
+            show_draw(one[2], names, true_class)
         if st.button("Draw 100 times"):
             ss["_microscope_many"] = (i, mechanism, scope.microscope(mechanism, row, result.params, truth=true_class,
                                                                       draws=100, rng=rng))

@@ -31,6 +31,8 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 from typing import Any, Mapping
 
@@ -42,6 +44,8 @@ from core.errors import ParameterError
 from core.mechanisms.result import BOTTOM
 
 __all__ = [
+    "OneDraw",
+    "draw_once",
     "noisy_argmax_probabilities",
     "flip_gap",
     "values",
@@ -398,6 +402,102 @@ def draw(name: str, votes_row, params: Mapping[str, Any], draws: int, rng=None) 
         return gnmax_label(counts, sigma=float(params["sigma"]), delta=float(params["delta_target"]), rng=gen).labels, None
     return confident_gnmax_label(counts, threshold=float(params["threshold"]), sigma1=float(params["sigma1"]),
                                  sigma2=float(params["sigma2"]), delta=float(params["delta_target"]), rng=gen).labels, None
+
+
+@dataclass(frozen=True)
+class OneDraw:
+    """One query processed once, with the noise that was drawn shown (a teaching view).
+
+    Attributes
+    ----------
+    mechanism : str
+    label : int
+        The released class, or :data:`core.mechanisms.BOTTOM`.
+    score : float or None
+        Soft labels' released score.
+    tests : tuple of (str, float, float, float, float, bool)
+        Each noisy test: ``(what, value, value_noise, line, line_noise, passed)``: passed
+        when ``value + value_noise`` exceeds (or, for Confident-GNMax, reaches)
+        ``line + line_noise``.
+    counts, noise : numpy.ndarray or None
+        For a noisy maximum: the vote counts and the noise added to each class's count
+        (the released class is the largest sum).
+    """
+
+    mechanism: str
+    label: int
+    score: float | None
+    tests: tuple
+    counts: np.ndarray | None
+    noise: np.ndarray | None
+
+
+def draw_once(name: str, votes_row, params: Mapping[str, Any], rng=None) -> OneDraw:
+    """:func:`draw` with ``draws=1``, keeping the noise: the same noise, in the same order, as it draws.
+
+    So, from the same generator state, the released label is the one ``draw(name, row,
+    params, 1, rng)`` gives; here each noise value is kept to be shown.
+
+    Parameters
+    ----------
+    name : str
+    votes_row : array-like
+        One query's counts ``(c,)`` (scores ``(k,)`` for ``btt-soft``).
+    params : mapping
+        A run's public parameters.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    OneDraw
+    """
+    name = _check(name)
+    gen = noise.check_rng(rng)
+    row = np.asarray(votes_row)
+    if name == "btt-soft":
+        hist, shifted = _soft_hists(row, params)
+        n_bins = hist.shape[1]
+        d1, d2 = float(_distance(hist)[0]), float(_distance(shifted)[0])
+        lam, w = float(params["noise_scale"]), float(params["threshold"])
+        z = [float(noise.discrete_laplace(sc, 1, gen)[0]) for sc in (2.0 * lam, lam, 2.0 * lam, lam)]
+        pass1, pass2 = d1 + z[0] > w + z[1], d2 + z[2] > w + z[3]
+        tests = (("distance to instability of the score bins", d1, z[0], w, z[1], bool(pass1)),
+                 ("distance of the shifted bins", d2, z[2], w, z[3], bool(pass2)))
+        score = (np.argmax(hist[0]) + 0.5) / n_bins if pass1 else (np.argmax(shifted[0]) + 1.0) / n_bins if pass2 else None
+        return OneDraw(name, BOTTOM if score is None else 1, None if score is None else float(score), tests, None, None)
+    counts = _counts(row)
+    top = int(np.argmax(counts[0]))
+    if name in _DISTANCE:
+        d = float(_distance(counts)[0])
+        if name == "btt":
+            lam, w = float(params["noise_scale"]), float(params["threshold"])
+            z1 = float(noise.discrete_laplace(2.0 * lam, 1, gen)[0])
+            z2 = float(noise.discrete_laplace(lam, 1, gen)[0])
+        else:
+            from core import accounting
+
+            if name == "baseline":
+                eps, dlt = float(params["eps0"]), float(params["delta0"])
+            else:
+                eps, dlt = float(params["epsilon_per_query"]), float(params["delta_per_query"])
+            w, z2 = float(accounting.a_stab_threshold(eps, dlt)), 0.0
+            z1 = float(noise.discrete_laplace(1.0 / eps, 1, gen)[0])
+        passed = d + z1 > w + z2
+        return OneDraw(name, top if passed else BOTTOM, None,
+                       (("distance to instability", d, z1, w, z2, bool(passed)),), None, None)
+    if name == "lnmax":
+        z = noise.laplace(1.0 / float(params["gamma"]), counts.shape, gen)[0]
+        return OneDraw(name, int(np.argmax(counts[0] + z)), None, (), counts[0].astype(float), np.asarray(z, float))
+    if name == "gnmax":
+        z = noise.gaussian(float(params["sigma"]), counts.shape, gen)[0]
+        return OneDraw(name, int(np.argmax(counts[0] + z)), None, (), counts[0].astype(float), np.asarray(z, float))
+    t = float(params["threshold"])
+    z1 = float(noise.gaussian(float(params["sigma1"]), 1, gen)[0])
+    z = noise.gaussian(float(params["sigma2"]), counts.shape, gen)[0]
+    passed = float(counts[0].max()) + z1 >= t
+    return OneDraw(name, int(np.argmax(counts[0] + z)) if passed else BOTTOM, None,
+                   (("top vote count", float(counts[0].max()), z1, t, 0.0, bool(passed)),),
+                   counts[0].astype(float), np.asarray(z, float))
 
 
 # ----------------------------------------------------------------------------- explicit bounds

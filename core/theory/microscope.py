@@ -27,7 +27,8 @@ from scipy import stats
 
 from core.errors import ParameterError
 
-__all__ = ["OUTCOMES", "Microscope", "binomial_interval", "interesting_query", "microscope", "outcomes", "picture_of"]
+__all__ = ["OUTCOMES", "Microscope", "binomial_interval", "draw_once", "interesting_query", "least_certain", "microscope",
+           "outcomes", "picture_of"]
 
 OUTCOMES = ("answered right", "answered wrong", "⊥", "not processed")
 """The outcomes of a query, in the order the pictures stack them."""
@@ -214,6 +215,30 @@ def outcomes(result, truth=None) -> np.ndarray:
     return out
 
 
+def least_certain(mechanism: str, votes, params: Mapping[str, Any], truth=None) -> tuple[int, float]:
+    """The query whose outcome is least certain, and its probability (:func:`interesting_query`).
+
+    Returns
+    -------
+    (int, float)
+        The query's index and its analytic probability of being answered (a threshold test)
+        or of a right answer (a noisy maximum; of keeping its plurality without true labels).
+        A probability near 0 or 1 for the least certain query says that no query is
+        uncertain in this run.
+    """
+    pic = picture_of(mechanism)
+    votes = np.asarray(votes)
+    if pic.kind == "flip":
+        if truth is None:
+            truth = np.argmax(votes, axis=1)
+        _, p = pic.odds(votes, params, np.asarray(truth))
+    else:
+        p, _ = pic.odds(votes, params)
+    p = np.asarray(p, dtype=float)
+    i = int(np.argmin(np.abs(p - 0.5)))
+    return i, float(p[i])
+
+
 def interesting_query(mechanism: str, votes, params: Mapping[str, Any], truth=None) -> int:
     """The query whose outcome is least certain: a good first query to put under the microscope.
 
@@ -234,12 +259,20 @@ def interesting_query(mechanism: str, votes, params: Mapping[str, Any], truth=No
     -------
     int
     """
-    pic = picture_of(mechanism)
-    votes = np.asarray(votes)
-    if pic.kind == "flip":
-        if truth is None:
-            truth = np.argmax(votes, axis=1)
-        _, p = pic.odds(votes, params, np.asarray(truth))
-    else:
-        p, _ = pic.odds(votes, params)
-    return int(np.argmin(np.abs(np.asarray(p, dtype=float) - 0.5)))
+    return least_certain(mechanism, votes, params, truth)[0]
+
+
+def draw_once(mechanism: str, votes_row, params: Mapping[str, Any], *, rng=None):
+    """One draw of a query's noise, with the noise kept (:func:`core.mechanisms.odds.draw_once`).
+
+    Returns
+    -------
+    core.mechanisms.odds.OneDraw or None
+        None for a mechanism whose draw is not broken down (its picture's ``draw`` still
+        gives the label).
+    """
+    from core.mechanisms import odds
+
+    if mechanism not in odds.NAMES:
+        return None
+    return odds.draw_once(mechanism, votes_row, params, rng)
