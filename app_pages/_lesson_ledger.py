@@ -609,6 +609,18 @@ def sidebar(ds, where) -> None:
 
 
 def banner() -> None:
-    """Above every page while a demonstration is marked: its runs are not charged to the lesson."""
-    if demonstration():
-        st.warning(DEMONSTRATION_TEXT)
+    """Above every page while a demonstration is marked: its runs are not charged to the lesson (teaching data only)."""
+    if not demonstration():
+        return
+    from app_pages import _session as session
+    from app_pages._datasets import dataset
+    from core.errors import PrivateLabelLabError
+
+    try:
+        real = session.is_real_job(dataset())
+    except PrivateLabelLabError:
+        return
+    if real:  # never on a real job: there every run counts (app_pages._ledger.ledger ignores the mark)
+        st.session_state[DEMONSTRATION_KEY] = False
+        return
+    st.warning(DEMONSTRATION_TEXT)

@@ -238,6 +238,9 @@ def theorem_32_conditions(*, teacher_error: float, k: int, T: int, m: int, epsil
         for _ in range(60):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if cutoff_T(mid, 0.0, m, beta) <= T else (lo, mid)
+        if lo > 0:  # two significant digits, rounded down: that error's cutoff is still within T
+            unit = 10.0 ** (math.floor(math.log10(lo)) - 1)
+            lo = math.floor(lo / unit) * unit
         fix_T = (f"raise the cutoff T to {math.ceil(T_needed)} (each extra ⊥ round costs privacy), or use "
                  f"teachers whose error is at most {lo:.2g}")
     conds.append(Condition("cutoff T", T >= T_needed, f"T ≥ {T_needed:.3g} for teachers of error {e:.3g} on "

@@ -71,7 +71,7 @@ def test_sessions_of_one_server_share_the_split_and_the_teachers(fresh_server, m
 
 def test_teaching_sessions_without_the_demo_seed_keep_their_own_ledgers(fresh_server):
     one, two = go(fresh_server(), "Private labeling"), go(fresh_server(), "Private labeling")
-    caption = lambda at: next(c.value for c in at.sidebar.caption if c.value.startswith("Your lesson's ledger"))  # noqa: E731
+    caption = lambda at: next(c.value.strip("*") for c in at.sidebar.markdown if c.value.startswith("**Your lesson's ledger"))  # noqa: E731
     assert caption(one).endswith("over 1 run.") and caption(two).endswith("over 1 run.")
     one.slider(key="w_privacy_epsilon").set_value(2.0).run()
     two.run()
@@ -206,7 +206,7 @@ def test_with_the_demo_seed_a_run_is_drawn_once_for_the_class_and_paid_by_each(f
         assert not own  # with the demo seed on, nothing is drawn per session
         return at
 
-    caption = lambda at: next(c.value for c in at.sidebar.caption if c.value.startswith("Your lesson's ledger"))  # noqa: E731
+    caption = lambda at: next(c.value.strip("*") for c in at.sidebar.markdown if c.value.startswith("**Your lesson's ledger"))  # noqa: E731
     one = demo()
     shown = [m.value for m in one.main.metric if m.label in ("Answered", "Abstained (⊥)")]
     n_draws = len(draws)

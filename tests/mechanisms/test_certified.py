@@ -144,12 +144,14 @@ def test_params_hold_only_public_and_released_values():
     counts = confident_counts()
     p = cert_params.certified_parameters(epsilon=8.0, delta=1e-5, m=20, k=250, n_classes=10)
     r = cert.certified_confident_gnmax_label(counts, params=p, rng=1)
-    released = {"passed"}  # the test's outcome; its noisy statistics are only compared, never published
+    # the test's outcome and its noisy value (a function of the released ℓ and Ẽ, charged in ε_test)
+    released = {"passed", "test_value"}
     public = set(p.public_dict()) | {"epsilon_test", "epsilon_data_independent", "delta_target", "m", "k", "n_classes", "noise"}
     assert set(r.params) == released | public
     diag = cert.certified_diagnostics(counts, p)
     private = {diag.rdp_data_dependent, diag.smooth_sensitivity}
     assert not private & {v for v in r.params.values() if isinstance(v, float)}
+    assert r.params["passed"] == (r.params["test_value"] <= p.budget)
 
 
 # ----------------------------------------------------------------------------- failure probability
@@ -217,3 +219,35 @@ def test_audit_finds_no_violation():
     res = audit(sampler, d, d2, claimed_epsilon=eps, claimed_delta=delta, n_trials=200_000, rng=7,
                 name="certified-gnmax")
     assert res.passed, res.summary()
+
+
+# ----------------------------------------------------------------------------- the test, for teaching
+
+
+def test_pass_probability_matches_the_drawn_test():
+    """The quadrature's P[pass] against 20,000 draws of the test (6 binomial standard deviations: false failure
+    below 1e-8), on votes where the test passes about half the time and where it always passes."""
+    counts = confident_counts(m=200, k=250, shaky=60)
+    for eps in (4.0, 8.0, 16.0):
+        p = cert_params.certified_parameters(epsilon=eps, delta=1e-5, m=200, k=250, n_classes=10)
+        pic = cert.certified_test_picture(counts, p, draws=20_000, rng=7)
+        measured = float(np.mean(pic.values <= pic.budget))
+        sd = math.sqrt(max(pic.p_pass * (1 - pic.p_pass), 1e-12) / 20_000)
+        assert abs(measured - pic.p_pass) <= 6 * sd + 1e-4, (eps, measured, pic.p_pass)
+        diag = cert.certified_diagnostics(counts, p)
+        assert pic.cost == pytest.approx(diag.rdp_data_dependent) and pic.budget == p.budget
+
+
+def test_a_run_says_why_it_released_or_not_in_plain_words():
+    counts = confident_counts()
+    passed = cert.certified_confident_gnmax_label(counts, epsilon=8.0, delta=1e-5, rng=1)
+    p = cert_params.CertifiedParameters(threshold=200, sigma1=150, sigma2=40, order=7.0, budget=1e-4, beta=0.4 / 7,
+                                        sigma_s=8.0, sigma_l=0.2, delta_prime=1e-6, delta_dprime=1e-6,
+                                        delta_conversion=1e-6)
+    failed = cert.certified_confident_gnmax_label(counts, params=p, rng=0)
+    assert passed.params["passed"] and not failed.params["passed"]
+    yes, no = cert.certified_outcome_words(passed), cert.certified_outcome_words(failed)
+    assert yes.startswith("**Released.**") and f"{passed.params['test_value']:.3g}" in yes
+    assert no.startswith("**Nothing released.**") and "raise ε" in no
+    for text in (yes, no):  # student words: no code names, orders or section numbers
+        assert not any(w in text for w in ("GNSS", "RDP", "order", "§", "σ_s", "log-S"))

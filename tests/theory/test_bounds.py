@@ -670,3 +670,55 @@ def test_pass_probability_and_min_teachers_match_the_mechanism():
 def test_soft_parameter_errors_name_the_parameter(call, words):
     with pytest.raises(ParameterError, match=re.escape(words)):
         call()
+
+
+# ---------------------------------------------------------------------------------------
+# Theorem 3.2's conditions for one run
+# ---------------------------------------------------------------------------------------
+
+
+def test_theorem_32_conditions_by_hand():
+    """T and k from the printed formulas, by hand: e = 0.005, m = 2,000, β = 0.05; T = 5, ε = 4, δ = 1e-5."""
+    import math
+
+    from core.theory import theorem_32_conditions
+
+    check = theorem_32_conditions(teacher_error=0.005, k=400, T=5, m=2000, epsilon=4.0, delta=1e-5, beta=0.05,
+                                  n_private=16_000)
+    em = 0.005 * 2000
+    assert check.T_needed == pytest.approx(3 * (em + math.sqrt(em * math.log(2000 / 0.05) / 2)), rel=1e-12)
+    lam = math.sqrt(32 * 5 * math.log(2 / 1e-5)) / 4.0
+    k_needed = 34 * math.sqrt(2) * lam * math.log(4 * 2000 * 5 / min(1e-5, 0.05 / 2))
+    assert check.k_needed == pytest.approx(k_needed, rel=1e-12)
+    assert not check.holds and check.bound is None
+    failing = {c.name for c in check.failing}
+    assert failing == {"cutoff T", "number of teachers k"}
+    text = check.sentence()
+    assert text.startswith("Theorem 3.2 does not apply to this run")
+    assert f"raise the cutoff T to {math.ceil(check.T_needed)}" in text and "this run has T = 5" in text
+    assert f"use at least {math.ceil(k_needed):,} teachers" in text and "this run has k = 400" in text
+
+
+def test_theorem_32_bound_only_where_every_condition_holds():
+    from core.theory import cutoff_T, theorem_32_conditions
+
+    e, m, beta = 1e-4, 2000, 0.05
+    T = int(np.ceil(cutoff_T(e, 0.0, m, beta)))
+    ok = theorem_32_conditions(teacher_error=e, k=10**6, T=T, m=m, epsilon=4.0, delta=1e-5, beta=beta)
+    assert ok.holds and ok.bound == pytest.approx(T / m)
+    assert ok.sentence().startswith("Theorem 3.2 applies to this run")
+    # one short of the theorem's cutoff, or of its teachers, or more than two classes: no bound
+    assert theorem_32_conditions(teacher_error=e, k=10**6, T=T - 1, m=m, epsilon=4.0, delta=1e-5, beta=beta).bound is None
+    short_k = theorem_32_conditions(teacher_error=e, k=int(ok.k_needed) - 1, T=T, m=m, epsilon=4.0, delta=1e-5, beta=beta)
+    assert [c.name for c in short_k.failing] == ["number of teachers k"]
+    # k grows like 1/ε: the ε the fix names is exactly the one at which the run's k suffices
+    eps_fix = 4.0 * short_k.k_needed / short_k.k
+    assert theorem_32_conditions(teacher_error=e, k=short_k.k, T=T, m=m, epsilon=eps_fix * (1 + 1e-9), delta=1e-5,
+                                 beta=beta).holds
+    three = theorem_32_conditions(teacher_error=e, k=10**6, T=T, m=m, epsilon=4.0, delta=1e-5, beta=beta, n_classes=3)
+    assert [c.name for c in three.failing] == ["two classes"] and three.bound is None
+    # the fix for T names an error whose cutoff the run's T reaches
+    for c in theorem_32_conditions(teacher_error=0.01, k=10**6, T=T, m=m, epsilon=4.0, delta=1e-5, beta=beta).failing:
+        if c.name == "cutoff T":
+            allowed = float(c.fix.rsplit("at most ", 1)[1])
+            assert 0 < allowed and cutoff_T(allowed, 0.0, m, beta) <= T

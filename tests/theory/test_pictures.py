@@ -247,3 +247,40 @@ def test_outcomes_name_every_query():
     result = make_result(np.array([0, 1, -1, -2, 1]))
     oc = outcomes(result, np.array([0, 0, 1, 1, 1]))
     assert [OUTCOMES[i] for i in oc] == ["answered right", "answered wrong", "⊥", "not processed", "answered right"]
+
+
+@pytest.mark.parametrize("name", pictures.NAMES)
+def test_one_draw_shows_the_noise_the_picture_draws(name):
+    """draw_once draws the same noise, in the same order, as draw(..., 1): the same label from the same seed,
+    and the shown noise explains the outcome (value + noise against the line + its noise; votes + noise)."""
+    from core.theory.microscope import draw_once
+
+    mech, votes, truth, result = sized_run(name)
+    for i in range(0, M, 97):
+        row = votes[i]
+        for seed in range(3):
+            once = draw_once(name, row, result.params, rng=seed)
+            labels, scores = pictures.draw(name, row, result.params, 1, rng=seed)
+            assert once.label == int(labels[0]), (name, i, seed)
+            if scores is not None and not np.isnan(scores[0]):
+                assert once.score == pytest.approx(float(scores[0]))
+            for what, value, z, line, z_line, passed in once.tests:
+                assert passed == ((value + z >= line + z_line) if name in ("confident-gnmax", "certified-gnmax")
+                                  else (value + z > line + z_line))
+            if once.noise is not None and once.label >= 0:
+                assert once.label == int(np.argmax(once.counts + once.noise))
+
+
+def test_least_certain_says_how_certain_the_least_certain_query_is():
+    from core.theory.microscope import least_certain
+
+    mech, votes, truth, result = sized_run("btt")
+    i, p = least_certain("btt", votes, result.params)
+    p_all, _ = mech.picture.odds(votes, result.params)
+    assert i == int(np.argmin(np.abs(np.asarray(p_all) - 0.5))) and p == pytest.approx(float(p_all[i]))
+    # unanimous votes far above the line: no query is uncertain, and the probability says so
+    k = 10 * int(mech.picture.threshold(result.params)) + 100
+    unanimous = np.tile(np.array([[k, 0, 0]]), (50, 1))
+    rerun = mech.label(unanimous, **settings("btt"), rng=3)
+    _, p = least_certain("btt", unanimous, rerun.params)
+    assert p > 0.99
