@@ -192,6 +192,8 @@ def teaching_view() -> None:
     wanted = list(rows.values()) + [at_grid[e][label] for e in EPS_GRID for label in on_curve if label in at_grid[e]]
     if not asked_first(ds, ens, unpaid(ens, wanted), what=f"This comparison (the table at ε = {float(eps):g} and the "
                        f"curve at {len(EPS_GRID)} budgets)", label="Run the comparison", key="compare_go"):
+        for text in skipped:  # known before anything runs
+            st.caption(text)
         ledgers.show_spent(st, ds, ens=ens)
         return
     runs = {}

@@ -18,6 +18,7 @@ def test_compare_shows_dp_training_beside_the_mechanisms(lab):
     at = lab()
     at.switch_page("app_pages/5_Compare.py").run()
     assert not at.exception, at.exception
+    at.button(key="compare_go").click().run()  # the comparison's price first, then the click
     table = at.dataframe[0].value
     rows = {str(r["mechanism"]): r for _, r in table.iterrows()}
     for name in ("dp-logistic", "dp-naive-bayes"):

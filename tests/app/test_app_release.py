@@ -38,8 +38,10 @@ def test_two_runs_at_different_epsilon_spend_more_than_either(lab):
     assert spent(at) == (total, delta, runs)
     go(at, "Data")
     assert spent(at) == (total, delta, runs)
-    # every Compare row and curve point is a run on the same data
+    # every Compare row and curve point is a run on the same data (priced first, run on the click)
     go(at, "Compare")
+    assert spent(at)[2] == runs
+    at.button(key="compare_go").click().run()
     assert spent(at)[2] > runs and spent(at)[0] > total
 
 
