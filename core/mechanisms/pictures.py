@@ -58,8 +58,9 @@ _TEXTS: dict[str, dict[str, str]] = {
     "certified-gnmax": dict(
         statistic="top vote count", symbol="t", kind="threshold",
         reads="Certified Confident-GNMax runs Confident-GNMax's test (top vote count plus noise σ1 against t) "
-        "on every query, but releases the labels only if its noisy certificate of the run's data-dependent "
-        "cost passes; otherwise no query is processed.",
+        "on every query, but releases the labels only if a first test passes: the run's privacy cost on these "
+        "votes, measured with noise, must stay under a budget fixed in advance. Otherwise no query is processed "
+        "(every bar is then \"not processed\"); the Private labeling page draws that first test beside this one.",
         bound="No explicit bound with constants is known: the certificate releases the whole batch or "
         "nothing. Once it passes, each query is answered with probability Φ((n − t)/σ1).",
     ),
