@@ -17,6 +17,8 @@ from app_pages import _widgets as widgets
 
 session.init()
 ss = st.session_state
+WIDE_TABLE = 200
+"""A bundled table with more feature columns than this checks its columns on a click (each column alone takes time)."""
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV",
                   "job": "Bundled two-file job"}
 ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"]], "name": session.DEFAULT_DATASET,
@@ -333,6 +335,16 @@ with session.shown_errors():
     if ds.source == "upload" and ds_cfg_is_upload(ss["data_cfg"]):
         dropped = tuple(c for c in ds.all_columns if c not in ds.private.features.columns)
         show_check(datasets.upload_check(ss["data_cfg"], dropped), cols_key, "missing")
+    elif (ds.source == "bundled" and len(ds.private.features.columns) > WIDE_TABLE
+          and not ss.setdefault("_checked_tables", set()) & {ds.key}):
+        # A wide teaching table (MNIST's 784 pixels): checking every column takes seconds, so it
+        # waits for a click instead of slowing the set's first opening.
+        st.markdown("**Column check**")
+        st.caption(f"{len(ds.private.features.columns):,} feature columns: each is checked on its own (seconds), "
+                   "so the check runs when you ask.")
+        if st.button("Check the columns", key="check_wide_table"):
+            ss["_checked_tables"].add(ds.key)
+            st.rerun()
     else:
         show_check(datasets.table_check(ds), cols_key, "job_missing")
 
