@@ -165,16 +165,6 @@ def begin_view() -> None:
     st.session_state["_view_marks"] = {}
 
 
-def view_cost(ds: Dataset):
-    """The composed guarantee of the runs this view made on teaching data (None: no run)."""
-    from core.accounting.ledger_compose import compose_entries
-
-    led = lesson_ledger(fingerprint(ds.private))
-    start = st.session_state.get("_view_marks", {}).get(fingerprint(ds.private), len(led))
-    new = led.entries[start:]
-    return (compose_entries(new), len(new)) if new else (None, 0)
-
-
 def new_lesson(ds: Dataset) -> None:
     """Start this session's ledger on teaching data again, and forget the runs it paid for.
 
