@@ -14,8 +14,8 @@ from core.errors import PrivateLabelLabError
 from app_pages import _session as session
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
-from app_pages import _lesson_ledger as lesson
-from app_pages import _lessons as lessons
+from app_pages import _lesson_view as lesson
+from app_pages import _presets as presets
 from app_pages import _widgets as widgets
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
@@ -30,7 +30,7 @@ page = st.navigation(
 
 with st.sidebar:
     ledger_box = st.container()  # the lesson's ledger first: above the fold at 1024 × 768
-    lessons.preset_menu(st)
+    presets.preset_menu(st)
     st.toggle(
         "Reproducible demo seed (reproducible, not for production)",
         key="demo_seed",
@@ -46,7 +46,7 @@ with st.sidebar:
 session.enter_page(page.url_path)
 ledgers.begin_view()
 lesson.banner()
-lessons.preset_note()
+presets.preset_note()
 page.run()
 
 # Filled after the page ran, so the summary shows the settings the page just applied.

@@ -22,6 +22,7 @@ read through its ``inputs``, ``key`` and ``votes`` only.
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from typing import Any, Sequence
@@ -205,9 +206,7 @@ def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> Non
     where = where if where is not None else st
     ds = ds or dataset()
     if not session.is_real_job(ds):
-        from app_pages import _lesson_ledger as lesson
-
-        lesson.show_spent(where, ds)
+        _show_lesson_spent(where, ds)
         return
     led = ledger(ds)
     total = led.total()
@@ -216,6 +215,44 @@ def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> Non
     where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
                    f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
     where.caption(REAL_JOB_EXPLANATION)
+
+
+def _show_lesson_spent(where, ds: Dataset) -> None:
+    """The lesson's total, this view's runs, and how the total grew (teaching data)."""
+    from app_pages import _lesson_ledger as lesson
+
+    fp = fingerprint(ds.private)
+    led = lesson_ledger(fp)
+    total = led.total()
+    budget = led.budget
+    of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
+    where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
+                   f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
+    start = st.session_state.get("_view_marks", {}).get(fp, len(led))
+    runs = len(led) - start
+    if runs <= 0:
+        view = "no new run (every result shown was drawn before)"
+    else:
+        grew = total.epsilon - (led.total_at(start).epsilon if start else 0.0)
+        own = math.fsum(lesson._alone(e).epsilon for e in led.entries[start:])
+        view = (f"{runs} new run{'s' if runs != 1 else ''}, ε {lesson._eps(own)} on {'its' if runs == 1 else 'their'} own; "
+                f"the total grew by {lesson._eps(grew)}")
+    where.markdown("This view: " + view + f" · spent in this lesson: ε {total.epsilon:.4g}.")
+    if lesson.demonstration():
+        shown = lesson.demonstration_ledger(fp)
+        where.warning(lesson.DEMONSTRATION_TEXT + f" Not charged so far: {len(shown)} run{'s' if len(shown) != 1 else ''}, "
+                      f"ε {lesson._eps(shown.total().epsilon) if len(shown) else 0}.")
+    steps = lesson.growth_steps(led, last=8)
+    if steps:
+        with where.expander("How your total grew, run by run"):
+            st.markdown(lesson.COMPOSITION_TEXT)
+            for step in steps:
+                st.markdown("- " + lesson.step_line(step))
+            if steps[-1].first > 1:
+                st.caption(f"Newest first; the {steps[-1].first - 1} earlier run{'s' if steps[-1].first > 2 else ''} "
+                           "are in the total above.")
+    where.caption(SPENT_EXPLANATION + " " + REAL_JOB_MEANING)
+
 
 
 # --------------------------------------------------------------------------------------

@@ -157,7 +157,7 @@ def test_the_certified_preset_releases(lab):
 
 @pytest.mark.slow
 def test_each_lecture_step_is_one_click_away(lab):
-    from app_pages._lessons import PRESETS
+    from app_pages._presets import PRESETS
 
     at = lab()
     for key, preset in PRESETS.items():
