@@ -17,8 +17,8 @@ from app_pages import _widgets as widgets
 
 session.init()
 ss = st.session_state
+# A bundled table with more feature columns than this checks its columns on a click (each column alone takes time).
 WIDE_TABLE = 200
-"""A bundled table with more feature columns than this checks its columns on a click (each column alone takes time)."""
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV",
                   "job": "Bundled two-file job"}
 ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"]], "name": session.DEFAULT_DATASET,
