@@ -324,6 +324,12 @@ def default_C(*, n: int, dimension: int, epsilon: float) -> float:
     return float(min(1.0, max(1e-3, c)))
 
 
+def _expit(z: np.ndarray) -> np.ndarray:
+    from scipy.special import expit
+
+    return expit(z)
+
+
 def _log1pexp(z: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, z)
 
@@ -367,7 +373,7 @@ def fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, to
     val = objective(F, b)
     for _ in range(max_iter):
         Fa, ba = F[active], b[active]
-        q = 1.0 / (1.0 + np.exp(Fa @ sX.T))  # σ(−z), shape (a, n)
+        q = _expit(-(Fa @ sX.T))  # σ(−z), shape (a, n)
         grad = -(q @ sX) / n + lam * Fa + ba / n
         moving = np.linalg.norm(grad, axis=1) >= tol
         if not moving.any():
