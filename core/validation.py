@@ -220,6 +220,10 @@ def check_eta(eta, name: str = "eta") -> tuple[float, int]:
     return 1.0 / bins, int(bins)
 
 
+def _each(of: str) -> str:
+    return "rows" if of == "private rows" else of
+
+
 def check_k(k, n_rows: int | None = None, name: str = "k", *, of: str = "private rows") -> int:
     """Check the number of teachers k against the number of private rows (or persons).
 
@@ -234,12 +238,12 @@ def check_k(k, n_rows: int | None = None, name: str = "k", *, of: str = "private
         if v > n_rows:
             raise ParameterError(
                 f"{name} = {v} teachers is more than the {n_rows} {of}; "
-                f"choose k of at most {max(2, n_rows // 2)} so that each teacher sees at least two."
+                f"choose k of at most {max(2, n_rows // 2)} so that each teacher sees at least two {_each(of)}."
             )
         if n_rows // v < 2:
             raise ParameterError(
                 f"{name} = {v} teachers leaves some chunk of the {n_rows} {of} with fewer "
-                f"than two; choose k of at most {n_rows // 2}."
+                f"than two {_each(of)}; choose k of at most {n_rows // 2}."
             )
     return v
 
