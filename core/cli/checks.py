@@ -76,7 +76,8 @@ def add_privacy_unit(group) -> None:
 
 
 def unit_text(table) -> str:
-    """The unit for the command line's output, as the owner sees it (:meth:`PrivacyUnit.describe`)."""
+    """The unit for the command line's output, as the owner sees it (:meth:`PrivacyUnit.describe`; a
+    person's largest number of rows is read from the private rows: said for the owner, not in the report)."""
     return table.privacy_unit.describe()
 
 
