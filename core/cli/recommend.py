@@ -106,6 +106,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     counts = [int(c) for c in table.class_counts]
     # Chunks are made of persons with a unit: the number of persons limits k.
     n_units = table.n_rows if table.unit is None else table.unit.n_units
+    if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
+        counts = [int(c * n_units // table.n_rows) for c in counts]
     sizes = dict(n_private=n_units, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
     agreement = None
     k = args.k
