@@ -346,7 +346,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit)
-    stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     if streaming:
         n_public = stream.count_rows(args.public)
         selected = private_src is not None

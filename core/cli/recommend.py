@@ -102,7 +102,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
     table = load_table(args.private, label_column=args.label_column, missing=args.missing,
                        missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit)
-    stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
     # Chunks are made of persons with a unit: the number of persons limits k.
     n_units = table.n_rows if table.unit is None else table.unit.n_units

@@ -193,7 +193,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
                        privacy_unit=args.privacy_unit)
-    stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     public = read_public(args.public if public_src is None else public_src, table)
     check_delta(args.delta, n=table.n_rows)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
