@@ -67,7 +67,7 @@ class PersonVotes:
 
 def _panel_with_target(n_persons: int, label: int, rng_seed: int):
     """The panel's features, labels and person IDs, the target's rows (at the query) last."""
-    from core.data.units import panel
+    from core.data.datasets import panel
 
     base = panel(n_persons, d=2, rng=rng_seed)
     X = base.features.to_numpy(dtype=float)

@@ -55,7 +55,7 @@ _EXPORTS = {
     "bound_rows": "units",
     "describe_unit": "units",
     "group_privacy": "units",
-    "panel": "units",
+    "panel": "datasets",
     "privacy_unit": "units",
     "split_units": "units",
     "unit_chunks": "units",

@@ -48,6 +48,8 @@ def test_label_per_person_states_the_unit_everywhere(panel_files, capsys):
     assert report["privacy_unit"] == {"unit": "person", "column": "id", "units": 400,
                                       "description": "per person (column id): 400 persons"}
     assert report["ensemble"]["n_private"] == 400
+    text = (panel_files["root"] / "report.json").read_text()
+    assert '"p1"' not in text and "p17" not in text and "at most" not in text  # no ID, no person's row count
     labeled = pd.read_csv(panel_files["root"] / "labeled.csv")
     assert "id" not in labeled.columns  # the IDs are not a feature and never exported
 

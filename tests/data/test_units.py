@@ -180,3 +180,17 @@ def test_replacing_one_person_changes_one_teachers_chunk_only():
     after = _persons_per_teacher(other, other.unit, 20, seed=2)
     names_after = [frozenset(other.unit.ids[list(p)]) for p in after]
     assert names_before == names_after  # the same persons in every chunk (p0's chunk too)
+
+
+def test_person_chunks_are_the_same_on_any_backend():
+    # The chunks are decided in the calling process; joblib workers only fit them.
+    from joblib import parallel_config
+
+    table = panel(200, rng=8)
+    one = _persons_per_teacher(table, table.unit, 10, seed=4)
+    with parallel_config(backend="threading"):
+        X = np.column_stack([table.unit.codes.astype(float), table.features.to_numpy()])
+        y = table.labels.copy()
+        y[:2] = [0, 1]
+        two = train_teachers(X, y, _Recorder(), 10, rng=4, units=table.unit, n_jobs=2)
+    assert one == [getattr(t, "persons_", frozenset()) for t in two._teachers]
