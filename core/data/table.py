@@ -159,6 +159,23 @@ class Table:
         )
 
     @property
+    def unit_ids(self) -> np.ndarray:
+        """The privacy-unit ID of each row: the person's ID (text) with a unit, else the row's
+        number in the source file (:attr:`rows`).  Private (in memory only).
+
+        What a ledger needs to account a run that reads only this part of a dataset (a split
+        with a held-out part): ``ledger.charge(entry, units=part.unit_ids)``; a run that reads
+        the whole dataset needs none.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_rows,)
+        """
+        if self.unit is None:
+            return self.rows.copy()
+        return self.unit.ids[self.unit.codes]
+
+    @property
     def privacy_unit(self):
         """The privacy unit: the declared persons, or each row (:class:`core.data.units.PrivacyUnit`).
 

@@ -63,14 +63,27 @@ PER_ROW = "per row"
 
 def _codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per-row integer codes ``0..P-1`` (order of first appearance) and the ``P`` IDs as text."""
-    arr = pd.Series(np.asarray(ids, dtype=object).ravel())
-    if arr.isna().any():
+    arr = np.asarray(ids).ravel()
+    if arr.dtype.kind == "f":
+        missing = np.isnan(arr)
+        if not missing.any() and np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**62):
+            arr = arr.astype(np.int64)  # 7.0 and 7 are one person
+    else:
+        missing = pd.isna(arr) if arr.dtype.kind == "O" else np.zeros(arr.shape, dtype=bool)
+    if np.any(missing):
         raise DataError(
-            f"The privacy unit column has {int(arr.isna().sum())} missing value(s): every row must name its "
+            f"The privacy unit column has {int(np.sum(missing))} missing value(s): every row must name its "
             "person (fill the IDs in, or drop those rows)."
         )
-    codes, uniques = pd.factorize(arr.map(_as_text), sort=False)
-    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(arr, sort=False)
+    if arr.dtype.kind in "iub":  # whole numbers: their text is distinct already
+        return codes.astype(np.int64), np.asarray(uniques).astype(str).astype(object)
+    texts = np.array([_as_text(u) for u in uniques], dtype=object)  # once per person, not per row
+    merged, kept = pd.factorize(texts, sort=False)  # values equal as text ("7", 7) are one person
+    if kept.size != texts.size:
+        codes = merged[codes]
+        texts = np.asarray(kept, dtype=object)
+    return codes.astype(np.int64), texts
 
 
 def _as_text(value: Any) -> str:
@@ -289,7 +302,10 @@ def bound_rows(units: Any, r: int, *, rng: RNGLike = None) -> np.ndarray:
     codes, _ = _unit_codes(units)
     r = check_bound(r)
     keys = check_rng(rng).random(codes.size)
-    order = np.lexsort((keys, codes))  # by unit, then by key
+    if codes.size and int(codes.max()) < 2**21:  # by unit, then by key: one float sort, 32 bits of key left
+        order = np.argsort(codes + keys, kind="stable")
+    else:
+        order = np.lexsort((keys, codes))
     sorted_codes = codes[order]
     starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1] if codes.size else np.zeros(0, dtype=np.int64)
     rank = np.arange(codes.size) - np.repeat(starts, np.diff(np.r_[starts, codes.size]))

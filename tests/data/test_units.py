@@ -124,6 +124,11 @@ def test_split_public_splits_by_person():
     assert priv_ids.isdisjoint(pub_ids)
     with pytest.raises(ParameterError, match="persons"):
         split_public(table, 59, rng=0)
+    # Each part names the units it holds (for a ledger charging a run on a part): persons, or file rows.
+    assert set(private.unit_ids).isdisjoint(public.unit_ids) and len(set(public.unit_ids)) == 15
+    plain = load_table(io.BytesIO(b"a,label\n1,x\n2,y\n3,x\n4,y\n5,x\n"), label_column="label")
+    rest, out = split_public(plain, 2, rng=0)
+    assert sorted(np.r_[rest.unit_ids, out.unit_ids]) == [1, 2, 3, 4, 5]
 
 
 class _Recorder(ClassifierMixin, BaseEstimator):
