@@ -29,6 +29,7 @@ ss["data_ui"].setdefault("job", next(iter(datasets.JOBS)))
 ss["data_ui"].setdefault("job_missing", "drop")
 ss["data_ui"].setdefault("markers", True)
 ss["data_ui"].setdefault("rename_duplicates", False)
+ss["data_ui"].setdefault("privacy_unit", "each row (no unit column)")
 ss["data_ui"].setdefault("drop_empty_columns", False)
 ss["data_ui"].setdefault("drop_before", [])
 
@@ -36,7 +37,9 @@ KIND_TITLES = {
     "label": "label column", "duplicate_header": "duplicate names", "empty_column": "empty column",
     "missing_values": "missing values", "not_numbers": "text in a number column", "identifier": "identifier",
     "free_text": "free text", "date": "dates", "label_stand_in": "stand-in for the label (NON-PRIVATE diagnostic)",
+    "person_key": "a person key (NON-PRIVATE diagnostic)", "duplicate_rows": "exact copies (NON-PRIVATE diagnostic)",
 }
+EACH_ROW = "each row (no unit column)"
 UI_SETTING = {"rename_duplicates": "rename_duplicates", "drop_empty_columns": "drop_empty_columns"}
 
 
@@ -49,6 +52,9 @@ def apply_fix(action: str, columns: tuple, value, cols_key: str | None, missing_
     elif action == "missing":
         ui[missing_key] = value
         ss[f"w_data_ui_{missing_key}"] = value
+    elif action == "privacy_unit":  # declare the column the unit: a guarantee per person, the column kept out
+        ui["privacy_unit"] = columns[0]
+        ss["w_data_ui_privacy_unit"] = columns[0]
     elif action == "drop_column":
         if cols_key is not None and cols_key in ss:
             ss[cols_key] = [c for c in ss[cols_key] if c not in columns]
@@ -69,8 +75,8 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
                 col.button(fix.title, key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}", on_click=apply_fix,
                            args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
     if any(p.non_private for p in check.problems):
-        st.caption("The stand-in check reads the private labels: a non-private diagnostic for you, the data's owner, "
-                   "shown here only and never exported.")
+        st.caption("The stand-in, person-key and copy checks read the private rows: non-private diagnostics for you, "
+                   "the data's owner, shown here only and never exported.")
     st.caption(check.summary())
 
 TEACHING_SPLIT = (
@@ -248,6 +254,19 @@ else:
                 st.info("Choose the label column to load the file: it is never guessed."
                         + (f" Suggested by its name: **{suggested}**." if suggested else ""))
             wanted["label_column"] = label_column
+            # The privacy unit: the column naming each row's person (every guarantee then per person).
+            unit_options = [EACH_ROW] + [c for c in columns if c != label_column]
+            if ss["data_ui"].get("privacy_unit") not in unit_options:
+                ss["data_ui"]["privacy_unit"] = EACH_ROW
+                ss.pop("w_data_ui_privacy_unit", None)
+            unit_choice = st.selectbox(
+                "Privacy unit", unit_options, key=session.widget_key("data_ui", "privacy_unit"),
+                help="Whom the guarantee protects. 'Each row' protects one row; a column naming the person (an ID) "
+                     "protects all of a person's rows together: every teacher then holds whole persons, the "
+                     "DP-trained models use at most a set number of rows per person, and the column is never a "
+                     "feature. Choose it when a person can have several rows.")
+            session.remember("data_ui", "privacy_unit", unit_choice)
+            wanted["privacy_unit"] = None if unit_choice == EACH_ROW else unit_choice
             if label_column is not None:
                 upload_check = datasets.upload_check(wanted)
             if label_column is None or upload_check.blocking:
@@ -301,6 +320,10 @@ if wanted is not None:
                     f"{ds_new.n_private // JOB_TEACHERS} private rows each); change it on the Ensemble page.")
         if ds_new is not None and wanted["source"] == "upload":
             datasets.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
+        if ds_new is None and wanted["source"] == "upload":  # its fixes (a unit to declare, a column to drop) in reach
+            with session.shown_errors():
+                show_check(datasets.upload_check(wanted), None, "missing",
+                           f"Column check of {wanted['filename']} (not loaded)")
     active = dict(ss["data_cfg"])
     if _base(active) != _base(wanted):
         cols_key = n_key = None  # the wanted data did not load: its boxes are not shown
@@ -316,6 +339,12 @@ with session.shown_errors():
     c[2].metric("Held-out test rows", ds.n_test)
     c[3].metric("Classes", ds.n_classes)
     c[4].metric("Features", len(ds.private.features.columns))
+    unit = ds.private.privacy_unit
+    st.markdown(f"**Privacy unit:** {unit.describe()}" + (
+        " — every guarantee holds per person: all of a person's rows are under one teacher, the held-out and "
+        "public splits keep persons whole (the largest number of rows is read from the private rows: for you only)."
+        if not unit.per_row else " — each guarantee protects one row; declare a person column on an upload when a "
+        "person can have several rows."))
     if ds.teaching_split:
         st.warning(TEACHING_SPLIT)
     else:

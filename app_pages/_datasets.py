@@ -88,6 +88,11 @@ class Dataset:
         return self.extra.get("public_source_rows", np.arange(1, self.n_public + 1))
 
 
+def _units(table) -> int:
+    """What a split counts: rows, or persons when the table has a privacy unit (split whole)."""
+    return table.n_rows if table.unit is None else table.unit.n_units
+
+
 def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:
     n_public = max(1, int(round(n_rows * public_fraction)))
     n_test = max(1, int(round(n_rows * test_fraction)))
@@ -99,7 +104,7 @@ def _split_dataset(table, public_fraction: float, test_fraction: float, split_se
     """A :class:`Dataset` whose held-out test rows, then public queries, are drawn from ``table``."""
     from core.data import split_public
 
-    n_public, n_test = _sizes(table.n_rows, public_fraction, test_fraction)
+    n_public, n_test = _sizes(_units(table), public_fraction, test_fraction)  # persons with a unit
     rng = np.random.default_rng(split_seed)
     rest, test = split_public(table, n_test, rng=rng)
     private, public = split_public(rest, n_public, rng=rng)
@@ -159,6 +164,7 @@ def _uploaded_dataset(
     split_seed: int,
     fixes: tuple = (False, False),
     before: tuple = (),
+    privacy_unit: str | None = None,
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     # ``fixes``: (rename duplicate column names, drop columns empty in every row);
@@ -171,11 +177,12 @@ def _uploaded_dataset(
     rename, drop_empty = (bool(f) for f in fixes)
     private_bytes = without_columns(_private_bytes, before, rename_duplicates=rename) if before else _private_bytes
     table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
-                       name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty)
+                       name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
+                       privacy_unit=privacy_unit)
     if before and _public_bytes is not None:
         _public_bytes = without_columns(_public_bytes, before, rename_duplicates=rename)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -186,7 +193,7 @@ def _uploaded_dataset(
             "from the private file (they are private rows)",
         )
     public_X = read_public(_public_bytes, table, rename_duplicates=rename)
-    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
         key=key,
@@ -233,7 +240,7 @@ def _bundled_job(name: str, missing: str, markers: tuple, test_fraction: float, 
     public = load_table(_bundled_path(job["public"]), label_column=job["label_column"], missing=missing,
                         missing_markers=markers, name=job["public"])
     public_y = public.labels if tuple(public.class_names) == tuple(table.class_names) else None
-    _, n_test = _sizes(table.n_rows, 0.0, test_fraction)
+    _, n_test = _sizes(_units(table), 0.0, test_fraction)
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
         key=f"job:{name}:{missing}:{markers}:{test_fraction}:{split_seed}",
@@ -321,18 +328,19 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
-            tuple(cfg.get("drop_before", ())),
+            tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None,
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking the columns…")
 def _file_check(private_hash: str, _data: bytes, label_column: str | None, missing: str, markers: tuple,
-                rename: bool, drop_empty: bool, drop: tuple):
+                rename: bool, drop_empty: bool, drop: tuple, privacy_unit: str | None = None):
     from core.data.problems import check_file
 
     return check_file(_data, label_column=label_column, missing=missing, missing_markers=markers,
-                      rename_duplicates=rename, drop_empty_columns=drop_empty, drop_columns=drop)
+                      rename_duplicates=rename, drop_empty_columns=drop_empty, drop_columns=drop,
+                      privacy_unit=privacy_unit)
 
 
 def upload_check(cfg: dict[str, Any], drop: tuple = ()):
@@ -346,7 +354,8 @@ def upload_check(cfg: dict[str, Any], drop: tuple = ()):
         raise core.errors.DataError("The uploaded file is no longer in memory; upload it again.")
     return _file_check(cfg["private_hash"], data, cfg.get("label_column"), cfg.get("missing", "refuse"),
                        tuple(cfg.get("missing_markers", ())), bool(cfg.get("rename_duplicates")),
-                       bool(cfg.get("drop_empty_columns")), tuple(sorted({*cfg.get("drop_before", ()), *drop})))
+                       bool(cfg.get("drop_empty_columns")), tuple(sorted({*cfg.get("drop_before", ()), *drop})),
+                       cfg.get("privacy_unit") or None)
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking the columns…")

@@ -205,7 +205,7 @@ def estimate_section(ds, ens) -> None:
                 ledgers.require_budget(ds)
                 rng = session.DEMO_SEED + 4 if session.demo_mode() else None
                 shares = estimate_class_shares(ds.private.labels, n_classes=ds.n_classes, epsilon=float(eps),
-                                               ledger=ledgers.ledger(ds), rng=rng)
+                                               ledger=ledgers.ledger(ds), units=ds.private.unit, rng=rng)
                 plan.set_quality("majority", round(float(max(shares)), 2))
                 st.session_state["_quality_note"] = (
                     f"Assumed share of the most common class set from a private count: {max(shares):.2f} "

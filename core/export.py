@@ -28,7 +28,8 @@ Schema of :func:`labeled_frame` (columns, in order)
 
 Schema of :func:`privacy_report` (keys, in order)
     ``library`` (``"private-label-lab"``), ``version``, ``mechanism``, ``adjacency``
-    (``"replace one private row"``), ``guarantee`` {``epsilon``, ``delta``,
+    (``"replace one private row"``, or ``"replace all rows of one person (column id)"``),
+    ``privacy_unit`` {``unit``, ``column``, ``units``, ``description``}, ``guarantee`` {``epsilon``, ``delta``,
     ``accounting``}, ``parameters`` {allow-listed public parameters, sorted by name},
     ``counts`` {``queries``, ``answered``, ``abstained``, ``not_processed``,
     ``public_rows``}, ``ensemble`` {``learner``, ``k``, ``n_private``}, ``dataset``
@@ -64,6 +65,7 @@ __all__ = [
     "FORBIDDEN_WORDS",
     "FORBIDDEN_WORD_EXCEPTIONS",
     "ADJACENCY",
+    "PERSON_ADJACENCY",
     "LIBRARY",
     "EXPORT_ROLES",
     "export_columns",
@@ -85,12 +87,15 @@ STATUS_NOT_PROCESSED = "not processed"
 
 LIBRARY = "private-label-lab"
 ADJACENCY = "replace one private row"
+PERSON_ADJACENCY = "replace all rows of one person (column {column})"
+"""The adjacency with a privacy unit (docs/design.md §1.2); ``{column}`` is the unit column."""
 
 REPORT_KEYS = (
     "library",
     "version",
     "mechanism",
     "adjacency",
+    "privacy_unit",
     "guarantee",
     "parameters",
     "counts",
@@ -117,6 +122,7 @@ LEDGER_COVERS = (
 """What the ledger's total covers (the ``ledger.covers`` sentence)."""
 
 _NESTED_KEYS = {
+    "privacy_unit": ("unit", "column", "units", "description"),
     "guarantee": ("epsilon", "delta", "accounting"),
     "counts": ("queries", "answered", "abstained", "not_processed", "public_rows"),
     "ensemble": ("learner", "k", "n_private"),
@@ -175,6 +181,8 @@ PUBLIC_PARAMETERS = frozenset(
         # DP training routes: the penalty (fixed from public sizes or given) and the noise kind
         "C",
         "perturbation",
+        # the declared bound on each person's rows (a setting)
+        "rows_per_unit",
     }
 )
 """Names of :attr:`LabelingResult.params` entries that an export may show.
@@ -429,6 +437,7 @@ def privacy_report(
     k: int,
     dataset: str | None = None,
     ledger_total: Any = None,
+    unit: Any = None,
 ) -> dict[str, Any]:
     """The privacy report of a labeling, safe to publish beside the labeled rows.
 
@@ -437,7 +446,9 @@ def privacy_report(
     result : LabelingResult
         The labeling.
     n_private : int
-        Number of private rows ``n`` (public under replace-one adjacency).
+        Number of private rows ``n`` (public under replace-one adjacency).  With a privacy
+        unit the report gives the number of persons instead (public under replace-one-
+        person adjacency; a person's number of rows, hence ``n``, is not).
     n_public : int
         Number of rows in the public table (at least the number of queries labeled).
     learner : str, sklearn estimator or TeacherEnsemble
@@ -455,6 +466,10 @@ def privacy_report(
         keys.  Adds the ``release`` and ``ledger`` sections (:data:`RELEASE_KEYS`), each
         with a sentence saying what it covers.  None (default): the report of one run,
         as before.
+    unit : core.data.units.PrivacyUnit, optional (keyword-only)
+        The privacy unit of the private table (``Table.privacy_unit``); None: per row.
+        The report states it (``privacy_unit``, and the ``adjacency``) in public words:
+        the unit column's name and the number of persons, never a person's ID or count.
 
     Returns
     -------
@@ -464,14 +479,19 @@ def privacy_report(
         - ``library``: ``"private-label-lab"``;
         - ``version``: the library version;
         - ``mechanism``: ``result.mechanism``;
-        - ``adjacency``: ``"replace one private row"``;
+        - ``adjacency``: ``"replace one private row"``, or with a unit
+          ``"replace all rows of one person (column id)"``;
+        - ``privacy_unit``: {``unit`` (``"row"`` or ``"person"``), ``column`` (or None),
+          ``units`` (rows or persons), ``description`` (e.g. ``"per person (column id):
+          5,027 persons"``, with ``"; at most r rows of each person used"`` when the run
+          declared such a bound)};
         - ``guarantee``: {``epsilon``, ``delta``, ``accounting``} — the data-independent
           guarantee and how it was computed;
         - ``parameters``: the entries of ``result.params`` named in
           :data:`PUBLIC_PARAMETERS` whose values are plain scalars, sorted by name;
         - ``counts``: {``queries``, ``answered``, ``abstained``, ``not_processed``,
           ``public_rows``};
-        - ``ensemble``: {``learner``, ``k``, ``n_private``};
+        - ``ensemble``: {``learner``, ``k``, ``n_private``} (``n_private``: persons with a unit);
         - ``dataset``: the name or None;
         - with ``ledger_total`` only: ``release`` {``epsilon``, ``delta``, ``covers``}
           (the released run's own guarantee, as in ``guarantee``, and
@@ -485,6 +505,7 @@ def privacy_report(
     from core import __version__
 
     labels = _check_result(result)
+    unit_section, n_private = _unit_section(unit, result, n_private)
     n_private = check_integer(n_private, "n_private", minimum=1)
     n_public = check_integer(n_public, "n_public", minimum=1)
     if n_public < labels.shape[0]:
@@ -499,7 +520,8 @@ def privacy_report(
         "library": LIBRARY,
         "version": __version__,
         "mechanism": str(result.mechanism),
-        "adjacency": ADJACENCY,
+        "adjacency": ADJACENCY if unit_section["column"] is None else PERSON_ADJACENCY.format(column=unit_section["column"]),
+        "privacy_unit": unit_section,
         "guarantee": {
             "epsilon": _budget(result.epsilon),
             "delta": _budget(result.delta),
@@ -524,6 +546,21 @@ def privacy_report(
         }
         report["ledger"] = _ledger_section(ledger_total, result)
     return report
+
+
+def _unit_section(unit: Any, result: LabelingResult, n_private: Any) -> tuple[dict[str, Any], Any]:
+    """The ``privacy_unit`` section (public words only) and the ``n_private`` the report gives."""
+    from core.data.units import PrivacyUnit
+
+    if unit is None or (isinstance(unit, PrivacyUnit) and unit.per_row):
+        n = check_integer(n_private, "n_private", minimum=1)
+        return {"unit": "row", "column": None, "units": n, "description": "per row"}, n
+    if not isinstance(unit, PrivacyUnit):
+        raise ParameterError(f"unit must be a core.data.units.PrivacyUnit (Table.privacy_unit), got {type(unit).__name__}.")
+    bound = (result.params or {}).get("rows_per_unit")
+    bound = int(bound) if isinstance(bound, (int, np.integer)) and not isinstance(bound, bool) else None
+    return ({"unit": "person", "column": unit.column, "units": unit.n_units,
+             "description": unit.describe(owner=False, bound=bound)}, unit.n_units)
 
 
 def _field(obj: Any, *names: str) -> Any:

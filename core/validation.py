@@ -220,11 +220,16 @@ def check_eta(eta, name: str = "eta") -> tuple[float, int]:
     return 1.0 / bins, int(bins)
 
 
-def check_k(k, n_rows: int | None = None, name: str = "k") -> int:
-    """Check the number of teachers k against the number of private rows.
+def _each(of: str) -> str:
+    return "rows" if of == "private rows" else of
+
+
+def check_k(k, n_rows: int | None = None, name: str = "k", *, of: str = "private rows") -> int:
+    """Check the number of teachers k against the number of private rows (or persons).
 
     Each teacher is fitted on a chunk of about ``n_rows / k`` rows, so ``k`` must be
-    at least 2 and leave every chunk at least two rows.
+    at least 2 and leave every chunk at least two rows.  With a privacy unit, chunks hold
+    whole persons: ``n_rows`` is then the number of persons and ``of="persons"``.
     """
     v = _integer(k, name)
     if v < 2:
@@ -232,13 +237,13 @@ def check_k(k, n_rows: int | None = None, name: str = "k") -> int:
     if n_rows is not None:
         if v > n_rows:
             raise ParameterError(
-                f"{name} = {v} teachers is more than the {n_rows} private rows; "
-                f"choose k of at most {max(2, n_rows // 2)} so that each teacher sees at least two rows."
+                f"{name} = {v} teachers is more than the {n_rows} {of}; "
+                f"choose k of at most {max(2, n_rows // 2)} so that each teacher sees at least two {_each(of)}."
             )
         if n_rows // v < 2:
             raise ParameterError(
-                f"{name} = {v} teachers leaves some chunk of the {n_rows} private rows with fewer "
-                f"than two rows; choose k of at most {n_rows // 2}."
+                f"{name} = {v} teachers leaves some chunk of the {n_rows} {of} with fewer "
+                f"than two {_each(of)}; choose k of at most {n_rows // 2}."
             )
     return v
 

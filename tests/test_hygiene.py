@@ -37,6 +37,7 @@ SEED = 987_654_321  # a seed used for the noise: it must appear nowhere in an ex
 N_PRIVATE = 80_000
 CLASS_NAMES = ("benign", "malignant", "unsure")
 NESTED = {
+    "privacy_unit": ["unit", "column", "units", "description"],
     "guarantee": ["epsilon", "delta", "accounting"],
     "counts": ["queries", "answered", "abstained", "not_processed", "public_rows"],
     "ensemble": ["learner", "k", "n_private"],

@@ -38,6 +38,34 @@ Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2)
 Several classes: one-vs-rest, ``c`` binary models each at ``(ε/c, δ/c)``; basic
 composition gives ``(ε, δ)``.
 
+Per person, at most ``r`` rows each (docs/design.md §1.2, §12.6)
+    With a privacy unit, neighbours differ in all the rows of one person, and the route
+    keeps at most ``r`` rows per person (chosen at random, never by a value or a label).
+    Write the objective in its sum form, ``Σ ℓ(y_i fᵀx_i) + (nΛ + nΔ)/2 ‖f‖² + bᵀf``: with
+    ``Λ = 1/(Cn)`` the regularization ``nΛ = 1/C`` (and ``nΔ``) does not depend on ``n``, so
+    the argument above holds whatever the number of rows, which may change between
+    neighbours.  A person's ``r₁ ≤ r`` rows replaced by ``r₂ ≤ r`` rows moves the ``b``
+    that gives a minimiser by at most ``(r₁ + r₂) R ≤ 2rR``, and the Hessian by ``r₁``
+    rank-one terms removed and ``r₂`` added, each of eigenvalue at most ``c̃``; by the
+    matrix determinant lemma, term by term, the determinant ratio lies in
+    ``[(1 + c̃/(nΛ_tot))^{−r₁}, (1 + c̃/(nΛ_tot))^{r₂}]``.  So the proofs hold with ``R``
+    replaced by ``rR`` in the noise and the Jacobian's ``(1 + c̃/(nΛ))`` raised to the
+    power ``r``:
+
+    - Gamma: ``ε' = ε − 2r log(1 + c̃/(nΛ))``; if ``ε' ≤ 0``,
+      ``Δ = c̃/(n(e^{ε/(4r)} − 1)) − Λ`` and ``ε' = ε/2``; ``‖b‖ ~ Gamma(d, 2rR/ε')``.
+    - Gaussian: ``σ = rR √(8 log(2/δ) + 4ε)/ε`` and ``n(Λ + Δ) ≥ 2rβ/ε`` (then
+      ``r log(1 + β/(n(Λ+Δ))) ≤ r · ε/(2r) = ε/2``, the share of ε the one-row proof gives the
+      Jacobian).
+
+    ``r = 1`` is the one-row case above, exactly.  The naive Bayes sensitivities scale by
+    ``r`` exactly: a person's ``r₁`` rows leaving class ``a`` and ``r₂`` entering class
+    ``b`` move the counts by ``√(r₁² + r₂²) ≤ √2 r``; the sums, when ``a = b``, by
+    ``‖Σu' − Σu‖`` whose every coordinate is at most ``(r₁ + r₂)/2 ≤ r`` (values in
+    ``[−½, ½]``), so ``≤ r√d``, and when ``a ≠ b`` by ``√(r₁² + r₂²) √d/2 ≤ r√(d/2)``; the
+    squares (values in ``[0, ¼]``) by ``≤ r√d/4`` or ``√(r₁² + r₂²) √d/4 ≤ r√(2d)/4``.
+    ``σ_b = z r Δ_b/√w_b`` keeps the joint release's RDP at ``α/(2z²)``.
+
 Gaussian naive Bayes, Gaussian mechanism
     Features centred on the public range, ``u ∈ [−½, ½]^d``.  The release is the class
     counts ``N_c``, the per-class sums ``S_c = Σ u`` and sums of squares ``Q_c = Σ u²``.
@@ -76,6 +104,7 @@ __all__ = [
     "NaiveBayesNoise",
     "naive_bayes_noise",
     "naive_bayes_guarantee",
+    "nb_sensitivities",
 ]
 
 LOGISTIC_CURVATURE = 0.25
@@ -124,7 +153,7 @@ class ObjectiveNoise:
 
 
 def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
-                    perturbation: str = "gamma") -> ObjectiveNoise:
+                    perturbation: str = "gamma", rows_per_unit: int = 1) -> ObjectiveNoise:
     """The noise of one binary DP logistic regression at ``(ε, δ)`` (the module's formulas).
 
     Parameters
@@ -140,11 +169,18 @@ def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
     C : float
         Inverse regularization: ``Λ = 1/(C n)``.
     perturbation : {"gamma", "gaussian"}
+    rows_per_unit : int, default 1
+        ``r``: the most rows one privacy unit contributes (1: per row).  The noise is for
+        neighbours that differ in all of one person's (at most ``r``) rows (module
+        docstring).
 
     Returns
     -------
     ObjectiveNoise
     """
+    from core.data.units import check_bound
+
+    r = check_bound(rows_per_unit)
     eps = check_epsilon(epsilon)
     n = int(n)
     if n < 1:
@@ -153,21 +189,30 @@ def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
     lam = 1.0 / (_check_positive(C, "C") * n)
     c_tilde = LOGISTIC_CURVATURE * R * R
     if perturbation == "gamma":
-        eps_p = eps - 2.0 * math.log1p(c_tilde / (n * lam))
+        eps_p = eps - 2.0 * r * math.log1p(c_tilde / (n * lam))
         extra = 0.0
         if eps_p <= 0:
-            extra = max(0.0, c_tilde / (n * math.expm1(eps / 4.0)) - lam)
+            extra = max(0.0, c_tilde / (n * math.expm1(eps / (4.0 * r))) - lam)
             eps_p = eps / 2.0
-        return ObjectiveNoise("gamma", eps, 0.0, lam, extra, eps_p, 2.0 * R / eps_p, R)
+        return ObjectiveNoise("gamma", eps, 0.0, lam, extra, eps_p, 2.0 * r * R / eps_p, R)
     if perturbation == "gaussian":
         d = check_delta(delta)
-        sigma = R * math.sqrt(8.0 * math.log(2.0 / d) + 4.0 * eps) / eps
-        extra = max(0.0, 2.0 * c_tilde / (eps * n) - lam)
+        sigma = r * R * math.sqrt(8.0 * math.log(2.0 / d) + 4.0 * eps) / eps
+        extra = max(0.0, 2.0 * r * c_tilde / (eps * n) - lam)
         return ObjectiveNoise("gaussian", eps, d, lam, extra, None, sigma, R)
     raise ParameterError(f"perturbation must be 'gamma' or 'gaussian', got {perturbation!r}.")
 
 
-def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2) -> PrivacyGuarantee:
+def _per_person(rows_per_unit) -> str:
+    if rows_per_unit is None:
+        return ""
+    r = int(rows_per_unit)
+    return (f" Per person: at most {r} row{'s' if r != 1 else ''} of each person used (chosen at random), "
+            "noise calibrated for them.")
+
+
+def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2,
+                       rows_per_unit: int | None = None) -> PrivacyGuarantee:
     """The guarantee of a DP logistic regression (any number of queries: one model labels them all).
 
     Parameters
@@ -177,6 +222,8 @@ def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2)
     perturbation : {"gamma", "gaussian"}
     n_classes : int
         ``c``: ``c`` one-vs-rest models at ``(ε/c, δ/c)`` when ``c > 2``, one model when 2.
+    rows_per_unit : int, optional
+        With a privacy unit: the bound ``r`` on each person's rows (said in the accounting).
 
     Returns
     -------
@@ -189,12 +236,14 @@ def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2)
         return PrivacyGuarantee(eps, 0.0, "objective-perturbation",
                                 f"Objective perturbation (Chaudhuri–Monteleoni–Sarwate 2011, Alg. 2): "
                                 f"{models} model(s) at ε/{models} each, pure ε-DP; the public rows are "
-                                "labeled by the released model (post-processing, any number of queries).")
+                                "labeled by the released model (post-processing, any number of queries)."
+                                + _per_person(rows_per_unit))
     d = check_delta(delta)
     return PrivacyGuarantee(eps, d, "objective-perturbation",
                             f"Gaussian objective perturbation (Kifer–Smith–Thakurta 2012, Thm 2): "
                             f"{models} model(s) at (ε/{models}, δ/{models}) each; the public rows are "
-                            "labeled by the released model (post-processing, any number of queries).")
+                            "labeled by the released model (post-processing, any number of queries)."
+                            + _per_person(rows_per_unit))
 
 
 @dataclass(frozen=True)
@@ -215,31 +264,40 @@ class NaiveBayesNoise:
     sigma_squares: float
 
 
-def _nb_sensitivities(dimension: int) -> tuple[float, float, float]:
-    d = int(dimension)
-    return math.sqrt(2.0), math.sqrt(d), math.sqrt(2.0 * d) / 4.0
+def nb_sensitivities(dimension: int, rows_per_unit: int = 1) -> tuple[float, float, float]:
+    """L2 sensitivities of the naive Bayes counts, sums and squares when one unit of at most ``r`` rows changes.
+
+    ``(√2 r, r √d, r √(2d)/4)`` (module docstring; ``r = 1``: one row).
+    """
+    d, r = int(dimension), int(rows_per_unit)
+    return r * math.sqrt(2.0), r * math.sqrt(d), r * math.sqrt(2.0 * d) / 4.0
 
 
-def naive_bayes_noise(epsilon, delta, *, dimension: int) -> NaiveBayesNoise:
+def naive_bayes_noise(epsilon, delta, *, dimension: int, rows_per_unit: int = 1) -> NaiveBayesNoise:
     """The noise of the DP Gaussian naive Bayes at ``(ε, δ)`` on ``dimension`` features.
 
     Parameters
     ----------
     epsilon, delta : float
     dimension : int
+    rows_per_unit : int, default 1
+        ``r``: the most rows one privacy unit contributes (1: per row); every block's
+        noise is scaled by ``r``, its sensitivity's factor.
 
     Returns
     -------
     NaiveBayesNoise
     """
     from core.accounting.rdp import gnmax_sigma_for_epsilon
+    from core.data.units import check_bound
 
+    r = check_bound(rows_per_unit)
     eps, d = check_epsilon(epsilon), check_delta(delta)
     if int(dimension) < 1:
         raise ParameterError(f"dimension must be at least 1, got {dimension!r}.")
     # GNMax's one answer has RDP α/σ_g²; the Gaussian mechanism at multiplier z has α/(2z²).
     z = float(gnmax_sigma_for_epsilon(eps, n_answers=1, delta=d)) / math.sqrt(2.0)
-    sens = _nb_sensitivities(dimension)
+    sens = nb_sensitivities(dimension, r)
     s = [z * s_b / math.sqrt(w) for s_b, w in zip(sens, NB_SHARES)]
     return NaiveBayesNoise(z, *s)
 
@@ -252,7 +310,7 @@ def naive_bayes_rdp(z: float, orders=None) -> np.ndarray:
     return orders / (2.0 * float(z) ** 2)
 
 
-def naive_bayes_guarantee(epsilon, delta) -> PrivacyGuarantee:
+def naive_bayes_guarantee(epsilon, delta, *, rows_per_unit: int | None = None) -> PrivacyGuarantee:
     """The guarantee of the DP Gaussian naive Bayes (one release labels every query).
 
     Returns
@@ -264,4 +322,5 @@ def naive_bayes_guarantee(epsilon, delta) -> PrivacyGuarantee:
     return PrivacyGuarantee(eps, d, "rdp",
                             "Gaussian naive Bayes: class counts, per-class sums and sums of squares with "
                             "Gaussian noise, one Gaussian mechanism of RDP α/(2z²) converted at δ; the public "
-                            "rows are labeled by the released model (post-processing, any number of queries).")
+                            "rows are labeled by the released model (post-processing, any number of queries)."
+                            + _per_person(rows_per_unit))

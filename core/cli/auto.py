@@ -46,16 +46,17 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
-        features=checks.names_list(args.features), drop=checks.names_list(args.drop))
+        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit)
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
-                       drop_empty_columns=args.drop_empty_columns)
+                       drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit)
     public = read_public(args.public if public_src is None else public_src, table,
                          rename_duplicates=args.rename_duplicates)
     enc = public_encoding(table, public)
     d = len(enc.numeric) + sum(len(v) for v in enc.categories.values())
-    choice = choose(n=table.n_rows, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
+    n_units = table.n_rows if table.unit is None else table.unit.n_units  # persons make the chunks with a unit
+    choice = choose(n=n_units, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
                     delta=float(given["delta"]), learner=args.learner, mechanism=args.mechanism)
     args.mechanism = choice.mechanism
     if args.k == "auto":

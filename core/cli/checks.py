@@ -66,7 +66,29 @@ def _unknown(names: list[str], columns: Sequence[str], flag: str, what: str) -> 
             f"its columns are {', '.join(repr(str(c)) for c in columns)}.")
 
 
-def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str]):
+def add_privacy_unit(group) -> None:
+    """``--privacy-unit COL``: the column naming each row's person; every guarantee then holds per person."""
+    group.add_argument(
+        "--privacy-unit", default=None, metavar="COL",
+        help="the column of the private file that names the person each row belongs to (an ID): the guarantee then "
+             "holds per person (all of a person's rows under one teacher; the DP-training routes use at most "
+             "--rows-per-unit rows of each person), and the column is never a feature (default: each row is a unit)")
+
+
+def unit_text(table) -> str:
+    """The unit for the command line's output, as the owner sees it (:meth:`PrivacyUnit.describe`; a
+    person's largest number of rows is read from the private rows: said for the owner, not in the report)."""
+    return table.privacy_unit.describe()
+
+
+def adjacency_text(table) -> str:
+    """The adjacency in words: one private row, or all the rows of one person."""
+    unit = table.unit
+    return "replace one private row" if unit is None else f"replace all rows of one person (column {unit.column})"
+
+
+def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str],
+                   unit: str | None = None):
     """Apply ``--features``/``--drop`` to the private and public text frames.
 
     Returns
@@ -92,7 +114,10 @@ def select_columns(private, public, *, label_column: str | None, features: list[
                            f"{', '.join(repr(c) for c in columns)}.")
     if label in features or label in drop:
         raise CommandError(f"'{label}' is the label column; leave it out of --features and --drop.")
-    kept = [c for c in (features or columns) if c != label and c not in drop]
+    if unit is not None and (unit in features or unit in drop):
+        raise CommandError(f"'{unit}' is the privacy unit column (never a feature); leave it out of --features and "
+                           "--drop.")
+    kept = [c for c in (features or columns) if c != label and c not in drop and c != unit]
     if not kept:
         raise CommandError("--features and --drop leave no feature column; keep at least one.")
     public_columns = [str(c) for c in public.columns]
@@ -102,7 +127,8 @@ def select_columns(private, public, *, label_column: str | None, features: list[
         raise CommandError(
             f"The public file lacks the chosen feature column(s) {', '.join(repr(c) for c in missing)}; "
             f"its columns are {', '.join(repr(c) for c in public_columns)}.")
-    return _csv(private[kept + [label]]), _csv(public[public_kept])
+    unit_kept = [unit] if unit is not None and unit in columns else []
+    return _csv(private[kept + unit_kept + [label]]), _csv(public[public_kept])
 
 
 def _csv(frame) -> bytes:
@@ -184,7 +210,7 @@ def check_private(args, stderr: TextIO):
     check = check_file(args.private, label_column=args.label_column, missing=args.missing,
                        missing_markers=args.missing_marker or None, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns, drop_columns=names_list(args.drop),
-                       features=names_list(args.features) or None)
+                       features=names_list(args.features) or None, privacy_unit=getattr(args, "privacy_unit", None))
     problems = [p for p in check.problems
                 if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]
     blocking = [p for p in problems if p.blocking]

@@ -133,6 +133,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--drop", default=None, metavar="X,Y",
                       help="leave these columns out (comma separated; in both files), e.g. an identifier")
 
+    checks.add_privacy_unit(data)
     ens = label.add_argument_group("teachers")
     ens.add_argument("--learner", required=True, metavar="NAME",
                      help="the teachers' learner (see the list below)")
@@ -338,13 +339,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
-        features=checks.names_list(args.features), drop=checks.names_list(args.drop))
+        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit)
     checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
-                       drop_empty_columns=args.drop_empty_columns)
+                       drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit)
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     if streaming:
         n_public = stream.count_rows(args.public)
         selected = private_src is not None
@@ -352,7 +355,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         def prepare(frame):  # the chosen columns, as select_columns chose them for the whole file
             frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
             if selected:
-                frame = frame[[c for c in frame.columns if c in table.feature_names or c == table.label_column]]
+                frame = frame[[c for c in frame.columns if c in table.feature_names or c == table.label_column
+                               or (table.unit is not None and c == table.unit.column)]]
             return frame
 
         from core.data import check_public
@@ -430,7 +434,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
-                       dataset=Path(args.private).name)
+                       dataset=Path(args.private).name, unit=table.privacy_unit)
         if ledger is not None and _takes_ledger_total():
             context["ledger_total"] = ledger.total()
         report = pipeline.report(result, **context)
@@ -438,12 +442,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         written.append(str(paths["--report"]))
     stdout.write(
         f"Labeled {result.m} public rows with {mech.name} "
-        f"({k} teachers, {args.learner}, on {table.n_rows} private rows):\n"
+        f"({k} teachers, {args.learner}, on {table.n_rows} private rows; privacy unit: {checks.unit_text(table)}):\n"
         f"  answered       {result.n_answered}\n"
         f"  abstained      {result.n_bottom}\n"
         f"  not processed  {result.n_unprocessed}\n"
         f"Guarantee: ({fmt(result.epsilon)}, {fmt(result.delta)})-differential privacy "
-        "(replace one private row).\n"
+        f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n"
     )
     stdout.flush()
@@ -477,7 +481,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             stderr.flush()
             return code
         public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=n_public,
-                                                   learner=args.learner, k=k, dataset=Path(args.private).name))
+                                                   learner=args.learner, k=k, dataset=Path(args.private).name,
+                                                   unit=table.privacy_unit))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         skops_format = paths["--student"].suffix.lower() == ".skops"
         _write(paths["--student"], published.to_skops() if skops_format else published.to_joblib(), "--student")

@@ -111,7 +111,8 @@ def add_flag(parser, p, help: str, *, dest: str | None = None, **kwargs: Any) ->
         options["choices"] = tuple(p.choices or ())
     else:
         options["metavar"] = p.metavar
-    parser.add_argument(f"--{p.name}", **options, **kwargs)
+    names = [f"--{p.name.replace('_', '-')}"] + ([f"--{p.name}"] if "_" in p.name else [])  # --rows-per-unit, --rows_per_unit
+    parser.add_argument(*names, **options, **kwargs)
 
 
 def _value(value: Any) -> str:

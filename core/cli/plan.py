@@ -112,6 +112,17 @@ def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | N
     return int(len(labels)), int(labels[labels != ""].nunique()), str(column)
 
 
+def count_units(path: str, column: str) -> int:
+    """The number of distinct values of a CSV file's privacy unit column (persons)."""
+    import pandas as pd
+
+    try:
+        ids = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip()
+    except ValueError:
+        raise CommandError(f"'{path}' has no column {column!r} for --privacy-unit.") from None
+    return int(ids[ids != ""].nunique())
+
+
 def add_parser(commands) -> argparse.ArgumentParser:
     """Add the ``plan`` command to the subparsers ``commands``."""
     from core.mechanisms import registry
@@ -143,6 +154,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="private CSV file: only its number of rows and label classes are read")
     job.add_argument("--label-column", default=None, metavar="NAME", help="label column of --private (default as in label)")
     job.add_argument("--n", type=int, default=None, metavar="N", help="number of private rows (instead of --private)")
+    from core.cli.checks import add_privacy_unit
+
+    add_privacy_unit(job)
     job.add_argument("--classes", type=int, default=None, metavar="C", help="number of classes (instead of --private)")
     job.add_argument("--public", default=None, metavar="FILE", help="public CSV file: only its number of rows is read")
     job.add_argument("--m", type=int, default=None, metavar="N", help="number of public rows to label (instead of --public)")
@@ -177,6 +191,11 @@ def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
         read.append(f"From '{args.private}': its number of rows ({rows}) and the number of distinct values of "
                     f"column '{column}' ({c} classes), nothing else; both treated as public, like n in the "
                     "privacy report.")
+        if getattr(args, "privacy_unit", None):
+            persons = count_units(args.private, args.privacy_unit)
+            read.append(f"Privacy unit '{args.privacy_unit}': {persons} persons (the chunks are made of persons, so "
+                        "n below counts persons).")
+            rows = persons
         n = rows if n is None else n
         classes = c if classes is None else classes
     else:

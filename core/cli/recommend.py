@@ -63,7 +63,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
     rec.add_argument("--learner", default="logistic_regression", metavar="NAME",
                      help="the teachers' learner for --measure-agreement (default logistic_regression)")
     rec.add_argument("--holdout", type=int, default=500, metavar="N",
-                     help="held-out private rows for --measure-agreement (default 500)")
+                     help="held-out private rows for --measure-agreement (default 500; persons with --privacy-unit)")
+    from core.cli.checks import add_privacy_unit
+
+    add_privacy_unit(rec)
     add_seed(rec)
     from core.cli.plan import add_quality_flags
 
@@ -79,7 +82,8 @@ def _measure(table, learner: str, k: int, holdout: int, rng):
     from core import pipeline
     from core.data import largest_k, split_public
 
-    holdout = max(10, min(int(holdout), table.n_rows // 4))
+    units = table.n_rows if table.unit is None else table.unit.n_units  # with a unit, persons are held out whole
+    holdout = max(10, min(int(holdout), units // 4))
     train, held = split_public(table, holdout, rng=rng)
     k = min(int(k), largest_k(train))
     teachers = pipeline.train(train, learner, {}, k, rng=rng)
@@ -97,9 +101,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if args.m is None or args.m < 1:
         raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
     table = load_table(args.private, label_column=args.label_column, missing=args.missing,
-                       missing_markers=args.missing_marker or None)
+                       missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit)
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
-    sizes = dict(n_private=table.n_rows, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
+    # Chunks are made of persons with a unit: the number of persons limits k.
+    n_units = table.n_rows if table.unit is None else table.unit.n_units
+    if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
+        counts = [int(c * n_units // table.n_rows) for c in counts]
+    sizes = dict(n_private=n_units, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
     agreement = None
     k = args.k
     if args.measure_agreement:

@@ -65,6 +65,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--private", default=None, metavar="FILE", help="private labeled CSV file")
     data.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")
     data.add_argument("--public", required=True, metavar="FILE", help="public CSV file of the rows to label")
+    from core.cli.checks import add_privacy_unit
+
+    add_privacy_unit(data)
     data.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
                       help="missing feature values, as in label (default refuse)")
     data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
@@ -95,7 +98,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="how a candidate is judged: the student's noisy correct count on held-out private rows "
                      "(default), or the number of rows its run answered")
     sel.add_argument("--holdout", type=int, default=500, metavar="N",
-                     help="private rows kept out of every teacher's chunk to score on (default 500)")
+                     help="private rows kept out of every teacher's chunk to score on (default 500); with "
+                          "--privacy-unit, persons (all their rows kept out; one row of each scored)")
     sel.add_argument("--score-sigma", type=float, default=5.0, metavar="S",
                      help="discrete Gaussian noise of the held-out count (sensitivity 1; default 5)")
     sel.add_argument("--price-only", action="store_true",
@@ -184,10 +188,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     raw_public = checks.raw_frame(args.public)
     private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
                                                     features=checks.names_list(args.features),
-                                                    drop=checks.names_list(args.drop))
+                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit)
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
-                       missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem)
+                       missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
+                       privacy_unit=args.privacy_unit)
+    if table.unit is not None:
+        stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     public = read_public(args.public if public_src is None else public_src, table)
     check_delta(args.delta, n=table.n_rows)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
@@ -213,7 +220,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     teach, held = table, None
     if score_sigma is not None:
-        teach, held = split_public(table, int(args.holdout), rng=rng)  # a random split: independent of the data
+        # A random split, independent of the data; with a privacy unit, --holdout persons with all their rows.
+        teach, held = split_public(table, int(args.holdout), rng=rng)
     teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
     votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
     del teachers
@@ -233,14 +241,14 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
-                             dataset=Path(args.private).name,
+                             dataset=Path(args.private).name, unit=table.privacy_unit,
                              **({} if ledger is None else {"ledger_total": ledger.total()}))
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
             "chosen": sel.chosen, "repetitions": sel.runs, "repeat_mean": price.parts["repeat_mean"],
             "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
-            "holdout_rows": 0 if held is None else held.n_rows,
+            "holdout_rows": 0 if held is None else (held.n_rows if held.unit is None else held.unit.n_units),
             "epsilon": sel.epsilon, "delta": sel.delta,
             "statement": "The labels are the selected run's; epsilon and delta are the whole selection's.",
         }
@@ -252,7 +260,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
         f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
-        "(replace one private row).\n"
+        f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n")
     stdout.flush()
     bar.break_line()

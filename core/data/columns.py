@@ -42,6 +42,10 @@ __all__ = [
     "PERSON_NAME_COLUMNS",
     "column_warnings",
     "identify",
+    "PERSON_KEY_NAMES",
+    "PersonKey",
+    "person_keys",
+    "duplicate_rows",
     "single_column_accuracy",
 ]
 
@@ -333,3 +337,101 @@ def column_warnings(
             out.append(ColumnWarning(str(column), "label_stand_in", _stand_in_sentence(str(column), label_column, s),
                                      reason, s))
     return out
+
+
+PERSON_KEY_NAMES = frozenset({
+    "id", "nr", "pid", "person", "personid", "subject", "subjectid", "patient", "patientid", "participant",
+    "respondent", "member", "memberid", "customer", "customerid", "client", "clientid", "user", "userid",
+    "individual", "household", "hhid", "case", "caseid", "mrn", "ssn", "uuid", "guid", "student", "studentid",
+    "employee", "employeeid", "account", "accountid",
+})
+"""Column names (whole or a word, ignoring case and separators) that name a person or a record."""
+
+
+@dataclass(frozen=True)
+class PersonKey:
+    """A column whose values repeat across rows like a person key (a NON-PRIVATE diagnostic).
+
+    Attributes
+    ----------
+    column : str
+    n_keys : int
+        Distinct values.
+    largest : int
+        Rows of the most frequent value.
+    reason : str
+        Why it looks like a key, in a few words.
+    """
+
+    column: str
+    n_keys: int
+    largest: int
+    reason: str
+
+
+def person_keys(frame: pd.DataFrame, *, skip: tuple = (), min_keys: int = 10) -> list[PersonKey]:
+    """Columns whose values repeat across rows like a person key.
+
+    A column is reported when its values repeat (at least 30 % of the rows share their
+    value with another row: a key of one row per person is no risk for a per-row
+    guarantee, and a few coincidences, such as two people of one name, are not a
+    panel), it has at least ``min_keys`` distinct values, and
+    either its name names a person or record (:data:`PERSON_KEY_NAMES`) or each of its
+    values occupies one contiguous block of rows (a file sorted by person, as panels
+    are), with at most half as many distinct values as rows.  Reads the private rows: a
+    NON-PRIVATE diagnostic for the data's owner, never exported.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The private table's columns (the label column excluded by the caller or ``skip``).
+    skip : tuple of str
+        Columns not to examine.
+    min_keys : int
+
+    Returns
+    -------
+    list of PersonKey
+    """
+    out = []
+    for column in frame.columns:
+        if column in skip:
+            continue
+        values = frame[column]
+        present = values.dropna()
+        if len(present) < 2:
+            continue
+        text = present.astype(str).str.strip()
+        counts = text.value_counts()
+        n_keys, largest = int(counts.size), int(counts.iloc[0])
+        repeated = int(counts[counts > 1].sum())
+        if largest < 2 or n_keys < min_keys or repeated < 0.3 * len(text):
+            continue
+        words = _name_words(str(column))
+        named = bool(words & PERSON_KEY_NAMES)
+        runs = int((text != text.shift()).sum())
+        blocks = runs == n_keys and n_keys <= 0.5 * len(text)
+        if not (named or blocks):
+            continue
+        reason = ("its name names a person or record" if named else "each value fills one block of consecutive rows")
+        out.append(PersonKey(str(column), n_keys, largest, reason))
+    return out
+
+
+def duplicate_rows(frame: pd.DataFrame) -> tuple[int, int]:
+    """Rows that are exact copies of an earlier row, and the size of the largest group of copies.
+
+    Reads the private rows: a NON-PRIVATE diagnostic.
+
+    Returns
+    -------
+    (int, int)
+        ``(copies, largest)``: 0 and 1 when every row is distinct.
+    """
+    if frame.empty:
+        return 0, 1
+    dup = frame.duplicated(keep="first")
+    if not dup.any():
+        return 0, 1
+    sizes = frame.groupby(list(frame.columns), dropna=False, sort=False).size()
+    return int(dup.sum()), int(sizes.max())

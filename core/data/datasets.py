@@ -63,6 +63,7 @@ __all__ = [
     "GENERATORS",
     "generate",
     "vc_dimension",
+    "panel",
 ]
 
 def _datasets_dir() -> Path:
@@ -593,3 +594,43 @@ def generate(name: str, n: int, *, rng: RNGLike = None, **params) -> Table:
         name=f"{name} ({shown})" if shown else name,
         label_column="label",
     )
+
+
+def panel(n_persons: int, *, d: int = 2, max_rows: int = 5, noise: float = 0.1, rng: RNGLike = None):
+    """A generated panel: ``n_persons`` persons with 1 to ``max_rows`` rows each, the unit declared.
+
+    Each person has a level ``z_p ~ N(0, I_d)``; each of their rows (a count uniform on
+    ``1..max_rows``) is ``x = z_p + 0.3 N(0, I_d)``, labeled by a random halfspace through
+    the origin with each label flipped with probability ``noise``.  A person's rows are
+    alike, as in a yearly panel, which is what makes a per-row guarantee weak per person.
+
+    Parameters
+    ----------
+    n_persons : int
+    d : int
+        Features.
+    max_rows : int
+        The most rows of a person.
+    noise : float
+        Label-flip probability.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    core.data.Table
+        Rows grouped by person, with ``unit`` the column ``"person"`` (IDs ``p0``, ``p1``…).
+    """
+    n_persons, d, max_rows = int(n_persons), int(d), int(max_rows)
+    if n_persons < 1 or d < 1 or max_rows < 1:
+        raise ParameterError("panel needs n_persons, d and max_rows of at least 1.")
+    gen = check_rng(rng)
+    w = gen.standard_normal(d)
+    w /= max(np.linalg.norm(w), 1e-12)
+    counts = gen.integers(1, max_rows + 1, size=n_persons)
+    person = np.repeat(np.arange(n_persons), counts)
+    X = gen.standard_normal((n_persons, d))[person] + 0.3 * gen.standard_normal((person.size, d))
+    y = (X @ w > 0).astype(np.int64)
+    flip = gen.random(person.size) < float(noise)
+    y = np.where(flip, 1 - y, y)
+    ids = np.array([f"p{i}" for i in person], dtype=object)
+    return table_from_arrays(X, y, name=f"panel ({n_persons} persons)", units=ids, unit_column="person")

@@ -44,12 +44,13 @@ __all__ = [
     "without_columns",
 ]
 
-FIX_ACTIONS = ("choose_label", "rename_duplicates", "drop_empty_columns", "missing", "drop_column")
+FIX_ACTIONS = ("choose_label", "rename_duplicates", "drop_empty_columns", "missing", "drop_column", "privacy_unit")
 """What a :class:`Fix` does: choose the label column, rename repeated header names, drop
-columns empty in every row, set the missing-value option (``Fix.value``), drop columns."""
+columns empty in every row, set the missing-value option (``Fix.value``), drop columns,
+declare a column the privacy unit (the persons: every guarantee then holds per person)."""
 
 PROBLEM_KINDS = ("label", "duplicate_header", "empty_column", "missing_values", "not_numbers",
-                 "identifier", "free_text", "date", "label_stand_in")
+                 "person_key", "duplicate_rows", "identifier", "free_text", "date", "label_stand_in")
 """The kinds of :class:`Problem`, in the order they are listed."""
 
 _CHECKS = {
@@ -58,6 +59,8 @@ _CHECKS = {
     "empty_column": "empty columns",
     "missing_values": "missing values",
     "not_numbers": "number columns holding text",
+    "person_key": "columns repeating like a person key (a NON-PRIVATE diagnostic on the private rows)",
+    "duplicate_rows": "exact duplicate rows (a NON-PRIVATE diagnostic on the private rows)",
     "identifier": "identifiers (by name, and by content: people's names, e-mail addresses, phone numbers, "
                   "postcodes, codes unique per row)",
     "free_text": "free text",
@@ -96,6 +99,8 @@ class Fix:
                     "impute": "Impute missing values inside each teacher"}[str(self.value)]
         if self.action == "drop_column":
             return "Drop " + ", ".join(f"'{c}'" for c in self.columns)
+        if self.action == "privacy_unit":
+            return f"Declare '{self.columns[0]}' the privacy unit (a guarantee per person)"
         return "Choose the label column"
 
     @property
@@ -109,6 +114,8 @@ class Fix:
             return f"--missing {self.value}"
         if self.action == "drop_column":
             return "--drop " + ",".join(self.columns)
+        if self.action == "privacy_unit":
+            return f"--privacy-unit {self.columns[0]}"
         return "--label-column NAME"
 
 
@@ -236,16 +243,59 @@ def _quoted(columns: Iterable[str], limit: int = 12) -> str:
     return shown + (f" and {len(columns) - limit} more" if len(columns) > limit else "")
 
 
-def _column_problems(features: pd.DataFrame, label_column: str | None, labels, stand_ins: bool) -> list[Problem]:
+GROUP_EXAMPLE = (1.0, 1e-6)
+"""The (ε, δ) per row at which the person-key sentence states the group-privacy figure."""
+
+_NON_PRIVATE = ("NON-PRIVATE diagnostic computed on the private rows: for the data's owner only, never exported.")
+
+
+def _group_sentence(k: int) -> str:
+    from core.data.units import group_privacy
+
+    eps, delta = GROUP_EXAMPLE
+    g_eps, g_delta = group_privacy(eps, delta, k)
+    return (f"Without a declared unit the guarantee is per row, so for a person with {k} rows a run at (ε, δ) per row "
+            f"is only (kε, δ(e^{{kε}} − 1)/(e^ε − 1)) with k = {k} (group privacy): at ({eps:g}, {delta:g}) per row, "
+            f"({g_eps:g}, {g_delta:.2g}) for that person.")
+
+
+def _person_problems(frame: pd.DataFrame, label_column: str | None) -> list[Problem]:
+    """Columns repeating like a person key, and exact duplicate rows (NON-PRIVATE diagnostics)."""
+    from core.data.columns import duplicate_rows, person_keys
+
     out = []
+    for key in person_keys(frame, skip=(label_column,) if label_column else ()):
+        sentence = (f"Column '{key.column}' repeats its values like a person key ({key.reason}): {key.n_keys:,} "
+                    f"distinct values, up to {key.largest} rows each. {_group_sentence(key.largest)} Declare it the "
+                    "privacy unit instead of dropping it: every guarantee then holds per person (all of a person's "
+                    f"rows under one teacher), and the column is not a feature. {_NON_PRIVATE}")
+        out.append(Problem("person_key", (key.column,), sentence,
+                           (Fix("privacy_unit", (key.column,)), Fix("drop_column", (key.column,))),
+                           blocking=False, non_private=True))
+    copies, largest = duplicate_rows(frame)
+    if copies:
+        sentence = (f"{copies:,} row(s) are exact copies of another row (up to {largest} identical rows). A per-row "
+                    "guarantee counts each copy as a unit; if the copies are one person's, "
+                    f"{_group_sentence(largest)[0].lower()}{_group_sentence(largest)[1:]} Declare the column that names "
+                    f"the person as the privacy unit, if the file has one. {_NON_PRIVATE}")
+        out.append(Problem("duplicate_rows", (), sentence, (), blocking=False, non_private=True))
+    return out
+
+
+def _column_problems(features: pd.DataFrame, label_column: str | None, labels, stand_ins: bool, *,
+                     unit: str | None = None, whole: pd.DataFrame | None = None) -> list[Problem]:
+    out = [] if unit is not None or whole is None else _person_problems(whole, label_column)
+    keyed = {p.column for p in out if p.kind == "person_key"}
     for w in column_warnings(features, label_column, labels=labels, stand_ins=stand_ins):
+        if w.column in keyed and w.kind == "identifier":
+            continue  # said once, as a person key, with the unit offered before the drop
         out.append(Problem(w.kind, (w.column,), w.sentence, (Fix("drop_column", (w.column,)),),
                            blocking=False, non_private=w.kind == "label_stand_in"))
     return out
 
 
 def _made(stand_ins_reason: str | None, labels_known: bool) -> tuple[tuple[str, ...], dict[str, str]]:
-    made = tuple(k for k in PROBLEM_KINDS if k != "label_stand_in")
+    made = tuple(k for k in PROBLEM_KINDS if k != "label_stand_in")  # person keys and copies: without a unit
     not_made = {}
     if stand_ins_reason is not None:
         not_made["label_stand_in"] = stand_ins_reason
@@ -273,6 +323,7 @@ def check_file(
     stand_ins: bool = True,
     max_bytes: int = DEFAULT_MAX_BYTES,
     min_rows: int = 20,
+    privacy_unit: str | None = None,
 ) -> ColumnCheck:
     """Every problem of a private CSV file at once, with the options it would be loaded with.
 
@@ -295,6 +346,10 @@ def check_file(
         As for :func:`core.data.load_table`.
     min_rows : int, default 20
         Fewer rows than this: no judgement by content, no stand-in check.
+    privacy_unit : str, optional
+        The declared unit column: not a feature, not checked.  Without one, columns that
+        repeat like a person key and exact duplicate rows are listed (NON-PRIVATE
+        diagnostics), each person key with the fix that declares it the unit.
 
     Returns
     -------
@@ -340,7 +395,11 @@ def check_file(
             + ". Rename them in the file, or let the repeats be renamed (a, a.2, a.3).",
             (Fix("rename_duplicates"),), blocking=True))
 
+    if privacy_unit is not None and privacy_unit not in columns:
+        raise DataError(f"The privacy unit column '{privacy_unit}' is not in the file. The columns are: "
+                        f"{_quoted(columns, 30)}.")
     left_out = set(drop_columns) | ({c for c in columns if c not in set(features)} if features is not None else set())
+    left_out |= {privacy_unit} if privacy_unit is not None else set()
     features = frame.drop(columns=[c for c in columns if c == label or c in left_out])
     empty = [c for c in features.columns if features[c].isna().all()]
     if empty and not drop_empty_columns:
@@ -411,8 +470,10 @@ def check_file(
         reason = f"fewer than {min_rows} labeled rows"
     use_labels = labels is not None and reason is None
     rows = ~label_missing
-    found = _column_problems(features.loc[rows].reset_index(drop=True), label,
-                             labels[rows].to_numpy() if use_labels else None, use_labels)
+    kept = features.loc[rows].reset_index(drop=True)
+    whole = kept.assign(**{label: labels[rows].to_numpy()}) if labels is not None else kept
+    found = _column_problems(kept, label, labels[rows].to_numpy() if use_labels else None, use_labels,
+                             unit=privacy_unit, whole=whole)
     made, not_made = _made(reason, labels is not None)
     return ColumnCheck(_order(problems + found), made, not_made, tuple(columns), label, suggested)
 
@@ -447,7 +508,9 @@ def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None
     if stand_ins and table.n_rows < 20:
         stand_ins, stand_ins_reason = False, "fewer than 20 labeled rows"
     labels = np.asarray(table.class_names, dtype=object)[table.labels]
-    problems = _column_problems(table.features, table.label_column, labels if stand_ins else None, stand_ins)
+    whole = table.features.assign(**{table.label_column: table.labels})
+    problems = _column_problems(table.features, table.label_column, labels if stand_ins else None, stand_ins,
+                                unit=None if table.unit is None else table.unit.column, whole=whole)
     made, not_made = _made(stand_ins_reason, True)
     columns = (*table.features.columns, table.label_column)
     return ColumnCheck(_order(problems), made, not_made, tuple(str(c) for c in columns), table.label_column,

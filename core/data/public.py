@@ -42,8 +42,9 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     """Check a public (query) table against the private table's feature schema.
 
     The public table must hold every feature column of ``table``.  A column named like
-    the private label column is dropped (public points are unlabeled).  Any other extra
-    column is refused: an unexpected column is often a misnamed feature or an identifier
+    the private label column is dropped (public points are unlabeled), and so is the
+    private table's privacy unit column (the public rows' own IDs are not a feature).  Any
+    other extra column is refused: an unexpected column is often a misnamed feature or an identifier
     that should not be there, so the user decides which columns go in.
 
     Numeric columns must hold numbers (text that reads as a number is converted);
@@ -98,6 +99,8 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     frame.columns = columns
     if table.label_column in frame.columns:
         frame = frame.drop(columns=[table.label_column])
+    if table.unit is not None and table.unit.column in frame.columns:  # the public rows' own IDs: never a feature
+        frame = frame.drop(columns=[table.unit.column])
     wanted = list(table.feature_names)
     absent = [c for c in wanted if c not in frame.columns]
     if absent:

@@ -558,6 +558,7 @@ def load_table(
     name: str | None = None,
     rename_duplicates: bool = False,
     drop_empty_columns: bool = False,
+    privacy_unit: str | None = None,
 ) -> Table:
     """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
 
@@ -593,6 +594,12 @@ def load_table(
     drop_empty_columns : bool
         Drop feature columns that are empty in every row (listed in
         ``Table.dropped_columns``) instead of refusing the file.
+    privacy_unit : str, optional
+        The column that names the person each row belongs to (an ID): every guarantee
+        then holds per person (``Table.unit``, docs/design.md §1.2).  The column is taken
+        out of the features (it is never a feature) and kept, in memory only, as the
+        unit's IDs; every row must have one (rows dropped for a missing value go first).
+        None (default): each row is a unit.
 
     Returns
     -------
@@ -621,7 +628,8 @@ def load_table(
     frame = mark_missing(frame, markers)
     columns = list(frame.columns)
     label = _choose_label_column(columns, label_column)
-    feature_columns = [c for c in columns if c != label]
+    unit_column = _choose_unit_column(columns, privacy_unit, label)
+    feature_columns = [c for c in columns if c not in (label, unit_column)]
     if not feature_columns:
         hint = ""
         if any(sep in label for sep in (";", "\t", "|")):
@@ -690,6 +698,7 @@ def load_table(
         )
     dropped = 0
     source_rows = np.arange(1, len(row_missing) + 1)
+    unit_values = None if unit_column is None else frame[unit_column]
     if missing == "drop" and missing_rows:
         if missing_rows == len(row_missing):
             raise DataError(
@@ -699,6 +708,8 @@ def load_table(
                 "missing='impute'."
             )
         keep = ~row_missing
+        if unit_column is not None:
+            unit_values = frame[unit_column][keep].reset_index(drop=True)
         features = features.loc[keep].reset_index(drop=True)
         labels_text = labels_text[keep].reset_index(drop=True)
         dropped = missing_rows
@@ -739,4 +750,32 @@ def load_table(
         dropped_rows=dropped,
         dropped_columns=tuple(empty),
         rows=source_rows,
+        unit=None if unit_column is None else _unit(unit_values, unit_column),
     )
+
+
+def _choose_unit_column(columns: list[str], privacy_unit, label: str) -> str | None:
+    """The declared privacy unit column, checked against the file's columns."""
+    if privacy_unit is None:
+        return None
+    if not isinstance(privacy_unit, str):
+        raise ParameterError(f"privacy_unit must be a column name, got {type(privacy_unit).__name__}.")
+    if privacy_unit == label:
+        raise DataError(f"The privacy unit column '{privacy_unit}' is the label column; name the column of IDs.")
+    if privacy_unit not in columns:
+        shown = ", ".join(f"'{c}'" for c in columns[:30])
+        raise DataError(f"The privacy unit column '{privacy_unit}' is not in the file. The columns are: {shown}.")
+    return privacy_unit
+
+
+def _unit(values: pd.Series, column: str):
+    from core.data.units import privacy_unit
+
+    text = clean_text(values)
+    if text.isna().any():
+        rows = np.flatnonzero(text.isna().to_numpy())
+        raise DataError(
+            f"{len(rows)} row(s) have no ID in the privacy unit column '{column}' (data row(s) {row_list(rows)}). "
+            "Every row must name its person: fill the IDs in, or delete those rows."
+        )
+    return privacy_unit(text.to_numpy(dtype=object), column)

@@ -30,7 +30,7 @@ def largest_k(table: Table) -> int:
     """The largest number of teachers the private table allows (at least 2).
 
     ``min(2 · min_c r_c, n_rows // 2)``: every class keeps a possible majority
-    (:func:`check_class_sizes`) and every chunk has two rows.  Used to fit the number of
+    (:func:`check_class_sizes`) and every chunk has two rows (two persons with a privacy unit).  Used to fit the number of
     teachers to a newly loaded table.
 
     Parameters
@@ -43,7 +43,12 @@ def largest_k(table: Table) -> int:
     int
     """
     check_table(table)
-    return max(2, min(2 * int(table.class_counts.min()), table.n_rows // 2))
+    return max(2, min(2 * int(table.class_counts.min()), _chunkable(table) // 2))
+
+
+def _chunkable(table: Table) -> int:
+    """What the chunks are made of: rows, or persons when the table has a privacy unit."""
+    return table.n_rows if table.unit is None else table.unit.n_units
 
 
 def check_class_sizes(table: Table, k) -> None:
@@ -73,7 +78,7 @@ def check_class_sizes(table: Table, k) -> None:
         largest ``k`` that works.
     """
     check_table(table)
-    k = check_k(k, table.n_rows)
+    k = check_k(k, _chunkable(table), of="private rows" if table.unit is None else "persons")
     need = math.ceil(k / 2)
     counts = table.class_counts
     small = np.flatnonzero(counts < need)
@@ -90,7 +95,7 @@ def check_class_sizes(table: Table, k) -> None:
             "teacher can ever predict them. Add rows of those classes (or, for a split, use a "
             "smaller public part)."
         )
-    k_max = min(2 * smallest, table.n_rows // 2)
+    k_max = min(2 * smallest, _chunkable(table) // 2)
     raise DataError(
         f"Too many teachers for the smallest class(es): with k = {k}, a class needs at least "
         f"ceil(k/2) = {need} private rows, but {shown} has fewer. Such a class appears in "
@@ -100,7 +105,7 @@ def check_class_sizes(table: Table, k) -> None:
 
 
 def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table, Table]:
-    """Split a table at random into a private part and a public part.
+    """Split a table at random into a private part and a public part (by whole persons when it has a unit).
 
     Used with bundled or generated data to play both roles: the public part's features
     are the queries, and its labels serve only to measure accuracy (they are never given
@@ -109,12 +114,19 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     permuted (random) order; each row keeps its number in the source file
     (:attr:`Table.rows`), so that a part's export can be joined back to the file.
 
+    With a privacy unit (:attr:`Table.unit`) the split is by person: ``n_public`` persons,
+    drawn uniformly at random without reading any row, go to the public part with all
+    their rows (:func:`core.data.units.split_units`), so no person is in both parts (a
+    held-out part split by rows would put one person on both sides of the proof).  Each
+    part keeps the unit of its own rows.
+
     Parameters
     ----------
     table : Table
         The labeled table to split.
     n_public : int
-        Rows in the public part, from 1 to ``n_rows - 2``.
+        Rows in the public part, from 1 to ``n_rows - 2``; with a privacy unit, persons,
+        from 1 to ``n_persons - 2``.
     rng : Generator, int or None
         See :func:`core.noise.check_rng`.
 
@@ -126,13 +138,20 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     if isinstance(n_public, bool) or not isinstance(n_public, (int, np.integer)):
         raise ParameterError(f"n_public must be a whole number of rows, got {n_public!r}.")
     n_public = int(n_public)
-    if not 1 <= n_public <= table.n_rows - 2:
+    unit = table.unit
+    total, what = (table.n_rows, "rows") if unit is None else (unit.n_units, "persons")
+    if not 1 <= n_public <= total - 2:
         raise ParameterError(
-            f"n_public must be between 1 and {table.n_rows - 2} for a table of {table.n_rows} "
-            f"rows (the private part needs at least two rows), got {n_public}."
+            f"n_public must be between 1 and {total - 2} for a table of {total} "
+            f"{what} (the private part needs at least two), got {n_public}."
         )
-    order = check_rng(rng).permutation(table.n_rows)
-    public_rows, private_rows = order[:n_public], order[n_public:]
+    if unit is None:
+        order = check_rng(rng).permutation(table.n_rows)
+        public_rows, private_rows = order[:n_public], order[n_public:]
+    else:
+        from core.data.units import split_units
+
+        private_rows, public_rows = split_units(unit, n_public, rng=rng)
 
     def part(rows: np.ndarray, suffix: str) -> Table:
         return Table(
@@ -150,6 +169,7 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             dropped_rows=table.dropped_rows,
             dropped_columns=table.dropped_columns,
             rows=table.rows[rows],
+            unit=None if unit is None else unit.subset(rows),
         )
 
     return part(private_rows, "private"), part(public_rows, "public")

@@ -71,6 +71,10 @@ class Table:
         Each row's number in the source file (1 = the first data row after the header),
         kept through dropped rows and random splits, so that an export of a part can be
         joined back to the file.  Default ``1..n_rows``.
+    unit : core.data.units.PrivacyUnit or None
+        The declared privacy unit (the persons named by a unit column, which is not a
+        feature), or None: each row is a unit.  Its IDs are private (in memory only).
+        :attr:`privacy_unit` gives the unit in both cases.
 
     Notes
     -----
@@ -94,6 +98,7 @@ class Table:
     dropped_rows: int = 0
     dropped_columns: tuple[str, ...] = ()
     rows: np.ndarray | None = field(default=None, repr=False)
+    unit: "PrivacyUnit | None" = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -135,13 +140,54 @@ class Table:
             raise DataError(f"Table.rows must give one whole row number per row ({labels.shape[0]}), got shape {rows.shape}.")
         object.__setattr__(self, "rows", rows.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
+        if self.unit is not None:
+            from core.data.units import PrivacyUnit
+
+            if not isinstance(self.unit, PrivacyUnit) or self.unit.n_rows != labels.shape[0]:
+                raise DataError("Table.unit must be a PrivacyUnit with one unit per row (core.data.units.privacy_unit).")
+            if self.unit.per_row:
+                object.__setattr__(self, "unit", None)
+            elif self.unit.column in columns:
+                raise DataError(f"The privacy unit column '{self.unit.column}' cannot also be a feature.")
 
     def __repr__(self) -> str:
+        unit = "" if self.unit is None else f", privacy_unit={self.unit.column!r}"
         return (
             f"Table(name={self.name!r}, n_rows={self.n_rows}, n_features={len(self.feature_names)} "
             f"({len(self.numeric_columns)} numeric, {len(self.categorical_columns)} categorical), "
-            f"n_classes={self.n_classes}, label_column={self.label_column!r}, missing={self.missing!r})"
+            f"n_classes={self.n_classes}, label_column={self.label_column!r}, missing={self.missing!r}{unit})"
         )
+
+    @property
+    def unit_ids(self) -> np.ndarray:
+        """The privacy-unit ID of each row: the person's ID (text) with a unit, else the row's
+        number in the source file (:attr:`rows`).  Private (in memory only).
+
+        What a ledger needs to account a run that reads only this part of a dataset (a split
+        with a held-out part): ``ledger.charge(entry, units=part.unit_ids)``; a run that reads
+        the whole dataset needs none.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_rows,)
+        """
+        if self.unit is None:
+            return self.rows.copy()
+        return self.unit.ids[self.unit.codes]
+
+    @property
+    def privacy_unit(self):
+        """The privacy unit: the declared persons, or each row (:class:`core.data.units.PrivacyUnit`).
+
+        Returns
+        -------
+        core.data.units.PrivacyUnit
+        """
+        if self.unit is not None:
+            return self.unit
+        from core.data.units import privacy_unit
+
+        return privacy_unit(n_rows=self.n_rows)
 
     @property
     def n_rows(self) -> int:
@@ -240,6 +286,8 @@ def table_from_arrays(
     feature_names: Sequence[str] | None = None,
     name: str = "table",
     label_column: str = "label",
+    units=None,
+    unit_column: str = "person",
 ) -> Table:
     """Build a numeric :class:`Table` from a feature matrix and class ids.
 
@@ -255,6 +303,10 @@ def table_from_arrays(
         Column names; default ``x0 .. x{d-1}``.
     name, label_column : str
         Display name and label-column name.
+    units : array-like, optional
+        One privacy-unit ID per row (the persons); None: each row is a unit.
+    unit_column : str, default "person"
+        The name the unit is described by (it is not a feature).
 
     Returns
     -------
@@ -288,4 +340,11 @@ def table_from_arrays(
         numeric_columns=tuple(feature_names),
         categorical_columns=(),
         name=str(name),
+        unit=None if units is None else _unit(units, unit_column, X.shape[0]),
     )
+
+
+def _unit(units, column: str, n_rows: int):
+    from core.data.units import privacy_unit
+
+    return privacy_unit(units, column, n_rows=n_rows)

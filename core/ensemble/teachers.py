@@ -11,6 +11,16 @@ hence its chunk, so exactly one teacher can change and every query's vote-count 
 moves by at most one vote.  (Under add/remove adjacency slicing a permutation would move
 rows between chunks; the library's guarantees are stated for replace-one.)
 
+**Per person** (``units``: one privacy-unit ID per row, docs/design.md §1.2) the chunks are
+made of whole persons: a person's chunk is a keyed hash of their ID under a key drawn
+fresh from ``rng`` (:func:`core.data.units.unit_chunks`), so all of a person's rows are in
+one chunk and which chunk does not depend on any other person's data.  Neighbours now
+differ in all the rows of one person (their number may change): only that person's chunk
+changes, so one teacher changes and every query's vote-count vector again moves by at
+most one vote: one person → one chunk → one vote per query, and every aggregator's
+guarantee holds per person unchanged.  Chunks are not balanced by row counts (that would
+let one person's count move other persons between chunks).
+
 The fitted teachers hold parameters derived from the private data: a
 :class:`TeacherEnsemble` keeps them in memory only and the library never writes them to
 disk.  Its per-teacher outputs (:meth:`TeacherEnsemble.predictions`,
@@ -103,6 +113,10 @@ def _fit_teacher(
     """Fit one teacher (runs in a joblib worker).  Returns its index for reordering."""
     present = np.unique(y)
     caught: list[warnings.WarningMessage] = []
+    if present.size == 0:  # a chunk no person hashed to: a fixed vote, a function of the (empty) chunk
+        shape = getattr(X, "shape", (0, 1))
+        model = ConstantClassifier().fit(np.zeros((1, shape[1] if len(shape) == 2 else 1)), np.zeros(1, dtype=np.int64))
+        return index, model, np.zeros(1, np.int64), []
     if present.size == 1:
         model = ConstantClassifier().fit(X, y)
     else:
@@ -172,6 +186,27 @@ def _run_parallel(
 # --------------------------------------------------------------------------- training
 
 
+def _person_chunks(units: Any, n: int, k: Any, gen: np.random.Generator) -> tuple[list[np.ndarray], int]:
+    """Chunks of whole persons: row indices per teacher, by a keyed hash of each person's ID."""
+    from core.data.units import PrivacyUnit, privacy_unit, unit_chunks
+
+    unit = units if isinstance(units, PrivacyUnit) else privacy_unit(units, "unit")
+    if unit.n_rows != n:
+        raise DataError(f"units must give one privacy-unit ID per private row: {n} rows but {unit.n_rows} IDs.")
+    k = check_k(k, unit.n_units, of="persons")
+    assignment = unit_chunks(unit, k, rng=gen)
+    order = np.argsort(assignment, kind="stable")
+    bounds = np.searchsorted(assignment[order], np.arange(k + 1))
+    chunks = [order[bounds[j]:bounds[j + 1]] for j in range(k)]
+    empty = sum(1 for c in chunks if c.size == 0)
+    if empty:
+        warnings.warn(
+            f"{empty} of {k} teachers received no person (the chunks are a keyed hash of the persons' IDs, "
+            f"{unit.n_units} persons): they vote class 0. Use fewer teachers (NON-PRIVATE diagnostic).",
+            UserWarning, stacklevel=3)
+    return chunks, k
+
+
 def train_teachers(
     X: Any,
     y: Any,
@@ -182,6 +217,7 @@ def train_teachers(
     rng: RNGLike = None,
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
+    units: Any = None,
 ) -> TeacherEnsemble:
     """Fit ``k`` teachers on disjoint, data-independent chunks of the private data.
 
@@ -190,6 +226,17 @@ def train_teachers(
     of ``learner`` fitted on slice ``j``.  The split depends only on ``n`` and ``rng``,
     never on the data, which is what the replace-one adjacency of docs/design.md §1 needs (see
     the module docstring).
+
+    With ``units`` (one privacy-unit ID per row) the chunks hold whole persons instead: a
+    person's chunk is a keyed hash of their ID under a fresh key from ``rng``
+    (:func:`core.data.units.unit_chunks`).  *Proof sketch* (replace one person,
+    docs/design.md §1.2): the neighbouring dataset differs in the rows of one person only;
+    every other person keeps their ID, hence their chunk, and their rows; so only the
+    chunk of the changed person differs, one teacher can change, and each query's vote
+    vector moves by at most one vote, the sensitivity every aggregator assumes.  The
+    number of persons must leave two per chunk on average (``k ≤ persons / 2``); a chunk
+    no person lands in (possible for small ``persons / k``) gets a teacher that always
+    votes class 0 (a fixed vote, independent of the data), with a warning.
 
     Chunks may lack some classes: each teacher's ``classes_`` (a subset of the class ids)
     is mapped onto the global class list ``0..n_classes-1``.  A chunk holding a single
@@ -245,6 +292,9 @@ def train_teachers(
     progress : callable, optional
         ``progress(done, total)``, called in the calling process each time a teacher has
         finished (``k`` calls, the last one ``(k, k)``).
+    units : array-like or core.data.units.PrivacyUnit, optional
+        The privacy unit of each row (a person's ID; private, in memory only).  None
+        (default): each row is a unit and the chunks are slices of a permutation.
 
     Returns
     -------
@@ -264,12 +314,15 @@ def train_teachers(
     X = check_features(X, "private features")
     n = num_rows(X)
     y, n_classes = _check_labels(y, n, n_classes)
-    k = check_k(k, n)
     n_jobs = check_n_jobs(n_jobs)
     check_progress(progress)
     gen = check_rng(rng)
-    permutation = gen.permutation(n)
-    chunks = [np.sort(chunk) for chunk in np.array_split(permutation, k)]
+    if units is None:
+        k = check_k(k, n)
+        permutation = gen.permutation(n)
+        chunks = [np.sort(chunk) for chunk in np.array_split(permutation, k)]
+    else:
+        chunks, k = _person_chunks(units, n, k, gen)
     seeds = gen.integers(0, 2**32, size=k, dtype=np.uint64)
     name = learner_name(learner)
 

@@ -390,10 +390,11 @@ register(Mechanism(
 # ----------------------------------------------------------------------------- DP training (reads the private rows)
 
 
-def _dp_logistic(rows, *, epsilon, delta, C=None, perturbation="gaussian", rng=None):
+def _dp_logistic(rows, *, epsilon, delta, C=None, perturbation="gaussian", rows_per_unit=1, rng=None):
     from core.mechanisms.dp_training import dp_logistic_label
 
-    return dp_logistic_label(rows, epsilon=epsilon, delta=delta, C=C, perturbation=perturbation, rng=rng)
+    return dp_logistic_label(rows, epsilon=epsilon, delta=delta, C=C, perturbation=perturbation,
+                             rows_per_unit=1 if rows_per_unit is None else rows_per_unit, rng=rng)
 
 
 def _dp_logistic_map(m: int, *, epsilon, delta, perturbation="gaussian", **_: Any):
@@ -413,10 +414,11 @@ def _dp_logistic_entry(m: int, *, epsilon, delta, perturbation="gaussian", C=Non
                          description="DP logistic regression (Gaussian objective perturbation) labeling every public row")
 
 
-def _dp_naive_bayes(rows, *, epsilon, delta, rng=None):
+def _dp_naive_bayes(rows, *, epsilon, delta, rows_per_unit=1, rng=None):
     from core.mechanisms.dp_training import dp_naive_bayes_label
 
-    return dp_naive_bayes_label(rows, epsilon=epsilon, delta=delta, rng=rng)
+    return dp_naive_bayes_label(rows, epsilon=epsilon, delta=delta,
+                                rows_per_unit=1 if rows_per_unit is None else rows_per_unit, rng=rng)
 
 
 def _dp_naive_bayes_map(m: int, *, epsilon, delta, **_: Any):
@@ -462,6 +464,12 @@ _C = Parameter(
     "from public quantities (rows, columns, ε).",
     low=1e-4, high=10.0, log=True, metavar="C", optional=True,
 )
+_ROWS_PER_UNIT = Parameter(
+    "rows_per_unit", "int", 1, "rows per person",
+    "With a privacy unit (persons): at most this many rows of each person are used, chosen at random "
+    "(never by their values), and the noise is scaled for them (docs/design.md §12.6). Per row it is unused.",
+    low=1, high=20, metavar="R",
+)
 _PERTURBATION = Parameter(
     "perturbation", "choice", "gaussian", "noise",
     "'gaussian': Gaussian objective perturbation, (ε, δ); 'gamma': a noise vector of Gamma-distributed "
@@ -474,7 +482,7 @@ register(Mechanism(
     title="DP logistic regression (trained on the private rows)",
     description="One logistic regression trained on all private rows by objective perturbation labels every public row; "
                 "its cost does not grow with the number of queries.",
-    parameters=(P["epsilon"], P["delta"], _C, _PERTURBATION),
+    parameters=(P["epsilon"], P["delta"], _C, _PERTURBATION, _ROWS_PER_UNIT),
     label=_dp_logistic,
     privacy_map=_dp_logistic_map,
     inputs="rows",
@@ -499,7 +507,7 @@ register(Mechanism(
     title="DP Gaussian naive Bayes (trained on the private rows)",
     description="A Gaussian naive Bayes from noisy class counts, sums and sums of squares of the private rows "
                 "labels every public row; its cost does not grow with the number of queries.",
-    parameters=(P["epsilon"], P["delta"]),
+    parameters=(P["epsilon"], P["delta"], _ROWS_PER_UNIT),
     label=_dp_naive_bayes,
     privacy_map=_dp_naive_bayes_map,
     inputs="rows",

@@ -27,6 +27,13 @@ The optimisation is exact Newton on the strongly convex objective, to a gradient
 of 1e-9 (the proofs are stated for the exact minimiser; the remaining error is far
 below the noise).
 
+**Per person.**  When the private table declares a privacy unit (``PrivateRows.units``),
+both routes keep at most ``rows_per_unit = r`` rows of each person, chosen at random by
+:func:`core.data.units.bound_rows` (a fresh random key per row, never a value or a
+label), and calibrate their noise for neighbours that differ in all of one person's at
+most ``r`` rows (:mod:`core.accounting.dp_training`, docs/design.md §12.6).  The default
+``r = 1`` keeps one row per person with the noise of one row.
+
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -85,6 +93,8 @@ class PrivateRows:
         ``R``, the public bound on a row's norm (without the intercept's constant).
     bounds : str
         Where the encoding's ranges and categories came from (public), in words.
+    units : PrivacyUnit or None
+        The privacy unit of each private row (persons), or None: each row is a unit.
     """
 
     X: np.ndarray
@@ -93,6 +103,7 @@ class PrivateRows:
     n_classes: int
     data_norm: float
     bounds: str = "the public rows"
+    units: Any = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -124,7 +135,8 @@ def _clip_norm(X: np.ndarray, R: float) -> np.ndarray:
     return X * np.minimum(1.0, R / np.maximum(norms, 1e-300))
 
 
-def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds: str = "declared") -> PrivateRows:
+def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds: str = "declared",
+                     units: Any = None) -> PrivateRows:
     """:class:`PrivateRows` from encoded arrays and a declared norm bound (rows clipped to it).
 
     Parameters
@@ -137,6 +149,8 @@ def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds
     data_norm : float
         The declared (public) bound ``R``; rows of larger norm are scaled down to it.
     bounds : str
+    units : array-like or PrivacyUnit, optional
+        One privacy-unit ID per private row (persons); None: each row is a unit.
 
     Returns
     -------
@@ -152,7 +166,14 @@ def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds
     Xp = _clip_norm(np.asarray(X_public, dtype=float), R)
     if Xp.ndim != 2 or Xp.shape[1] != X.shape[1]:
         raise ParameterError("The public rows must have the private rows' columns.")
-    return PrivateRows(X, y, Xp, int(n_classes), R, bounds)
+    if units is not None:
+        from core.data.units import PrivacyUnit, privacy_unit
+
+        units = units if isinstance(units, PrivacyUnit) else privacy_unit(units, "unit")
+        if units.n_rows != X.shape[0]:
+            raise ParameterError(f"units must give one ID per private row: {X.shape[0]} rows, {units.n_rows} IDs.")
+        units = None if units.per_row else units
+    return PrivateRows(X, y, Xp, int(n_classes), R, bounds, units)
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,7 +265,36 @@ def private_rows(table, public_X) -> PrivateRows:
     """
     enc = public_encoding(table, public_X)
     return rows_from_arrays(enc.transform(table.features), table.labels, enc.transform(public_X),
-                            n_classes=table.n_classes, data_norm=enc.data_norm, bounds="the public rows")
+                            n_classes=table.n_classes, data_norm=enc.data_norm, bounds="the public rows",
+                            units=table.unit)
+
+
+def bounded(rows: PrivateRows, rows_per_unit: int, gen) -> tuple[PrivateRows, int, int]:
+    """The rows a DP-training route reads: at most ``r`` rows of each person (all rows per row unit).
+
+    Parameters
+    ----------
+    rows : PrivateRows
+    rows_per_unit : int
+        ``r``, the bound (used only with a privacy unit).
+    gen : numpy.random.Generator
+        Draws the rows kept (:func:`core.data.units.bound_rows`).
+
+    Returns
+    -------
+    (PrivateRows, int, int)
+        The rows kept; ``r`` for the noise (1 per row); the public size that sets
+        defaults (the number of rows, or of persons: both public under their adjacency).
+    """
+    from core.data.units import bound_rows, check_bound
+
+    r = check_bound(rows_per_unit)
+    if rows.units is None:
+        return rows, 1, rows.n
+    keep = bound_rows(rows.units, r, rng=gen)
+    kept = PrivateRows(rows.X[keep], rows.y[keep], rows.X_public, rows.n_classes, rows.data_norm, rows.bounds,
+                       rows.units.subset(keep))
+    return kept, r, rows.units.n_units
 
 
 # ----------------------------------------------------------------------------- logistic regression
@@ -273,6 +323,12 @@ def default_C(*, n: int, dimension: int, epsilon: float) -> float:
     """
     c = 0.01 * min(1.0, float(epsilon)) * math.sqrt(n / 32_561.0) * math.sqrt(105.0 / (dimension + 1))
     return float(min(1.0, max(1e-3, c)))
+
+
+def _expit(z: np.ndarray) -> np.ndarray:
+    from scipy.special import expit
+
+    return expit(z)
 
 
 def _log1pexp(z: np.ndarray) -> np.ndarray:
@@ -327,7 +383,7 @@ def _fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, t
     val = objective(F, b)
     for _ in range(max_iter):
         Fa, ba = F[active], b[active]
-        q = 1.0 / (1.0 + np.exp(Fa @ sX.T))  # σ(−z), shape (a, n)
+        q = _expit(-(Fa @ sX.T))  # σ(−z), shape (a, n)
         grad = -(q @ sX) / n + lam * Fa + ba / n
         moving = np.linalg.norm(grad, axis=1) >= tol
         if not moving.any():
@@ -358,11 +414,11 @@ def _augment(X: np.ndarray) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def _logistic_noise(rows: PrivateRows, epsilon: float, delta: float, C: float, perturbation: str):
+def _logistic_noise(rows: PrivateRows, epsilon: float, delta: float, C: float, perturbation: str, r: int = 1):
     models = 1 if rows.n_classes <= 2 else rows.n_classes
     R = math.sqrt(rows.data_norm ** 2 + 1.0)
     return models, maps.objective_noise(epsilon / models, delta / models if perturbation == "gaussian" else 0.0,
-                                        n=rows.n, data_norm=R, C=C, perturbation=perturbation)
+                                        n=rows.n, data_norm=R, C=C, perturbation=perturbation, rows_per_unit=r)
 
 
 def _draw(cfg: maps.ObjectiveNoise, p: int, size: int, rng) -> np.ndarray:
@@ -372,7 +428,8 @@ def _draw(cfg: maps.ObjectiveNoise, p: int, size: int, rng) -> np.ndarray:
 
 
 def dp_logistic_coefficients(rows: PrivateRows, *, epsilon: float, delta: float, C: float | None = None,
-                             perturbation: str = "gaussian", size: int | None = None, rng=None) -> np.ndarray:
+                             perturbation: str = "gaussian", size: int | None = None, rows_per_unit: int = 1,
+                             rng=None) -> np.ndarray:
     """The released coefficients of the DP logistic regression (intercept last).
 
     Parameters
@@ -382,6 +439,9 @@ def dp_logistic_coefficients(rows: PrivateRows, *, epsilon: float, delta: float,
         As for :func:`dp_logistic_label`.
     size : int, optional
         Independent releases solved at once (the audit); None for one.
+    rows_per_unit : int, default 1
+        With a privacy unit: at most this many rows of each person are used (one draw of
+        rows for all ``size`` releases).
     rng : Generator, int or None
 
     Returns
@@ -391,9 +451,10 @@ def dp_logistic_coefficients(rows: PrivateRows, *, epsilon: float, delta: float,
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta) if perturbation == "gaussian" else float(delta)
-    C = default_C(n=rows.n, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
-    models, cfg = _logistic_noise(rows, eps, dlt, C, perturbation)
     gen = noise.check_rng(rng)
+    rows, r, n_public = bounded(rows, rows_per_unit, gen)
+    C = default_C(n=n_public, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
+    models, cfg = _logistic_noise(rows, eps, dlt, C, perturbation, r)
     Xa = _augment(rows.X)
     out = []
     for j in range(models):
@@ -413,7 +474,7 @@ def _predict_linear(coef: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 
 def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: float | None = None,
-                      perturbation: str = "gaussian", rng=None) -> LabelingResult:
+                      perturbation: str = "gaussian", rows_per_unit: int = 1, rng=None) -> LabelingResult:
     """Label the public rows with a logistic regression trained by objective perturbation.
 
     Parameters
@@ -428,30 +489,42 @@ def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: flo
         Inverse regularization (``Λ = 1/(C n)``); default :func:`default_C`.
     perturbation : {"gaussian", "gamma"}
         Gaussian noise, (ε, δ) [KST12]; or a Gamma-norm vector, pure ε [CMS11].
+    rows_per_unit : int, default 1
+        With a privacy unit (``rows.units``): at most this many rows of each person are
+        used, chosen at random, and the noise is calibrated for them (module docstring).
+        Ignored per row.
     rng : Generator, int or None
 
     Returns
     -------
     LabelingResult
-        Every public row answered; ``(ε, δ)`` of :func:`core.accounting.dp_training.logistic_guarantee`.
+        Every public row answered; ``(ε, δ)`` of :func:`core.accounting.dp_training.logistic_guarantee`,
+        per person when ``rows`` has a unit.
     """
     if not isinstance(rows, PrivateRows):
         raise ParameterError("The DP logistic regression reads the private rows (core.pipeline.mechanism_inputs), not votes.")
     eps = check_epsilon(epsilon)
-    C = default_C(n=rows.n, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
-    coef = dp_logistic_coefficients(rows, epsilon=eps, delta=delta, C=C, perturbation=perturbation, rng=rng)
+    n_public = rows.n if rows.units is None else rows.units.n_units
+    C = default_C(n=n_public, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
+    coef = dp_logistic_coefficients(rows, epsilon=eps, delta=delta, C=C, perturbation=perturbation,
+                                    rows_per_unit=rows_per_unit, rng=rng)
     labels = _predict_linear(coef, rows.X_public)
-    g = maps.logistic_guarantee(eps, delta, perturbation=perturbation, n_classes=rows.n_classes)
+    r = None if rows.units is None else int(rows_per_unit)
+    g = maps.logistic_guarantee(eps, delta, perturbation=perturbation, n_classes=rows.n_classes, rows_per_unit=r)
     params = {"epsilon_target": eps, "delta_target": float(delta), "C": C, "perturbation": perturbation,
-              "data_norm": rows.data_norm, "n_private": rows.n}
+              "data_norm": rows.data_norm, "n_private": rows.n, **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-logistic", labels, None, None, g, params)
 
 
 # ----------------------------------------------------------------------------- naive Bayes
 
 
-def fit_naive_bayes(rows: PrivateRows, *, epsilon: float, delta: float, size: int = 1, rng=None):
+def fit_naive_bayes(rows: PrivateRows, *, epsilon: float, delta: float, size: int = 1, rows_per_unit: int = 1,
+                    rng=None):
     """The noisy sufficient statistics of the DP Gaussian naive Bayes, ``size`` independent draws.
+
+    With a privacy unit, at most ``rows_per_unit`` rows of each person are used (one draw
+    of rows for all ``size`` releases) and the noise is scaled for them.
 
     Returns
     -------
@@ -459,8 +532,9 @@ def fit_naive_bayes(rows: PrivateRows, *, epsilon: float, delta: float, size: in
     sums, squares : numpy.ndarray, shape (size, c, d)
         Of ``u = x/R_j − ½`` per class (features centred on their public range [0, 1]).
     """
-    cfg = maps.naive_bayes_noise(epsilon, delta, dimension=max(1, rows.X.shape[1]))
     gen = noise.check_rng(rng)
+    rows, r, _ = bounded(rows, rows_per_unit, gen)
+    cfg = maps.naive_bayes_noise(epsilon, delta, dimension=max(1, rows.X.shape[1]), rows_per_unit=r)
     c, d = rows.n_classes, rows.X.shape[1]
     u = np.clip(rows.X, 0.0, 1.0) - 0.5
     onehot = (rows.y[:, None] == np.arange(c)[None, :]).astype(float)
@@ -483,7 +557,8 @@ def _nb_predict(counts, sums, squares, X: np.ndarray) -> np.ndarray:
     return np.argmax(ll + log_prior[None], axis=1).astype(np.int64)
 
 
-def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
+def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, rows_per_unit: int = 1,
+                         rng=None) -> LabelingResult:
     """Label the public rows with a Gaussian naive Bayes fitted by the Gaussian mechanism.
 
     Features must lie in [0, 1] (as :func:`private_rows` encodes them; others are
@@ -495,6 +570,9 @@ def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, rng
     ----------
     rows : PrivateRows
     epsilon, delta : float
+    rows_per_unit : int, default 1
+        With a privacy unit: at most this many rows of each person are used, the noise
+        scaled for them.  Ignored per row.
     rng : Generator, int or None
 
     Returns
@@ -504,8 +582,10 @@ def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, rng
     if not isinstance(rows, PrivateRows):
         raise ParameterError("The DP naive Bayes reads the private rows (core.pipeline.mechanism_inputs), not votes.")
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
-    counts, sums, squares = fit_naive_bayes(rows, epsilon=eps, delta=dlt, rng=rng)
+    counts, sums, squares = fit_naive_bayes(rows, epsilon=eps, delta=dlt, rows_per_unit=rows_per_unit, rng=rng)
     labels = _nb_predict(counts[0], sums[0], squares[0], rows.X_public)
-    g = maps.naive_bayes_guarantee(eps, dlt)
-    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.n}
+    r = None if rows.units is None else int(rows_per_unit)
+    g = maps.naive_bayes_guarantee(eps, dlt, rows_per_unit=r)
+    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.n,
+              **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-naive-bayes", labels, None, None, g, params)

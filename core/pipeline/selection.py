@@ -120,6 +120,11 @@ def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | N
     released by :func:`tune` with discrete Gaussian noise (docs/design.md §10.3).  A run
     whose labels cannot train a student scores 0.
 
+    With a privacy unit (``holdout.unit``: split off by person, so no held-out person has
+    a row under a teacher) one row of each held-out person is scored, chosen at random
+    without reading it (:func:`core.data.units.bound_rows` with ``r = 1``): replacing one
+    person then moves the count by at most 1, the same sensitivity per person.
+
     Parameters
     ----------
     public_X : pandas.DataFrame
@@ -145,6 +150,11 @@ def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | N
     gen = check_rng(rng)
     X_h = holdout.features
     y_h = np.asarray(holdout.labels)
+    if holdout.unit is not None:
+        from core.data.units import bound_rows
+
+        one = bound_rows(holdout.unit, 1, rng=gen)
+        X_h, y_h = X_h.iloc[one].reset_index(drop=True), y_h[one]
 
     def score(result) -> int:
         try:

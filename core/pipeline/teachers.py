@@ -88,6 +88,10 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
           progress: Callable[[int, int], None] | None = None):
     """Train ``k`` teachers of ``learner`` on disjoint chunks of a table's private rows.
 
+    With a privacy unit (:attr:`core.data.Table.unit`) the chunks hold whole persons
+    (:func:`core.ensemble.teachers.train_teachers` with ``units``): one person changes one
+    teacher (docs/design.md §1.2).
+
     Parameters
     ----------
     table : core.data.Table
@@ -122,6 +126,7 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
         rng=rng,
         n_jobs=n_jobs,
         progress=progress,
+        units=table.unit,
     )
 
 

@@ -5,8 +5,8 @@ spend a small, stated ε to estimate it from the real votes: :func:`estimate_qua
 releases the teachers' mean agreement -- the mean over the ``m`` public queries of the
 share of teachers voting for the plurality class -- with exact discrete Laplace noise.
 
-Sensitivity (replace-one adjacency, docs/design.md §1): one private row lies in one
-teacher's chunk; replacing it can change that teacher's vote on every query, which
+Sensitivity (replace-one adjacency, docs/design.md §1; per person, §1.2, where a person's
+rows all lie in one chunk): one private row (person) lies in one teacher's chunk; replacing it can change that teacher's vote on every query, which
 moves each query's top count by at most 1 (one class loses a vote, another gains it).
 The integer sum of the top counts ``S = Σ_i max_c n_c(x_i)`` therefore moves by at most
 ``m``, and ``S + DLap(m/ε)`` is ε-DP (pure); the released mean agreement
@@ -23,7 +23,9 @@ The majority share that a useful run must beat is an assumption too; with
 :func:`estimate_class_shares` it can instead be counted privately: the private rows' class
 histogram with discrete Laplace noise of scale ``2/ε`` per class (replacing one row moves
 one class count down by 1 and another up by 1: L1 sensitivity 2), ε-DP, charged like any
-run.
+run.  With a privacy unit it counts one row of each person, chosen at random without
+reading it (:func:`core.data.units.bound_rows`): replacing a person then moves the
+histogram by 2 as well.
 
 References
 ----------
@@ -136,7 +138,7 @@ def estimate_quality(counts, *, epsilon: float, assumed: TeacherQuality | None =
     return QualityEstimate(agreement=agreement, quality=quality, epsilon=epsilon, noise_sd=float(np.sqrt(2.0) / (k * epsilon)))
 
 
-def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None, rng=None) -> np.ndarray:
+def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None, units=None, rng=None) -> np.ndarray:
     """The private rows' class shares, counted privately (ε-DP): a priced private estimate.
 
     Releases every class count plus discrete Laplace noise of scale ``2/ε`` (the histogram's
@@ -150,6 +152,8 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
     epsilon : float
     ledger : core.accounting.PrivacyLedger, optional
         Charged with one pure ε step BEFORE the count (refused past its budget).
+    units : core.data.units.PrivacyUnit or array-like, optional
+        The privacy unit of each row (persons): one row of each person is counted.
     rng : Generator, int or None
 
     Returns
@@ -170,7 +174,12 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
         ledger.charge(PureDPEntry.uniform(eps_step=epsilon, n_steps=1, mechanism="class-shares-estimate",
                                           description="private class histogram + discrete Laplace(2/ε) per class",
                                           params={"epsilon": epsilon, "n_classes": n_classes}))
+    gen = noise.check_rng(rng)
+    if units is not None:
+        from core.data.units import bound_rows
+
+        y = y[bound_rows(units, 1, rng=gen)]
     counts = np.bincount(y, minlength=n_classes).astype(np.int64)
-    noisy = np.maximum(counts + noise.discrete_laplace(Fraction(2) / Fraction(epsilon), size=n_classes, rng=rng), 0)
+    noisy = np.maximum(counts + noise.discrete_laplace(Fraction(2) / Fraction(epsilon), size=n_classes, rng=gen), 0)
     total = float(noisy.sum())
     return np.full(n_classes, 1.0 / n_classes) if total == 0 else noisy / total

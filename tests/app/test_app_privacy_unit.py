@@ -1,0 +1,60 @@
+"""The privacy unit in the app (AppTest): on a real job's Data page the column check offers to declare a
+person column the unit (one click, instead of dropping it), every page's sidebar states the unit, the
+teachers hold whole persons, and the release's report says it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from core.data import panel
+from test_app import go, release, texts
+from test_app_plan_spend import all_text, train
+
+UNIT = "per person (column id): 270 persons"  # 300 less the 30 persons held out whole for the test
+
+
+def panel_files() -> tuple[bytes, bytes]:
+    table = panel(300, d=2, rng=4)
+    frame = table.features.copy()
+    frame.insert(0, "id", table.unit.ids[table.unit.codes])
+    frame["label"] = np.where(table.labels == 1, "yes", "no")
+    public = panel(60, d=2, rng=5).features
+    return frame.to_csv(index=False).encode(), public.to_csv(index=False).encode()
+
+
+def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_states_it(lab, downloads):
+    at = lab()
+    private, public = panel_files()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
+    assert not at.exception, at.exception
+    # As a data owner meets it: the public rows have no 'id', so per row (id a feature) the files do not fit;
+    # the column check, shown with the error, offers to declare 'id' the unit instead of dropping it.
+    assert any("lacks 1 feature column" in e and "'id'" in e for e in texts(at.error)), texts(at.error)
+    assert any("repeats its values like a person key" in w for w in texts(at.warning)), texts(at.warning)
+    declare = [b for b in at.button if b.label == "Declare 'id' the privacy unit (a guarantee per person)"]
+    assert declare, [b.label for b in at.button]
+    declare[0].click().run()
+    assert not at.exception, at.exception
+    assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
+    text = all_text(at)
+    assert f"Privacy unit:** {UNIT}, at most" in text, text[:2000]
+    assert not any("person key" in w for w in texts(at.warning))  # declared: no longer a warning
+    assert f"Privacy unit: **{UNIT}, at most" in " ".join(texts(at.sidebar.markdown))
+    assert "id" not in at.session_state["data_cfg"].get("drop_columns", [])
+    # The test hold-out is split by person: persons, not rows, are counted.
+    train(at, k=20)
+    go(at, "Student & export")
+    at.number_input(key="job_budget_epsilon").set_value(50.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    release(at)
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
+    assert report["privacy_unit"]["column"] == "id" and report["privacy_unit"]["unit"] == "person"
+    assert report["adjacency"] == "replace all rows of one person (column id)"
+    assert report["privacy_unit"]["description"].startswith("per person (column id): ")
+    assert "at most" not in report["privacy_unit"]["description"]  # a person's row count stays with the owner
