@@ -187,6 +187,10 @@ def _context(args, seed, table, X_public, y_public, X_eval, y_eval) -> dict[str,
     coef = fit_logistic(Xa, np.where(rows.y == 1, 1.0, -1.0), 1.0 / rows.n, np.zeros((1, Xa.shape[1])))
     ctx["ref_public"] = float(np.mean(_linear(coef, rows.X_public) == y_public))
     ctx["ref_plurality"] = float(np.mean(np.argmax(votes, axis=1) == y_public))
+    # the default teachers' mean accuracy and their agreement (the plurality's share of the k votes)
+    predictions = teachers.predictions(pipeline.model_input(table, X_public))
+    ctx["ref_teacher"] = float(np.mean(predictions == np.asarray(y_public)[:, None]))
+    ctx["ref_agreement"] = float(np.mean(np.max(votes, axis=1)) / args.k)
     if X_eval is not None:
         ctx["ref_eval"] = float(np.mean(_linear(coef, ctx["X_eval_enc"]) == y_eval))
         ctx["ref_student"] = student_accuracy(ctx, np.asarray(y_public), 1.0, False, common.rng_for(seed, 8))
@@ -243,7 +247,7 @@ def run(args) -> dict:
         for s in range(args.seeds):
             seed = args.seed + s
             ctx = adult_context(args, seed) if task == "adult" else halfspace_context(args, seed)
-            for key in ("ref_public", "ref_plurality", "ref_eval", "ref_student"):
+            for key in ("ref_public", "ref_plurality", "ref_teacher", "ref_agreement", "ref_eval", "ref_student"):
                 if key in ctx:
                     out["refs"].setdefault((task, key), []).append(ctx[key])
             for e_i, eps in enumerate(args.epsilons):
@@ -291,7 +295,9 @@ def report(args, res: dict, argv: Sequence[str] | None, timer) -> None:
         refs = res["refs"]
         lines = [f"Non-private references ({args.seeds} run(s)): logistic regression on all private rows labels "
                  f"{common.mean_sd(refs[(task, 'ref_public')], 3)} of the public rows correctly; the teachers' "
-                 f"plurality {common.mean_sd(refs[(task, 'ref_plurality')], 3)}."]
+                 f"plurality {common.mean_sd(refs[(task, 'ref_plurality')], 3)}; the default teachers one by one "
+                 f"{common.mean_sd(refs[(task, 'ref_teacher')], 3)} (mean teacher accuracy), and the plurality holds "
+                 f"{common.mean_sd(refs[(task, 'ref_agreement')], 3)} of the k votes on average (agreement)."]
         if task == "adult":
             lines.append(f"On the evaluation rows: that model {common.mean_sd(refs[(task, 'ref_eval')], 3)}; a student "
                          f"on the 1,500 TRUE public labels {common.mean_sd(refs[(task, 'ref_student')], 3)} (the ceiling "

@@ -230,22 +230,33 @@ class Table:
         """
         return np.bincount(self.labels, minlength=self.n_classes).astype(np.int64)
 
-    def preprocessor(self):
+    def preprocessor(self, *, standardize: bool = False):
         """An unfitted scikit-learn ``ColumnTransformer`` for this table's features.
 
         Numeric columns are passed through (after a median ``SimpleImputer`` when the table
         was loaded with ``missing="impute"``); categorical columns are one-hot encoded by
         ``OneHotEncoder(handle_unknown="ignore")`` (after a most-frequent ``SimpleImputer``
         when imputing), so categories unseen in training encode as all zeros.  The output
-        is a dense float array.  Put it in front of a learner with
-        ``sklearn.pipeline.make_pipeline(table.preprocessor(), learner)``: each teacher then
-        fits its own encoder and imputer on its own chunk, which keeps the chunks disjoint.
+        is a dense float array, the numeric columns first.  With ``standardize`` the
+        numeric columns are also standardized (``StandardScaler``: zero mean, unit
+        variance) while the one-hot columns stay 0/1: that is how a learner's
+        ``standardize`` is applied to a table (:func:`core.pipeline.teacher_model`), since
+        standardizing a one-hot column seen in one row of a hundred turns it into a column
+        of ±10 that regularization barely restrains.  Put it in front of a learner with
+        ``sklearn.pipeline.make_pipeline(table.preprocessor(), learner)``, or let
+        :func:`core.pipeline.teacher_model` do it: each teacher then fits its own encoder,
+        imputer and scaler on its own chunk, which keeps the chunks disjoint.
 
         Never fit it (or the pipeline) on all private rows at once to impute them: an
-        imputer fitted on all private rows is a release of their statistics (medians,
-        most frequent categories) that no teacher's chunk bounds.  Nor fit it on public
-        rows for the teachers: their imputers see their own chunk only, and the public
-        rows are only transformed.
+        imputer (or scaler) fitted on all private rows is a release of their statistics
+        (medians, most frequent categories, means and variances) that no teacher's chunk
+        bounds.  Nor fit it on public rows for the teachers: their imputers and scalers see
+        their own chunk only, and the public rows are only transformed.
+
+        Parameters
+        ----------
+        standardize : bool, default False
+            Standardize the numeric columns (never the one-hot columns).
 
         Returns
         -------
@@ -254,14 +265,17 @@ class Table:
         from sklearn.compose import ColumnTransformer
         from sklearn.impute import SimpleImputer
         from sklearn.pipeline import Pipeline
-        from sklearn.preprocessing import OneHotEncoder
+        from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
         impute = self.missing == "impute"
         transformers = []
         if self.numeric_columns:
-            numeric = (
-                SimpleImputer(strategy="median", keep_empty_features=True) if impute else "passthrough"
-            )
+            steps = []
+            if impute:
+                steps.append(("impute", SimpleImputer(strategy="median", keep_empty_features=True)))
+            if standardize:
+                steps.append(("scale", StandardScaler()))
+            numeric = "passthrough" if not steps else steps[0][1] if len(steps) == 1 else Pipeline(steps)
             transformers.append(("numeric", numeric, list(self.numeric_columns)))
         if self.categorical_columns:
             onehot = OneHotEncoder(handle_unknown="ignore", sparse_output=False)

@@ -15,12 +15,13 @@ one-hot encoding them — ``k`` times.  Here the public rows are encoded **once*
     One teacher's own preprocessing, read off its fitted preprocessor: for each column,
     the teacher's category list (a public code maps to the teacher's one-hot column, or
     to all zeros for a category its chunk never held, exactly as
-    ``OneHotEncoder(handle_unknown="ignore")`` does) and its imputation value.
+    ``OneHotEncoder(handle_unknown="ignore")`` does), its imputation value and, for a
+    numeric column it standardizes, its mean and scale.
     :meth:`TeacherMap.features` rebuilds, by integer gathers on the shared block, the very
     matrix the teacher's preprocessor would have produced — the same numbers, so the
     teacher's learner gives the same predictions.
 
-The per-teacher steps (category lists, imputation values) therefore stay per teacher:
+The per-teacher steps (category lists, imputation values, scalings) therefore stay per teacher:
 nothing fitted on one teacher's chunk reaches another teacher, and each vote is the same
 function of its chunk as before (the replace-one argument of docs/design.md §1 is
 unchanged).  :mod:`core.ensemble.stacked` goes further for linear learners.
@@ -163,6 +164,45 @@ def _probe_missing(transformer: Any, columns: list, numeric: bool) -> np.ndarray
         return np.full(0, np.nan)
 
 
+def _numeric_steps(transformer: Any) -> tuple[Any, Any]:
+    """A numeric branch's imputer and scaler (either may be None): ``"passthrough"``, a
+    ``SimpleImputer``, a ``StandardScaler`` or a pipeline of an imputer then a scaler.
+
+    Raises ``_Unsupported`` for any other transformer.
+    """
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    steps = [s for _, s in transformer.steps] if isinstance(transformer, Pipeline) else [transformer]
+    steps = [s for s in steps if s is not None and not _is_passthrough(s)]
+    imputer = steps.pop(0) if steps and isinstance(steps[0], SimpleImputer) else None
+    scaler = steps.pop(0) if steps and isinstance(steps[0], StandardScaler) else None
+    if steps:
+        raise _Unsupported
+    return imputer, scaler
+
+
+def _is_numeric(transformer: Any) -> bool:
+    """Whether a fitted branch is one of :func:`_numeric_steps`' numeric branches."""
+    try:
+        _numeric_steps(transformer)
+    except _Unsupported:
+        return False
+    return True
+
+
+def _scaling(scaler: Any, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fitted ``StandardScaler``'s ``(mean, scale)``: its transform is ``(x - mean) / scale``."""
+    mean = getattr(scaler, "mean_", None) if scaler is not None and scaler.with_mean else None
+    scale = getattr(scaler, "scale_", None) if scaler is not None and scaler.with_std else None
+    mean = np.zeros(width) if mean is None else np.asarray(mean, dtype=np.float64)
+    scale = np.ones(width) if scale is None else np.asarray(scale, dtype=np.float64)
+    if mean.shape != (width,) or scale.shape != (width,):
+        raise _Unsupported
+    return mean, scale
+
+
 def _is_passthrough(transformer: Any) -> bool:
     """``"passthrough"``, or the identity ``FunctionTransformer`` scikit-learn fits in its place."""
     from sklearn.preprocessing import FunctionTransformer
@@ -199,10 +239,11 @@ class TeacherMap:
     Attributes
     ----------
     segments : list of tuple
-        In output order: ``("num", positions, fill)`` for numeric columns (``fill``: the
-        value a missing cell takes, NaN to keep it missing), ``("cat", position,
-        categories, missing_row)`` for one categorical column (the teacher's category
-        list and its output for a missing cell).
+        In output order: ``("num", positions, fill, mean, scale)`` for numeric columns
+        (``fill``: the value a missing cell takes, NaN to keep it missing; then the
+        teacher's input is ``(value - mean) / scale``, mean 0 and scale 1 where it does not
+        standardize), ``("cat", position, categories, missing_row)`` for one categorical
+        column (the teacher's category list and its output for a missing cell).
     n_features : int
         Number of columns the teacher's learner reads.
     """
@@ -247,11 +288,13 @@ class TeacherMap:
         col = 0
         for segment in self.segments:
             if segment[0] == "num":
-                positions, fill = segment[1], segment[2]
+                positions, fill, mean, scale = segment[1:5]
                 width = len(positions)
                 values = block.numeric[:, positions]
                 if np.any(np.isfinite(fill)):
                     values = np.where(np.isnan(values), fill, values)
+                if np.any(mean != 0.0) or np.any(scale != 1.0):
+                    values = (values - mean) / scale  # StandardScaler.transform's operations, in its order
                 if used is None:
                     out[:, col: col + width] = values
                 else:
@@ -278,9 +321,8 @@ def _teacher_map(preprocessor: Any, encoder_columns: tuple[list, list], n_input:
     numeric_cols, categorical_cols = encoder_columns
     if preprocessor is None:
         positions = list(range(int(n_input)))
-        return TeacherMap([("num", positions, np.full(len(positions), np.nan))], len(positions))
-    from sklearn.impute import SimpleImputer
-
+        n = len(positions)
+        return TeacherMap([("num", positions, np.full(n, np.nan), np.zeros(n), np.ones(n))], n)
     if getattr(preprocessor, "sparse_output_", False):
         raise _Unsupported
     segments: list[tuple] = []
@@ -293,17 +335,19 @@ def _teacher_map(preprocessor: Any, encoder_columns: tuple[list, list], n_input:
             continue
         if name == "remainder":
             raise _Unsupported
-        if _is_passthrough(transformer) or isinstance(transformer, SimpleImputer):
+        if _is_numeric(transformer):
             if not all(c in numeric_cols for c in columns):
                 raise _Unsupported
             positions = [numeric_cols.index(c) for c in columns]
-            if _is_passthrough(transformer):
+            imputer, scaler = _numeric_steps(transformer)
+            if imputer is None:
                 fill = np.full(len(columns), np.nan)
             else:
-                fill = _probe_missing(transformer, columns, numeric=True)
+                fill = _probe_missing(imputer, columns, numeric=True)
                 if fill.shape[0] != len(columns):
                     raise _Unsupported
-            segments.append(("num", positions, fill))
+            mean, scale = _scaling(scaler, len(columns))
+            segments.append(("num", positions, fill, mean, scale))
             width += len(columns)
             continue
         encoder = _onehot(transformer)
@@ -328,14 +372,12 @@ def _teacher_map(preprocessor: Any, encoder_columns: tuple[list, list], n_input:
 
 def _encoder_columns(preprocessor: Any) -> tuple[list, list]:
     """The numeric and categorical input columns of a fitted table preprocessor."""
-    from sklearn.impute import SimpleImputer
-
     numeric: list = []
     categorical: list = []
     for name, transformer, columns in preprocessor.transformers_:
         if isinstance(transformer, str) and transformer == "drop":
             continue
-        if _is_passthrough(transformer) or isinstance(transformer, SimpleImputer):
+        if _is_numeric(transformer):
             numeric.extend(columns)
         else:
             categorical.extend(columns)

@@ -1,6 +1,6 @@
 """The registry of learners that teachers and students can be built from.
 
-(At the 500-line aim: most of it is the table of learners and their hyperparameters.)
+(Just past the 500-line aim: most of it is the table of learners and their hyperparameters.)
 
 Every entry of :data:`LEARNERS` is a :class:`LearnerSpec`: a human label, a factory that
 returns an unfitted scikit-learn classifier, and the learner's main hyperparameters, each
@@ -12,10 +12,14 @@ Defaults are chosen for *small chunks*: a teacher may see only about ten private
 (``n / k``), so every default fits quickly and without errors on a handful of rows.
 
 Learners whose predictions depend on the scale of the features (logistic regression, the
-linear SVM, k-nearest neighbours and the MLP) take ``standardize`` (default True), which
-puts a :class:`~sklearn.preprocessing.StandardScaler` in front of them; the factory then
-returns a :class:`~sklearn.pipeline.Pipeline`.  Categorical columns still need the
-table's preprocessor (:meth:`core.data.Table.preprocessor`) in front of any learner.
+linear SVM, k-nearest neighbours and the MLP) take ``standardize`` (default True): the
+numeric features are standardized, the one-hot columns of categories stay 0/1 (a rare
+category standardized becomes a column of ±10 that regularization barely restrains, and
+small-chunk teachers overfit it).  On a numeric array the factory puts a
+:class:`~sklearn.preprocessing.StandardScaler` in front of the learner (a
+:class:`~sklearn.pipeline.Pipeline`); behind a table's preprocessing,
+:func:`core.pipeline.teacher_model` moves the scaler into the preprocessor's numeric
+branch (:meth:`core.data.Table.preprocessor` with ``standardize=True``).
 
 Probabilities.  Soft labels (:meth:`core.ensemble.teacher_ensemble.TeacherEnsemble.scores`), the
 semi-supervised student and least-confident-first ordering need ``predict_proba``.  Every
@@ -46,6 +50,7 @@ __all__ = [
     "learner_names",
     "make_learner",
     "parse_assignments",
+    "standardizes",
 ]
 
 
@@ -298,7 +303,8 @@ def _mlp(
 
 
 _STANDARDIZE = Hyperparameter(
-    "standardize", bool, True, "Standardize features (zero mean, unit variance) before fitting."
+    "standardize", bool, True,
+    "Standardize the numeric features (zero mean, unit variance) before fitting; one-hot category columns stay 0/1.",
 )
 _MAX_DEPTH = Hyperparameter(
     "max_depth", int, None, "Maximum tree depth; none grows until the leaves are pure.", min=1, max=100, allow_none=True
@@ -317,7 +323,8 @@ LEARNERS: dict[str, LearnerSpec] = {
                 _STANDARDIZE,
             ),
             True,
-            "A linear model with class probabilities; fast and stable on small chunks.",
+            "A linear model with class probabilities; fast and stable on small chunks; numeric features "
+            "standardized, category columns left 0/1.",
         ),
         LearnerSpec(
             "linear_svm",
@@ -329,7 +336,8 @@ LEARNERS: dict[str, LearnerSpec] = {
                 _STANDARDIZE,
             ),
             False,
-            "A linear support vector machine (LinearSVC); hard labels only, no probabilities.",
+            "A linear support vector machine (LinearSVC); hard labels only, no probabilities; numeric "
+            "features standardized, category columns left 0/1.",
         ),
         LearnerSpec(
             "random_forest",
@@ -422,6 +430,15 @@ def _spec(name: Any) -> LearnerSpec:
             f"Unknown learner {name!r}; choose one of {', '.join(LEARNERS)}."
         )
     return spec
+
+
+def standardizes(name: str, params: Mapping[str, Any]) -> bool:
+    """Whether learner ``name`` with the checked hyperparameters ``params`` standardizes its input
+    (its ``standardize``, the default where not given; False for a learner without one)."""
+    spec = _spec(name)
+    if not any(h.name == "standardize" for h in spec.hyperparameters):
+        return False
+    return bool(params.get("standardize", spec.defaults["standardize"]))
 
 
 def make_learner(name: str, **params: Any) -> BaseEstimator:

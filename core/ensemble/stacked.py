@@ -4,6 +4,7 @@ A teacher whose learner is linear in its input — a linear classifier (logistic
 regression, linear SVM, any ``LinearClassifierMixin``) behind optional
 ``StandardScaler`` steps, or Gaussian naive Bayes (a quadratic without cross terms) — is an
 affine function of the shared encoding of :mod:`core.ensemble.encoding`: its standardizing
+(of the numeric columns, in its preprocessor, or of every column, in front of the learner)
 is folded into its weights, its one-hot columns into the rows of the public vocabulary,
 its imputation values into the weights of "missing" indicator columns.  Stacking the
 ``k`` teachers' weights side by side gives one matrix ``W``; the teachers' scores on a
@@ -208,17 +209,24 @@ class StackedLinear:
         col = 0
         for seg in tmap.segments:
             if seg[0] == "num":
-                positions, fill = seg[1], seg[2]
+                positions, fill, mean, scale = seg[1:5]
                 for i, p in enumerate(positions):
-                    a = A[col + i]
-                    W[p] += a
+                    # the teacher's input is z = (v - mu) / s with v = x + f·missing (x is 0 where
+                    # missing): a·z = (a/s)·v − a·mu/s, and q·z² = (q/s²)(v² − 2·mu·v + mu²)
+                    mu, s = mean[i], scale[i]
+                    a = A[col + i] / s
+                    q = Q[col + i] / (s * s) if Q is not None else None
+                    const -= A[col + i] * mu / s
+                    lin = a if q is None else a - 2.0 * mu * q  # weight of v
+                    W[p] += lin
+                    if q is not None:
+                        W[sq_col + p] += q
+                        const += q * mu * mu
                     f = fill[i]
-                    if Q is not None:
-                        W[sq_col + p] += Q[col + i]
                     if np.isfinite(f):
                         if miss_col is None:  # pragma: no cover - impute is set from the same segments
                             raise RuntimeError("imputation without indicator columns")
-                        W[miss_col + p] += a * f + (Q[col + i] * f * f if Q is not None else 0.0)
+                        W[miss_col + p] += lin * f + (q * f * f if q is not None else 0.0)
                 col += len(positions)
             else:
                 position = seg[1]
