@@ -8,11 +8,11 @@ Run from the repository root::
 The private table is ``adult_train`` (32,561 rows; with ``--missing drop`` the 2,399 rows
 with a ``?`` are dropped first); the public queries are the first 4,884 rows of
 ``adult_test`` (with the same missing-value option).  Every teacher is
-``make_pipeline(table.preprocessor(), learner)``: one-hot encoding of the 8 categorical
-columns and, with ``impute``, the imputers, all fitted on the teacher's own chunk
-(about 130 rows for k = 250).  Learners: random forests of 100 trees
-(``make_learner("random_forest", n_estimators=100)``) and logistic regression (the
-registry's default: standardized, ``max_iter=200``).
+``core.pipeline.teacher_model(table, learner, params)``: one-hot encoding of the 8
+categorical columns, with ``impute`` the imputers, and for logistic regression the
+standardizing of the 6 numeric columns, all fitted on the teacher's own chunk (about 130
+rows for k = 250).  Learners: random forests of 100 trees (``n_estimators=100``) and
+logistic regression (the registry's default: numbers standardized, ``max_iter=200``).
 
 Each configuration (learner x ``n_jobs``) runs in a fresh Python process, so its peak
 resident memory (``ru_maxrss``) is its own: the table shows the seconds to train the k
@@ -53,15 +53,13 @@ def run_one(learner: str, n_jobs: int, k: int, missing: str, seed: int) -> dict:
     """Train ``k`` teachers and count their votes once; return timings and memory."""
     import warnings
 
-    from sklearn.pipeline import make_pipeline
-
     from core.data import load_bundled
-    from core.ensemble.learners import make_learner
     from core.ensemble.teachers import train_teachers
+    from core.pipeline import teacher_model
 
     private = load_bundled("adult_train", missing=missing)
     public = load_bundled("adult_test", missing=missing).features.iloc[:N_PUBLIC].reset_index(drop=True)
-    model = make_pipeline(private.preprocessor(), make_learner(learner, **LEARNERS[learner]))
+    model = teacher_model(private, learner, LEARNERS[learner])
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. a chunk's ConvergenceWarning: timing only

@@ -23,6 +23,15 @@ zeros), so every private row has norm at most ``R = √(numeric + categorical co
 by construction; no private value chooses a bound.  The regularization ``C`` is a public
 setting; left out, it follows from public quantities (:func:`default_C`).
 
+**What is fitted on what.**  Like the learners' ``standardize`` (docs/design.md §1.1),
+these routes scale the numeric columns only and leave the one-hot columns 0/1; unlike
+it, every statistic of the encoding (ranges, categories) is fitted on the PUBLIC rows.
+A teacher's scaler may be fitted on its own chunk (it is part of that teacher, and one
+private row changes one teacher), but a mean or variance fitted on the private rows here
+would itself be a release no privacy map accounts for, and would let a private row move
+the norm bound ``R`` the noise is calibrated to; so no learner's scaler, imputer or
+encoder is ever used on these routes' input.
+
 The optimisation is exact Newton on the strongly convex objective, to a gradient norm
 of 1e-9 (the proofs are stated for the exact minimiser; the remaining error is far
 below the noise).

@@ -40,6 +40,7 @@ CASES = [
     ("linear_svm", None, True),
     ("gaussian_nb", None, True),
     ("logistic_regression", {"standardize": False, "C": 0.3}, True),
+    ("knn", None, False),
     ("random_forest", {"n_estimators": 3}, False),
     ("decision_tree", {"max_depth": 4}, False),
 ]
@@ -60,6 +61,23 @@ def test_votes_equal_the_per_teacher_path_on_adult(adult, missing, learner, para
     assert voter is not None and (voter.n_linear == 25) == linear
     if missing == "impute":  # public rows with missing cells took every teacher's own imputation
         assert public.isna().any(axis=1).sum() > 10
+
+
+@pytest.mark.parametrize("missing", ["impute", "drop"])
+def test_naive_bayes_behind_standardized_numbers_folds_its_quadratic(adult, missing):
+    """Gaussian naive Bayes behind ``preprocessor(standardize=True)``: the scaling folded into
+    its squares (q·z² with z = (v − μ)/s), stacked, and the same votes as each teacher's own."""
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import make_pipeline
+
+    from core.ensemble.teachers import train_teachers
+
+    private, public = adult[missing]
+    model = make_pipeline(private.preprocessor(standardize=True), GaussianNB())
+    ensemble = train_teachers(private.features, private.labels, model, 20, n_classes=2, rng=5)
+    slow, fast = both_paths(ensemble, public, "predictions", block_size=300)
+    assert np.array_equal(slow, fast)
+    assert ensemble.voter(public).n_linear == 20
 
 
 def test_scores_equal_the_per_teacher_path(adult):
