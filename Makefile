@@ -19,9 +19,16 @@ $(VENV)/.test-deps: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.run-deps
 
-# make run DEMO=1: every session starts with the reproducible demo seed on (a lecture).
+# make run: this machine only (127.0.0.1). make run HOST=0.0.0.0 serves every network interface;
+# so does the class mode, make run DEMO=1 (a lecture on one server: every session starts with the
+# reproducible demo seed on). On a server reachable from the network a private upload needs the
+# password set in the environment variable PRIVATE_LABEL_LAB_PASSWORD (none: uploads are off).
+# Set with "=", not "?=": only the command line changes it, never a HOST variable that a shell
+# happens to export (often the machine's name, which would serve the network).
+HOST = $(if $(DEMO),0.0.0.0,127.0.0.1)
 run: $(VENV)/.run-deps
-	$(if $(DEMO),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	@$(PY) -m app_pages._serving '$(HOST)' '$(PORT)'
+	$(if $(DEMO),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 # The browser tests drive Debian's chromium. This is the one place that installs it: with
 # apt-get as root (or through sudo without a password); anywhere else make test stops

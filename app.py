@@ -17,6 +17,8 @@ from app_pages import _ledger as ledgers
 from app_pages import _lesson_view as lesson
 from app_pages import _presets as presets
 from app_pages import _widgets as widgets
+from app_pages import _serving as serving
+from app_pages._text import literal
 
 st.set_page_config(page_title="Private Label Lab", page_icon="🔏", layout="wide")
 
@@ -31,6 +33,7 @@ page = st.navigation(
 with st.sidebar:
     ledger_box = st.container()  # the lesson's ledger first: above the fold at 1024 × 768
     presets.preset_menu(st)
+    serving.sidebar_notice()  # where the lab is served: this machine only, or the network
     st.toggle(
         "Reproducible demo seed (reproducible, not for production)",
         key="demo_seed",
@@ -56,10 +59,10 @@ with data_box:
         ds = datasets.dataset()
     except PrivateLabelLabError as exc:
         ds = None
-        st.caption(f"No dataset loaded: {exc}")
+        st.caption(f"No dataset loaded: {literal(exc)}")
     else:
         st.markdown(
-            f"**{ds.title}**  \n{ds.n_private} private rows · {ds.n_public} public queries · "
+            f"**{literal(ds.title)}**  \n{ds.n_private} private rows · {ds.n_public} public queries · "
             f"{ds.n_classes} classes  \n"
             + ("**teaching split** (public queries drawn from the private file)" if ds.teaching_split
                else "two-file job (separate public file)")

@@ -14,6 +14,8 @@ from app_pages import _cache as cache
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
 from app_pages import _widgets as widgets
+from app_pages import _serving as serving
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -66,18 +68,18 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
     """Every problem of the column check at once, each with its one-click fixes."""
     st.markdown(f"**{title}**")
     for i, p in enumerate(check.problems):
-        where = ", ".join(f"**{c}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
+        where = ", ".join(f"**{literal(c)}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
         say = st.error if p.blocking else st.warning
-        say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ") + p.sentence)
+        say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ") + literal(p.sentence))
         fixes = [f for f in p.fixes if f.action != "choose_label"]
         if fixes:
             for col, (j, fix) in zip(st.columns(max(len(fixes), 3)), enumerate(fixes)):
-                col.button(fix.title, key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}", on_click=apply_fix,
+                col.button(literal(fix.title), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}", on_click=apply_fix,
                            args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
     if any(p.non_private for p in check.problems):
         st.caption("The stand-in, person-key and copy checks read the private rows: non-private diagnostics for you, "
                    "the data's owner, shown here only and never exported.")
-    st.caption(check.summary())
+    st.caption(literal(check.summary()))
 
 TEACHING_SPLIT = (
     "**Teaching split**: the public queries are a random split of the private file, so they are private "
@@ -202,16 +204,18 @@ else:
     st.markdown(
         "A real job takes **two files**. Files stay in this session's memory and are never written to disk."
     )
-    u1, u2 = st.columns(2)
-    with u1:
-        st.markdown("**1. Private labeled file** (stays secret: only the teachers see it)")
-        up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private",
-                                      help="A header row; one column holds the label.")
-    with u2:
-        st.markdown("**2. Public file to label** (its rows are labeled and published)")
-        up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public",
-                                     help="The same feature columns, no label. Without it the public rows are a "
-                                     "teaching split of the private file.")
+    up_private = up_public = None
+    if serving.upload_gate():  # a network server takes a private file only with its password
+        u1, u2 = st.columns(2)
+        with u1:
+            st.markdown("**1. Private labeled file** (stays secret: only the teachers see it)")
+            up_private = st.file_uploader("Private labeled CSV", type=["csv", "txt"], key="upload_private",
+                                          help="A header row; one column holds the label.")
+        with u2:
+            st.markdown("**2. Public file to label** (its rows are labeled and published)")
+            up_public = st.file_uploader("Public unlabeled CSV (optional)", type=["csv", "txt"], key="upload_public",
+                                         help="The same feature columns, no label. Without it the public rows are a "
+                                         "teaching split of the private file.")
     if ss["data_ui"]["missing"] not in ("refuse", "impute", "drop"):
         ss["data_ui"]["missing"] = "refuse"
     missing, markers = missing_controls("missing", ["refuse", "impute", "drop"])
@@ -248,11 +252,11 @@ else:
                 "Label column", columns, index=None, key=box_key, placeholder="Choose the label column",
                 help="The column that holds the class of each private row; the others are features.")
             if label_column is not None and label_column == suggested:
-                st.caption(f"**{suggested}** is suggested by its name; choose another column if it does not hold "
+                st.caption(f"**{literal(suggested)}** is suggested by its name; choose another column if it does not hold "
                            "the classes.")
             elif label_column is None:
                 st.info("Choose the label column to load the file: it is never guessed."
-                        + (f" Suggested by its name: **{suggested}**." if suggested else ""))
+                        + (f" Suggested by its name: **{literal(suggested)}**." if suggested else ""))
             wanted["label_column"] = label_column
             # The privacy unit: the column naming each row's person (every guarantee then per person).
             unit_options = [EACH_ROW] + [c for c in columns if c != label_column]
@@ -270,7 +274,7 @@ else:
             if label_column is not None:
                 upload_check = datasets.upload_check(wanted)
             if label_column is None or upload_check.blocking:
-                show_check(upload_check, None, "missing", f"Column check of {up_private.name} (not loaded yet)")
+                show_check(upload_check, None, "missing", f"Column check of {literal(up_private.name)} (not loaded yet)")
                 wanted = None
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
@@ -332,7 +336,7 @@ if wanted is not None:
 with session.shown_errors():
     ds = datasets.dataset()
 
-    st.subheader(f"Loaded: {ds.title}")
+    st.subheader(f"Loaded: {literal(ds.title)}")
     c = st.columns(3) + st.columns(3)  # two rows: the labels fit a 1024-px window
     c[0].metric("Private rows (n)", ds.n_private)
     c[1].metric("Public queries (m)", ds.n_public)
@@ -351,7 +355,8 @@ with session.shown_errors():
         st.success("**Two-file job**: the public rows come from a separate public file; the export writes that "
                    "file's features with the private labels.")
     st.caption(ds.public_note)
-    st.markdown(f"Label column **{ds.private.label_column}**; classes: " + ", ".join(f"`{c}`" for c in ds.class_names))
+    st.markdown(f"Label column **{literal(ds.private.label_column)}**; classes: "
+                + ", ".join(f"**{literal(c)}**" for c in ds.class_names))
 
     # ---- columns: choose the features (private and public alike), with warnings
     st.markdown("**Feature columns**")
@@ -439,7 +444,7 @@ with result_box, session.shown_errors():
         ledgers.show_spent(st, ds, ens=ens)
         st.caption(
             f"{widgets.mechanism_title(result.mechanism)} · ensemble of {ens.teachers.k} teachers "
-            f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {ds.title}. "
+            f"({widgets.learner_label(ss['ensemble_cfg']['learner'])}) on {literal(ds.title)}. "
             f"{result.n_answered:,} of the {result.m:,} public queries received a label that is safe to publish: "
             "together they are (ε, δ)-differentially private. The teachers are trained once and cached; "
             "every step can be changed on its page."

@@ -16,6 +16,7 @@ from app_pages import _ledger as ledgers
 from app_pages import _plan as plan
 from app_pages import _session as session
 from app_pages import _widgets as widgets
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -110,7 +111,7 @@ with session.shown_errors():
                                                  text=f"Teachers voting: {done:,} of {total:,} public queries"),
             )
         except PrivateLabelLabError as exc:
-            st.error(str(exc))
+            st.error(literal(exc))
             st.caption("The previous ensemble is kept.")
         else:
             ss["ensemble_cfg"] = cfg

@@ -16,6 +16,7 @@ from app_pages import _plan as plan
 from app_pages import _spend as spending
 from app_pages import _charts as charts
 from app_pages import _widgets as widgets
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -50,7 +51,7 @@ with controls:
         session.remember("privacy", "mechanism", mechanism)
         missing = [registry.get(n).title for n in registry.names() if n not in offered]
         if missing:
-            st.caption(f"Not offered here ({', '.join(missing)}): {ens.scores_error}")
+            st.caption(f"Not offered here ({', '.join(missing)}): {literal(ens.scores_error)}")
 
         mech = registry.get(mechanism)
         st.markdown(mech.explanation or mech.description)

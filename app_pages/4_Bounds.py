@@ -15,6 +15,7 @@ from app_pages import _ledger as ledgers
 from app_pages import _plan as plan
 from app_pages import _widgets as widgets
 from app_pages import _charts as charts
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -142,7 +143,7 @@ with session.shown_errors():
             ens = cache.ensemble()  # trained now (with a progress bar) if this data has none yet
         except PrivateLabelLabError as exc:
             ens = None
-            st.info(f"No ensemble to compare with: {exc}")
+            st.info(f"No ensemble to compare with: {literal(exc)}")
         if ens is not None:
             st.caption(f"Your run: k = {ens.teachers.k} teachers, T = {ss['privacy']['T']}, m = {ens.votes.shape[0]}.")
 

@@ -17,6 +17,7 @@ from app_pages import _lesson_ledger as lesson
 from app_pages import _plan as plan
 from app_pages import _spend as spending
 from app_pages import _widgets as widgets
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -127,7 +128,7 @@ def real_job_view(ds) -> None:
              "ε spent": round(r.epsilon, 4), "δ spent": float(f"{r.delta:.3g}")}
             for label, r in measured.items()]), hide_index=True)
         for label, exc in failed.items():
-            st.caption(f"{label} did not run: {exc}")
+            st.caption(f"{label} did not run: {literal(exc)}")
     ledgers.show_spent(st, ds, ens=ens)
     if measured is not None and ds.public_y is not None and widgets.raw_votes_allowed(ds, key="raw_votes_compare"):
         st.subheader("Non-private diagnostics")
@@ -202,7 +203,7 @@ def teaching_view() -> None:
         try:
             runs[label] = cache.labeling(name, settings, ens)[0]
         except PrivateLabelLabError as exc:  # one mechanism refusing this data leaves the others
-            skipped.append(f"{label} did not run: {exc}")
+            skipped.append(f"{label} did not run: {literal(exc)}")
         table_bar.progress((i + 1) / max(len(rows), 1), text=f"{label} done ({i + 1} of {len(rows)} mechanisms)")
     table_bar.empty()
 

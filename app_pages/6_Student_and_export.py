@@ -17,6 +17,7 @@ from app_pages import _ledger as ledgers
 from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _charts as charts
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -88,7 +89,7 @@ with session.shown_errors():
         try:
             ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
-            st.error(str(exc))
+            st.error(literal(exc))
     rel = ledgers.current_release(ds, ens)
     if rel is not None:
         released = rel["result"]
@@ -125,7 +126,7 @@ with session.shown_errors():
     try:
         student = cache.student(result, ds, learner, bottom)
     except PrivateLabelLabError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
     if student is not None:
         s = st.columns(3)
         s[0].metric("Rows with a label", student.n_labeled)
@@ -182,10 +183,10 @@ with session.shown_errors():
             public_frame = pd.concat([rows, ds.public_X.reset_index(drop=True)], axis=1)
         else:
             public_frame = rows
-        st.caption(f"Column **{names['row']}** is the row's number in the file (1 = the first row after the header).")
+        st.caption(f"Column **{literal(names['row'])}** is the row's number in the file (1 = the first row after the header).")
     if names["label"] != "label" or names["status"] != "status" or names["answered"] != "answered":
         st.caption("The public file has columns named like the ones the export adds; the export's own are "
-                   + ", ".join(f"**{names[r]}**" for r in ("label", "answered", "status"))
+                   + ", ".join(f"**{literal(names[r])}**" for r in ("label", "answered", "status"))
                    + ", and the file's columns keep their names.")
     d = st.columns(2) + st.columns(2)
     if rel is None:

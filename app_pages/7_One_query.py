@@ -14,6 +14,7 @@ from app_pages import _datasets as datasets
 from app_pages import _charts as charts
 from app_pages import _widgets as widgets
 from app_pages import _lesson_ledger as lesson
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -26,7 +27,8 @@ def show_draw(draw, names, true_class: int) -> None:
     if isinstance(draw, Microscope):  # a mechanism whose draw is not broken down: the outcome only
         label = int(draw.labels[0])
         st.markdown("One draw: **⊥** (the noisy test failed: no label)." if label < 0 else
-                    f"One draw: released label **{names[label]}** ({'right' if label == true_class else 'wrong'}).")
+                    f"One draw: released label **{literal(names[label])}** "
+                    f"({'right' if label == true_class else 'wrong'}).")
         return
     for what, value, z, line, z_line, passed in draw.tests:
         noisy_line = f"{line:.4g}" if z_line == 0 else f"{line:.4g} {'+' if z_line >= 0 else '−'} {abs(z_line):.4g} = {line + z_line:.4g}"
@@ -43,7 +45,7 @@ def show_draw(draw, names, true_class: int) -> None:
     elif draw.score is not None:
         st.markdown(f"One draw: released score **{draw.score:.2f}**.")
     else:
-        st.markdown(f"One draw: released label **{names[draw.label]}** "
+        st.markdown(f"One draw: released label **{literal(names[draw.label])}** "
                     f"({'right' if draw.label == true_class else 'wrong'}): "
                     + ("the largest of votes + noise." if draw.noise is not None else "the teachers' plurality."))
 
@@ -139,7 +141,7 @@ with session.shown_errors():
             st.plotly_chart(charts.vote_bars(row, names), key="microscope_votes")
         else:
             st.plotly_chart(charts.score_histogram(row), key="microscope_scores")
-        st.markdown(f"True class: **{names[true_class]}** · outcome in the run: **{scope.OUTCOMES[kinds[i]]}**")
+        st.markdown(f"True class: **{literal(names[true_class])}** · outcome in the run: **{scope.OUTCOMES[kinds[i]]}**")
     with b:
         st.subheader("The test")
         stat = float(pic.values(votes[i:i + 1], result.params)[0])

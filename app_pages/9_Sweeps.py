@@ -15,6 +15,7 @@ from app_pages import _datasets as datasets
 from app_pages import _charts as charts
 from app_pages import _widgets as widgets
 from app_pages import _lessons as lessons
+from app_pages._text import literal
 
 session.init()
 ss = st.session_state
@@ -92,7 +93,7 @@ with session.shown_errors():
             points[name] = _sweep(name, tuple(sorted(settings.items())), vary, tuple(values), counts, truth,
                                   int(draws), session.seed(), quality)
         except PrivateLabelLabError as exc:
-            skipped.append(f"{widgets.mechanism_title(name)}: {exc}")
+            skipped.append(f"{widgets.mechanism_title(name)}: {literal(exc)}")
 
     with charts_col:
         st.caption(f"On {source}: m = {m:,} queries.")

@@ -38,6 +38,7 @@ from app_pages import _session as session
 from app_pages import _ledger as ledgers
 from app_pages._datasets import Dataset, dataset
 from app_pages._shared import OncePerKey, Pending
+from app_pages._text import literal
 
 
 class NotRunYet(PrivateLabelLabError):
@@ -452,14 +453,14 @@ def compare_rows(ens: Ensemble | None, epsilon: float, m: int, extra: tuple = ()
             skipped.append(f"{mech.title} is not compared: it reads teacher scores, which are for two classes.")
             continue
         if ens is not None and not ens.offers(name):
-            skipped.append(f"{mech.title} is not compared: {ens.scores_error}")
+            skipped.append(f"{mech.title} is not compared: {literal(ens.scores_error)}")
             continue
         choices = {p.name: p.default for p in mech.parameters if p.kind == "choice"}
         settings = {**choices, **more, "epsilon": float(epsilon)}
         try:
             spent = pipeline.privacy_map(name, session.request(name, settings), m)
         except PrivateLabelLabError as exc:
-            skipped.append(f"{mech.title} is not compared: {exc}")
+            skipped.append(f"{mech.title} is not compared: {literal(exc)}")
             continue
         if spent.epsilon > float(epsilon) * (1 + 1e-6) + 1e-9:
             spends = f"{spent.epsilon:,.0f}" if spent.epsilon >= 1e4 else f"{spent.epsilon:.4g}"

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import PrivateLabelLabError
+from app_pages._text import chart_text
 
 STATUS_COLORS = {"answered": "#2e7d32", "⊥": "#c62828", "not processed": "#9e9e9e"}
 
@@ -211,7 +212,7 @@ def vote_bars(votes_row, class_names, noisy=None):
     """
     import plotly.graph_objects as go
 
-    names = [str(c) for c in class_names][: len(votes_row)]
+    names = [chart_text(c) for c in class_names][: len(votes_row)]
     fig = go.Figure(go.Bar(x=names, y=np.asarray(votes_row), name="teachers' votes", marker_color=PALETTE[0]))
     if noisy is not None:
         fig.add_trace(go.Bar(x=names, y=np.asarray(noisy), name="votes + one noise draw", marker_color=PALETTE[1]))
@@ -413,7 +414,7 @@ def outcome_scatter(frame, kinds, chosen: int, model=None):
                                    customdata=idx, marker=dict(size=6, color=OUTCOME_COLORS[name])))
     fig.add_trace(go.Scatter(x=[x[chosen]], y=[y[chosen]], mode="markers", name="under the microscope",
                              marker=dict(size=20, color="rgba(0,0,0,0)", line=dict(width=3, color="#000000"))))
-    _layout(fig, height=430, xaxis_title=str(cols[0]), yaxis_title=str(cols[1]))
+    _layout(fig, height=430, xaxis_title=chart_text(cols[0]), yaxis_title=chart_text(cols[1]))
     return fig
 
 

@@ -22,6 +22,7 @@ import streamlit as st
 import core
 from core.errors import PrivacyWarning, PrivateLabelLabError
 from app_pages import _session as session
+from app_pages._text import literal
 
 # --------------------------------------------------------------------------------------
 # Data
@@ -377,8 +378,12 @@ def keep_upload(uploaded) -> str:
     """Hold an uploaded file's bytes in this session's memory; return their hash.
 
     ``uploaded`` is a Streamlit ``UploadedFile`` (or plain bytes).  The bytes live in
-    ``st.session_state`` only, never on disk.
+    ``st.session_state`` only, never on disk.  Refused (:class:`app_pages._serving.UploadRefused`)
+    on a server that takes no private file from this session (:func:`app_pages._serving.may_upload`).
     """
+    from app_pages import _serving
+
+    _serving.require_upload()
     session.init()
     ss = st.session_state
     file_id = getattr(uploaded, "file_id", None)
@@ -416,11 +421,11 @@ def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
             warnings.simplefilter("always", PrivacyWarning)
             ds = load_dataset(cfg)
     except PrivateLabelLabError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return None
     for w in caught:
         if issubclass(w.category, UserWarning):
-            st.warning(str(w.message))
+            st.warning(literal(w.message))
     st.session_state["data_cfg"] = dict(cfg)
     session.first_view(ds)
     fit_teachers_to(ds)

@@ -24,6 +24,7 @@ import numpy as np
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
+from app_pages._text import literal
 
 DEMO_SEED = 2018
 """The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
@@ -253,12 +254,13 @@ def shown_errors() -> Iterator[None]:
     """Show a library error in place with ``st.error`` instead of a traceback.
 
     An error that is no failure but a next step (``exc.shown_as == "info"``, e.g. "nothing
-    has run on the private votes yet") is shown with ``st.info``.
+    has run on the private votes yet") is shown with ``st.info``.  The message is shown as text
+    (:func:`app_pages._text.literal`): it may quote a column or class name from the user's file.
     """
     try:
         yield
     except PrivateLabelLabError as exc:
-        (st.info if getattr(exc, "shown_as", "error") == "info" else st.error)(str(exc))
+        (st.info if getattr(exc, "shown_as", "error") == "info" else st.error)(literal(exc))
 
 
 # --------------------------------------------------------------------------------------

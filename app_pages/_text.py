@@ -1,0 +1,75 @@
+"""User text on the pages: names from a file (columns, classes, the file's own name) shown as text.
+
+Streamlit renders the text of ``st.markdown``, captions, alerts, headers, metric and widget
+labels and help tooltips as Markdown: a column named ``[x](javascript:alert(1))`` would become
+a link, ``<img src=x onerror=alert(1)>`` an HTML tag for the page to deal with, ``**a**`` bold
+and ``$x$`` a formula.  Every text that comes from an uploaded file (or from a library
+message that quotes it) passes through :func:`literal` before it joins Markdown, and through
+:func:`chart_text` before it joins a Plotly chart (whose labels understand a few HTML tags and
+entities); a dataframe and a select box's options show their cells as plain text already.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# One pass over the text; each match is escaped, and CommonMark shows an escaped character as
+# the character itself:
+# * a Streamlit emoji or icon name (":smile:", ":material/home:") has its colons and slash escaped,
+#   and so has any colon followed by a character (":red[", "a:b"); a colon before a space (prose)
+#   is left as it is;
+# * "<", ">" and "&" become entities (a backslash before them would show inside a web address
+#   that Streamlit links), the other characters that start markup anywhere in a line (emphasis,
+#   strikethrough, code, links and images, formulas, table cells, headings) get a backslash;
+# * underscores too, except inside a word ("mean_radius"), where CommonMark never reads them as
+#   emphasis.
+_TOKEN = re.compile(r"(?P<named>:[\w/+-]+:)|(?P<colon>:(?=\S))|(?P<entity>[<>&])|(?P<char>[\\`*\[\]$~|#])|(?P<under>_+)")
+# What starts a block only at the start of a line: a list item, a setext heading's underline.
+_LINE_START = re.compile(r"^(\s*\d*)([-+=.)])")
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+
+
+def _escape(match: re.Match) -> str:
+    text = match.group()
+    if match.group("named"):
+        return re.sub(r"([:/])", r"\\\1", text)
+    if match.group("entity"):
+        return html.escape(text, quote=False)
+    if match.group("under"):
+        before, after = match.string[match.start() - 1:match.start()], match.string[match.end():match.end() + 1]
+        if before.isalnum() and after.isalnum():
+            return text
+        return text.replace("_", "\\_")
+    return "\\" + text
+
+
+def literal(text: object) -> str:
+    """``text`` for a Markdown string, shown exactly as its characters.
+
+    Parameters
+    ----------
+    text : object
+        A name from the user's data (a column, a class, a file name) or a message quoting one;
+        ``str(text)`` is what is shown.
+
+    Returns
+    -------
+    str
+        Everything that could start markup backslash-escaped (prose punctuation is left as it
+        is, so that a plain name reads the same); line breaks, which could start a heading, a
+        list or a code block, become spaces.  A web address stays a link to that address
+        (Streamlit links ``http://…``, ``www.…`` and e-mail addresses in any text); no other
+        link, tag or format can come from ``text``.
+    """
+    escaped = _TOKEN.sub(_escape, _LINE_BREAKS.sub(" ", str(text)))
+    return _LINE_START.sub(r"\1\\\2", escaped)
+
+
+def chart_text(text: object) -> str:
+    """``text`` for a Plotly label (axis tick, legend, hover), shown exactly as its characters.
+
+    Plotly reads ``<b>``, ``<a href=…>``, ``<br>`` and HTML entities in chart text; escaping
+    ``&``, ``<`` and ``>`` as entities makes it show them as characters.
+    """
+    return html.escape(str(text), quote=False)
