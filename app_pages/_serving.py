@@ -38,6 +38,7 @@ WRONG_PASSWORD_DELAY_S = 1.0
 """A wrong password costs the session this long: guessing one takes time."""
 
 _UNLOCKED = "_uploads_unlocked"
+_PASSWORD_BOX = "server_password_input"
 
 
 class UploadRefused(PrivateLabelLabError):
@@ -128,6 +129,15 @@ def unlock(given: str) -> bool:
     return False
 
 
+def _submitted() -> None:
+    """The password form's callback: check what was typed, then forget it (before the page runs again)."""
+    ss = st.session_state
+    given = ss.get(_PASSWORD_BOX) or ""
+    ss[_PASSWORD_BOX] = ""
+    if not unlock(given):
+        ss["_password_refused"] = True
+
+
 def upload_gate() -> bool:
     """Draw what stands before the uploaders; True when this session may upload a private file.
 
@@ -142,12 +152,10 @@ def upload_gate() -> bool:
         st.error(literal(refusal()))
         return False
     st.info(literal(refusal()))
-    with st.form("server_password", clear_on_submit=True, border=False):
-        given = st.text_input("Server password", type="password", key="server_password_input")
-        sent = st.form_submit_button("Unlock private uploads")
-    if sent:
-        if unlock(given or ""):
-            st.rerun()
+    with st.form("server_password", border=False):
+        st.text_input("Server password", type="password", key=_PASSWORD_BOX)
+        st.form_submit_button("Unlock private uploads", on_click=_submitted)
+    if st.session_state.pop("_password_refused", False):
         st.error("That is not this server's password.")
     return False
 
