@@ -70,12 +70,13 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
     for i, p in enumerate(check.problems):
         where = ", ".join(f"**{literal(c)}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
         say = st.error if p.blocking else st.warning
-        say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ") + literal(p.sentence))
+        say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ")
+            + literal(p.sentence))
         fixes = [f for f in p.fixes if f.action != "choose_label"]
         if fixes:
             for col, (j, fix) in zip(st.columns(max(len(fixes), 3)), enumerate(fixes)):
-                col.button(literal(fix.title), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}", on_click=apply_fix,
-                           args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
+                col.button(literal(fix.title), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}",
+                           on_click=apply_fix, args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
     if any(p.non_private for p in check.problems):
         st.caption("The stand-in, person-key and copy checks read the private rows: non-private diagnostics for you, "
                    "the data's owner, shown here only and never exported.")
@@ -252,8 +253,8 @@ else:
                 "Label column", columns, index=None, key=box_key, placeholder="Choose the label column",
                 help="The column that holds the class of each private row; the others are features.")
             if label_column is not None and label_column == suggested:
-                st.caption(f"**{literal(suggested)}** is suggested by its name; choose another column if it does not hold "
-                           "the classes.")
+                st.caption(f"**{literal(suggested)}** is suggested by its name; choose another column if it does "
+                           "not hold the classes.")
             elif label_column is None:
                 st.info("Choose the label column to load the file: it is never guessed."
                         + (f" Suggested by its name: **{literal(suggested)}**." if suggested else ""))
@@ -274,7 +275,8 @@ else:
             if label_column is not None:
                 upload_check = datasets.upload_check(wanted)
             if label_column is None or upload_check.blocking:
-                show_check(upload_check, None, "missing", f"Column check of {literal(up_private.name)} (not loaded yet)")
+                show_check(upload_check, None, "missing",
+                           f"Column check of {literal(up_private.name)} (not loaded yet)")
                 wanted = None
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")

@@ -183,7 +183,8 @@ with session.shown_errors():
             public_frame = pd.concat([rows, ds.public_X.reset_index(drop=True)], axis=1)
         else:
             public_frame = rows
-        st.caption(f"Column **{literal(names['row'])}** is the row's number in the file (1 = the first row after the header).")
+        st.caption(f"Column **{literal(names['row'])}** is the row's number in the file "
+                   "(1 = the first row after the header).")
     if names["label"] != "label" or names["status"] != "status" or names["answered"] != "answered":
         st.caption("The public file has columns named like the ones the export adds; the export's own are "
                    + ", ".join(f"**{literal(names[r])}**" for r in ("label", "answered", "status"))

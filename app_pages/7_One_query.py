@@ -141,7 +141,8 @@ with session.shown_errors():
             st.plotly_chart(charts.vote_bars(row, names), key="microscope_votes")
         else:
             st.plotly_chart(charts.score_histogram(row), key="microscope_scores")
-        st.markdown(f"True class: **{literal(names[true_class])}** · outcome in the run: **{scope.OUTCOMES[kinds[i]]}**")
+        st.markdown(f"True class: **{literal(names[true_class])}** · "
+                    f"outcome in the run: **{scope.OUTCOMES[kinds[i]]}**")
     with b:
         st.subheader("The test")
         stat = float(pic.values(votes[i:i + 1], result.params)[0])

@@ -21,6 +21,7 @@ import streamlit as st
 
 import core
 from core.errors import PrivacyWarning, PrivateLabelLabError
+from app_pages import _serving as serving
 from app_pages import _session as session
 from app_pages._text import literal
 
@@ -381,9 +382,7 @@ def keep_upload(uploaded) -> str:
     ``st.session_state`` only, never on disk.  Refused (:class:`app_pages._serving.UploadRefused`)
     on a server that takes no private file from this session (:func:`app_pages._serving.may_upload`).
     """
-    from app_pages import _serving
-
-    _serving.require_upload()
+    serving.require_upload()
     session.init()
     ss = st.session_state
     file_id = getattr(uploaded, "file_id", None)

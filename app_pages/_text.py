@@ -24,7 +24,8 @@ import re
 #   strikethrough, code, links and images, formulas, table cells, headings) get a backslash;
 # * underscores too, except inside a word ("mean_radius"), where CommonMark never reads them as
 #   emphasis.
-_TOKEN = re.compile(r"(?P<named>:[\w/+-]+:)|(?P<colon>:(?=\S))|(?P<entity>[<>&])|(?P<char>[\\`*\[\]$~|#])|(?P<under>_+)")
+_TOKEN = re.compile(r"(?P<named>:[\w/+-]+:)|(?P<colon>:(?=\S))|(?P<entity>[<>&])"
+                    r"|(?P<char>[\\`*\[\]$~|#])|(?P<under>_+)")
 # What starts a block only at the start of a line: a list item, a setext heading's underline.
 _LINE_START = re.compile(r"^(\s*\d*)([-+=.)])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
