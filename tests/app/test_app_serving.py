@@ -15,12 +15,11 @@ cross-origin protection, the upload limit) is checked in ``tests/app/test_served
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 from test_app import ROOT, go, metrics, texts
+from test_app_user_text import all_strings, named_csv
 
 PASSWORD_ENV = "PRIVATE_LABEL_LAB_PASSWORD"
 PASSWORD = "a long server password chosen at start 7f3c"
@@ -64,19 +63,6 @@ def uploaders(at: AppTest) -> list[str]:
 
 def sidebar_alerts(at: AppTest) -> str:
     return " ".join(texts(at.sidebar.warning) + texts(at.sidebar.caption))
-
-
-def csv(columns: tuple[str, str], label: str, classes: tuple[str, str], n: int = 900, seed: int = 3,
-        public: bool = False) -> bytes:
-    """Two Gaussian classes in two numeric columns; quoted names, any characters."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    x = rng.normal(size=(n, 2)) + 4.0 * y[:, None]
-    q = lambda s: '"' + s.replace('"', '""') + '"'  # noqa: E731
-    head = list(columns) + ([] if public else [label])
-    rows = [",".join(q(h) for h in head)]
-    rows += [f"{a:.4f},{b:.4f}" + ("" if public else "," + q(classes[c])) for (a, b), c in zip(x, y)]
-    return ("\n".join(rows) + "\n").encode()
 
 
 def upload(at: AppTest, name: str, data: bytes, label: str, public: bytes | None = None) -> AppTest:
@@ -131,7 +117,7 @@ def test_with_the_password_a_session_may_upload_and_no_other_session_gains_from_
     assert not at.exception, at.exception
     assert uploaders(at) == ["upload_private", "upload_public"] and not at.text_input
     assert any("unlocked in this session" in c for c in texts(at.caption))
-    upload(at, "owner.csv", csv(("a", "b"), "label", ("no", "yes")), "label")
+    upload(at, "owner.csv", named_csv(("a", "b"), "label", ("no", "yes")), "label")
     assert "Loaded: owner.csv" in texts(at.main.subheader)
     # another session of the same server is still asked for the password
     other = to_upload(session())
@@ -152,7 +138,7 @@ def test_on_this_machine_only_nothing_is_asked_unless_a_password_is_set(served):
 
 
 def test_the_listening_address_decides_what_counts_as_the_network():
-    from app_pages._serving import announcement, is_loopback, password_matches
+    from app_pages._serving import announcement, is_loopback
 
     assert all(is_loopback(a) for a in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"))
     assert not any(is_loopback(a) for a in ("", "0.0.0.0", "::", "192.168.1.20", "10.0.0.5", "myhost",
@@ -183,34 +169,6 @@ SECRET = {
 }
 
 
-def strings(at: AppTest) -> list[str]:
-    """Every text of a session's page: each element's fields (labels, bodies, options, chart
-    specs, help) and every dataframe's column names and cells."""
-
-    def walk(msg: Message):
-        for field, value in msg.ListFields():
-            for v in (value if field.is_repeated else [value]):
-                if isinstance(v, Message):
-                    yield from walk(v)
-                elif isinstance(v, str):
-                    yield v
-
-    def nodes(node):
-        yield node
-        for child in (getattr(node, "children", None) or {}).values():
-            yield from nodes(child)
-
-    out = []
-    for node in nodes(at._tree):
-        proto = getattr(node, "proto", None)
-        if isinstance(proto, Message):
-            out += list(walk(proto))
-    for frame in at.dataframe:
-        data = frame.value
-        out += [str(c) for c in data.columns] + [str(v) for v in np.asarray(data, dtype=object).ravel()]
-    return out
-
-
 def all_pages(at: AppTest):
     from app_pages import _session
 
@@ -230,8 +188,8 @@ def test_a_second_session_sees_nothing_of_the_owners_real_job(served):
     owner = to_upload(session())
     owner.text_input(key="server_password_input").input(PASSWORD)
     owner.button(key="FormSubmitter:server_password-Unlock private uploads").click().run()
-    private = csv(SECRET["columns"], SECRET["label"], SECRET["classes"], n=1200)
-    public = csv(SECRET["columns"], SECRET["label"], SECRET["classes"], n=300, seed=4, public=True)
+    private = named_csv(SECRET["columns"], SECRET["label"], SECRET["classes"], n=1200)
+    public = named_csv(SECRET["columns"], SECRET["label"], SECRET["classes"], n=300, seed=4, public=True)
     upload(owner, SECRET["file"], private, SECRET["label"], public=public)
     assert f"Loaded: {SECRET['file']}" in texts(owner.main.subheader)
     train(owner, k=12)
@@ -241,6 +199,8 @@ def test_a_second_session_sees_nothing_of_the_owners_real_job(served):
     owner.button(key="run_private").click().run()
     assert not owner.exception and "Answered" in metrics(owner)
     owner_ds = owner.session_state["data_cfg"]
+    go(owner, "Data")  # the search below finds these names where they are shown: on the owner's own pages
+    assert all(any(name in text for text in all_strings(owner)) for name in (SECRET["file"], *SECRET["columns"]))
     owner_teachers = [key for key in _cache._ensembles().items if "upload:" in key[0]]
     assert owner_teachers, "the owner's teachers are in the server's cache"
 
@@ -249,7 +209,7 @@ def test_a_second_session_sees_nothing_of_the_owners_real_job(served):
     assert caption.endswith("over 1 run.")  # its own first look at its own data, nothing of the owner's
     secrets = [SECRET["file"], *SECRET["columns"], SECRET["label"], *SECRET["classes"], "owner_secret", "secret_"]
     for title, at in all_pages(other):
-        shown = strings(at)
+        shown = all_strings(at)
         leaked = [(s, text) for text in shown for s in secrets if s in text]
         assert not leaked, (title, leaked[:3])
         assert "Teachers (k)" not in metrics(at) or metrics(at)["Teachers (k)"] != "12", title

@@ -38,16 +38,24 @@ PLAIN_FIELDS = {"options", "raw_values", "raw_value", "default", "value", "id", 
 """Proto fields shown as plain text (a select box's options, a widget's value) or never shown."""
 
 
-def payload_csv(n: int = 1000, seed: int = 5) -> bytes:
-    """Two numeric columns (2 % of one of them missing) and a label, named with the names above."""
+def named_csv(columns: tuple[str, str], label: str, classes: tuple[str, str], n: int = 1000, seed: int = 5,
+              public: bool = False, missing: float = 0.0) -> bytes:
+    """Two Gaussian classes in two numeric columns (a share ``missing`` of the first column's cells
+    empty), every name quoted as CSV quotes it: any characters."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     x = rng.normal(size=(n, 2)) + 4.0 * y[:, None]
     q = lambda s: '"' + s.replace('"', '""') + '"'  # noqa: E731
-    rows = [",".join(q(h) for h in (IMG, LINK, LABEL))]
+    rows = [",".join(q(h) for h in (*columns, *([] if public else [label])))]
     for (a, b), c in zip(x, y):
-        rows.append(("" if rng.random() < 0.02 else f"{a:.4f}") + f",{b:.4f}," + q(CLASSES[c]))
+        first = "" if rng.random() < missing else f"{a:.4f}"
+        rows.append(f"{first},{b:.4f}" + ("" if public else "," + q(classes[c])))
     return ("\n".join(rows) + "\n").encode()
+
+
+def payload_csv() -> bytes:
+    """The file of this module: columns, label and classes named with markup, 2 % of one column missing."""
+    return named_csv((IMG, LINK), LABEL, CLASSES, missing=0.02)
 
 
 def _walk(msg: Message, kind: str):
@@ -93,6 +101,17 @@ def markup_found(at: AppTest) -> list[tuple[str, str, str]]:
             elif field not in PLAIN_FIELDS and any(name in text for name in NAMES):
                 found.append((kind, field, text))
     return found
+
+
+def all_strings(at: AppTest) -> list[str]:
+    """Every text a session is sent: each element's fields (labels, bodies, options, help, chart
+    specifications) and every dataframe's column names and cells."""
+    out = [text for node in _nodes(at._tree) if isinstance(getattr(node, "proto", None), Message)
+           for _, _, text in _walk(node.proto, "")]
+    for frame in at.dataframe:
+        data = frame.value
+        out += [str(c) for c in data.columns] + [str(v) for v in np.asarray(data, dtype=object).ravel()]
+    return out
 
 
 def every_page(at: AppTest, state: str, shown: list) -> None:
