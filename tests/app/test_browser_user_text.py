@@ -26,6 +26,7 @@ import pytest
 
 from conftest import CHROMIUM_ARGS, ROOT, _healthy, free_port, go_to, settle
 from test_app_user_text import CLASSES, FILE, IMG, LABEL, LINK, payload_csv
+from test_served import open_lab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -132,22 +133,32 @@ def test_literal_shows_every_text_as_its_characters(chromium_executable, tmp_pat
     assert not made, made[:5]
 
 
+def choose(page, box_label: str, option: str) -> None:
+    """Pick ``option`` in the select box labeled ``box_label`` (its list opened again if a rerun closed it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.get_by_test_id("stSelectbox").filter(has_text=box_label)
+    for _ in range(3):
+        settle(page)
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"{option!r} could not be chosen in {box_label!r}")
+
+
 def test_the_main_flow_shows_names_from_a_file_as_text(app_server, chromium_executable, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     path = tmp_path / FILE
     path.write_bytes(payload_csv())
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
+        browser, page = open_lab(p, chromium_executable, app_server)  # the default data: nothing of the file yet
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
             dialogs: list = []
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            settle(page)
             main = page.get_by_test_id("stMainBlockContainer")
             sidebar = page.get_by_test_id("stSidebar")
 
@@ -157,8 +168,7 @@ def test_the_main_flow_shows_names_from_a_file_as_text(app_server, chromium_exec
             page.get_by_test_id("stFileUploader").filter(has_text="Private labeled CSV").locator(
                 "input[type=file]").set_input_files(str(path))
             settle(page)
-            page.get_by_test_id("stSelectbox").filter(has_text="Label column").click()
-            page.get_by_role("option", name=LABEL, exact=True).click()
+            choose(page, "Label column", LABEL)
             settle(page)
             expect(main.get_by_test_id("stAlert").filter(has_text=IMG).first).to_be_visible()
             expect(main).to_contain_text(f"Column check of {FILE} (not loaded yet)")
