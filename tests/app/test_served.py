@@ -32,7 +32,7 @@ import pytest
 from conftest import CHROMIUM_ARGS, ROOT, _healthy, free_port, settle
 
 PASSWORD_ENV = "PRIVATE_LABEL_LAB_PASSWORD"
-WAIT = 60_000
+WAIT = 120_000  # ms: a freshly started server's first page on a loaded two-core machine
 
 
 def listening_addresses(port: int) -> set[str]:
