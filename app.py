@@ -66,7 +66,7 @@ with data_box:
             f"{ds.n_classes} classes  \n"
             + ("**teaching split** (public queries drawn from the private file)" if ds.teaching_split
                else "two-file job (separate public file)")
-            + f"  \nPrivacy unit: **{ds.private.privacy_unit.describe()}**"
+            + f"  \nPrivacy unit: **{literal(ds.private.privacy_unit.describe())}**"
         )
         kind = session.data_kind(ds)
         st.markdown(session.KIND_TEXT[kind])

@@ -329,7 +329,7 @@ if wanted is not None:
         if ds_new is None and wanted["source"] == "upload":  # its fixes (a unit to declare, a column to drop) in reach
             with session.shown_errors():
                 show_check(datasets.upload_check(wanted), None, "missing",
-                           f"Column check of {wanted['filename']} (not loaded)")
+                           f"Column check of {literal(wanted['filename'])} (not loaded)")
     active = dict(ss["data_cfg"])
     if _base(active) != _base(wanted):
         cols_key = n_key = None  # the wanted data did not load: its boxes are not shown
@@ -346,7 +346,7 @@ with session.shown_errors():
     c[3].metric("Classes", ds.n_classes)
     c[4].metric("Features", len(ds.private.features.columns))
     unit = ds.private.privacy_unit
-    st.markdown(f"**Privacy unit:** {unit.describe()}" + (
+    st.markdown(f"**Privacy unit:** {literal(unit.describe())}" + (
         " — every guarantee holds per person: all of a person's rows are under one teacher, the held-out and "
         "public splits keep persons whole (the largest number of rows is read from the private rows: for you only)."
         if not unit.per_row else " — each guarantee protects one row; declare a person column on an upload when a "

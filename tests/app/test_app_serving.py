@@ -205,8 +205,8 @@ def test_a_second_session_sees_nothing_of_the_owners_real_job(served):
     assert owner_teachers, "the owner's teachers are in the server's cache"
 
     other = session()  # the next person to open the same server
-    caption = next(c.value for c in other.sidebar.caption if c.value.startswith("Your lesson's ledger"))
-    assert caption.endswith("over 1 run.")  # its own first look at its own data, nothing of the owner's
+    ledger = next(c.value.strip("*") for c in other.sidebar.markdown if c.value.startswith("**Your lesson's ledger"))
+    assert ledger.endswith("over 1 run.")  # its own first look at its own data, nothing of the owner's
     secrets = [SECRET["file"], *SECRET["columns"], SECRET["label"], *SECRET["classes"], "owner_secret", "secret_"]
     for title, at in all_pages(other):
         shown = all_strings(at)
