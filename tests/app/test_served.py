@@ -178,6 +178,16 @@ def test_make_run_listens_on_this_machine_only_and_keeps_streamlits_protections(
                 conn.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["HOST=0.0.0.0", "DEMO=1"])
+def test_the_network_setting_and_the_class_mode_listen_on_every_interface_and_say_so(tmp_path, setting):
+    with make_run(tmp_path, setting) as (url, port, log):
+        assert listening_addresses(port) == {"0.0.0.0"}  # every IPv4 interface of the machine
+        first = log().splitlines()[0]
+        assert "REACHABLE FROM THE NETWORK" in first and "private uploads are off" in first
+        assert request(port, "GET", "/_stcore/health")[0] == 200  # served (asked on 127.0.0.1 only)
+
+
 def open_lab(p, chromium_executable: str, url: str):
     from playwright.sync_api import expect
 
