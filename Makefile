@@ -1,11 +1,11 @@
-# The two set-up commands of the README: `make run` and `make test`.
+# The two set-up commands of the README: `make run` and `make test`; `make docs` builds the site.
 PYTHON   ?= python3
 VENV     ?= .venv
 PY       := $(VENV)/bin/python
 PORT     ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test browser
+.PHONY: run test browser docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +15,13 @@ $(VENV)/.run-deps: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
+$(VENV)/.docs-deps: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@ $(VENV)/.run-deps
+
 $(VENV)/.test-deps: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
-	touch $@ $(VENV)/.run-deps
+	touch $@ $(VENV)/.run-deps $(VENV)/.docs-deps
 
 # make run: this machine only (127.0.0.1). make run HOST=0.0.0.0 serves every network interface;
 # so does the class mode, make run DEMO=1 (a lecture on one server: every session starts with the
@@ -29,6 +33,11 @@ HOST = $(if $(DEMO),0.0.0.0,127.0.0.1)
 run: $(VENV)/.run-deps
 	@$(PY) -m app_pages._serving '$(HOST)' '$(PORT)'
 	$(if $(DEMO),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+# The documentation site, built offline into site/ (open site/index.html). The test suite builds
+# it with --strict (tests/test_docs.py): a broken link, anchor or API reference fails it.
+docs: $(VENV)/.docs-deps
+	$(VENV)/bin/mkdocs build --clean --site-dir site
 
 # The browser tests drive Debian's chromium. This is the one place that installs it: with
 # apt-get as root (or through sudo without a password); anywhere else make test stops

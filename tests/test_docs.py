@@ -1,0 +1,101 @@
+"""The documentation site builds in strict mode, and the tutorial notebooks run as stored.
+
+``mkdocs build --strict`` turns every warning into a failure: a link to a page or an anchor
+that does not exist, an API reference (``::: core.x.y`` or ``[name][core.x.y]``) that does
+not resolve, a page missing from the navigation.  The notebooks in ``docs/tutorials`` are
+stored without outputs and executed here, top to bottom, in a fresh kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TUTORIALS = ROOT / "docs" / "tutorials"
+NOTEBOOKS = ("lecture.ipynb", "data-owner-job.ipynb", "pate2018-adult.ipynb")
+# A line each notebook prints when it ran to its end as written (seeded, or a guarantee fixed by the settings).
+PRINTS = {
+    "lecture.ipynb": "agrees: True",
+    "data-owner-job.ipynb": "answered 1000 of 1000; guarantee (2, 1e-05)",
+    "pate2018-adult.ipynb": "guarantee for every dataset: (6.40, 1e-05)-DP",
+}
+
+
+def test_the_docs_extra_is_part_of_the_test_extra():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert extras["docs"] and set(extras["docs"]) <= set(extras["test"])
+
+
+def test_every_tutorial_is_in_the_navigation_and_stored_without_outputs():
+    import nbformat
+
+    stored = sorted(p.name for p in TUTORIALS.glob("*.ipynb"))
+    assert stored == sorted(NOTEBOOKS)
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for name in NOTEBOOKS:
+        assert f"tutorials/{name}" in nav
+        nb = nbformat.read(TUTORIALS / name, as_version=4)
+        nbformat.validate(nb)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        assert code, name
+        assert all(not c.outputs and c.execution_count is None for c in code), f"{name} is stored with outputs"
+
+
+def build(site: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of the repository's site into ``site``."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_the_site_builds_in_strict_mode(tmp_path):
+    site = tmp_path / "site"
+    done = build(site)
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
+    # Every page of the navigation is there, the notebooks rendered (not executed: no output cells).
+    for page in ("index.html", "guarantee.html", "guide/data-owner.html", "guide/lecturer.html",
+                 "guide/researcher.html", "design.html", "API.html", "benchmarks.html", "install.html"):
+        assert (site / page).is_file(), page
+    lecture = (site / "tutorials" / "lecture.html").read_text(encoding="utf-8")
+    assert "sweep_against_bounds" in lecture and PRINTS["lecture.ipynb"] not in lecture   # code, no output
+    # The API reference is generated from the docstrings: a function's parameters and a class's
+    # attributes appear under the names the packages export.
+    accounting = (site / "reference" / "accounting.html").read_text(encoding="utf-8")
+    assert 'id="core.accounting.btt.calibrate_btt"' in accounting
+    assert "Privacy budget" in accounting or "PrivacyLedger" in accounting
+    pipeline = (site / "reference" / "pipeline.html").read_text(encoding="utf-8")
+    for name in ("resolve", "privacy_map", "label", "train", "student", "report"):
+        assert f'id="core.pipeline.' in pipeline and f".{name}\"" in pipeline, name
+    registry = (site / "reference" / "mechanisms.html").read_text(encoding="utf-8")
+    assert 'id="core.mechanisms.registry.register"' in registry and 'id="core.mechanisms.registry.Mechanism"' in registry
+    # Nothing in the built site points at the network for what a page needs to show.
+    assert "fonts.googleapis.com" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_tutorial_notebooks_run_top_to_bottom(tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    seconds = {}
+    for name in NOTEBOOKS:
+        nb = nbformat.read(TUTORIALS / name, as_version=4)
+        start = time.perf_counter()
+        # A fresh kernel per notebook, run in a scratch folder: a notebook writes nothing into the repository.
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+        seconds[name] = time.perf_counter() - start
+        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        assert not errors, (name, errors)
+        text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+                         if o.output_type == "stream")
+        assert PRINTS[name] in text, (name, text[-2000:])
+    print("tutorial notebooks, seconds:", {k: round(v, 1) for k, v in seconds.items()},
+          "together", round(sum(seconds.values()), 1))
