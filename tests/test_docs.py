@@ -83,14 +83,17 @@ def test_the_site_builds_in_strict_mode(tmp_path):
 @pytest.mark.slow
 def test_the_tutorial_notebooks_run_top_to_bottom(tmp_path):
     import nbformat
+    from jupyter_client import KernelManager
     from nbclient import NotebookClient
 
     seconds = {}
     for name in NOTEBOOKS:
         nb = nbformat.read(TUTORIALS / name, as_version=4)
         start = time.perf_counter()
-        # A fresh kernel per notebook, run in a scratch folder: a notebook writes nothing into the repository.
-        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+        # A fresh kernel per notebook, run in a scratch folder (a notebook writes nothing into the
+        # repository); its channels are Unix sockets in that folder, not TCP ports.
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / f"kernel-{len(seconds)}"))
+        NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(tmp_path)}}).execute()
         seconds[name] = time.perf_counter() - start
         errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
         assert not errors, (name, errors)
