@@ -37,7 +37,7 @@ run: $(VENV)/.run-deps
 # The documentation site, built offline into site/ (open site/index.html). The test suite builds
 # it with --strict (tests/test_docs.py): a broken link, anchor or API reference fails it.
 docs: $(VENV)/.docs-deps
-	$(VENV)/bin/mkdocs build --clean --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --clean --site-dir site
 
 # The browser tests drive Debian's chromium. This is the one place that installs it: with
 # apt-get as root (or through sudo without a password); anywhere else make test stops

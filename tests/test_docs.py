@@ -48,6 +48,26 @@ def test_every_tutorial_is_in_the_navigation_and_stored_without_outputs():
         assert all(not c.outputs and c.execution_count is None for c in code), f"{name} is stored with outputs"
 
 
+def test_docstring_prose_is_rewritten_as_markdown_and_sections_are_left_alone():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("numpydoc_markdown", ROOT / "docs" / "_hooks" / "numpydoc_markdown.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    doc = (
+        "Labels from :func:`~core.pipeline.label` and :class:`core.data.Table`.\n\n"
+        ":func:`resolve`\n    Settings from a request.\n:func:`privacy_map`\n    The guarantee.\n\n"
+        "Parameters\n----------\nvotes : ndarray\n    See :mod:`core.mechanisms`.\n\n"
+        "References\n----------\n.. [BTT18] R. Bassily et al.\n"
+    )
+    assert module.markdown(doc).split("\n") == [
+        "Labels from `label` and `core.data.Table`.", "",
+        "`resolve`", ":   Settings from a request.", "", "`privacy_map`", ":   The guarantee.", "",
+        "Parameters", "----------", "votes : ndarray", "    See `core.mechanisms`.", "",
+        "References", "----------", "- **[BTT18]** R. Bassily et al.", "",
+    ]
+
+
 def build(site: Path) -> subprocess.CompletedProcess:
     """``mkdocs build --strict`` of the repository's site into ``site``."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
