@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -60,6 +61,28 @@ def _imported(module, name: str) -> bool:
     except (OSError, TypeError):
         return False
     return f"\n{name} =" not in source and f"\n{name}:" not in source
+
+
+def _static(module: str, name: str) -> bool:
+    """Whether ``module`` defines ``name`` in its source (a def, a class or an assignment at top level).
+
+    A name served by the module's ``__getattr__`` (computed on each access) is not: a static
+    reader of the source cannot render it, so the page describes it in words.
+    """
+    source = inspect.getsource(importlib.import_module(module))
+    return re.search(rf"^(?:def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*[:=]", source, flags=re.M) is not None
+
+
+def _computed(module: str, name: str) -> list[str]:
+    """The entry of a name computed on access: a heading with the name's full path and what it is."""
+    value = getattr(importlib.import_module(module), name)
+    if isinstance(value, dict):
+        now = f"a `dict` keyed by {', '.join(f'`{key}`' for key in value)} when this page was built"
+    else:
+        text = repr(value)
+        now = f"a `{type(value).__name__}`, `{text if len(text) <= 120 else text[:117] + '...'}` when this page was built"
+    return [f"### `{name}` {{ #{module}.{name} }}", "",
+            f"Computed on each access by `{module}`'s `__getattr__` (see the module's description above): {now}.", ""]
 
 
 def _first_line(obj) -> str:
@@ -111,10 +134,13 @@ def package_page(package: str, title: str, done: set[str]) -> str:
     lines += ["Import every name below from the package: "
               f"`from {package} import {pkg.__all__[0]}`.", ""]
     for module in sorted(by_module):
-        names = by_module[module]
+        names = [name for name in by_module[module] if _static(module, name)]
         lines += [f"::: {module}", "    options:", "      heading_level: 2", "      members:"]
         lines += [f"        - {name}" for name in names]
         lines.append("")
+        for name in by_module[module]:
+            if name not in names:
+                lines += _computed(module, name)
     lines += _elsewhere(elsewhere, done)
     return "\n".join(lines)
 
