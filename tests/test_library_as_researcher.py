@@ -50,7 +50,7 @@ def test_a_target_epsilon_decides_lnmax_noise_in_the_estimator(data):
         warnings.simplefilter("ignore", PrivacyWarning)
         est.predict(Xq[:50])
     assert est.get_params()["epsilon"] == 1.0 and est.get_params()["gamma"] is None
-    assert est.settings_["gamma"] == pytest.approx(acc.lnmax_gamma_for_epsilon(1.0, 50, 1e-5))
+    assert est.settings_["gamma"] == pytest.approx(acc.lnmax_gamma_for_epsilon(1.0, n_answers=50, delta=1e-5))
     assert est.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)  # was 11.41 at the silent γ = 0.05
 
 
@@ -335,12 +335,12 @@ def test_calibration_round_trips_over_the_whole_range(eps, delta):
     assert acc.gnmax_guarantee(sigma, n_answers=500, delta=delta).epsilon == pytest.approx(eps, rel=1e-9)
     s1, s2 = acc.confident_gnmax_sigmas_for_epsilon(eps, n_queries=500, delta=delta, ratio=3.75)
     assert acc.confident_gnmax_guarantee(s1, s2, n_queries=500, delta=delta).epsilon == pytest.approx(eps, rel=1e-9)
-    gamma = acc.lnmax_gamma_for_epsilon(eps, 500, delta)
-    assert acc.lnmax_guarantee(gamma, 500, delta).epsilon == pytest.approx(eps, rel=1e-6)
-    base = acc.composition_baseline_parameters(eps, delta, 500).guarantee
+    gamma = acc.lnmax_gamma_for_epsilon(eps, n_answers=500, delta=delta)
+    assert acc.lnmax_guarantee(gamma, n_answers=500, delta=delta).epsilon == pytest.approx(eps, rel=1e-6)
+    base = acc.composition_baseline_parameters(eps, delta=delta, m=500).guarantee
     assert base.epsilon == pytest.approx(eps, rel=1e-6) and base.delta <= delta * (1 + 1e-9)
     if eps >= 0.1:  # BTT's tight calibration (the 1e-3 corner takes seconds; covered in tests/accounting)
-        g = acc.calibrate_btt(eps, delta, 10, 500, "tight").guarantee
+        g = acc.calibrate_btt(eps, delta=delta, T=10, m=500, calibration="tight").guarantee
         assert g.epsilon <= eps * (1 + 1e-9) and g.epsilon == pytest.approx(eps, rel=1e-4) and g.delta <= delta
 
 
@@ -399,5 +399,5 @@ def test_mnist_5k_is_shuffled_with_a_fixed_seed():
 @pytest.mark.slow
 @pytest.mark.parametrize("delta", [1e-12, 1e-3])
 def test_btt_calibration_reaches_the_smallest_targets(delta):
-    g = acc.calibrate_btt(1e-3, delta, 10, 500, "tight").guarantee
+    g = acc.calibrate_btt(1e-3, delta=delta, T=10, m=500, calibration="tight").guarantee
     assert g.epsilon <= 1e-3 * (1 + 1e-9) and g.epsilon == pytest.approx(1e-3, rel=1e-4) and g.delta <= delta

@@ -224,12 +224,12 @@ def builtin_scenario(
         settings = {"epsilon": epsilon, "delta": delta}
         if mechanism == "baseline":
             n_q = 2
-            thr = composition_baseline_parameters(epsilon, delta, n_q).threshold
+            thr = composition_baseline_parameters(epsilon, delta=delta, m=n_q).threshold
             d = int(math.floor(thr))
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=d - 1, n_queries=n_q)
             sampler = AStabSampler(epsilon, delta, baseline=True)
         else:
-            thr = a_stab_threshold(epsilon, delta)
+            thr = a_stab_threshold(epsilon, delta=delta)
             if mechanism == "a-stab":
                 # distance floor(Γ) against floor(Γ) - 1: the Laplace tail ratio is exactly e^ε
                 d = int(math.floor(thr))
@@ -243,7 +243,7 @@ def builtin_scenario(
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "calibration": calibration}
         n_q = 3 if mechanism == "btt" else 6
-        w = calibrate_btt(epsilon, delta, T, n_q, calibration).threshold
+        w = calibrate_btt(epsilon, delta=delta, T=T, m=n_q, calibration=calibration).threshold
         d = int(round(w)) if mechanism == "btt" else max(0, int(round((w - 2) / 2)))
         pairs = neighbouring_pairs(_even_k(2 * d + 6), distance=d, n_queries=n_q)
         sampler = (BTTSampler(epsilon, delta, T, calibration=calibration) if mechanism == "btt"
@@ -251,7 +251,7 @@ def builtin_scenario(
     elif mechanism == "btt-soft":
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "eta": eta, "calibration": calibration}
-        w = calibrate_btt(epsilon, delta, T, 1, calibration, soft=True).threshold
+        w = calibrate_btt(epsilon, delta=delta, T=T, m=1, calibration=calibration, soft=True).threshold
         d = int(round(w))
         pairs = soft_neighbouring_pairs(_even_k(2 * d + 6), eta, distance=d)
         sampler = BTTSoftSampler(epsilon, delta, T, eta, calibration=calibration)

@@ -111,9 +111,9 @@ def test_advanced_composition_hand_values_and_inverse():
 
 def test_pate_simple_bound_hand_values():
     # 4·100·0.05² + 2·0.05·sqrt(2·100·log(1e5)) = 1 + 0.1·47.9853 = 5.79853
-    assert bounds.pate_simple_epsilon(0.05, 100, 1e-5) == pytest.approx(5.7985, abs=1e-3)
+    assert bounds.pate_simple_epsilon(0.05, n_answers=100, delta=1e-5) == pytest.approx(5.7985, abs=1e-3)
     # 4·1000·0.0025 + 0.1·sqrt(2000·log(1e6)) = 10 + 0.1·166.226 = 26.6226
-    assert bounds.pate_simple_epsilon(0.05, 1000, 1e-6) == pytest.approx(26.62, abs=1e-2)
+    assert bounds.pate_simple_epsilon(0.05, n_answers=1000, delta=1e-6) == pytest.approx(26.62, abs=1e-2)
 
 
 # ---------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_solver_tight_calibration():
     a = bounds.realizable_error(V, n / tight.k, beta / tight.k)
     assert a == pytest.approx(tight.alpha, rel=1e-6)
     assert max(1.0, bounds.cutoff_T(0, a, m, beta)) == pytest.approx(tight.T, rel=1e-6)
-    lam = accounting.calibrate_btt(eps, delta, math.ceil(tight.T), m, "tight").noise_scale
+    lam = accounting.calibrate_btt(eps, delta=delta, T=math.ceil(tight.T), m=m, calibration="tight").noise_scale
     assert lam == pytest.approx(tight.noise_scale, rel=1e-12)
     # k >= k_req (equality unless k sits just above a step of λ)
     assert tight.k >= bounds.btt_num_teachers(lam, m, tight.T, delta, beta) * (1 - 1e-9)
@@ -433,7 +433,7 @@ def test_btt_min_teachers_hand_value_and_boundary():
     # d(4781) = ceil(4781/2) − 1 = 2390 > w;  d(4780) = 2389 < w
     k = bounds.btt_min_teachers(1.0, 1e-5, 10, 1000)
     assert k == 4781
-    cal = accounting.calibrate_btt(1.0, 1e-5, 10, 1000)
+    cal = accounting.calibrate_btt(1.0, delta=1e-5, T=10, m=1000)
     lam, w = cal.noise_scale, cal.threshold
 
     def p(kk):
@@ -453,7 +453,7 @@ def test_btt_min_teachers_hand_value_and_boundary():
     ],
 )
 def test_btt_min_teachers_is_the_smallest_k_by_scan(eps, delta, T, m, calibration, soft):
-    cal = accounting.calibrate_btt(eps, delta, T, m, calibration, soft=soft)
+    cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration=calibration, soft=soft)
     k_min = bounds.btt_min_teachers(eps, delta, T, m, calibration, soft)
     ks = np.arange(1, 2 * k_min + 10)
     dist = np.ceil(ks / 2) - 1  # unanimous vote: margin k (docs/design.md §2)
@@ -486,7 +486,7 @@ def test_expected_answers_btt_formula_for_a_fixed_margin():
     # expectation is p · Σ_{i<m} P[Binomial(i, 1−p) <= T−1]; with k = 4781, d = 2390 and
     # p = P[pass] just above 1/2.  Check against a direct simulation of the model.
     k, T, m = 4781, 10, 1000
-    cal = accounting.calibrate_btt(1.0, 1e-5, T, m)
+    cal = accounting.calibrate_btt(1.0, delta=1e-5, T=T, m=m)
     p = float(bounds.btt_pass_probability(math.ceil(k / 2) - 1, cal.noise_scale, cal.threshold))
     rng = np.random.default_rng(7)
     fails = rng.random((20_000, m)) >= p
@@ -510,7 +510,7 @@ def test_expected_answers_composition_hand_value():
     # sqrt(2000 log(2e5)) ε0 + 1000 ε0 (e^ε0 − 1) = 1, Γ = log(2e8)/ε0.  With α = 0 every
     # query has d = ceil(k/2) − 1 and passes with P[DLap(1/ε0) > Γ − d] = p0^(floor(Γ−d)+1)/(1+p0),
     # p0 = e^{−ε0}, for Γ − d >= 0.
-    par = accounting.composition_baseline_parameters(1.0, 1e-5, 1000)
+    par = accounting.composition_baseline_parameters(1.0, delta=1e-5, m=1000)
     eps0, gam = par.eps0, par.threshold
     k = 4001
     d = math.ceil(k / 2) - 1  # 2000
@@ -645,7 +645,7 @@ def test_pass_probability_and_min_teachers_match_the_mechanism():
     from core.mechanisms import btt_label
 
     eps, delta, T = 20.0, 1e-3, 1
-    cal = accounting.calibrate_btt(eps, delta, T, 1)
+    cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=1)
     assert cal.threshold == pytest.approx(11.854, abs=1e-3)
     k_min = bounds.btt_min_teachers(eps, delta, T, 1)
     assert k_min == 25
