@@ -43,7 +43,7 @@ def votes(m=60, k=50, seed=0):
 
 def test_a_target_epsilon_decides_lnmax_noise_in_the_estimator(data):
     X, y, Xq = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, max_queries=50,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5, max_queries=50,
                                     rng=0, ledger=acc.PrivacyLedger())
     est.fit(X, y)
     with warnings.catch_warnings():
@@ -56,7 +56,7 @@ def test_a_target_epsilon_decides_lnmax_noise_in_the_estimator(data):
 
 def test_epsilon_and_the_noise_it_decides_are_refused_naming_both(data):
     X, y, _ = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, gamma=0.05,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5, gamma=0.05,
                                     max_queries=200, ledger=acc.PrivacyLedger())
     with pytest.raises(ParameterError, match=r"epsilon = 1 was asked and gamma = 0\.05 \(gamma = 0\.05 spends ε = 6\.51"):
         est.fit(X, y)
@@ -73,7 +73,7 @@ def test_unknown_settings_are_refused_with_the_nearest_name(data):
     with pytest.raises(ParameterError, match="did you mean 'delta'"):
         pipeline.privacy_map("gnmax", {"epsilon": 2, "detla": 1e-7}, 10)
     X, y, _ = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=None, max_queries=10,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=None, delta=1e-5, max_queries=10,
                                     mechanism_params={"sigam": 5}, ledger=acc.PrivacyLedger())
     with pytest.raises(ParameterError, match="did you mean 'sigma' for 'sigam'"):
         est.fit(X, y)
@@ -103,7 +103,7 @@ def test_row_fingerprints_ignore_order_container_and_dtype(data):
 def test_twins_reordered_copies_and_float32_are_refused_once_the_rows_are_spent(data):
     X, y, _ = data
     led = acc.PrivacyLedger()
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, max_queries=100,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, delta=1e-5, max_queries=100,
                                     rng=0, ledger=led)
     est.fit(X, y)
     est.fit(X, y)
@@ -123,7 +123,7 @@ def test_twins_reordered_copies_and_float32_are_refused_once_the_rows_are_spent(
 def test_cross_validation_charges_each_row_its_training_folds(data):
     X, y, _ = data
     led = acc.PrivacyLedger()
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, max_queries=700,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, delta=1e-5, max_queries=700,
                                     rng=0, ledger=led)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -209,7 +209,7 @@ def test_a_pickled_estimator_loaded_in_another_process_does_not_restart(big, tmp
 @pytest.mark.parametrize("mechanism", ["lnmax", "gnmax", "confident-gnmax", "baseline"])
 def test_every_fitted_estimator_pickles(data, mechanism):
     X, y, Xq = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism=mechanism, epsilon=4.0, max_queries=30,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism=mechanism, epsilon=4.0, delta=1e-5, max_queries=30,
                                     rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -251,7 +251,7 @@ def test_per_teacher_scaling_keeps_the_vote_change_within_two_and_a_shared_scale
 
 def test_the_estimator_warns_with_the_reason_when_it_answers_nothing(data):
     X, y, Xq = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, T=3,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, delta=1e-5, T=3,
                                     max_queries=200, rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match=r"answered none.*teachers are needed.*ran out"):
         out = est.predict(Xq[:200])
@@ -260,7 +260,7 @@ def test_the_estimator_warns_with_the_reason_when_it_answers_nothing(data):
 
 def test_the_estimator_warns_when_the_budget_runs_out_mid_call(data):
     X, y, Xq = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=4.0, max_queries=30,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=4.0, delta=1e-5, max_queries=30,
                                     rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match="the last 20 of these 50 queries were not processed"):
         est.predict(Xq[:50])
@@ -269,7 +269,7 @@ def test_the_estimator_warns_when_the_budget_runs_out_mid_call(data):
 def test_a_failed_certified_test_warns_with_its_reason():
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((2000, 4)), rng.integers(2, size=2000)  # labels independent of X: teachers split
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=40, mechanism="certified-gnmax", epsilon=8.0,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=40, mechanism="certified-gnmax", epsilon=8.0, delta=1e-5,
                                     max_queries=20, rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match="certified-gnmax released nothing: The private budget test failed"):
         out = est.predict(rng.standard_normal((20, 4)))

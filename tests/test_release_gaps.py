@@ -70,7 +70,7 @@ def test_the_estimator_refuses_after_a_one_shot_mechanism_has_run():
     from core.data import halfspaces
 
     X, y = halfspaces(6000, 2, rng=4)
-    est = PrivateEnsembleClassifier(GaussianNB(), k=40, mechanism="certified-gnmax", epsilon=8.0, max_queries=20, rng=0)
+    est = PrivateEnsembleClassifier(GaussianNB(), k=40, mechanism="certified-gnmax", epsilon=8.0, delta=1e-5, max_queries=20, rng=0)
     est.fit(X[:5900], y[:5900])
     out = est.predict(X[5900:5920])
     assert out.shape == (20,)

@@ -70,10 +70,12 @@ def _btt_entry(result: Any) -> PureDPEntry:
 def _lnmax_entry(result: Any) -> PureDPEntry:
     p = result.params
     gamma, m = float(p["gamma"]), int(p["m"])
+    # two Laplace coordinates per answer (docs/design.md §3.4): 2m pure γ steps, composed by their own PLD
     return PureDPEntry.uniform(
-        eps_step=2.0 * gamma, n_steps=m, delta_composition=float(p["delta_target"] if "delta_target" in p else result.delta),  # noqa: SIM401 - .get would read result.delta eagerly
+        eps_step=gamma, n_steps=2 * m, laplace=True,
+        delta_composition=float(p["delta_target"] if "delta_target" in p else result.delta),  # noqa: SIM401 - .get would read result.delta eagerly
         mechanism=result.mechanism, params=public_params(p),
-        description=f"lnmax: {m} noisy-max answers, each pure 2γ = {2 * gamma:.4g}-DP.")
+        description=f"lnmax: {m} noisy-max answers, each two Laplace coordinates of scale 1/γ = {1 / gamma:.4g} (pure 2γ = {2 * gamma:.4g}-DP).")
 
 
 def _a_stab_entry(result: Any) -> PureDPEntry:

@@ -439,7 +439,7 @@ def case_release_noisy_distance():
 def case_half_noise_lnmax():
     # γ = 1 claims 2γ = 2 per answer; with Lap(1/(2γ)) the leak approaches 4.
     a, b = _rows([4], k=40), _rows([2], k=40)
-    claim = ag.lnmax_label(a, gamma=1.0, rng=0)
+    claim = ag.lnmax_label(a, gamma=1.0, rng=0, delta=1e-5)
     return Case("LNMax with half the noise", HalfNoiseLNMax(1.0), a, b, claim.epsilon, claim.delta, rng=106,
                 min_ratio=1.4)
 
@@ -601,7 +601,7 @@ REAL_CASES = {
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="tight"), "btt-soft"),
     "btt-soft:paper": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="paper"), "btt_soft-paper"),
-    "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0), lambda: LNMaxSampler(1.0), "lnmax"),
+    "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0, delta=1e-5), lambda: LNMaxSampler(1.0), "lnmax"),
     "a-stab": (lambda: RealAggregator("a-stab", epsilon=EPS, delta=DELTA), lambda: AStabSampler(EPS, DELTA), "a-stab"),
     "baseline": (lambda: RealAggregator("baseline", epsilon=EPS, delta=DELTA),
                  lambda: AStabSampler(EPS, DELTA, baseline=True), "baseline"),

@@ -190,7 +190,7 @@ def test_lnmax():
 def test_lnmax_noise_level():
     """With a tie between two classes, LNMax picks each about half the time."""
     counts = np.tile([5, 5], (40_000, 1))
-    res = lnmax_label(counts, gamma=1.0, rng=np.random.default_rng(9))
+    res = lnmax_label(counts, gamma=1.0, rng=np.random.default_rng(9), delta=1e-5)
     n0 = int(np.sum(res.labels == 0))
     # two-sided binomial acceptance region, false-failure probability 2e-7
     assert stats.binom.ppf(1e-7, 40_000, 0.5) <= n0 <= stats.binom.isf(1e-7, 40_000, 0.5)
@@ -226,7 +226,7 @@ def test_parameter_errors():
     with pytest.raises(ParameterError):
         btt_soft_label(np.full((3, 4), 0.5), epsilon=1.0, delta=1e-5, T=3, eta=0.3)
     with pytest.raises(ParameterError):
-        lnmax_label(counts, gamma=-1.0)
+        lnmax_label(counts, gamma=-1.0, delta=1e-5)
     with pytest.raises(DataError):
         btt_label(np.array([[3, 1], [2, 1]]), epsilon=1.0, delta=1e-5, T=3)  # unequal vote totals
 
