@@ -58,7 +58,7 @@ def test_epsilon_and_the_noise_it_decides_are_refused_naming_both(data):
     X, y, _ = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5, gamma=0.05,
                                     max_queries=200, ledger=acc.PrivacyLedger())
-    with pytest.raises(ParameterError, match=r"epsilon = 1 was asked and gamma = 0\.05 \(gamma = 0\.05 spends ε = 6\.51"):
+    with pytest.raises(ParameterError, match=r"epsilon = 1 was asked and gamma = 0\.05 \(gamma = 0\.05 spends ε = 4\.317"):
         est.fit(X, y)
     # the noise alone decides ε when epsilon=None, and get_params shows exactly that
     est.set_params(epsilon=None).fit(X, y)
@@ -173,7 +173,7 @@ def big():
 
 def _btt(data, **kw):
     X, y, _ = data
-    return PrivateEnsembleClassifier(LogisticRegression(), k=200, mechanism="btt", epsilon=8.0, T=10,
+    return PrivateEnsembleClassifier(LogisticRegression(), k=200, mechanism="btt", epsilon=8.0, delta=1e-5, T=10,
                                      max_queries=300, rng=3, ledger=acc.PrivacyLedger(), **kw).fit(X, y)
 
 
@@ -305,7 +305,7 @@ def test_a_data_dependent_epsilon_above_the_guarantee_is_said_to_be_of_no_use():
     split = np.stack([rng.multinomial(100, [0.4, 0.35, 0.25]) for _ in range(200)])  # teachers split
     r = pipeline.label(split, "lnmax", {"gamma": 0.05, "delta": 1e-5}, rng=0)
     assert r.epsilon_data_dependent > r.epsilon and "of no use" in r.data_dependent_note
-    agree = np.stack([rng.multinomial(100, [0.8, 0.1, 0.1]) for _ in range(200)])  # teachers agree
+    agree = np.stack([rng.multinomial(100, [0.95, 0.03, 0.02]) for _ in range(200)])  # teachers agree
     r = pipeline.label(agree, "lnmax", {"gamma": 0.05, "delta": 1e-5}, rng=0)
     assert r.epsilon_data_dependent < r.epsilon and r.data_dependent_note is None
 
@@ -336,7 +336,10 @@ def test_calibration_round_trips_over_the_whole_range(eps, delta):
     s1, s2 = acc.confident_gnmax_sigmas_for_epsilon(eps, n_queries=500, delta=delta, ratio=3.75)
     assert acc.confident_gnmax_guarantee(s1, s2, n_queries=500, delta=delta).epsilon == pytest.approx(eps, rel=1e-9)
     gamma = acc.lnmax_gamma_for_epsilon(eps, n_answers=500, delta=delta)
-    assert acc.lnmax_guarantee(gamma, n_answers=500, delta=delta).epsilon == pytest.approx(eps, rel=1e-6)
+    # the Laplace privacy-loss view: exact to 1e-6 at usual δ; at δ = 1e-12 its FFT composition
+    # wobbles by about 1e-3 (docs/design.md §3.4), and the map stays within ε
+    spent = acc.lnmax_guarantee(gamma, n_answers=500, delta=delta).epsilon
+    assert spent <= eps and spent == pytest.approx(eps, rel=1e-6 if delta >= 1e-6 else 3e-3)
     base = acc.composition_baseline_parameters(eps, delta=delta, m=500).guarantee
     assert base.epsilon == pytest.approx(eps, rel=1e-6) and base.delta <= delta * (1 + 1e-9)
     if eps >= 0.1:  # BTT's tight calibration (the 1e-3 corner takes seconds; covered in tests/accounting)

@@ -213,11 +213,15 @@ def _lnmax_gamma(epsilon: float, n: int, delta: float) -> float:
     while pair(hi) <= 0:
         lo, hi = hi, 1.25 * hi
     root = optimize.brentq(pair, lo, hi, xtol=1e-12 * hi, rtol=1e-10)
-    for _ in range(60):  # the root may sit a rounding error above: step down to within ε
-        if pair(root) <= 0:
-            return max(pure, root)
-        root = max(lo, root * (1.0 - 1e-9))
-    return _within(pure, n, delta, epsilon)
+    if pair(root) <= 0:
+        return max(pure, root)
+    # The root sits a rounding error above ε, or the composed ε wobbles (at δ ≈ 1e-12 the
+    # FFT composition moves it by about 1e-3): bisect, keeping the lower end within ε.
+    a, b = lo, root
+    while b - a > 1e-9 * b:
+        mid = 0.5 * (a + b)
+        a, b = (mid, b) if pair(mid) <= 0 else (a, mid)
+    return max(pure, a)
 
 
 def _within(gamma: float, n: int, delta: float, epsilon: float) -> float:

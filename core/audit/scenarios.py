@@ -304,10 +304,10 @@ def builtin_scenario(
         pairs = soft_neighbouring_pairs(_even_k(2 * d + 6), eta, distance=d)
         sampler = BTTSoftSampler(epsilon, delta, T, eta, calibration=calibration)
     else:  # lnmax
-        gamma = check_gamma(gamma)
-        settings = {"gamma": gamma}
+        gamma, delta = check_gamma(gamma), check_delta(delta)
+        settings = {"gamma": gamma, "delta": delta}
         pairs = neighbouring_pairs(40, distance=0)
-        sampler = LNMaxSampler(gamma)
+        sampler = LNMaxSampler(gamma, delta=delta)
     chosen = _pair(pairs, pair or _DEFAULT_PAIRS[mechanism])
     # the claim is what the correct mechanism reports (for teaching variants too)
     if mechanism == "printed-distance-a-stab":
