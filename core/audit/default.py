@@ -58,14 +58,14 @@ def default_settings(mech) -> dict[str, Any]:
     return out
 
 
-def _encode(result) -> np.ndarray:
-    """A run's release as integers: the labels, then the scores (to 1e-9) where it has them."""
-    labels = np.asarray(result.labels, dtype=np.int64)
-    if result.scores is None:
+def _encode(labels, scores, rows: int) -> np.ndarray:
+    """Released labels (and scores, to 1e-9, ⊥ as -1) as integers, one row per run."""
+    labels = np.asarray(labels, dtype=np.int64).reshape(rows, -1)
+    if scores is None:
         return labels
-    scores = np.asarray(result.scores, dtype=float)
+    scores = np.asarray(scores, dtype=float).reshape(rows, -1)
     code = np.where(np.isnan(scores), -1, np.rint(np.nan_to_num(scores, nan=0.0) * 1e9)).astype(np.int64)
-    return np.concatenate([labels, code])
+    return np.concatenate([labels, code], axis=1)
 
 
 class RegistrySampler:
@@ -109,15 +109,10 @@ class RegistrySampler:
         gen = check_rng(rng)
         inputs = np.asarray(inputs)
         if self.mech.per_query:
-            stacked = np.tile(inputs, (int(n_trials), 1))
-            res = self._run(stacked, gen)
-            labels = np.asarray(res.labels, dtype=np.int64).reshape(n_trials, -1)
-            if res.scores is None:
-                return labels
-            scores = np.asarray(res.scores, dtype=float).reshape(n_trials, -1)
-            code = np.where(np.isnan(scores), -1, np.rint(np.nan_to_num(scores, nan=0.0) * 1e9)).astype(np.int64)
-            return np.concatenate([labels, code], axis=1)
-        return np.stack([_encode(self._run(inputs, gen)) for _ in range(int(n_trials))])
+            res = self._run(np.tile(inputs, (int(n_trials), 1)), gen)
+            return _encode(res.labels, res.scores, int(n_trials))
+        runs = [self._run(inputs, gen) for _ in range(int(n_trials))]
+        return np.concatenate([_encode(r.labels, r.scores, 1) for r in runs], axis=0)
 
 
 def _margin_distance(sampler_params: dict[str, Any], mech, m_one: int = 1) -> int:

@@ -151,12 +151,16 @@ def sections_of(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
 
         g = check_gamma(args.lnmax_gamma, "lnmax_gamma")
         comp = acc.compose_pure_dp(2.0 * g, m, delta, method="best")
+        run = acc.lnmax_guarantee(g, n_answers=m, delta=delta)
         sections.append(("lnmax", f"PATE LNMax, m answers with noise Lap(1/{g:g})", [
             ("gamma", g, "noise parameter"),
             ("epsilon_pate_simple", float(acc.pate_simple_epsilon(g, n_answers=m, delta=delta)),
              "PATE's data-independent bound 4m gamma^2 + 2 gamma sqrt(2m log(1/delta))"),
             ("epsilon_composition", float(comp.epsilon),
-             f"composition of m pure 2 gamma-DP answers ({comp.method}); a run reports the smaller"),
+             f"composition of m pure 2 gamma-DP answers ({comp.method})"),
+            ("epsilon_laplace_pld", float(run.parts["laplace_pld"]),
+             "2m Laplace coordinates (two per answer) composed by their privacy-loss distributions"),
+            ("epsilon", float(run.epsilon), "epsilon of the run: the smallest of the three"),
         ]))
     if args.alpha is not None:
         rows: list[Row] = [

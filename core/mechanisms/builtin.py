@@ -180,11 +180,12 @@ register(Mechanism(
     explanation=(
         "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
         "with the largest noisy count. Every query is answered, and every answer costs "
-        "budget, so $\\varepsilon$ grows with the number of queries $m$."
+        "budget, so $\\varepsilon$ grows with the number of queries $m$. One changed teacher moves "
+        "two counts by one: the cost is that of two Laplace coordinates per answer, composed exactly."
     ),
     formulas=(
         r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathrm{Lap}(1/\gamma)\big)",
-        r"\varepsilon = \min\Big(4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)},\ \text{optimal composition of } m \text{ steps of } 2\gamma\Big)",
+        r"\varepsilon = \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } 1/\gamma\big) \le \min\Big(4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)},\ \text{optimal composition of } m \text{ steps of } 2\gamma\Big)",
     ),
     data_dependent="PATE's data-dependent moments-accountant ε (a NON-PRIVATE diagnostic)",
     per_query=True,

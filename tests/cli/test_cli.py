@@ -444,6 +444,10 @@ def test_bounds_json_equals_the_library(capsys):
     base = composition_baseline_parameters(1.0, delta=1e-5, m=1000)
     assert data["baseline"]["eps0"] == base.eps0 and data["baseline"]["epsilon"] == base.guarantee.epsilon
     assert data["lnmax"]["epsilon_pate_simple"] == pate_simple_epsilon(0.05, n_answers=1000, delta=1e-5)
+    from core.accounting import lnmax_guarantee
+
+    assert data["lnmax"]["epsilon"] == lnmax_guarantee(0.05, n_answers=1000, delta=1e-5).epsilon
+    assert data["lnmax"]["epsilon"] == data["lnmax"]["epsilon_laplace_pld"] < data["lnmax"]["epsilon_composition"]
     thm = data["theorem_3_2"]
     assert thm["cutoff_T"] == float(B.cutoff_T(0.0, 0.01, 1000, 0.05))
     assert thm["expected_answers_btt"] == float(B.expected_answers_btt(5000, 0.01, 1.0, 1e-5, 10, 1000, "paper"))
