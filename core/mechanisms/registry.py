@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping
 from core.errors import ParameterError
 
 __all__ = ["Parameter", "TestPicture", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS",
-           "ENTRY_POINT_GROUP", "load_plugins"]
+           "ENTRY_POINT_GROUP", "load_plugins", "BUDGET"]
 
 
 @dataclass(frozen=True)
@@ -466,6 +466,10 @@ def _load_plugins_once() -> bool:
 
 
 # The parameters shared by several mechanisms: one definition each.
+BUDGET = ("epsilon", "delta")
+"""The settings that never take a default: a run states its budget (ε, or the noise it decides,
+and δ) in the library, the pipeline, the estimator and the command line alike."""
+
 PARAMETERS: dict[str, Parameter] = {
     "epsilon": Parameter(
         "epsilon", "float", 4.0, "ε (privacy budget)",

@@ -14,9 +14,8 @@ from core.mechanisms import registry
 
 __all__ = ['BUDGET', 'resolve', 'privacy_map', 'ledger_entry', 'label', 'session', 'stream_session', 'stream_result']
 
-BUDGET = ("epsilon", "delta")
-"""The settings that never take a default: a run states its budget (ε, or the noise it decides,
-and δ) in the library, the pipeline, the estimator and the command line alike."""
+BUDGET = registry.BUDGET
+"""The settings that never take a default (:data:`core.mechanisms.registry.BUDGET`)."""
 
 
 def _unknown_setting_message(mech, extra, allowed) -> str:
