@@ -213,7 +213,7 @@ def solve_btt_parameters(
     2. ``T = max(1, cutoff_T(γ, α, m, β))`` (the algorithm allows at least one ⊥);
     3. ``k = btt_num_teachers(λ, m, T, δ, β)`` with λ from the ``calibration``:
        ``"paper"``: ``λ = btt_noise_scale(T, ε, δ)`` at the real T;
-       ``"tight"``: ``calibrate_btt(ε, δ, ceil(T), m, "tight").noise_scale``, a step
+       ``"tight"``: ``calibrate_btt(ε, delta=δ, T=ceil(T), m=m).noise_scale``, a step
        function of T (each step is a privacy-loss-distribution calibration taking
        seconds; the solver needs about ``log2(m)`` of them).
 
