@@ -31,7 +31,8 @@ st.markdown(
     "baseline splits $\\varepsilon$ over all $m$ queries."
 )
 st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed over } T \text{ rounds)},\qquad "
-         r"\text{LNMax: } \varepsilon = 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
+         r"\text{LNMax: } \varepsilon = \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } 1/\gamma\big)"
+         r" \le 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
 
 EPS_GRID = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
 # Mechanisms that train a model on the private rows for every budget: on a large table (rows ×

@@ -299,7 +299,7 @@ def min_teachers_for_settings(settings: dict[str, Any], m: int) -> tuple[int, fl
     p = settings
     try:
         k_min = btt_min_teachers(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft)
-        w = calibrate_btt(p["epsilon"], p["delta"], int(p["T"]), int(m), calibration=p["calibration"], soft=soft).threshold
+        w = calibrate_btt(p["epsilon"], delta=p["delta"], T=int(p["T"]), m=int(m), calibration=p["calibration"], soft=soft).threshold
     except PrivateLabelLabError:
         return None
     return int(k_min), float(w)

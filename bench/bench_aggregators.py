@@ -75,12 +75,12 @@ def main() -> None:
         counts = votes(m)
         T = m // 50
         eps = float(T)  # per-round ε about 1, so with k = 250 a confident vote passes (throughput only)
-        cal = accounting.calibrate_btt(eps, delta, T, m, "tight")  # calibration is cached: time the aggregation
+        cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="tight")  # calibration is cached: time the aggregation
         t_vec = best_of(lambda: btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1))
         m_loop = min(m, 100_000)
         t_loop = best_of(lambda: loop_btt(counts[:m_loop], cal, T, 1), repeat=1) * (m / m_loop)
         res = btt_label(counts[:m_loop], epsilon=eps, delta=delta, T=T, calibration="tight", rng=5)
-        cal_loop = accounting.calibrate_btt(eps, delta, T, m_loop, "tight")
+        cal_loop = accounting.calibrate_btt(eps, delta=delta, T=T, m=m_loop, calibration="tight")
         np.testing.assert_array_equal(res.labels, loop_btt(counts[:m_loop], cal_loop, T, 5))
         full = btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1)
         t_ln = best_of(lambda: lnmax_label(counts, gamma=0.05, delta=delta, rng=1), repeat=1)
@@ -92,9 +92,9 @@ def main() -> None:
         print(f"{m:>9,} | {full.n_answered:>9,} | {full.n_bottom:>6,} | {t_vec:>16.3f} | {m / t_vec:>12,.0f} | {t_loop:>10.2f} | {t_loop / t_vec:>7.0f}x | {t_ln:>8.2f} | {peak:>8.1f}{note}")
     print()
     counts = votes(10_000)
-    t = best_of(lambda: accounting.pate_moments_epsilon(counts, 0.05, 1e-5), repeat=5)
+    t = best_of(lambda: accounting.pate_moments_epsilon(counts, gamma=0.05, delta=1e-5), repeat=5)
     print("Moments accountant (PATE data-dependent ε), 10,000 queries × 10 classes, orders 1..8")
-    print(f"  seconds: {t:.4f}   (ε_dd = {accounting.pate_moments_epsilon(counts, 0.05, 1e-5):.3f})")
+    print(f"  seconds: {t:.4f}   (ε_dd = {accounting.pate_moments_epsilon(counts, gamma=0.05, delta=1e-5):.3f})")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ EPS, DELTA, T, GAMMA, ETA = 1.0, 1e-2, 1, 1.0, 0.25
 def _real_for(scn) -> RealAggregator:
     s = scn.settings
     if scn.mechanism == "lnmax":
-        return RealAggregator("lnmax", gamma=s["gamma"])
+        return RealAggregator("lnmax", gamma=s["gamma"], delta=1e-5)
     if scn.mechanism in ("a-stab", "baseline"):
         return RealAggregator(scn.mechanism, epsilon=s["epsilon"], delta=s["delta"])
     extra = {"eta": s["eta"]} if scn.mechanism == "btt-soft" else {}

@@ -64,10 +64,10 @@ def main() -> None:
     counts = votes(m)
     T = m // 50
     eps, delta = float(T), 1e-5
-    accounting.calibrate_btt(eps, delta, T, m, "tight")  # cached: time the aggregation
+    accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="tight")  # cached: time the aggregation
     t_pcg = best_of(lambda: btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=1))
     t_sec = best_of(lambda: btt_label(counts, epsilon=eps, delta=delta, T=T, calibration="tight", rng=None))
-    t_sec_noise = best_of(lambda: noise.discrete_laplace(2 * accounting.calibrate_btt(eps, delta, T, m, "tight").noise_scale, m, None))
+    t_sec_noise = best_of(lambda: noise.discrete_laplace(2 * accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="tight").noise_scale, m, None))
     print(f"btt_label, m = {m:,} queries × 10 classes, k = 250, tight, T = m/50, ε = T, δ = 1e-5")
     print(f"  PCG64 (rng=1): {t_pcg:.3f} s    ChaCha20 (rng=None): {t_sec:.3f} s    "
           f"(of which the 1e6 query-noise draws with ChaCha20: {t_sec_noise:.3f} s)")

@@ -49,7 +49,7 @@ _EXPORTS = {
     "train_student": "ensemble",
     # estimator
     "PrivateEnsembleClassifier": "ensemble",
-    "PrivacyWarning": "ensemble.estimator",
+    "PrivacyWarning": "errors",
     # errors
     "PrivateLabelLabError": "errors",
     "DataError": "errors",

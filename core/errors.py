@@ -43,4 +43,9 @@ class NotFittedError(PrivateLabelLabError, AttributeError):
 
 
 class PrivacyWarning(UserWarning):
-    """Settings that are valid but weaken the guarantee in a way the user should know."""
+    """Something about privacy the user should know: settings that are valid but weaken the
+    guarantee (a δ at or above 1/n, a Dask worker that may spill private data to disk), or a
+    private run that answered nothing, halted early or failed its certified test.
+
+    The one warning class of the library (``core.PrivacyWarning`` is this class): a filter
+    on it catches every such warning."""

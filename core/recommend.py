@@ -116,7 +116,7 @@ def _btt_expected(k: int, shares: np.ndarray, epsilon: float, delta: float, T: i
     from core import theory
     from core.accounting import calibrate_btt
 
-    cal = calibrate_btt(epsilon, delta, T, m, calibration="tight")
+    cal = calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration="tight")
     top = np.round(np.clip(shares, 0.0, 1.0) * k)
     margin = np.abs(2.0 * top - k)
     distance = np.maximum(0.0, np.ceil(margin / 2.0) - 1.0)

@@ -398,7 +398,7 @@ def auto_cutoff(epsilon: float, delta: float, m: int, k: int, soft: bool = False
     from core.accounting import calibrate_btt
 
     grid = [int(t) for t in np.unique(np.geomspace(1, max(1, m), 40).round())]
-    ok = lambda t: calibrate_btt(epsilon, delta, t, m, "tight", soft=soft).threshold <= k / 4  # noqa: E731
+    ok = lambda t: calibrate_btt(epsilon, delta=delta, T=t, m=m, calibration="tight", soft=soft).threshold <= k / 4  # noqa: E731
     if not ok(grid[0]):
         return 1
     lo, hi = 0, len(grid) - 1

@@ -56,7 +56,7 @@ def compas_like(n: int = 400, seed: int = 0) -> pd.DataFrame:
 
 def reference_btt(counts, epsilon, delta, T, calibration, seed):
     m = counts.shape[0]
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
+    cal = accounting.calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration)
     rng = np.random.default_rng(seed)
     zt = noise.discrete_laplace(cal.noise_scale, T, rng)  # same stream order as btt_label
     zq = noise.discrete_laplace(2 * cal.noise_scale, m, rng)
@@ -83,7 +83,7 @@ def reference_btt(counts, epsilon, delta, T, calibration, seed):
 def reference_soft(scores, epsilon, delta, T, eta, calibration, seed):
     m, k = scores.shape
     nb = round(1 / eta)
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=True)
+    cal = accounting.calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=True)
     rng = np.random.default_rng(seed)
     zt = noise.discrete_laplace(cal.noise_scale, 2 * T, rng)
     zq = noise.discrete_laplace(2 * cal.noise_scale, (m, 2), rng)

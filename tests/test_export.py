@@ -159,7 +159,7 @@ def test_report_of_real_mechanism_params_is_json_and_drops_nothing_public():
     from core.mechanisms import btt_label, lnmax_label
 
     counts = np.tile([[45, 5]], (20, 1))
-    for result in (btt_label(counts, epsilon=8.0, delta=1e-5, T=5, calibration="tight", rng=0), lnmax_label(counts, gamma=0.05, rng=0)):
+    for result in (btt_label(counts, epsilon=8.0, delta=1e-5, T=5, calibration="tight", rng=0), lnmax_label(counts, gamma=0.05, rng=0, delta=1e-5)):
         rep = privacy_report(result, n_private=500, n_public=20, learner=LogisticRegression(), k=50)
         assert set(rep["parameters"]) == {name for name in result.params if name in PUBLIC_PARAMETERS}
         assert json.loads(report_json(rep)) == rep

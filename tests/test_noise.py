@@ -200,7 +200,7 @@ def test_integer_mechanisms_never_draw_continuous_noise(monkeypatch):
     aggregators.a_stab_label(counts, epsilon=1.0, delta=1e-3, rng=0)
     aggregators.composition_baseline_label(counts, epsilon=1.0, delta=1e-3, rng=0)
     with pytest.raises(AssertionError, match="continuous"):
-        aggregators.lnmax_label(counts, gamma=0.5, rng=0)
+        aggregators.lnmax_label(counts, gamma=0.5, rng=0, delta=1e-5)
 
 
 def test_mechanisms_take_all_randomness_from_the_noise_module(monkeypatch):

@@ -19,7 +19,7 @@ def test_btt_session_spends_the_a_priori_guarantee_not_the_outcome():
     s = pipeline.session("btt", {"epsilon": 1.0, "delta": 1e-5, "T": 10}, 500, rng=0)
     labels = s.answer(np.tile([[20001, 0]], (500, 1)))
     assert (labels == 0).all() and s.n_bottom == 0
-    cal = calibrate_btt(1.0, 1e-5, 10, 500, "tight")
+    cal = calibrate_btt(1.0, delta=1e-5, T=10, m=500, calibration="tight")
     expected = btt_guarantee(cal.noise_scale, cal.threshold, 10, 500, cal.guarantee.parts["delta_svt"])
     assert s.spent().epsilon == pytest.approx(min(expected.epsilon, 1.0), rel=1e-12)
     assert s.spent().epsilon > 0.99
@@ -42,8 +42,8 @@ def test_error_estimate_adds_integer_noise_to_the_integer_count(monkeypatch):
 
 def test_paper_calibration_never_reports_delta_above_the_target():
     with pytest.raises(ParameterError, match="tight"):
-        calibrate_btt(1.0, 1e-5, 50, 5, "paper")
-    cal = calibrate_btt(1.0, 1e-5, 50, 5, "tight")  # the tight calibration meets any target
+        calibrate_btt(1.0, delta=1e-5, T=50, m=5, calibration="paper")
+    cal = calibrate_btt(1.0, delta=1e-5, T=50, m=5, calibration="tight")  # the tight calibration meets any target
     assert cal.guarantee.delta <= 1e-5 and cal.guarantee.epsilon <= 1.0 + 1e-9
 
 
@@ -70,7 +70,7 @@ def test_the_estimator_refuses_after_a_one_shot_mechanism_has_run():
     from core.data import halfspaces
 
     X, y = halfspaces(6000, 2, rng=4)
-    est = PrivateEnsembleClassifier(GaussianNB(), k=40, mechanism="certified-gnmax", epsilon=8.0, max_queries=20, rng=0)
+    est = PrivateEnsembleClassifier(GaussianNB(), k=40, mechanism="certified-gnmax", epsilon=8.0, delta=1e-5, max_queries=20, rng=0)
     est.fit(X[:5900], y[:5900])
     out = est.predict(X[5900:5920])
     assert out.shape == (20,)

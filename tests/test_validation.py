@@ -209,7 +209,7 @@ def _mechanism_calls():
         "btt-soft": lambda **kw: ag.btt_soft_label(kw.pop("scores", SCORES), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), T=kw.pop("T", 2), eta=kw.pop("eta", 0.25), rng=0, **kw),
         "a-stab": lambda **kw: ag.a_stab_label(kw.pop("counts", COUNTS), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), rng=0, **kw),
         "baseline": lambda **kw: ag.composition_baseline_label(kw.pop("counts", COUNTS), epsilon=kw.pop("epsilon", 1.0), delta=kw.pop("delta", 1e-3), rng=0, **kw),
-        "lnmax": lambda **kw: ag.lnmax_label(kw.pop("counts", COUNTS), gamma=kw.pop("gamma", 0.5), rng=0, **kw),
+        "lnmax": lambda **kw: ag.lnmax_label(kw.pop("counts", COUNTS), gamma=kw.pop("gamma", 0.5), delta=kw.pop("delta", 1e-3), rng=0, **kw),
     }
 
 

@@ -27,7 +27,7 @@ __all__ = [
 # A_stab and the advanced-composition baseline
 # ---------------------------------------------------------------------------
 
-def a_stab_threshold(epsilon: float, delta: float) -> float:
+def a_stab_threshold(epsilon: float, *, delta: float) -> float:
     """``Γ = log(1/δ)/ε``: A_stab releases when ``dist + Lap(1/ε) > Γ`` (BTT Thm 2.4).
 
     With discrete Laplace noise ``P[Z > Γ] = p^(⌊Γ⌋+1)/(1+p) < e^(-εΓ) = δ`` for
@@ -115,7 +115,7 @@ class BaselineParameters:
                                 f"{n} A_stab answers, advanced composition with δ' = {self.delta_prime:.3g}.")
 
 
-def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> BaselineParameters:
+def composition_baseline_parameters(epsilon: float, *, delta: float, m: int) -> BaselineParameters:
     """Per-query (ε0, δ0) for answering ``m`` queries with A_stab (docs/design.md §3.5).
 
     Two ways to spend (ε, δ) on m answers are compared and the one giving the lower
@@ -153,7 +153,7 @@ def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> Bas
            "delta_prime": delta / 2.0, "composition": "advanced"}
     basic = {"eps0": epsilon / m, "delta0": delta / m, "delta_prime": 0.0, "composition": "basic"}
     for option in (adv, basic):
-        option["threshold"] = a_stab_threshold(option["eps0"], option["delta0"])
+        option["threshold"] = a_stab_threshold(option["eps0"], delta=option["delta0"])
     par = min((adv, basic), key=lambda o: o["threshold"])
     eps0, delta0, how = par["eps0"], par["delta0"], par["composition"]
     if how == "advanced":
@@ -174,7 +174,7 @@ def composition_baseline_parameters(epsilon: float, delta: float, m: int) -> Bas
     return BaselineParameters(m=m, **par)
 
 
-def a_stab_guarantee(epsilon: float, delta: float, m: int) -> PrivacyGuarantee:
+def a_stab_guarantee(epsilon: float, *, delta: float, m: int) -> PrivacyGuarantee:
     """The guarantee of ``m`` independent ``A_stab`` answers, each (ε, δ)-DP (BTT Thm 2.4).
 
     Basic composition: ``(m ε, min(1, m δ))`` under replace-one adjacency.

@@ -406,11 +406,11 @@ def _calibrate(epsilon: float, delta: float, T: int, m: int, calibration: str, s
 
 def calibrate_btt(
     epsilon: float,
+    *,
     delta: float,
     T: int,
     m: int,
-    calibration: str = "paper",
-    *,
+    calibration: str = "tight",
     soft: bool = False,
     delta_split: float = 0.5,
 ) -> BTTCalibration:
@@ -424,7 +424,7 @@ def calibrate_btt(
         Cutoff: maximum number of ⊥ (for soft labels, ``2T`` failed tests are allowed).
     m : int
         Maximum number of queries.
-    calibration : {"paper", "tight"}
+    calibration : {"tight", "paper"}, default "tight"
         ``paper``: λ and w exactly as printed in BTT Alg. 2 (with 2T, 2m for soft
         labels); the exact guarantee is then reported, below (ε, δ).  ``tight``: the
         smallest λ whose composition (best of basic, advanced and the exact optimum) meets ε

@@ -444,11 +444,12 @@ def lnmax_rdp_data_dependent(counts, *, gamma: float, orders=None) -> np.ndarray
 
 
 def confident_gnmax_rdp_data_dependent(counts, *, threshold: float, sigma1: float, sigma2: float,
-                                       orders=None, answered=None) -> np.ndarray:
+                                       answered, orders=None) -> np.ndarray:
     """Data-dependent RDP curve (summed over queries) of a Confident-GNMax run.
 
     The threshold term of every query plus the GNMax term of the answered queries
-    (``answered=None``: of every query, the worst case before the run).
+    (``answered`` is required: the run's ``LabelingResult.answered``; a mask of ones is the
+    worst case before a run).
 
     **NON-PRIVATE diagnostic** (see :func:`gnmax_rdp_data_dependent`).
 
@@ -464,8 +465,8 @@ def confident_gnmax_rdp_data_dependent(counts, *, threshold: float, sigma1: floa
         Answer (GNMax) noise standard deviation σ2, > 0.
     orders : array-like of float, optional
         Rényi orders (default: the module's grid).
-    answered : numpy.ndarray of bool, shape (m,), optional
-        Which queries were answered; ``None`` charges every query's GNMax term.
+    answered : numpy.ndarray of bool, shape (m,)
+        Which queries were answered (only they pay the GNMax term).
 
     Returns
     -------
@@ -481,20 +482,22 @@ def confident_gnmax_rdp_data_dependent(counts, *, threshold: float, sigma1: floa
     counts = check_counts(counts, equal_totals=False)
     orders = _check_orders(orders)
     thr = threshold_rdp_data_dependent(counts, threshold=threshold, sigma1=sigma1, orders=orders)
-    gn = gnmax_rdp_data_dependent(counts, sigma=sigma2, orders=orders)
-    if answered is not None:
-        mask = np.asarray(answered)
-        if mask.shape != (counts.shape[0],) or mask.dtype != bool:
-            raise ParameterError(
-                f"answered must be a boolean mask with one entry per query (shape ({counts.shape[0]},)), "
-                f"got shape {mask.shape} and dtype {mask.dtype}."
-            )
-        gn = gn[mask]
+    if answered is None:
+        raise ParameterError(
+            "answered is required: the boolean mask of the queries the run answered (LabelingResult.answered); "
+            "only they pay the answer's term.  Pass np.ones(m, bool) for the worst case before a run.")
+    mask = np.asarray(answered)
+    if mask.shape != (counts.shape[0],) or mask.dtype != bool:
+        raise ParameterError(
+            f"answered must be a boolean mask with one entry per query (shape ({counts.shape[0]},)), "
+            f"got shape {mask.shape} and dtype {mask.dtype}."
+        )
+    gn = gnmax_rdp_data_dependent(counts, sigma=sigma2, orders=orders)[mask]
     return thr.sum(axis=0) + gn.sum(axis=0)
 
 
 def confident_gnmax_epsilon_data_dependent(counts, *, threshold: float, sigma1: float, sigma2: float,
-                                           delta: float, orders=None, answered=None) -> float:
+                                           delta: float, answered, orders=None) -> float:
     """The data-dependent ε of a Confident-GNMax run — a NON-PRIVATE diagnostic.
 
     **This ε describes the private data.  It is not a privacy guarantee, it is not
@@ -512,8 +515,9 @@ def confident_gnmax_epsilon_data_dependent(counts, *, threshold: float, sigma1: 
     threshold, sigma1, sigma2 : float
     delta : float
     orders : array-like of float, optional
-    answered : array of bool, shape (m,), optional
-        Mask of the answered queries; default every query.
+    answered : array of bool, shape (m,)
+        Mask of the answered queries (``LabelingResult.answered``); required, so that the
+        answer's term is charged to the queries that were answered and no others.
 
     Returns
     -------

@@ -44,7 +44,7 @@ class GroupTotal:
     delta_additive : float
         Sum of the entries' additive δs (the approximate entries' δs for ``approx``).
     method : str
-        ``"basic"``, ``"kov-exact"``, ``"pld"``, ``"rdp"``.
+        ``"basic"``, ``"kov-exact"``, ``"pld"``, ``"laplace-pld"``, ``"rdp"``.
     order : float or None
         RDP group: the order at which the conversion was optimal.
     """
@@ -85,10 +85,12 @@ def _pld_epsilon(steps: tuple, delta: float) -> float:
 
 def _compose_pure(entries: list, slack: float) -> GroupTotal:
     counter: Counter = Counter()
+    laplace: Counter = Counter()
     for e in entries:
         for eps, n in e.steps:
-            counter[eps] += n
-    steps = tuple(sorted(counter.items()))
+            (laplace if e.laplace else counter)[eps] += n
+    generic = tuple(sorted(counter.items()))
+    steps = tuple(sorted((counter + laplace).items()))
     additive = math.fsum(e.delta_additive for e in entries)
     basic = math.fsum(eps * n for eps, n in steps)
     eps, method, used = basic, "basic", 0.0
@@ -97,6 +99,12 @@ def _compose_pure(entries: list, slack: float) -> GroupTotal:
             opt, how = exact_composition_epsilon(steps[0][0], steps[0][1], slack), "kov-exact"
         else:
             opt, how = _pld_epsilon(steps, slack), "pld"
+        if laplace:  # Laplace coordinates by their own loss distribution (docs/design.md §3.4)
+            from core.accounting.composition import laplace_composition_epsilon
+
+            lap = laplace_composition_epsilon(tuple(sorted(laplace.items())), slack, pure_steps=generic)
+            if lap < opt:
+                opt, how = lap, "laplace-pld"
         if opt < basic:
             eps, method, used = opt, how, slack
     return GroupTotal("pure", len(entries), float(eps), min(1.0, used + additive), used, additive, method)
@@ -207,7 +215,8 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
         if floor > eps:
             eps, method = floor, method + "+floor"
     words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",
-             "pld": "optimal composition (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting",
+             "pld": "optimal composition (dp-accounting PLD)",
+             "laplace-pld": "privacy-loss distributions, Laplace steps by their own (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting",
              "gaussian": "Gaussian runs composed exactly (μ² added), converted by dp-accounting's exact Gaussian privacy loss"}
     pieces = [f"{g.n_entries} {g.kind} run{'s' if g.n_entries != 1 else ''}: ({g.epsilon:.4g}, {g.delta:.3g}) by {words[g.method]}"
               for g in groups]

@@ -227,6 +227,11 @@ class PureDPEntry(_EntryBase):
         composition only).  In a ledger, a group's slack is the sum of its entries'.
     delta_additive : float
         δ added on top (BTT's ``δ_release``; ``m·δ0`` for A_stab answers).
+    laplace : bool
+        Every step is a Laplace coordinate: one value released with ``Lap(1/eps_step)``
+        noise, sensitivity 1 (LNMax: two per answer; docs/design.md §3.4).  Still pure
+        ``eps_step``-DP, so any reading as generic steps stays valid; the ledger composes
+        such steps by the Laplace privacy-loss distribution, which is tighter.
     mechanism, description, params, timestamp
         Name, one sentence, public parameters, ISO-8601 UTC time.
     """
@@ -234,6 +239,7 @@ class PureDPEntry(_EntryBase):
     steps: tuple = ()
     delta_composition: float = 0.0
     delta_additive: float = 0.0
+    laplace: bool = False
 
     kind: ClassVar[str] = "pure"
 
@@ -253,6 +259,9 @@ class PureDPEntry(_EntryBase):
         object.__setattr__(self, "delta_composition", delta_value(self.delta_composition, "delta_composition"))
         object.__setattr__(self, "delta_additive", delta_value(self.delta_additive, "delta_additive"))
         object.__setattr__(self, "params", dict(self.params))
+        if not isinstance(self.laplace, (bool, np.bool_)):
+            raise ParameterError(f"laplace must be True or False, got {self.laplace!r}.")
+        object.__setattr__(self, "laplace", bool(self.laplace))
 
     @classmethod
     def uniform(cls, *, eps_step: float, n_steps: int, delta_composition: float = 0.0, delta_additive: float = 0.0, **kw: Any) -> PureDPEntry:
@@ -269,7 +278,7 @@ class PureDPEntry(_EntryBase):
         delta_additive : float, default 0.0
             Extra δ added to the total (e.g. BTT's ``delta_release``).
         **kw
-            ``mechanism``, ``description``, ``params``, ``timestamp``.
+            ``laplace``, ``mechanism``, ``description``, ``params``, ``timestamp``.
 
         Returns
         -------
@@ -304,6 +313,8 @@ class PureDPEntry(_EntryBase):
         d = self._base_dict()
         d.update(steps=[[e, n] for e, n in self.steps], delta_composition=self.delta_composition,
                  delta_additive=self.delta_additive)
+        if self.laplace:
+            d["laplace"] = True
         return d
 
 
@@ -511,7 +522,7 @@ def entry_from_dict(d: Mapping[str, Any]) -> LedgerEntry:
     common = {k: d[k] for k in ("mechanism", "description", "params", "timestamp") if k in d}
     if kind == "pure":
         return PureDPEntry(steps=tuple(tuple(s) for s in d.get("steps", ())), delta_composition=d.get("delta_composition", 0.0),
-                           delta_additive=d.get("delta_additive", 0.0), **common)
+                           delta_additive=d.get("delta_additive", 0.0), laplace=bool(d.get("laplace", False)), **common)
     if kind == "rdp":
         return RDPEntry(orders=tuple(d["orders"]), rho=tuple(d["rho"]), delta_conversion=d["delta_conversion"],
                         delta_additive=d.get("delta_additive", 0.0), gaussian_mu_sq=d.get("gaussian_mu_sq"), **common)

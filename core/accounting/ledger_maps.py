@@ -70,10 +70,12 @@ def _btt_entry(result: Any) -> PureDPEntry:
 def _lnmax_entry(result: Any) -> PureDPEntry:
     p = result.params
     gamma, m = float(p["gamma"]), int(p["m"])
+    # two Laplace coordinates per answer (docs/design.md §3.4): 2m pure γ steps, composed by their own PLD
     return PureDPEntry.uniform(
-        eps_step=2.0 * gamma, n_steps=m, delta_composition=float(p["delta_target"] if "delta_target" in p else result.delta),  # noqa: SIM401 - .get would read result.delta eagerly
+        eps_step=gamma, n_steps=2 * m, laplace=True,
+        delta_composition=float(p["delta_target"] if "delta_target" in p else result.delta),  # noqa: SIM401 - .get would read result.delta eagerly
         mechanism=result.mechanism, params=public_params(p),
-        description=f"lnmax: {m} noisy-max answers, each pure 2γ = {2 * gamma:.4g}-DP.")
+        description=f"lnmax: {m} noisy-max answers, each two Laplace coordinates of scale 1/γ = {1 / gamma:.4g} (pure 2γ = {2 * gamma:.4g}-DP).")
 
 
 def _a_stab_entry(result: Any) -> PureDPEntry:
@@ -196,7 +198,7 @@ def entry_from_result(result: Any) -> LedgerEntry:
 
 
 def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float, m: int, T: int | None = None,
-                  calibration: str = "paper", gamma: float | None = None, sigma: float | None = None,
+                  calibration: str = "tight", gamma: float | None = None, sigma: float | None = None,
                   sigma1: float | None = None, sigma2: float | None = None, ratio: float = 3.75) -> LedgerEntry:
     """The a-priori privacy map of a built-in mechanism's run, before it runs.
 
@@ -242,7 +244,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     if mechanism in ("btt", "btt-soft"):
         if T is None or epsilon is None:
             raise ParameterError("a planned BTT run needs epsilon and T.")
-        cal = calibrate_btt(epsilon, delta, T, m, calibration, soft=mechanism == "btt-soft")
+        cal = calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=mechanism == "btt-soft")
         params = {"epsilon_target": epsilon, "delta_target": delta, "T": T, "m": m, "calibration": calibration,
                   "noise_scale": cal.noise_scale, "threshold": cal.threshold, "rounds": cal.rounds, "tests": cal.tests,
                   "epsilon_svt": cal.guarantee.parts["epsilon_svt"], "delta_svt": cal.guarantee.parts["delta_svt"],
@@ -271,7 +273,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     if mechanism == "baseline":
         if epsilon is None:
             raise ParameterError("a planned baseline run needs epsilon.")
-        par = composition_baseline_parameters(epsilon, delta, m)
+        par = composition_baseline_parameters(epsilon, delta=delta, m=m)
         params = {"epsilon_target": epsilon, "delta_target": delta, "m": m, "eps0": par.eps0, "delta0": par.delta0,
                   "delta_prime": par.delta_prime}
         return _a_stab_entry(SimpleNamespace(mechanism=mechanism, params=params))

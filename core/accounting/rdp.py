@@ -178,7 +178,7 @@ def gaussian_rdp(sigma, *, sensitivity_sq: float = 1.0, orders=None) -> np.ndarr
     return orders * s2 / (2.0 * sigma * sigma)
 
 
-def gnmax_rdp(sigma, n_answers, orders=None) -> np.ndarray:
+def gnmax_rdp(sigma, *, n_answers, orders=None) -> np.ndarray:
     """Data-independent RDP curve of ``n_answers`` GNMax answers: ``n_answers·α/σ²``.
 
     Each answer is ``argmax_c(counts[c] + N(0, σ²))``, a post-processing of the Gaussian
@@ -210,7 +210,7 @@ def gnmax_rdp(sigma, n_answers, orders=None) -> np.ndarray:
     return n * gaussian_rdp(sigma, sensitivity_sq=GNMAX_SENSITIVITY_SQ, orders=orders)
 
 
-def confident_gnmax_rdp(sigma1, sigma2, n_queries, n_answers=None, orders=None) -> np.ndarray:
+def confident_gnmax_rdp(sigma1, sigma2, *, n_queries, n_answers=None, orders=None) -> np.ndarray:
     """Data-independent RDP curve of Confident-GNMax: ``n_queries·α/(2σ1²) + n_answers·α/σ2²``.
 
     Parameters
@@ -346,7 +346,7 @@ def gnmax_guarantee(sigma, *, n_answers, delta: float) -> PrivacyGuarantee:
     sigma = check_sigma(sigma)
     n = _check_count(n_answers, "n_answers", 1)
     delta = check_delta(delta)
-    curve = gnmax_rdp(sigma, n)
+    curve = gnmax_rdp(sigma, n_answers=n)
     eps_rdp, order = rdp_to_dp(curve, delta=delta)
     i = int(np.searchsorted(ORDERS, order))
     mu_sq = n * GNMAX_SENSITIVITY_SQ / (sigma * sigma)
@@ -407,7 +407,7 @@ def confident_gnmax_guarantee(sigma1, sigma2, *, n_queries, delta: float, n_answ
     nq = _check_count(n_queries, "n_queries", 1)
     na = nq if n_answers is None else _check_count(n_answers, "n_answers")
     delta = check_delta(delta)
-    curve = confident_gnmax_rdp(sigma1, sigma2, nq, na)
+    curve = confident_gnmax_rdp(sigma1, sigma2, n_queries=nq, n_answers=na)
     eps_rdp, order = rdp_to_dp(curve, delta=delta)
     i = int(np.searchsorted(ORDERS, order))
     mu_sq = nq * THRESHOLD_SENSITIVITY_SQ / (sigma1 * sigma1) + na * GNMAX_SENSITIVITY_SQ / (sigma2 * sigma2)

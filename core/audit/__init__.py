@@ -6,6 +6,10 @@ from __future__ import annotations
 from core._lazy import lazy_exports
 
 _EXPORTS = {
+    "RegistrySampler": "default",
+    "default_pairs": "default",
+    "default_scenario": "default",
+    "default_settings": "default",
     "BrokenThresholdConfidentGNMaxSampler": "gaussian",
     "ConfidentGNMaxSampler": "gaussian",
     "GNMaxSampler": "gaussian",

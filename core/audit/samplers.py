@@ -55,7 +55,7 @@ class BTTSampler:
     ----------
     epsilon, delta : float
     T : int
-    calibration : {"paper", "tight"}
+    calibration : {"tight", "paper"}
     distance : callable, optional
         Distance to instability (default :func:`core.mechanisms.stability.distance_to_instability`);
         the printed form here is the audit's teaching example of a leak.
@@ -63,7 +63,7 @@ class BTTSampler:
 
     name = "btt"
 
-    def __init__(self, epsilon: float, delta: float, T: int, *, calibration: str = "paper", distance=None):
+    def __init__(self, epsilon: float, delta: float, T: int, *, calibration: str = "tight", distance=None):
         from core.mechanisms.stability import distance_to_instability
 
         self.epsilon, self.delta, self.T, self.calibration = epsilon, delta, T, calibration
@@ -73,7 +73,7 @@ class BTTSampler:
         """The :class:`core.accounting.BTTCalibration` for ``m`` queries."""
         from core.accounting.btt import calibrate_btt
 
-        return calibrate_btt(self.epsilon, self.delta, self.T, m, self.calibration)
+        return calibrate_btt(self.epsilon, delta=self.delta, T=self.T, m=m, calibration=self.calibration)
 
     def claim(self, counts) -> tuple[float, float]:
         """The (ε, δ) the real :func:`~core.mechanisms.btt_label` reports on ``counts``."""
@@ -117,7 +117,7 @@ class BTTSoftSampler:
 
     name = "btt-soft"
 
-    def __init__(self, epsilon: float, delta: float, T: int, eta: float, *, calibration: str = "paper"):
+    def __init__(self, epsilon: float, delta: float, T: int, eta: float, *, calibration: str = "tight"):
         self.epsilon, self.delta, self.T, self.eta, self.calibration = epsilon, delta, T, eta, calibration
 
     def claim(self, scores) -> tuple[float, float]:
@@ -137,7 +137,7 @@ class BTTSoftSampler:
         scores = check_scores(scores)
         _, n_bins = check_eta(self.eta)
         m = scores.shape[0]
-        cal = calibrate_btt(self.epsilon, self.delta, self.T, m, self.calibration, soft=True)
+        cal = calibrate_btt(self.epsilon, delta=self.delta, T=self.T, m=m, calibration=self.calibration, soft=True)
         gen = check_rng(rng)
         hist, shifted = soft_bin_histograms(scores, self.eta)
         d1 = distance_to_instability(hist)
@@ -215,9 +215,9 @@ class AStabSampler:
         from core.accounting.baseline import a_stab_threshold, composition_baseline_parameters
 
         if self.baseline:
-            par = composition_baseline_parameters(self.epsilon, self.delta, m)
+            par = composition_baseline_parameters(self.epsilon, delta=self.delta, m=m)
             return par.eps0, par.threshold
-        return float(self.epsilon), a_stab_threshold(self.epsilon, self.delta)
+        return float(self.epsilon), a_stab_threshold(self.epsilon, delta=self.delta)
 
     def claim(self, counts) -> tuple[float, float]:
         from core import pipeline

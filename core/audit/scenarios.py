@@ -1,7 +1,9 @@
 """Ready-made audits for the app and the benchmark: a mechanism, its settings, and a
 worst-case neighbouring pair placed where that mechanism's threshold makes it leak most;
 the teaching (deliberately broken) variants; the registry's auditable mechanisms, also
-served as ``AUDIT_MECHANISMS`` (always the registry's current list).
+served as ``AUDIT_MECHANISMS`` (always the registry's current list).  A mechanism
+registered without an audit of its own gets the default one of :mod:`core.audit.default`
+(its labeling function against its privacy map).
 """
 
 from __future__ import annotations
@@ -92,11 +94,22 @@ _BUILTIN_AUDITS = ("btt", "btt-soft", "lnmax", "baseline", "a-stab") + _GAUSSIAN
 """The registered mechanisms whose audit scenario is built here (the Gaussian ones in
 :mod:`core.audit.gaussian`).  The audit looks mechanisms up in the registry; the registry
 never reaches into the audit (a mechanism registered elsewhere brings its own
-``Mechanism.audit`` and ``Mechanism.audit_pairs``)."""
+``Mechanism.audit`` and ``Mechanism.audit_pairs``, or gets the default audit)."""
+
+_NO_DEFAULT_AUDIT = {
+    "certified-gnmax": "its release passes a private test of the data-dependent cost (design.md §8.5); "
+                       "a default scenario's pair says nothing about that test",
+}
+"""Built-in mechanisms left out of the default audit, with the reason."""
+
+
+def _default_applies(mech) -> bool:
+    return mech.inputs in ("counts", "scores") and mech.name not in _NO_DEFAULT_AUDIT
 
 
 def _scenario_of(mech) -> Callable[..., "AuditScenario"] | None:
-    """The scenario builder of a registered mechanism: its own, else the built-in one."""
+    """The scenario builder of a registered mechanism: its own, the built-in one, else the
+    default audit (:func:`core.audit.default.default_scenario`) for counts and scores."""
     if mech.audit is not None:
         return mech.audit
     if mech.name in _GAUSSIAN:
@@ -105,11 +118,15 @@ def _scenario_of(mech) -> Callable[..., "AuditScenario"] | None:
         return lambda pair=None, **settings: gaussian_scenario(mech.name, pair=pair, **settings)
     if mech.name in _BUILTIN_AUDITS:
         return lambda pair=None, **settings: builtin_scenario(mech.name, pair=pair, **settings)
+    if _default_applies(mech):
+        from core.audit.default import default_scenario
+
+        return lambda pair=None, **settings: default_scenario(mech.name, pair=pair, **settings)
     return None
 
 
 def _pairs_of(mech) -> Callable[[], tuple[list[str], str]] | None:
-    """The neighbouring pairs of a registered mechanism: its own, else the built-in ones."""
+    """The neighbouring pairs of a registered mechanism: its own, the built-in ones, else the default audit's."""
     if mech.audit_pairs is not None:
         return mech.audit_pairs
     if mech.name in _GAUSSIAN:
@@ -118,15 +135,41 @@ def _pairs_of(mech) -> Callable[[], tuple[list[str], str]] | None:
         return lambda: gaussian_pairs(mech.name)
     if mech.name in _BUILTIN_AUDITS:
         return lambda: builtin_pairs(mech.name)
+    if mech.audit is None and _default_applies(mech):
+        from core.audit.default import default_pairs
+
+        return lambda: default_pairs(mech.name)
     return None
+
+
+def _audit_settings(mech) -> dict[str, Any]:
+    """The settings an audit of ``mech`` starts from (values at which the audit has power)."""
+    if mech.audit is None and mech.name not in _BUILTIN_AUDITS and _default_applies(mech):
+        from core.audit.default import default_settings
+
+        return default_settings(mech)
+    return dict(mech.audit_defaults)
+
+
+def _audit_takes(mech, defaults: dict[str, Any]) -> tuple[str, ...]:
+    """The settings an audit of ``mech`` accepts: its defaults' names; for the default audit
+    every setting the mechanism takes (a noise parameter instead of ε, for instance)."""
+    if mech.audit is None and mech.name not in _BUILTIN_AUDITS and _default_applies(mech):
+        takes = (("epsilon",) if mech.takes_epsilon else ()) + tuple(mech.parameter_names)
+        return tuple(dict.fromkeys((*defaults, *takes)))
+    return tuple(defaults)
 
 
 def audit_mechanisms() -> dict[str, dict[str, Any]]:
     """The mechanisms the audit offers, from the registry: name → label and settings.
 
-    Every registered mechanism with an audit scenario (its own ``Mechanism.audit``, or one
-    built here for the built-in mechanisms) is offered; the settings are its
-    ``audit_defaults`` (values at which the audit has power).
+    Every registered mechanism with an audit scenario is offered: its own
+    ``Mechanism.audit``, one built here for the built-in mechanisms, or the default audit
+    (its labeling function against its privacy map, :mod:`core.audit.default`) for any
+    other mechanism that reads vote counts or teacher scores.  The settings are its
+    ``audit_defaults`` (values at which the audit has power), for the default audit its
+    parameters' defaults at ε = 1 and δ = 1e-5; ``takes`` names every setting the audit
+    accepts.
     """
     from core.mechanisms import registry
 
@@ -134,7 +177,9 @@ def audit_mechanisms() -> dict[str, dict[str, Any]]:
     for name in registry.names():
         mech = registry.get(name)
         if _scenario_of(mech) is not None:
-            out[name] = {"label": mech.title, "params": tuple(mech.audit_defaults), "defaults": dict(mech.audit_defaults)}
+            defaults = _audit_settings(mech)
+            out[name] = {"label": mech.title, "params": tuple(defaults), "defaults": defaults,
+                         "takes": _audit_takes(mech, defaults)}
     return out
 
 
@@ -174,8 +219,11 @@ def scenario(mechanism: str, *, pair: str | None = None, **settings: Any) -> "Au
             f"Unknown mechanism {mechanism!r}; choose one of {sorted(offered) + sorted(TEACHING_MECHANISMS)}."
         )
     mech = registry.get(mechanism)
-    used = {k: v for k, v in settings.items() if k in mech.audit_defaults and v is not None}
-    return _scenario_of(mech)(pair=pair, **{**mech.audit_defaults, **used})
+    defaults = dict(offered[mechanism]["defaults"])
+    used = {k: v for k, v in settings.items() if k in offered[mechanism]["takes"] and v is not None}
+    if any(d in used for d in mech.derived) and "epsilon" not in used:
+        defaults.pop("epsilon", None)  # the noise given decides ε
+    return _scenario_of(mech)(pair=pair, **{**defaults, **used})
 
 
 def builtin_scenario(
@@ -224,12 +272,12 @@ def builtin_scenario(
         settings = {"epsilon": epsilon, "delta": delta}
         if mechanism == "baseline":
             n_q = 2
-            thr = composition_baseline_parameters(epsilon, delta, n_q).threshold
+            thr = composition_baseline_parameters(epsilon, delta=delta, m=n_q).threshold
             d = int(math.floor(thr))
             pairs = neighbouring_pairs(_even_k(2 * d + 4), distance=d - 1, n_queries=n_q)
             sampler = AStabSampler(epsilon, delta, baseline=True)
         else:
-            thr = a_stab_threshold(epsilon, delta)
+            thr = a_stab_threshold(epsilon, delta=delta)
             if mechanism == "a-stab":
                 # distance floor(Γ) against floor(Γ) - 1: the Laplace tail ratio is exactly e^ε
                 d = int(math.floor(thr))
@@ -243,7 +291,7 @@ def builtin_scenario(
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "calibration": calibration}
         n_q = 3 if mechanism == "btt" else 6
-        w = calibrate_btt(epsilon, delta, T, n_q, calibration).threshold
+        w = calibrate_btt(epsilon, delta=delta, T=T, m=n_q, calibration=calibration).threshold
         d = int(round(w)) if mechanism == "btt" else max(0, int(round((w - 2) / 2)))
         pairs = neighbouring_pairs(_even_k(2 * d + 6), distance=d, n_queries=n_q)
         sampler = (BTTSampler(epsilon, delta, T, calibration=calibration) if mechanism == "btt"
@@ -251,15 +299,15 @@ def builtin_scenario(
     elif mechanism == "btt-soft":
         epsilon, delta, T = check_epsilon(epsilon), check_delta(delta), check_T(T)
         settings = {"epsilon": epsilon, "delta": delta, "T": T, "eta": eta, "calibration": calibration}
-        w = calibrate_btt(epsilon, delta, T, 1, calibration, soft=True).threshold
+        w = calibrate_btt(epsilon, delta=delta, T=T, m=1, calibration=calibration, soft=True).threshold
         d = int(round(w))
         pairs = soft_neighbouring_pairs(_even_k(2 * d + 6), eta, distance=d)
         sampler = BTTSoftSampler(epsilon, delta, T, eta, calibration=calibration)
     else:  # lnmax
-        gamma = check_gamma(gamma)
-        settings = {"gamma": gamma}
+        gamma, delta = check_gamma(gamma), check_delta(delta)
+        settings = {"gamma": gamma, "delta": delta}
         pairs = neighbouring_pairs(40, distance=0)
-        sampler = LNMaxSampler(gamma)
+        sampler = LNMaxSampler(gamma, delta=delta)
     chosen = _pair(pairs, pair or _DEFAULT_PAIRS[mechanism])
     # the claim is what the correct mechanism reports (for teaching variants too)
     if mechanism == "printed-distance-a-stab":

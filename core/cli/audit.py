@@ -1,7 +1,9 @@
 """``audit``: the empirical privacy audit of a mechanism, claimed ε beside an audited lower bound.
 
 The mechanisms offered are the registry's with an audit scenario
-(:func:`core.audit.audit_mechanisms`) and the deliberately broken teaching variants
+(:func:`core.audit.audit_mechanisms`: a mechanism registered without one, in code or by an
+installed package, gets the default audit of :mod:`core.audit.default`) and the
+deliberately broken teaching variants
 (:data:`core.audit.TEACHING_MECHANISMS`); a mechanism's settings are its registry
 ``audit_defaults`` overridden by the flags given, and the flags are generated from the
 registry (:mod:`core.cli.options`; docs/design.md §5, §7).
@@ -36,13 +38,15 @@ __all__ = ["add_parser", "run", "offered"]
 def offered() -> dict[str, tuple[dict[str, Any], bool]]:
     """The mechanisms the audit offers: name -> (default settings, teaching?).
 
-    Registered mechanisms with an audit come with their ``audit_defaults``; the teaching
-    variants with the settings they take (their defaults are the scenario's).
+    Registered mechanisms with an audit come with their ``audit_defaults`` (settings the
+    audit also accepts, without a default, as None); the teaching variants with the
+    settings they take (their defaults are the scenario's).
     """
     from core.audit import TEACHING_MECHANISMS, audit_mechanisms
 
     out: dict[str, tuple[dict[str, Any], bool]] = {
-        name: (dict(spec["defaults"]), False) for name, spec in audit_mechanisms().items()
+        name: ({**{t: None for t in spec["takes"]}, **spec["defaults"]}, False)
+        for name, spec in audit_mechanisms().items()
     }
     for name, spec in TEACHING_MECHANISMS.items():
         out[name] = ({p: None for p in spec["params"]}, True)
@@ -109,6 +113,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     defaults, _ = offered()[name]
     given = options.given_settings(args)
     options.check_flags(given, name, tuple(defaults))
+    if name not in A.TEACHING_MECHANISMS and "epsilon" not in given:
+        from core.mechanisms import registry
+
+        if any(d in given for d in registry.get(name).derived):
+            defaults = {k: v for k, v in defaults.items() if k != "epsilon"}  # the noise given decides ε
     settings = {k: v for k, v in {**defaults, **given}.items() if v is not None}
     if args.pair is not None:
         pairs, _ = A.pair_choices(name)

@@ -103,7 +103,7 @@ def sections_of(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
 
     eps, delta = check_epsilon(args.epsilon), check_delta(args.delta)
     T, m, beta = check_T(args.T), check_m(args.m), check_beta(args.beta)
-    cal = acc.calibrate_btt(eps, delta, T, m, args.calibration, soft=args.soft)
+    cal = acc.calibrate_btt(eps, delta=delta, T=T, m=m, calibration=args.calibration, soft=args.soft)
     parts = cal.guarantee.parts
     num_teachers = b.btt_soft_num_teachers if args.soft else b.btt_num_teachers
     kind = "soft labels" if args.soft else "hard labels"
@@ -134,9 +134,9 @@ def sections_of(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
          "fewest teachers whose unanimous vote passes with probability >= 1/2"),
     ]))
     sections.append(("a-stab", "A_stab (one query)", [
-        ("threshold", float(acc.a_stab_threshold(eps, delta)), "Gamma = log(1/delta)/epsilon"),
+        ("threshold", float(acc.a_stab_threshold(eps, delta=delta)), "Gamma = log(1/delta)/epsilon"),
     ]))
-    base = acc.composition_baseline_parameters(eps, delta, m)
+    base = acc.composition_baseline_parameters(eps, delta=delta, m=m)
     sections.append(("baseline", "Composition baseline (A_stab on each of m queries)", [
         ("eps0", float(base.eps0), "per-query epsilon"),
         ("delta0", float(base.delta0), "per-query delta"),
@@ -151,12 +151,16 @@ def sections_of(args: argparse.Namespace) -> list[tuple[str, str, list[Row]]]:
 
         g = check_gamma(args.lnmax_gamma, "lnmax_gamma")
         comp = acc.compose_pure_dp(2.0 * g, m, delta, method="best")
+        run = acc.lnmax_guarantee(g, n_answers=m, delta=delta)
         sections.append(("lnmax", f"PATE LNMax, m answers with noise Lap(1/{g:g})", [
             ("gamma", g, "noise parameter"),
-            ("epsilon_pate_simple", float(acc.pate_simple_epsilon(g, m, delta)),
+            ("epsilon_pate_simple", float(acc.pate_simple_epsilon(g, n_answers=m, delta=delta)),
              "PATE's data-independent bound 4m gamma^2 + 2 gamma sqrt(2m log(1/delta))"),
             ("epsilon_composition", float(comp.epsilon),
-             f"composition of m pure 2 gamma-DP answers ({comp.method}); a run reports the smaller"),
+             f"composition of m pure 2 gamma-DP answers ({comp.method})"),
+            ("epsilon_laplace_pld", float(run.parts["laplace_pld"]),
+             "2m Laplace coordinates (two per answer) composed by their privacy-loss distributions"),
+            ("epsilon", float(run.epsilon), "epsilon of the run: the smallest of the three"),
         ]))
     if args.alpha is not None:
         rows: list[Row] = [

@@ -21,7 +21,6 @@ from core.cli.common import WIDTH, CommandError
 
 __all__ = [
     "DEST",
-    "BUDGET",
     "flag_parameters",
     "takes",
     "add_flag",
@@ -35,10 +34,6 @@ __all__ = [
 DEST = "mechanism_setting_"
 """Prefix of the generated flags' attributes (so that no parameter name can clash with
 another option's attribute)."""
-
-BUDGET = ("epsilon", "delta")
-"""The settings the command line always wants stated, where a mechanism takes them."""
-
 
 def _registry():
     from core.mechanisms import registry
@@ -141,7 +136,7 @@ def add_mechanism_flags(parser, mechanisms: Mapping[str, Iterable[str]], default
         else:
             shown = {m: _default(m, name) for m in takers}
         values = {_value(v) for v in shown.values() if v is not None}
-        if defaults is None and name in BUDGET:
+        if defaults is None and name in _registry().BUDGET:
             tail = "required"
         elif len(values) == 1 and all(v is not None for v in shown.values()):
             tail = f"default {values.pop()}"
@@ -212,7 +207,7 @@ def _usage(mech) -> str:
         arg = "{" + ",".join(map(str, p.choices or ())) + "}" if p.kind == "choice" else p.metavar
         if name in mech.derived:
             derived.append(f"--{name} {arg}")
-        elif name in BUDGET or (p.default is None and not getattr(p, "optional", False)):
+        elif name in _registry().BUDGET or (p.default is None and not getattr(p, "optional", False)):
             parts.append(f"--{name} {arg}")
         else:
             parts.append(f"[--{name} {arg}, default {_value(p.default)}]")

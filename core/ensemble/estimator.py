@@ -29,14 +29,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from core import noise, pipeline
-from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError
+from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError, PrivacyWarning
 from core.mechanisms import registry
 from core.validation import check_m
 
 __all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError", "PrivacyWarning"]
 
-#: The privacy settings the estimator takes itself, and their defaults.
-_OWN_SETTINGS = {"epsilon": 1.0, "delta": 1e-5, "T": 10, "calibration": "tight", "gamma": None}
+#: The privacy settings the estimator takes itself, and their defaults (the budget, ε and δ,
+#: has none: a fit states it, as every entry point does; core.pipeline.BUDGET).
+_OWN_SETTINGS = {"epsilon": None, "delta": None, "T": 10, "calibration": "tight", "gamma": None}
 
 
 def _shape(X) -> tuple:
@@ -47,10 +48,6 @@ def _shape(X) -> tuple:
 
 class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
     """:class:`core.errors.NotFittedError` that scikit-learn also recognises as its own."""
-
-
-class PrivacyWarning(UserWarning):
-    """A private run answered nothing, halted early or failed its certified test."""
 
 
 class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -87,15 +84,18 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     epsilon : float or None
         The privacy budget for all ``max_queries`` queries together; for a mechanism
         whose noise follows from ε (LNMax, GNMax, Confident-GNMax) it decides the noise.
-        None: the noise given (``gamma`` or in ``mechanism_params``) decides ε.
-    delta : float
-        The δ of the budget.
+        None (default): the noise given (``gamma`` or in ``mechanism_params``) decides ε;
+        with no noise given either, ``fit`` is refused: the budget has no default.
+    delta : float or None
+        The δ of the budget, required by every mechanism that takes one (None, the
+        default, is refused by ``fit`` with the mechanism's name): keep it well below
+        1/(number of private rows).
     T : int
         BTT's cutoff: the maximum number of ⊥ (only for mechanisms that take it).
     max_queries : int
         The most queries that will ever be answered (m in the calibration).
-    calibration : {"paper", "tight"}
-        BTT's calibration (:func:`core.accounting.calibrate_btt`).
+    calibration : {"tight", "paper"}
+        BTT's calibration (:func:`core.accounting.calibrate_btt`); "tight" as everywhere.
     gamma : float or None
         LNMax's noise parameter, with ``epsilon=None`` (else refused: ε decides γ).
     mechanism_params : dict or None
@@ -165,8 +165,8 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         learner: Any,
         k: int = 100,
         mechanism: str = "btt",
-        epsilon: float | None = 1.0,
-        delta: float = 1e-5,
+        epsilon: float | None = None,
+        delta: float | None = None,
         T: int = 10,
         max_queries: int = 1000,
         calibration: str = "tight",
@@ -228,6 +228,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             if "decide each other" in str(exc):
                 raise ParameterError(f"{exc} In the estimator, set epsilon=None to let the noise decide, "
                                      "or leave the noise unset to let epsilon decide it.") from None
+            if "no default" in str(exc) or "needs epsilon" in str(exc):
+                raise ParameterError(f"PrivateEnsembleClassifier(mechanism={self.mechanism!r}): {exc} "
+                                     "Give epsilon= and delta= (or the noise that decides ε) when you build "
+                                     "the estimator.") from None
             raise
 
     def fit(self, X, y, progress=None) -> "PrivateEnsembleClassifier":

@@ -105,6 +105,10 @@ class TeacherEnsemble:
         Number of teachers.
     n_classes : int
         Number of classes C; teachers vote on class ids ``0..C-1``.
+    classes_ : numpy.ndarray, shape (n_classes,)
+        The class of each vote column: ``classes_[j]`` is the label that class id ``j``
+        stands for (the labels seen in training, or ``0..C-1`` for a declared class
+        list); ``classes_[labels]`` turns a labeling run's answers into labels.
     chunk_sizes : numpy.ndarray of int64, shape (k,)
         Rows in each teacher's chunk (all ``floor(n/k)`` or ``ceil(n/k)``).
     n_rows : int
@@ -142,12 +146,16 @@ class TeacherEnsemble:
         *,
         n_jobs: int | None = None,
         block_size: int | None = None,
+        classes_: Any = None,
     ) -> None:
         if len(teachers) != len(classes) or len(teachers) != len(chunk_sizes):
             raise ParameterError("teachers, classes and chunk_sizes must have one entry per teacher.")
         self._teachers = list(teachers)
         self._classes = [np.asarray(c, dtype=np.int64) for c in classes]
         self.n_classes = int(n_classes)
+        self.classes_ = np.arange(self.n_classes) if classes_ is None else np.asarray(classes_)
+        if self.classes_.shape != (self.n_classes,):
+            raise ParameterError(f"classes_ must hold one label per class ({self.n_classes}), got shape {self.classes_.shape}.")
         self.chunk_sizes = np.asarray(chunk_sizes, dtype=np.int64)
         self.learner = learner
         self.learner_name = learner_name(learner)

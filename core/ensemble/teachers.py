@@ -66,45 +66,62 @@ from core.validation import check_k
 __all__ = ["train_teachers"]
 
 
-def _check_labels(y: Any, n_rows: int, n_classes: int | None) -> tuple[np.ndarray, int]:
+def _check_labels(y: Any, n_rows: int, n_classes: int | None) -> tuple[np.ndarray, int, np.ndarray]:
+    """The labels as class ids into the class list, the number of classes, and the class list.
+
+    ``n_classes=None``: the classes are the labels seen (sorted, as :func:`numpy.unique`
+    orders them), so labels {1, 2} give two classes, never a phantom class 0.  Given: the
+    labels are class ids ``0..n_classes-1`` of a declared class list.
+    """
     arr = np.asarray(y)
     if arr.ndim != 1:
-        raise DataError(f"The labels must be one column (one class id per row), got shape {arr.shape}.")
+        raise DataError(f"The labels must be one column (one class label per row), got shape {arr.shape}.")
     if arr.shape[0] != n_rows:
         raise DataError(
             f"The features have {n_rows} rows but the labels have {arr.shape[0]}; give one label per row."
         )
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "f":
+    if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise DataError("The labels must be class ids 0, 1, ..., C-1 (whole numbers, no missing values).")
+            raise DataError("The labels must be class labels (whole numbers or text, no missing values).")
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "iu":
-        raise DataError(
-            "The labels must be class ids 0, 1, ..., C-1; encode text labels first "
-            "(core.data.load_table does this and keeps the class names)."
-        )
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and arr.min() < 0:
-        raise DataError("The labels must be class ids 0, 1, ..., C-1; found a negative label.")
-    top = int(arr.max()) + 1 if arr.size else 0
+    elif arr.dtype.kind == "O":
+        if any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr.tolist()):
+            raise DataError("The labels must be class labels (whole numbers or text, no missing values).")
+        arr = arr.astype(str) if all(isinstance(v, str) for v in arr.tolist()) else arr
     if n_classes is None:
-        n_classes = top
+        try:
+            classes, ids = np.unique(arr, return_inverse=True)
+        except TypeError:
+            raise DataError("The labels mix kinds that cannot be ordered (e.g. numbers and text); "
+                            "give one kind of class label.") from None
+        n_classes = int(classes.size)
+        ids = ids.astype(np.int64).reshape(-1)
     else:
         if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
             raise ParameterError(f"n_classes must be a whole number, got {n_classes!r}.")
         n_classes = int(n_classes)
+        if arr.dtype.kind == "b":
+            arr = arr.astype(np.int64)
+        if arr.dtype.kind not in "iu":
+            raise DataError(
+                "With n_classes given, the labels must be class ids 0, 1, ..., n_classes-1; encode text labels "
+                "first (core.data.load_table does this and keeps the class names), or leave n_classes unset."
+            )
+        ids = arr.astype(np.int64, copy=False)
+        if ids.size and ids.min() < 0:
+            raise DataError("With n_classes given, the labels must be class ids 0, 1, ..., n_classes-1; found a negative label.")
+        top = int(ids.max()) + 1 if ids.size else 0
         if n_classes < top:
             raise ParameterError(
                 f"n_classes = {n_classes} but the labels go up to class {top - 1}; "
                 f"leave n_classes unset or give at least {top}."
             )
+        classes = np.arange(n_classes, dtype=np.int64)
     if n_classes < 2:
         raise DataError(
             "The private labels hold a single class; a classifier needs at least two classes."
         )
-    return arr, n_classes
+    return ids, n_classes, classes
 
 
 def _fit_teacher(
@@ -238,6 +255,15 @@ def train_teachers(
     no person lands in (possible for small ``persons / k``) gets a teacher that always
     votes class 0 (a fixed vote, independent of the data), with a warning.
 
+    The classes are the labels seen (``n_classes`` unset): labels {1, 2} give two classes,
+    ``ensemble.classes_ == [1, 2]``, and vote column ``j`` counts the votes for
+    ``classes_[j]`` (text labels work alike).  The class list is released with every
+    answer (an answer is an index into it), so it should be public: a class held by a
+    single private row would be revealed by its presence.  Declare it with ``n_classes``
+    (labels are then class ids ``0..n_classes-1``, ``classes_ == arange(n_classes)``,
+    the pipeline's way: :func:`core.data.load_table` encodes the labels and keeps the
+    class names).
+
     Chunks may lack some classes: each teacher's ``classes_`` (a subset of the class ids)
     is mapped onto the global class list ``0..n_classes-1``.  A chunk holding a single
     class becomes a :class:`ConstantClassifier` predicting it, without calling the
@@ -258,8 +284,9 @@ def train_teachers(
     ----------
     X : array-like, sparse matrix or pandas.DataFrame, shape (n, n_features)
         Private features.
-    y : array-like of int, shape (n,)
-        Private labels as class ids ``0..C-1``.
+    y : array-like, shape (n,)
+        Private labels: any class labels (whole numbers or text) when ``n_classes`` is
+        unset; class ids ``0..n_classes-1`` when it is given.
     learner : sklearn classifier, Pipeline or str
         Cloned (:func:`sklearn.base.clone`) for every teacher; a name from
         :data:`core.ensemble.learners.LEARNERS` builds that learner with its defaults.
@@ -267,7 +294,8 @@ def train_teachers(
         Number of teachers; checked by :func:`core.validation.check_k` against ``n``
         (every chunk needs at least two rows).
     n_classes : int, optional
-        Number of classes C (default ``max(y) + 1``).
+        Declares the class list ``0..n_classes-1`` (public, e.g. a table's classes);
+        default: the labels seen.
     rng : numpy.random.Generator, int or None
         Source of the permutation and the teachers' seeds (see
         :func:`core.noise.check_rng`).
@@ -300,7 +328,8 @@ def train_teachers(
     -------
     TeacherEnsemble
         Holds the fitted teachers in memory only (they are derived from private data),
-        and ``n_jobs`` for its vote computation.
+        ``classes_`` (the class of each vote column) and ``n_jobs`` for its vote
+        computation.
 
     Raises
     ------
@@ -313,7 +342,7 @@ def train_teachers(
     learner = resolve_learner(learner)
     X = check_features(X, "private features")
     n = num_rows(X)
-    y, n_classes = _check_labels(y, n, n_classes)
+    y, n_classes, class_list = _check_labels(y, n, n_classes)
     n_jobs = check_n_jobs(n_jobs)
     check_progress(progress)
     gen = check_rng(rng)
@@ -353,4 +382,5 @@ def train_teachers(
         chunk_sizes=np.array([c.size for c in chunks], dtype=np.int64),
         learner=clone(learner),
         n_jobs=n_jobs,
+        classes_=class_list,
     )

@@ -67,9 +67,9 @@ def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingR
     m = counts.shape[0]
     k = int(counts[0].sum())
     gen = noise.check_rng(rng)
-    threshold = accounting.a_stab_threshold(epsilon, delta)
+    threshold = accounting.a_stab_threshold(epsilon, delta=delta)
     labels = _a_stab(counts, epsilon, threshold, gen)
-    guarantee = accounting.a_stab_guarantee(epsilon, delta, m)
+    guarantee = accounting.a_stab_guarantee(epsilon, delta=delta, m=m)
     reason = infeasible_reason(k, threshold, f"A_stab at (ε={epsilon:g}, δ={delta:g})",
                                "raise ε or δ")
     params = {"epsilon_per_query": epsilon, "delta_per_query": delta, "threshold": threshold,
@@ -117,7 +117,7 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
     m = counts.shape[0]
     k = int(counts[0].sum())
     gen = noise.check_rng(rng)
-    par = accounting.composition_baseline_parameters(epsilon, delta, m)
+    par = accounting.composition_baseline_parameters(epsilon, delta=delta, m=m)
     labels = _a_stab(counts, par.eps0, par.threshold, gen)
     reason = infeasible_reason(k, par.threshold, f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})",
                                "raise ε, or label fewer queries (every query spends budget)")
@@ -153,7 +153,7 @@ class BaselineSession(Session):
 
     def __init__(self, m_max: int, rng, *, epsilon: float, delta: float) -> None:
         super().__init__(m_max, rng)
-        self.parameters = accounting.composition_baseline_parameters(epsilon, delta, self.m_max)
+        self.parameters = accounting.composition_baseline_parameters(epsilon, delta=delta, m=self.m_max)
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
         return _a_stab(counts, self.parameters.eps0, self.parameters.threshold, self._gen), counts.shape[0]

@@ -87,7 +87,7 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
     return params
 
 
-def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str = "paper", beta: float = 0.05, rng=None) -> LabelingResult:
+def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str = "tight", beta: float = 0.05, rng=None) -> LabelingResult:
     """BTT's private labeling by stability and sparse vector (docs/design.md §3.2, BTT Alg. 2).
 
     For each query in order, while fewer than ``T`` ⊥ were given:
@@ -107,9 +107,10 @@ def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str 
         Target guarantee.
     T : int
         Cutoff: the maximum number of ⊥.
-    calibration : {"paper", "tight"}
-        λ and w as printed in the paper, or the smallest meeting (ε, δ) exactly
-        (see :func:`core.accounting.calibrate_btt`).
+    calibration : {"tight", "paper"}, default "tight"
+        The smallest λ and w meeting (ε, δ) exactly, or λ and w as printed in the paper
+        (see :func:`core.accounting.calibrate_btt`); the pipeline, the estimator and the
+        command line default to "tight" too.
     beta : float
         Failure probability used for the paper's recommended number of teachers
         (reported as ``params["k_recommended"]``).
@@ -129,7 +130,7 @@ def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str 
     T = check_T(T)
     beta = check_beta(beta)
     m = counts.shape[0]
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration)
+    cal = accounting.calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration)
     gen = noise.check_rng(rng)
     top, dist = plurality_and_distance_unchecked(counts)  # counts checked above
     zt = noise.discrete_laplace(cal.noise_scale, T, gen)
@@ -177,7 +178,7 @@ class BTTSession(Session):
     def __init__(self, m_max: int, rng, *, epsilon: float, delta: float, T: int, calibration: str = "tight") -> None:
         super().__init__(m_max, rng)
         self.T = check_T(T)
-        self.calibration = accounting.calibrate_btt(epsilon, delta, self.T, self.m_max, calibration)
+        self.calibration = accounting.calibrate_btt(epsilon, delta=delta, T=self.T, m=self.m_max, calibration=calibration)
         self._thresholds = self.calibration.threshold + noise.discrete_laplace(self.calibration.noise_scale, self.T, self._gen)
         # query noises in btt_label's own pieces, so that any batching replays it (split invariance)
         self._query_noise = AlignedNoise(2.0 * self.calibration.noise_scale, self.m_max, self._gen)

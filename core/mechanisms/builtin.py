@@ -54,37 +54,37 @@ def _a_stab(counts, *, epsilon, delta, rng=None):
 def _btt_map(m: int, *, epsilon, delta, T, calibration="tight", **_: Any):
     from core.accounting.btt import calibrate_btt
 
-    return calibrate_btt(epsilon, delta, T, m, calibration).guarantee
+    return calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration).guarantee
 
 
 def _btt_soft_map(m: int, *, epsilon, delta, T, calibration="tight", **_: Any):
     from core.accounting.btt import calibrate_btt
 
-    return calibrate_btt(epsilon, delta, T, m, calibration, soft=True).guarantee
+    return calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=True).guarantee
 
 
 def _lnmax_map(m: int, *, gamma, delta, **_: Any):
     from core.accounting.pate import lnmax_guarantee
 
-    return lnmax_guarantee(gamma, m, delta)
+    return lnmax_guarantee(gamma, n_answers=m, delta=delta)
 
 
 def _lnmax_spend(epsilon: float, m: int, *, delta, **_: Any) -> dict:
     from core.accounting.pate import lnmax_gamma_for_epsilon
 
-    return {"gamma": float(lnmax_gamma_for_epsilon(epsilon, m, delta))}
+    return {"gamma": float(lnmax_gamma_for_epsilon(epsilon, n_answers=m, delta=delta))}
 
 
 def _baseline_map(m: int, *, epsilon, delta, **_: Any):
     from core.accounting.baseline import composition_baseline_parameters
 
-    return composition_baseline_parameters(epsilon, delta, m).guarantee
+    return composition_baseline_parameters(epsilon, delta=delta, m=m).guarantee
 
 
 def _a_stab_map(m: int, *, epsilon, delta, **_: Any):
     from core.accounting.baseline import a_stab_guarantee
 
-    return a_stab_guarantee(epsilon, delta, m)
+    return a_stab_guarantee(epsilon, delta=delta, m=m)
 
 
 # ----------------------------------------------------------------------------- ledger entries
@@ -180,11 +180,12 @@ register(Mechanism(
     explanation=(
         "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
         "with the largest noisy count. Every query is answered, and every answer costs "
-        "budget, so $\\varepsilon$ grows with the number of queries $m$."
+        "budget, so $\\varepsilon$ grows with the number of queries $m$. One changed teacher moves "
+        "two counts by one: the cost is that of two Laplace coordinates per answer, composed exactly."
     ),
     formulas=(
         r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathrm{Lap}(1/\gamma)\big)",
-        r"\varepsilon = \min\Big(4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)},\ \text{optimal composition of } m \text{ steps of } 2\gamma\Big)",
+        r"\varepsilon = \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } 1/\gamma\big) \le \min\Big(4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)},\ \text{optimal composition of } m \text{ steps of } 2\gamma\Big)",
     ),
     data_dependent="PATE's data-dependent moments-accountant ε (a NON-PRIVATE diagnostic)",
     per_query=True,

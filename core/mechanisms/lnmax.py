@@ -19,12 +19,15 @@ __all__ = ["lnmax_label"]
 # PATE LNMax
 # ---------------------------------------------------------------------------
 
-def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> LabelingResult:
+def lnmax_label(counts, *, gamma: float, delta: float, rng=None) -> LabelingResult:
     """PATE's Laplace noisy max (docs/design.md §3.4): ``argmax_j (counts[i, j] + Lap(1/γ))``.
 
-    Guarantee: each answer is ``2γ``-DP (PATE §3.1), so m answers are (ε, δ)-DP with
-    ε the smaller of PATE's data-independent bound ``4mγ² + 2γ sqrt(2m log(1/δ))``
-    and the optimal composition of m pure ``2γ``-DP steps.  The data-dependent
+    Guarantee (:func:`core.accounting.lnmax_guarantee`): one changed teacher moves two
+    vote counts of a query by one, so each answer is a post-processing of two Laplace
+    coordinates of sensitivity 1; the m answers are (ε, δ)-DP with ε the privacy-loss
+    distribution composition of those 2m coordinates (never above PATE's bound
+    ``4mγ² + 2γ sqrt(2m log(1/δ))`` or the optimal composition of m pure ``2γ``-DP
+    steps; ``params["epsilon_pate_simple"]`` keeps PATE's figure).  The data-dependent
     moments-accountant ε (PATE Thm 2-3) is reported as ``epsilon_data_dependent``:
     it depends on the private votes, so it is a NON-PRIVATE diagnostic, never the
     guarantee and never exported.  Every query is answered (no ⊥).
@@ -37,6 +40,7 @@ def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> Label
     gamma : float
         Noise parameter; noise ``Lap(1/γ)``.
     delta : float
+        The δ of the guarantee (no default: the budget is always stated).
     rng : Generator, int or None
 
     Returns
@@ -58,9 +62,9 @@ def lnmax_label(counts, *, gamma: float, delta: float = 1e-5, rng=None) -> Label
     gen = noise.check_rng(rng)
     noisy = counts + noise.laplace(1.0 / gamma, counts.shape, gen)
     labels = np.argmax(noisy, axis=1).astype(np.int64)
-    guarantee = accounting.lnmax_guarantee(gamma, m, delta)
+    guarantee = accounting.lnmax_guarantee(gamma, n_answers=m, delta=delta)
     simple = guarantee.parts["pate_simple"]
-    eps_dd = accounting.pate_moments_epsilon(counts, gamma, delta)
+    eps_dd = accounting.pate_moments_epsilon(counts, gamma=gamma, delta=delta)
     params = {
         "gamma": gamma,
         "noise_scale": 1.0 / gamma,

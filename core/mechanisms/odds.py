@@ -480,7 +480,7 @@ def draw_once(name: str, votes_row, params: Mapping[str, Any], rng=None) -> OneD
                 eps, dlt = float(params["eps0"]), float(params["delta0"])
             else:
                 eps, dlt = float(params["epsilon_per_query"]), float(params["delta_per_query"])
-            w, z2 = float(accounting.a_stab_threshold(eps, dlt)), 0.0
+            w, z2 = float(accounting.a_stab_threshold(eps, delta=dlt)), 0.0
             z1 = float(noise.discrete_laplace(1.0 / eps, 1, gen)[0])
         passed = d + z1 > w + z2
         return OneDraw(name, top if passed else BOTTOM, None,

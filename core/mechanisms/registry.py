@@ -9,7 +9,10 @@ data is seen), the inverse that spends a target ε (which noise parameter follow
 ε), and its audit scenario.  The app's mechanism selector and parameter widgets, the
 command line's ``--mechanism`` choices, flags and ``--help``, the audit's list, the
 estimator and the experiments are all generated from :data:`REGISTRY`; adding a
-mechanism is one module plus one :func:`register` call (docs/design.md §5).
+mechanism is one module plus one :func:`register` call (docs/design.md §5,
+docs/API.md "Adding a mechanism").  An installed package adds its mechanisms through the
+entry-point group :data:`ENTRY_POINT_GROUP` (``private_label_lab.mechanisms``): they are
+registered the first time the registry is read (:func:`load_plugins`).
 
 Parameters are validated by the labeling function itself (one validation path:
 :mod:`core.validation`); the registry only describes them.
@@ -24,12 +27,14 @@ References
 from __future__ import annotations
 
 import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from core.errors import ParameterError
 
-__all__ = ["Parameter", "TestPicture", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS"]
+__all__ = ["Parameter", "TestPicture", "Mechanism", "REGISTRY", "register", "unregister", "get", "names", "PARAMETERS",
+           "ENTRY_POINT_GROUP", "load_plugins", "BUDGET"]
 
 
 @dataclass(frozen=True)
@@ -354,13 +359,13 @@ def unregister(name: str) -> None:
 
 
 def names() -> list[str]:
-    """The registered mechanisms' names, in registration order.
+    """The registered mechanisms' names, in registration order (installed plugins included).
 
     Returns
     -------
     list of str
     """
-    _load_builtin()
+    _load_plugins_once()
     return list(REGISTRY)
 
 
@@ -380,20 +385,91 @@ def get(name: str) -> Mechanism:
     ParameterError
         If no mechanism has that name.
     """
-    _load_builtin()
     mech = REGISTRY.get(name)
+    if mech is None and _load_plugins_once():
+        mech = REGISTRY.get(name)
     if mech is None:
         raise ParameterError(f"Unknown mechanism {name!r}; choose one of {', '.join(REGISTRY)}.")
     return mech
 
 
-def _load_builtin() -> None:
-    """Nothing to do: the built-in mechanisms are registered when the package is imported
-    (``core/mechanisms/__init__.py`` imports :mod:`core.mechanisms.builtin`, which imports
-    this module), so the registry imports no module above it."""
+ENTRY_POINT_GROUP = "private_label_lab.mechanisms"
+"""The entry-point group an installed package declares its mechanisms in, e.g. in its
+``pyproject.toml``::
+
+    [project.entry-points."private_label_lab.mechanisms"]
+    gumbel-max = "my_package.gumbel:GUMBEL_MAX"
+
+The object named is a :class:`Mechanism`, a list of them, or a callable returning either;
+each is registered (a name already taken is refused with a warning, never replaced)."""
+
+_PLUGINS = {"loaded": False}
+_PLUGIN_LOCK = threading.Lock()
+
+
+def load_plugins(*, reload: bool = False) -> list[str]:
+    """Register the mechanisms installed packages declare under :data:`ENTRY_POINT_GROUP`.
+
+    Called by :func:`names` and :func:`get` the first time the registry is read (the
+    built-in mechanisms are registered when :mod:`core.mechanisms` is imported), so the
+    app, the command line, the audit and the estimator see installed mechanisms without a
+    call; call it with ``reload=True`` after installing a package into a running process.
+    A plugin that fails to load, or whose name is taken, is skipped with a warning naming
+    it: one broken package never stops the others.
+
+    Parameters
+    ----------
+    reload : bool
+        Read the entry points again (already registered mechanisms stay).
+
+    Returns
+    -------
+    list of str
+        The names registered by this call.
+    """
+    import importlib.metadata
+
+    with _PLUGIN_LOCK:
+        if _PLUGINS["loaded"] and not reload:
+            return []
+        _PLUGINS["loaded"] = True  # before loading: a plugin that reads the registry does not recurse
+    added: list[str] = []
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            if callable(obj) and not isinstance(obj, Mechanism):
+                obj = obj()
+            found = [obj] if isinstance(obj, Mechanism) else list(obj)
+            for mech in found:
+                if not isinstance(mech, Mechanism):
+                    raise ParameterError(f"it gave a {type(mech).__name__}, not a core.mechanisms.Mechanism")
+                if REGISTRY.get(mech.name) is mech:  # its module registered it on import
+                    continue
+                register(mech)
+                added.append(mech.name)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is reported, never fatal
+            warnings.warn(f"The mechanism plugin {ep.name!r} ({ep.value}) was not registered: "
+                          f"{type(exc).__name__}: {exc}", stacklevel=2)
+    return added
+
+
+def _load_plugins_once() -> bool:
+    """Load the installed plugins on the first read of the registry; True if any was registered.
+
+    The built-in mechanisms need nothing here: they are registered when the package is
+    imported (``core/mechanisms/__init__.py`` imports :mod:`core.mechanisms.builtin`, which
+    imports this module), so the registry imports no module above it.
+    """
+    if _PLUGINS["loaded"]:
+        return False
+    return bool(load_plugins())
 
 
 # The parameters shared by several mechanisms: one definition each.
+BUDGET = ("epsilon", "delta")
+"""The settings that never take a default: a run states its budget (ε, or the noise it decides,
+and δ) in the library, the pipeline, the estimator and the command line alike."""
+
 PARAMETERS: dict[str, Parameter] = {
     "epsilon": Parameter(
         "epsilon", "float", 4.0, "ε (privacy budget)",

@@ -69,7 +69,7 @@ def _soft_bin_histograms(scores: np.ndarray, n_bins: int) -> tuple[np.ndarray, n
     return hist, shifted
 
 
-def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, calibration: str = "paper", beta: float = 0.05, rng=None) -> LabelingResult:
+def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, calibration: str = "tight", beta: float = 0.05, rng=None) -> LabelingResult:
     """BTT soft labels on η-bins (docs/design.md §3.3, full version §5), binary tasks.
 
     Per query: test 1 is the sparse-vector test on the distance to instability of the
@@ -93,7 +93,7 @@ def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, 
         Up to ``2T`` failed tests.
     eta : float
         Precision; ``1/η`` a whole number.
-    calibration : {"paper", "tight"}
+    calibration : {"tight", "paper"}, default "tight"
     beta : float
     rng : Generator, int or None
 
@@ -110,7 +110,7 @@ def btt_soft_label(scores, *, epsilon: float, delta: float, T: int, eta: float, 
     eta, n_bins = check_eta(eta)
     beta = check_beta(beta)
     m, k = scores.shape
-    cal = accounting.calibrate_btt(epsilon, delta, T, m, calibration, soft=True)
+    cal = accounting.calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=True)
     gen = noise.check_rng(rng)
     hist, shifted = _soft_bin_histograms(scores, n_bins)  # scores and η checked above
     top1, d1 = plurality_and_distance_unchecked(hist)

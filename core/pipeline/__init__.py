@@ -33,7 +33,7 @@ References
 from __future__ import annotations
 
 from core.pipeline.outputs import labeled_csv, report, student
-from core.pipeline.runs import label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
+from core.pipeline.runs import BUDGET, label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
 from core.pipeline.selection import holdout_score, tune, tune_plan, tune_price
 from core.pipeline.teachers import (
     mechanism_inputs,
@@ -45,6 +45,7 @@ from core.pipeline.teachers import (
 )
 
 __all__ = [
+    "BUDGET",
     "resolve",
     "privacy_map",
     "label",

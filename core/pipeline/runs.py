@@ -12,7 +12,10 @@ import numpy as np
 from core.errors import ParameterError
 from core.mechanisms import registry
 
-__all__ = ['resolve', 'privacy_map', 'ledger_entry', 'label', 'session', 'stream_session', 'stream_result']
+__all__ = ['BUDGET', 'resolve', 'privacy_map', 'ledger_entry', 'label', 'session', 'stream_session', 'stream_result']
+
+BUDGET = registry.BUDGET
+"""The settings that never take a default (:data:`core.mechanisms.registry.BUDGET`)."""
 
 
 def _unknown_setting_message(mech, extra, allowed) -> str:
@@ -49,7 +52,9 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
         A registered name (:func:`core.mechanisms.registry.names`).
     settings : mapping
         The request: any of the mechanism's parameters, and ``epsilon`` for a mechanism
-        whose noise follows from ε.  A parameter left out (or None) takes its default.
+        whose noise follows from ε.  A parameter left out (or None) takes its default,
+        except the budget: ``epsilon`` (or the noise it decides) and ``delta``, where the
+        mechanism takes them, have no default (:data:`BUDGET`).
     m : int
         The number of queries the run will label (ε is spent over these).
     strict : bool or None, default None
@@ -67,8 +72,8 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
     Raises
     ------
     ParameterError
-        An unknown mechanism or setting, a missing required setting, or both ε and the
-        noise parameter it decides.
+        An unknown mechanism or setting, a missing required setting (the budget
+        included), or both ε and the noise parameter it decides.
     """
     mech = registry.get(mechanism)
     given = {name: value for name, value in settings.items() if value is not None}
@@ -97,6 +102,9 @@ def resolve(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool
             out.update(mech.spend(check_epsilon(float(given["epsilon"])), int(m), **known))
     for p in mech.parameters:
         if p.name not in out:
+            if p.name in BUDGET:
+                raise ParameterError(f"{mech.name} needs {p.name}: the privacy budget has no default "
+                                     f"(state {p.name} with every request).")
             if p.default is None and not p.optional:
                 raise ParameterError(f"{mech.name} needs {p.name}.")
             out[p.name] = p.default

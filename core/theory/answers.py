@@ -120,7 +120,7 @@ def expected_answers_btt(
     delta: float,
     T: int,
     m: int,
-    calibration: str = "paper",
+    calibration: str = "tight",
     *,
     discrete: bool = True,
 ) -> FloatOrArray:
@@ -147,7 +147,7 @@ def expected_answers_btt(
         Teachers' error rate in [0, 1].
     epsilon, delta, T, m : scalars
         Privacy budget, cutoff and number of queries of the run.
-    calibration : {"paper", "tight"}
+    calibration : {"tight", "paper"}, default "tight"
     discrete : bool
         Discrete (the mechanism's) or continuous Laplace noise.
 
@@ -159,7 +159,7 @@ def expected_answers_btt(
     T = check_T(T)
     m = check_m(m)
     k, a = _model_args(k, alpha)
-    cal = calibrate_btt(epsilon, delta, T, m, calibration=calibration)
+    cal = calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration)
     lam, w = float(cal.noise_scale), float(cal.threshold)
     tail = _dlap_diff_tail if discrete else _lap_diff_tail
     i = np.arange(m)
@@ -196,7 +196,7 @@ def expected_answers_composition(
     float or numpy.ndarray
         Expected answered count, broadcast over k and alpha.
     """
-    params = composition_baseline_parameters(epsilon, delta, m)
+    params = composition_baseline_parameters(epsilon, delta=delta, m=m)
     m = int(m)
     k, a = _model_args(k, alpha)
     eps0, gamma_thr = float(params.eps0), float(params.threshold)

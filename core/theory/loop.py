@@ -87,7 +87,7 @@ class _Loop:
         return np.asarray(btt_num_teachers(lam, self.m, T, self.delta, self.beta), float)
 
     def tight_lambda(self, t: int) -> float:
-        return float(calibrate_btt(self.epsilon, self.delta, int(t), self.m, calibration="tight").noise_scale)
+        return float(calibrate_btt(self.epsilon, delta=self.delta, T=int(t), m=self.m, calibration="tight").noise_scale)
 
     def state(self, k):
         """``(α, T, λ)`` at k (λ at ``ceil(T)`` for the tight calibration)."""
@@ -200,7 +200,7 @@ def solve_btt_parameters(
     gamma: float = 0.0,
     *,
     setting: str = "realizable",
-    calibration: str = "paper",
+    calibration: str = "tight",
 ) -> BTTParameters:
     """Solve BTT's loop ``T → α → k → T`` for explicit learners (Theorem 3.2 and BTT §3
     "Explicit misclassification rate"; docs/design.md §4).
@@ -213,7 +213,7 @@ def solve_btt_parameters(
     2. ``T = max(1, cutoff_T(γ, α, m, β))`` (the algorithm allows at least one ⊥);
     3. ``k = btt_num_teachers(λ, m, T, δ, β)`` with λ from the ``calibration``:
        ``"paper"``: ``λ = btt_noise_scale(T, ε, δ)`` at the real T;
-       ``"tight"``: ``calibrate_btt(ε, δ, ceil(T), m, "tight").noise_scale``, a step
+       ``"tight"``: ``calibrate_btt(ε, delta=δ, T=ceil(T), m=m).noise_scale``, a step
        function of T (each step is a privacy-loss-distribution calibration taking
        seconds; the solver needs about ``log2(m)`` of them).
 
@@ -242,7 +242,7 @@ def solve_btt_parameters(
         Best error of the class (0 when realizable; enters ``cutoff_T``).
     setting : {"realizable", "agnostic"}
         Which explicit learner bound gives α.
-    calibration : {"paper", "tight"}
+    calibration : {"tight", "paper"}, default "tight"
         How λ follows from T.
 
     Returns

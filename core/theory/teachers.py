@@ -122,7 +122,7 @@ def btt_min_teachers(
     delta: float,
     T: int,
     m: int,
-    calibration: str = "paper",
+    calibration: str = "tight",
     soft: bool = False,
     *,
     discrete: bool = True,
@@ -155,7 +155,7 @@ def btt_min_teachers(
     ε = 1, δ = 1e-5, T = 10, m = 1000, paper calibration: w ≈ 2389.1, so
     ``k_min = 2·2389 + 3 = 4781`` (d = 2390 > w; k = 4780 gives d = 2389 < w).
     """
-    cal = calibrate_btt(epsilon, delta, T, m, calibration=calibration, soft=soft)
+    cal = calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=soft)
     w = float(cal.threshold)
     if discrete:
         return min_teachers_for_threshold(w)  # 2·floor(w) + 3, the mechanism's rule

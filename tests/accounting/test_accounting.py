@@ -22,7 +22,7 @@ def test_paper_calibration_hand_values():
     # w = 2λ·ln(2·1000/1e-5) = 2·62.498·ln(2e8) = 124.995·19.114 = 2389.1
     w = float(A.btt_threshold(lam, 1000, 1e-5))
     assert w == pytest.approx(2389.1, abs=0.1)
-    cal = A.calibrate_btt(1.0, 1e-5, 10, 1000, "paper")
+    cal = A.calibrate_btt(1.0, delta=1e-5, T=10, m=1000, calibration="paper")
     assert cal.noise_scale == pytest.approx(lam) and cal.threshold == pytest.approx(w)
     # With the paper's constants the exact guarantee is below the target.
     assert cal.epsilon < 1.0 and cal.delta <= 1e-5 * (1 + 1e-12)
@@ -36,50 +36,51 @@ def test_vectorized_paper_formulas():
 
 def test_pate_simple_hand_values():
     # 4·100·0.05² + 2·0.05·sqrt(2·100·ln(1e5)) = 1 + 0.1·sqrt(2302.585) = 1 + 4.7985 = 5.7985
-    assert A.pate_simple_epsilon(0.05, 100, 1e-5) == pytest.approx(5.7985, abs=1e-4)
+    assert A.pate_simple_epsilon(0.05, n_answers=100, delta=1e-5) == pytest.approx(5.7985, abs=1e-4)
     # 4·1000·0.0025 + 0.1·sqrt(2000·ln(1e6)) = 10 + 0.1·166.22 = 26.62
-    assert A.pate_simple_epsilon(0.05, 1000, 1e-6) == pytest.approx(26.62, abs=0.01)
+    assert A.pate_simple_epsilon(0.05, n_answers=1000, delta=1e-6) == pytest.approx(26.62, abs=0.01)
 
 
 def test_pate_gamma_for_epsilon_inverts_the_simple_bound():
     # Hand value: ε = 5.7985 at T = 100, δ = 1e-5 is reached at γ = 0.05 (see above).
-    assert A.pate_gamma_for_epsilon(5.798526, 100, 1e-5) == pytest.approx(0.05, rel=1e-6)
+    assert A.pate_gamma_for_epsilon(5.798526, n_answers=100, delta=1e-5) == pytest.approx(0.05, rel=1e-6)
     for eps, T, delta in [(1e-6, 10, 0.1), (0.5, 1, 1e-5), (8.0, 2000, 1e-6), (200.0, 5, 1e-3)]:
-        gamma = A.pate_gamma_for_epsilon(eps, T, delta)
-        assert A.pate_simple_epsilon(gamma, T, delta) == pytest.approx(eps, rel=1e-9)
-    grid = A.pate_gamma_for_epsilon(np.array([0.5, 1.0, 2.0]), 100, 1e-5)
+        gamma = A.pate_gamma_for_epsilon(eps, n_answers=T, delta=delta)
+        assert A.pate_simple_epsilon(gamma, n_answers=T, delta=delta) == pytest.approx(eps, rel=1e-9)
+    grid = A.pate_gamma_for_epsilon(np.array([0.5, 1.0, 2.0]), n_answers=100, delta=1e-5)
     assert np.all(np.diff(grid) > 0)
     with pytest.raises(ParameterError, match="epsilon"):
-        A.pate_gamma_for_epsilon(0.0, 100, 1e-5)
+        A.pate_gamma_for_epsilon(0.0, n_answers=100, delta=1e-5)
     # lnmax_label at that γ reports a guarantee within the target
     from core.mechanisms import lnmax_label
 
     counts = np.tile([30, 10, 10], (100, 1))
-    res = lnmax_label(counts, gamma=A.pate_gamma_for_epsilon(2.0, 100, 1e-5), delta=1e-5, rng=0)
+    res = lnmax_label(counts, gamma=A.pate_gamma_for_epsilon(2.0, n_answers=100, delta=1e-5), delta=1e-5, rng=0)
     assert res.epsilon <= 2.0 + 1e-9
 
 
 def test_lnmax_guarantee_is_the_smaller_accountant():
     # γ = 0.05, m = 100, δ = 1e-5: PATE's bound 5.7985 (hand value above); pure 0.1-DP steps
     # composed: basic 10, advanced sqrt(200·ln(1e5))·0.1 + 100·0.1·(e^0.1 − 1) = 4.799 + 1.052 = 5.851.
-    g = A.lnmax_guarantee(0.05, 100, 1e-5)
+    g = A.lnmax_guarantee(0.05, n_answers=100, delta=1e-5)
     assert g.parts["pate_simple"] == pytest.approx(5.7985, abs=1e-4)
     assert g.parts["advanced"] == pytest.approx(5.851, abs=1e-3)
     assert g.epsilon == pytest.approx(min(g.parts.values()))
-    assert g.epsilon <= 5.7985 and g.method == "lnmax/exact"
+    # two Laplace coordinates per answer, composed by their loss distributions (design.md §3.4)
+    assert g.epsilon == g.parts["laplace_pld"] < g.parts["exact"] <= 5.7985 and g.method == "lnmax/laplace-pld"
 
 
 @pytest.mark.parametrize("epsilon, m, delta", [(0.5, 10, 1e-5), (1.0, 100, 1e-5), (4.0, 2000, 1e-6), (200.0, 50, 1e-6)])
 def test_lnmax_gamma_for_epsilon_spends_the_budget(epsilon, m, delta):
-    gamma = A.lnmax_gamma_for_epsilon(epsilon, m, delta)
-    spent = A.lnmax_guarantee(gamma, m, delta).epsilon
+    gamma = A.lnmax_gamma_for_epsilon(epsilon, n_answers=m, delta=delta)
+    spent = A.lnmax_guarantee(gamma, n_answers=m, delta=delta).epsilon
     assert spent <= epsilon
     # within 3% of the target (the PLD accountant's discretization costs a little), and
     # never less than PATE's bound alone would allow
     assert spent >= 0.97 * epsilon
-    assert gamma >= A.pate_gamma_for_epsilon(epsilon, m, delta)
+    assert gamma >= A.pate_gamma_for_epsilon(epsilon, n_answers=m, delta=delta)
     # a slightly larger γ overspends: it is (about) the largest
-    assert A.lnmax_guarantee(gamma * 1.05, m, delta).epsilon > epsilon
+    assert A.lnmax_guarantee(gamma * 1.05, n_answers=m, delta=delta).epsilon > epsilon
 
 
 def test_optimal_composition_delta_matches_the_reference():
@@ -185,8 +186,8 @@ def test_release_delta_is_at_least_design_formula_and_decreasing():
 
 @pytest.mark.parametrize("eps,delta,T,m", [(1.0, 1e-5, 10, 1000), (8.0, 1e-5, 50, 2000), (0.5, 1e-6, 5, 300)])
 def test_tight_calibration_meets_target_and_beats_paper(eps, delta, T, m):
-    tight = A.calibrate_btt(eps, delta, T, m, "tight")
-    paper = A.calibrate_btt(eps, delta, T, m, "paper")
+    tight = A.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="tight")
+    paper = A.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="paper")
     assert tight.epsilon <= eps * (1 + 1e-9)
     assert tight.delta <= delta * (1 + 1e-9)
     # recompute the guarantee from scratch with the accountant
@@ -197,20 +198,20 @@ def test_tight_calibration_meets_target_and_beats_paper(eps, delta, T, m):
 
 
 def test_soft_calibration_uses_2T_rounds_and_2m_tests():
-    cal = A.calibrate_btt(2.0, 1e-5, 10, 100, "paper", soft=True)
+    cal = A.calibrate_btt(2.0, delta=1e-5, T=10, m=100, calibration="paper", soft=True)
     assert cal.rounds == 20 and cal.tests == 200
     assert cal.noise_scale == pytest.approx(float(A.btt_noise_scale(20, 2.0, 1e-5)))
     assert cal.threshold == pytest.approx(float(A.btt_threshold(cal.noise_scale, 200, 1e-5)))
 
 
 def test_composition_baseline_parameters():
-    par = A.composition_baseline_parameters(2.0, 1e-5, 100)
+    par = A.composition_baseline_parameters(2.0, delta=1e-5, m=100)
     assert par.delta0 * 100 + par.delta_prime == pytest.approx(1e-5)
     assert float(A.advanced_composition_epsilon(par.eps0, 100, par.delta_prime)) == pytest.approx(2.0, rel=1e-9)
     assert par.threshold == pytest.approx(math.log(1 / par.delta0) / par.eps0)
     assert par.guarantee.epsilon <= 2.0 + 1e-9 and par.guarantee.delta <= 1e-5 * (1 + 1e-12)
     # few queries: basic composition spends the whole budget and gives the lower threshold
-    small = A.composition_baseline_parameters(1.0, 0.01, 2)
+    small = A.composition_baseline_parameters(1.0, delta=0.01, m=2)
     assert small.composition == "basic" and small.eps0 == pytest.approx(0.5)
     assert small.guarantee.epsilon == pytest.approx(1.0) and small.guarantee.delta == pytest.approx(0.01)
 
@@ -220,7 +221,7 @@ def test_moments_accountant_ties_use_data_independent_bound():
     gamma, delta, m = 0.05, 1e-5, 100
     counts = np.tile([5, 5], (m, 1))
     expected = min((m * min(2 * gamma * l, 2 * gamma**2 * l * (l + 1)) + math.log(1 / delta)) / l for l in range(1, 9))
-    assert A.pate_moments_epsilon(counts, gamma, delta) == pytest.approx(expected, rel=1e-12)
+    assert A.pate_moments_epsilon(counts, gamma=gamma, delta=delta) == pytest.approx(expected, rel=1e-12)
 
 
 def test_moments_accountant_hand_value_large_gap():
@@ -232,20 +233,20 @@ def test_moments_accountant_hand_value_large_gap():
         dd = math.log((1 - q) * ((1 - q) / (1 - math.exp(2 * gamma) * q)) ** l + q * math.exp(2 * gamma * l))
         return min(2 * gamma * l, 2 * gamma**2 * l * (l + 1), dd)
     expected = min((alpha(l) + math.log(1 / delta)) / l for l in range(1, 9))
-    assert A.pate_moments_epsilon(np.array([[250, 0]]), gamma, delta) == pytest.approx(expected, rel=1e-12)
+    assert A.pate_moments_epsilon(np.array([[250, 0]]), gamma=gamma, delta=delta) == pytest.approx(expected, rel=1e-12)
     # unanimous votes cost far less than the data-independent bound
     counts = np.tile([250, 0], (1000, 1))
-    assert A.pate_moments_epsilon(counts, gamma, delta) < A.pate_simple_epsilon(gamma, 1000, delta) / 2
+    assert A.pate_moments_epsilon(counts, gamma=gamma, delta=delta) < A.pate_simple_epsilon(gamma, n_answers=1000, delta=delta) / 2
 
 
 def test_bad_parameters():
     with pytest.raises(ParameterError):
-        A.calibrate_btt(0.0, 1e-5, 10, 100)
+        A.calibrate_btt(0.0, delta=1e-5, T=10, m=100)
     with pytest.raises(ParameterError):
-        A.calibrate_btt(1.0, 1.5, 10, 100)
+        A.calibrate_btt(1.0, delta=1.5, T=10, m=100)
     with pytest.raises(ParameterError):
-        A.calibrate_btt(1.0, 1e-5, 0, 100)
+        A.calibrate_btt(1.0, delta=1e-5, T=0, m=100)
     with pytest.raises(ParameterError):
-        A.calibrate_btt(1.0, 1e-5, 10, 100, calibration="loose")
+        A.calibrate_btt(1.0, delta=1e-5, T=10, m=100, calibration="loose")
     with pytest.raises(ParameterError):
-        A.pate_simple_epsilon(0.0, 10, 1e-5)
+        A.pate_simple_epsilon(0.0, n_answers=10, delta=1e-5)

@@ -146,7 +146,7 @@ def test_lnmax_matches_moments():
     # same ε as the moments accountant: min_l (Σα(l) + log 1/δ)/l
     total = got.sum(axis=0) * (orders - 1)
     eps = np.min((total + math.log(1e5)) / (orders - 1))
-    assert eps == pytest.approx(pate_moments_epsilon(counts, 0.05, 1e-5), rel=1e-12)
+    assert eps == pytest.approx(pate_moments_epsilon(counts, gamma=0.05, delta=1e-5), rel=1e-12)
     frac = dd.lnmax_rdp_data_dependent(counts, gamma=0.05, orders=[2.5])
     assert np.allclose(frac, min(2 * 0.05, 2 * 0.05**2 * 2.5))
 

@@ -493,7 +493,7 @@ def test_concurrent_file_appends(tmp_path):
     lambda c: agg.btt_label(c, epsilon=2.0, delta=1e-5, T=5, rng=0),
     lambda c: agg.btt_label(c, epsilon=1.0, delta=1e-6, T=8, calibration="tight", rng=1),
     lambda c: agg.lnmax_label(c, gamma=0.04, delta=1e-5, rng=2),
-    lambda c: agg.lnmax_label(c, gamma=accounting.lnmax_gamma_for_epsilon(2.0, c.shape[0], 1e-5), delta=1e-5, rng=2),
+    lambda c: agg.lnmax_label(c, gamma=accounting.lnmax_gamma_for_epsilon(2.0, n_answers=c.shape[0], delta=1e-5), delta=1e-5, rng=2),
     lambda c: agg.a_stab_label(c[:4], epsilon=0.5, delta=1e-6, rng=3),
 ], ids=["btt-paper", "btt-tight", "lnmax", "lnmax-calibrated", "a-stab"])
 def test_entry_from_result_reproduces_own_guarantee(make):

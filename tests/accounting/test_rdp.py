@@ -60,9 +60,9 @@ def test_gaussian_rdp_hand_values():
     np.testing.assert_allclose(rdp.gaussian_rdp(2.0, sensitivity_sq=2.0, orders=orders), [0.5, 0.75, 2.5])
     np.testing.assert_allclose(rdp.gaussian_rdp(2.0, orders=orders), [0.25, 0.375, 1.25])
     # GNMax: α/σ² per answer; threshold: α/(2σ1²) per query
-    np.testing.assert_allclose(rdp.gnmax_rdp(4.0, 3, orders), 3 * orders / 16)
-    np.testing.assert_allclose(rdp.confident_gnmax_rdp(3.0, 2.0, 5, 2, orders), 5 * orders / 18 + 2 * orders / 4)
-    np.testing.assert_allclose(rdp.confident_gnmax_rdp(3.0, 2.0, 5, orders=orders), 5 * orders / 18 + 5 * orders / 4)
+    np.testing.assert_allclose(rdp.gnmax_rdp(4.0, n_answers=3, orders=orders), 3 * orders / 16)
+    np.testing.assert_allclose(rdp.confident_gnmax_rdp(3.0, 2.0, n_queries=5, n_answers=2, orders=orders), 5 * orders / 18 + 2 * orders / 4)
+    np.testing.assert_allclose(rdp.confident_gnmax_rdp(3.0, 2.0, n_queries=5, orders=orders), 5 * orders / 18 + 5 * orders / 4)
 
 
 def test_rdp_to_dp_single_order_hand_value():
@@ -71,7 +71,7 @@ def test_rdp_to_dp_single_order_hand_value():
     assert order == 10.0
     assert eps == pytest.approx(1.0 + math.log(0.9) - (math.log(1e-5) + math.log(10.0)) / 9.0, rel=1e-14)
     # the minimum over orders of the same expression
-    curve = rdp.gnmax_rdp(10.0, 7)
+    curve = rdp.gnmax_rdp(10.0, n_answers=7)
     manual = np.min(curve + np.log1p(-1 / rdp.ORDERS) - np.log(1e-5 * rdp.ORDERS) / (rdp.ORDERS - 1))
     eps, order = rdp.rdp_to_dp(curve, delta=1e-5)
     assert eps == pytest.approx(manual, rel=1e-12)
@@ -106,7 +106,7 @@ def test_confident_gnmax_against_dp_accounting():
     g = rdp.confident_gnmax_guarantee(150.0, 40.0, n_queries=640, n_answers=283, delta=1e-5)
     assert g.parts["epsilon_rdp"] == pytest.approx(ref, rel=1e-6)
     assert g.parts["epsilon_rdp"] == pytest.approx(2.743, abs=1e-3)
-    eps, _ = rdp.rdp_to_dp(rdp.confident_gnmax_rdp(150.0, 40.0, 640, 283), delta=1e-5)
+    eps, _ = rdp.rdp_to_dp(rdp.confident_gnmax_rdp(150.0, 40.0, n_queries=640, n_answers=283), delta=1e-5)
     assert eps == g.parts["epsilon_rdp"]
     mu = math.sqrt(640 / 150.0 ** 2 + 2 * 283 / 40.0 ** 2)
     assert g.epsilon == pytest.approx(exact_gaussian_epsilon(mu, 1e-5), rel=1e-9) and g.epsilon < eps
@@ -228,9 +228,9 @@ def test_filter_guarantee_at_best_order_equals_fixed():
     (lambda: rdp.gaussian_rdp(0.0), "sigma"),
     (lambda: rdp.gaussian_rdp(float("nan")), "sigma"),
     (lambda: rdp.gaussian_rdp(1.0, orders=[0.5, 2.0]), "orders"),
-    (lambda: rdp.gnmax_rdp(1.0, -1), "n_answers"),
-    (lambda: rdp.gnmax_rdp(1.0, 2.5), "n_answers"),
-    (lambda: rdp.confident_gnmax_rdp(1.0, -2.0, 3), "sigma2"),
+    (lambda: rdp.gnmax_rdp(1.0, n_answers=-1), "n_answers"),
+    (lambda: rdp.gnmax_rdp(1.0, n_answers=2.5), "n_answers"),
+    (lambda: rdp.confident_gnmax_rdp(1.0, -2.0, n_queries=3), "sigma2"),
     (lambda: rdp.rdp_to_dp(np.ones(3), delta=1e-5), "one value per order"),
     (lambda: rdp.rdp_to_dp(-np.ones(rdp.ORDERS.size), delta=1e-5), "non-negative"),
     (lambda: rdp.rdp_to_dp(np.ones(rdp.ORDERS.size), delta=0.0), "delta"),

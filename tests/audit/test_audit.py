@@ -283,7 +283,7 @@ class BrokenBTT:
     def __call__(self, counts, n, rng):
         counts = check_counts(counts)
         m = counts.shape[0]
-        cal = calibrate_btt(self.epsilon, self.delta, self.T, m, self.calibration)
+        cal = calibrate_btt(self.epsilon, delta=self.delta, T=self.T, m=m, calibration=self.calibration)
         gen = check_rng(rng)
         dist = (distance_to_instability_printed if self.bug == "printed_distance" else distance_to_instability)(counts)
         top = plurality(counts)
@@ -317,7 +317,7 @@ class BrokenAStab:
 
     def __call__(self, counts, n, rng):
         counts = check_counts(counts)
-        thr = a_stab_threshold(self.epsilon, self.delta)
+        thr = a_stab_threshold(self.epsilon, delta=self.delta)
         z = discrete_laplace(1 / self.epsilon, (n, counts.shape[0]), check_rng(rng))
         passed = distance_to_instability_printed(counts)[None, :] + z > thr
         return np.where(passed, plurality(counts)[None, :], BOTTOM)
@@ -343,7 +343,7 @@ def _rows(margins, k=600):
 
 
 def _btt_w(m, T=1, calibration="tight"):
-    return calibrate_btt(EPS, DELTA, T, m, calibration).threshold
+    return calibrate_btt(EPS, delta=DELTA, T=T, m=m, calibration=calibration).threshold
 
 
 def _caught(result):
@@ -390,7 +390,7 @@ def _btt_case(name, sampler, a, b, rng, **kw):
 
 def case_printed_distance_a_stab():
     # Claimed (1, 0.01); the printed distance moves by 2, so the tail ratio is e^2.
-    thr = a_stab_threshold(EPS, DELTA)
+    thr = a_stab_threshold(EPS, delta=DELTA)
     d = int(math.floor((thr - 1) / 2))  # printed distances 2d+1 / 2d-1 straddle Γ
     pair = [p for p in neighbouring_pairs(60, distance=d - 1) if p.name == "top_loses_vote"][0]
     claim = ag.a_stab_label(pair.a, epsilon=EPS, delta=DELTA, rng=0)
@@ -439,7 +439,7 @@ def case_release_noisy_distance():
 def case_half_noise_lnmax():
     # γ = 1 claims 2γ = 2 per answer; with Lap(1/(2γ)) the leak approaches 4.
     a, b = _rows([4], k=40), _rows([2], k=40)
-    claim = ag.lnmax_label(a, gamma=1.0, rng=0)
+    claim = ag.lnmax_label(a, gamma=1.0, rng=0, delta=1e-5)
     return Case("LNMax with half the noise", HalfNoiseLNMax(1.0), a, b, claim.epsilon, claim.delta, rng=106,
                 min_ratio=1.4)
 
@@ -533,7 +533,7 @@ def test_btt_with_two_rounds_passes():
 def test_btt_soft_labels_pass(calibration):
     eta = 0.25
     s = BTTSoftSampler(EPS, DELTA, 1, eta, calibration=calibration)
-    w = calibrate_btt(EPS, DELTA, 1, 1, calibration, soft=True).threshold
+    w = calibrate_btt(EPS, delta=DELTA, T=1, m=1, calibration=calibration, soft=True).threshold
     i = 0
     for off in (-2, 0, 2):
         d = max(0, int(round(w)) + off)
@@ -568,7 +568,7 @@ def test_a_stab_passes_and_the_audit_is_tight_on_it():
     # Laplace tail ratio), so the audit must come close to ε without exceeding it.
     for eps, delta in [(1.0, 1e-2), (0.5, 1e-3), (2.0, 1e-4)]:
         s = AStabSampler(eps, delta)
-        d = int(math.floor(a_stab_threshold(eps, delta)))
+        d = int(math.floor(a_stab_threshold(eps, delta=delta)))
         pairs = neighbouring_pairs(2 * d + 40, distance=d - 1) + neighbouring_pairs(2 * d + 40, distance=d + 1)
         best = 0.0
         for i, p in enumerate(pairs):
@@ -581,7 +581,7 @@ def test_a_stab_passes_and_the_audit_is_tight_on_it():
 def test_composition_baseline_passes():
     for m in (2, 3):
         s = AStabSampler(EPS, DELTA, baseline=True)
-        thr = composition_baseline_parameters(EPS, DELTA, m).threshold
+        thr = composition_baseline_parameters(EPS, delta=DELTA, m=m).threshold
         d = int(math.floor(thr))
         for i, p in enumerate(neighbouring_pairs(2 * d + 40, distance=d - 1, n_queries=m)):
             if p.a.shape[0] != m and p.name != "top_loses_vote":
@@ -601,7 +601,7 @@ REAL_CASES = {
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="tight"), "btt-soft"),
     "btt-soft:paper": (lambda: RealAggregator("btt-soft", epsilon=EPS, delta=DELTA, T=1, eta=0.25, calibration="paper"),
                        lambda: BTTSoftSampler(EPS, DELTA, 1, 0.25, calibration="paper"), "btt_soft-paper"),
-    "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0), lambda: LNMaxSampler(1.0), "lnmax"),
+    "lnmax": (lambda: RealAggregator("lnmax", gamma=1.0, delta=1e-5), lambda: LNMaxSampler(1.0), "lnmax"),
     "a-stab": (lambda: RealAggregator("a-stab", epsilon=EPS, delta=DELTA), lambda: AStabSampler(EPS, DELTA), "a-stab"),
     "baseline": (lambda: RealAggregator("baseline", epsilon=EPS, delta=DELTA),
                  lambda: AStabSampler(EPS, DELTA, baseline=True), "baseline"),

@@ -174,7 +174,7 @@ def test_label_lnmax_answers_every_row_with_class_names(files, tmp_path, capsys)
     labeled, report = check_outputs(tmp_path, "lnmax")
     assert report["counts"]["answered"] == N_PUBLIC
     assert set(labeled["label"]) <= {"no", "yes"} and labeled["label"].ne("").all()
-    assert report["guarantee"]["epsilon"] <= pate_simple_epsilon(0.1, N_PUBLIC, 1e-5) + 1e-12
+    assert report["guarantee"]["epsilon"] <= pate_simple_epsilon(0.1, n_answers=N_PUBLIC, delta=1e-5) + 1e-12
     assert report["parameters"]["gamma"] == 0.1
 
 
@@ -186,8 +186,8 @@ def test_label_lnmax_at_a_target_epsilon(files, tmp_path, capsys):
     rc = main(label_args(files, tmp_path, mechanism=("lnmax", "--epsilon", "3")))
     assert rc == EXIT_OK, capsys.readouterr().err
     _, report = check_outputs(tmp_path, "lnmax")
-    assert report["parameters"]["gamma"] == lnmax_gamma_for_epsilon(3.0, N_PUBLIC, 1e-5)
-    assert report["parameters"]["gamma"] > pate_gamma_for_epsilon(3.0, N_PUBLIC, 1e-5)
+    assert report["parameters"]["gamma"] == lnmax_gamma_for_epsilon(3.0, n_answers=N_PUBLIC, delta=1e-5)
+    assert report["parameters"]["gamma"] > pate_gamma_for_epsilon(3.0, n_answers=N_PUBLIC, delta=1e-5)
     assert report["guarantee"]["epsilon"] == pytest.approx(3.0, abs=1e-6)
     assert report["guarantee"]["epsilon"] <= 3.0 + 1e-9
 
@@ -197,7 +197,7 @@ def test_label_baseline(files, tmp_path, capsys):
     assert rc == EXIT_OK, capsys.readouterr().err
     _, report = check_outputs(tmp_path, "baseline")
     assert report["counts"]["not_processed"] == 0
-    expected = composition_baseline_parameters(20.0, 1e-5, N_PUBLIC)
+    expected = composition_baseline_parameters(20.0, delta=1e-5, m=N_PUBLIC)
     assert report["parameters"]["eps0"] == expected.eps0
 
 
@@ -214,7 +214,7 @@ def halting_settings() -> dict:
     exit code is 3 except with probability < 1e-6; the fixed seed makes it deterministic.
     """
     settings = {"epsilon": 1.0, "delta": 1e-6, "T": 1, "k": 4}
-    cal = calibrate_btt(settings["epsilon"], settings["delta"], 1, N_PUBLIC, "tight")
+    cal = calibrate_btt(settings["epsilon"], delta=settings["delta"], T=1, m=N_PUBLIC, calibration="tight")
     assert float(B.btt_pass_probability(1, cal.noise_scale, cal.threshold)) < 1e-6
     return settings
 
@@ -433,17 +433,21 @@ BOUNDS_ARGS = ["bounds", "--epsilon", "1", "--delta", "1e-5", "--T", "10", "--m"
 def test_bounds_json_equals_the_library(capsys):
     assert main(BOUNDS_ARGS + ["--json"]) == EXIT_OK
     data = json.loads(capsys.readouterr().out)
-    cal = calibrate_btt(1.0, 1e-5, 10, 1000, "paper")
+    cal = calibrate_btt(1.0, delta=1e-5, T=10, m=1000, calibration="paper")
     btt = data["btt"]
     assert btt["noise_scale"] == cal.noise_scale and btt["threshold"] == cal.threshold
     assert btt["epsilon"] == cal.guarantee.epsilon and btt["delta"] == cal.guarantee.delta
     assert btt["k_recommended"] == float(B.btt_num_teachers(cal.noise_scale, 1000, 10, 1e-5, 0.05))
     assert btt["k_min_unanimous"] == B.btt_min_teachers(1.0, 1e-5, 10, 1000, "paper") == 4781  # docstring value
     assert math.isclose(btt["k_recommended"], 66_441, rel_tol=1e-4)  # core.theory docstring example
-    assert data["a-stab"]["threshold"] == a_stab_threshold(1.0, 1e-5)
-    base = composition_baseline_parameters(1.0, 1e-5, 1000)
+    assert data["a-stab"]["threshold"] == a_stab_threshold(1.0, delta=1e-5)
+    base = composition_baseline_parameters(1.0, delta=1e-5, m=1000)
     assert data["baseline"]["eps0"] == base.eps0 and data["baseline"]["epsilon"] == base.guarantee.epsilon
-    assert data["lnmax"]["epsilon_pate_simple"] == pate_simple_epsilon(0.05, 1000, 1e-5)
+    assert data["lnmax"]["epsilon_pate_simple"] == pate_simple_epsilon(0.05, n_answers=1000, delta=1e-5)
+    from core.accounting import lnmax_guarantee
+
+    assert data["lnmax"]["epsilon"] == lnmax_guarantee(0.05, n_answers=1000, delta=1e-5).epsilon
+    assert data["lnmax"]["epsilon"] == data["lnmax"]["epsilon_laplace_pld"] < data["lnmax"]["epsilon_composition"]
     thm = data["theorem_3_2"]
     assert thm["cutoff_T"] == float(B.cutoff_T(0.0, 0.01, 1000, 0.05))
     assert thm["expected_answers_btt"] == float(B.expected_answers_btt(5000, 0.01, 1.0, 1e-5, 10, 1000, "paper"))
@@ -478,7 +482,7 @@ def test_bounds_table_shows_the_json_values(capsys):
 def test_bounds_soft_and_bad_values(capsys):
     assert main(["bounds", "--epsilon", "2", "--delta", "1e-6", "--T", "3", "--m", "100", "--soft", "--json"]) == EXIT_OK
     data = json.loads(capsys.readouterr().out)
-    cal = calibrate_btt(2.0, 1e-6, 3, 100, "tight", soft=True)
+    cal = calibrate_btt(2.0, delta=1e-6, T=3, m=100, calibration="tight", soft=True)
     assert data["btt"]["rounds"] == 6 and data["btt"]["noise_scale"] == cal.noise_scale
     assert data["btt"]["k_recommended"] == float(B.btt_soft_num_teachers(cal.noise_scale, 100, 3, 1e-6, 0.05))
     assert main(["bounds", "--epsilon", "-1", "--delta", "1e-6", "--T", "3", "--m", "100"]) == EXIT_ERROR

@@ -41,7 +41,7 @@ def test_halts_at_cutoff_with_weak_teachers():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((4000, 3))
     y = rng.integers(2, size=4000)  # labels independent of features: ties everywhere
-    clf = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, T=3,
+    clf = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, delta=1e-5, T=3,
                                     max_queries=1000, calibration="tight", rng=2).fit(X, y)
     out = clf.predict(rng.standard_normal((500, 3)))
     assert clf.n_bottom_ == 3 and clf.halted_
@@ -53,7 +53,7 @@ def test_halts_at_cutoff_with_weak_teachers():
 @pytest.mark.parametrize("mechanism", ["lnmax", "baseline"])
 def test_other_mechanisms(data, mechanism):
     X, y, Xq, yq = data
-    clf = PrivateEnsembleClassifier(LogisticRegression(), k=500, mechanism=mechanism, epsilon=8.0,
+    clf = PrivateEnsembleClassifier(LogisticRegression(), k=500, mechanism=mechanism, epsilon=8.0, delta=1e-5,
                                     max_queries=200, rng=4).fit(X, y)
     out = clf.predict(Xq[:200])
     answered = out != -1
@@ -68,13 +68,14 @@ def test_other_mechanisms(data, mechanism):
 def test_string_classes_and_errors(data):
     X, y, Xq, _ = data
     names = np.array(["neg", "pos"])[y]
-    clf = PrivateEnsembleClassifier(LogisticRegression(), k=50, mechanism="lnmax", max_queries=10, rng=5)
+    clf = PrivateEnsembleClassifier(LogisticRegression(), k=50, mechanism="lnmax", epsilon=1.0, delta=1e-5,
+                                    max_queries=10, rng=5)
     with pytest.raises(NotFittedError):
         clf.predict(Xq[:3])
     clf.fit(X, names)
     assert set(clf.predict(Xq[:10])) <= {"neg", "pos", -1}
     with pytest.raises(ParameterError):
-        PrivateEnsembleClassifier(LogisticRegression(), mechanism="magic").fit(X, y)
+        PrivateEnsembleClassifier(LogisticRegression(), mechanism="magic", delta=1e-5).fit(X, y)
 
 
 # ----------------------------------------------------------------------------- scikit-learn's checks
@@ -104,7 +105,7 @@ EXPECTED_FAILED_CHECKS = {
 
 
 def _checked_estimator():
-    return PrivateEnsembleClassifier(LogisticRegression(), k=2, mechanism="lnmax", epsilon=1e6, gamma=None,
+    return PrivateEnsembleClassifier(LogisticRegression(), k=2, mechanism="lnmax", epsilon=1e6, delta=1e-5, gamma=None,
                                      max_queries=100_000, rng=0)
 
 
@@ -139,7 +140,7 @@ def test_fit_on_the_same_rows_continues_their_ledger(data):
     X, y, _, _ = data
     X, y = X[:3000], y[:3000]
     led = PrivacyLedger()
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5,
                                     max_queries=50, rng=6, ledger=led)
     first = clone(est).fit(X, y)
     once = first.ledger_total_

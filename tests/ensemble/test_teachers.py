@@ -353,8 +353,10 @@ def test_query_rows_with_wrong_columns():
         ({"k": 1}, ParameterError, "at least 2"),
         ({"k": 150}, ParameterError, "fewer than two rows"),
         ({"y": np.zeros(199, dtype=int)}, DataError, "one label per row"),
-        ({"y": np.array(["a", "b"] * 100)}, DataError, "encode"),
-        ({"y": -np.ones(200, dtype=int)}, DataError, "negative"),
+        ({"y": np.array(["a", "b"] * 100), "n_classes": 2}, DataError, "encode"),  # ids of a declared list
+        ({"y": -np.ones(200, dtype=int), "n_classes": 2}, DataError, "negative"),
+        ({"y": np.array([0.0, np.nan] * 100)}, DataError, "no missing values"),
+        ({"y": np.array([1, "a"] * 100, dtype=object)}, DataError, "cannot be ordered"),
         ({"y": np.zeros(200, dtype=int)}, DataError, "single class"),
         ({"n_classes": 1}, ParameterError, "n_classes"),
         ({"n_jobs": 0}, ParameterError, "n_jobs"),

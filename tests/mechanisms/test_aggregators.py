@@ -92,7 +92,7 @@ def test_soft_never_more_than_2T_failed_tests():
 
 def test_unanimous_votes_with_enough_teachers_are_all_answered():
     m, T = 1000, 5
-    cal = accounting.calibrate_btt(2.0, 1e-5, T, m, "tight")
+    cal = accounting.calibrate_btt(2.0, delta=1e-5, T=T, m=m, calibration="tight")
     # dist - w = 100λ: a query fails only if Z_q − Z_t <= −100λ, probability
     # <= e^{-25} + e^{-50} < 1.4e-11 per query, < 1.4e-8 over the 1000 queries.
     k = 2 * int(cal.threshold + 100 * cal.noise_scale) + 4
@@ -108,7 +108,7 @@ def test_tie_released_only_with_probability_below_release_delta():
     """Runs whose queries are all ties: the fraction of runs releasing any label stays
     below δ_release.  Settings with a large δ make δ_release measurable (≈ 0.05)."""
     eps, delta, T, m = 1.0, 0.1, 2, 8
-    cal = accounting.calibrate_btt(eps, delta, T, m, "tight")
+    cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration="tight")
     bound = cal.guarantee.parts["delta_release"]
     assert 1e-3 < bound < 0.1
     counts = np.tile([7, 7], (m, 1))
@@ -124,8 +124,8 @@ def test_tie_released_only_with_probability_below_release_delta():
 def test_tight_answers_at_least_as_many_as_paper():
     rng = np.random.default_rng(11)
     m, T = 600, 20
-    paper = accounting.calibrate_btt(4.0, 1e-5, T, m, "paper")
-    tight = accounting.calibrate_btt(4.0, 1e-5, T, m, "tight")
+    paper = accounting.calibrate_btt(4.0, delta=1e-5, T=T, m=m, calibration="paper")
+    tight = accounting.calibrate_btt(4.0, delta=1e-5, T=T, m=m, calibration="tight")
     k = 2 * int(0.5 * (paper.threshold + tight.threshold)) + 2  # between the two thresholds
     counts = np.zeros((m, 2), dtype=np.int64)
     counts[:, 0] = k
@@ -181,7 +181,7 @@ def test_lnmax():
     res = lnmax_label(counts, gamma=0.05, delta=1e-5, rng=rng)
     assert res.n_answered == 2000 and res.n_bottom == 0
     assert np.mean(res.labels == plurality(counts)) > 0.99
-    simple = accounting.pate_simple_epsilon(0.05, 2000, 1e-5)
+    simple = accounting.pate_simple_epsilon(0.05, n_answers=2000, delta=1e-5)
     assert res.epsilon <= simple + 1e-12
     assert res.params["epsilon_pate_simple"] == pytest.approx(simple)
     assert res.epsilon_data_dependent is not None and res.epsilon_data_dependent < res.epsilon
@@ -190,7 +190,7 @@ def test_lnmax():
 def test_lnmax_noise_level():
     """With a tie between two classes, LNMax picks each about half the time."""
     counts = np.tile([5, 5], (40_000, 1))
-    res = lnmax_label(counts, gamma=1.0, rng=np.random.default_rng(9))
+    res = lnmax_label(counts, gamma=1.0, rng=np.random.default_rng(9), delta=1e-5)
     n0 = int(np.sum(res.labels == 0))
     # two-sided binomial acceptance region, false-failure probability 2e-7
     assert stats.binom.ppf(1e-7, 40_000, 0.5) <= n0 <= stats.binom.isf(1e-7, 40_000, 0.5)
@@ -200,7 +200,7 @@ def test_lnmax_noise_level():
 def test_composition_baseline_and_a_stab():
     rng = np.random.default_rng(10)
     m = 200
-    par = accounting.composition_baseline_parameters(4.0, 1e-5, m)
+    par = accounting.composition_baseline_parameters(4.0, delta=1e-5, m=m)
     k_big = 2 * int(par.threshold + 60 / par.eps0) + 4   # margin 60/ε0 above Γ
     counts = np.zeros((m, 3), dtype=np.int64)
     counts[: m // 2, 1] = k_big                       # unanimous: answered
@@ -226,7 +226,7 @@ def test_parameter_errors():
     with pytest.raises(ParameterError):
         btt_soft_label(np.full((3, 4), 0.5), epsilon=1.0, delta=1e-5, T=3, eta=0.3)
     with pytest.raises(ParameterError):
-        lnmax_label(counts, gamma=-1.0)
+        lnmax_label(counts, gamma=-1.0, delta=1e-5)
     with pytest.raises(DataError):
         btt_label(np.array([[3, 1], [2, 1]]), epsilon=1.0, delta=1e-5, T=3)  # unequal vote totals
 

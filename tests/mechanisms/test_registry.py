@@ -116,7 +116,7 @@ def test_toy_mechanism_reaches_the_pipeline_the_estimator_and_the_audit(toy):
     res = audit.run_scenario(scn, n_trials=20_000, rng=1)
     assert res.claimed_epsilon == pytest.approx(0.5)  # one query, spread 4: 2/4
     X, y = halfspaces(3000, 3, rng=2)
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="toy-max", epsilon=4.0, max_queries=50, rng=0)
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="toy-max", epsilon=4.0, delta=1e-5, max_queries=50, rng=0)
     est.fit(X[:2900], y[:2900])
     assert est.predict(X[2900:2920]).shape == (20,)
     assert est.privacy_spent_[0] == pytest.approx(4.0 * 20 / 50)

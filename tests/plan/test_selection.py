@@ -127,7 +127,7 @@ def test_curve_matches_theorem_2_by_hand_for_the_geometric_case():
 
     m, sigma, mean = 50, 40.0, 7.0
     orders = np.asarray(ORDERS, dtype=float)
-    rho = np.asarray(gnmax_rdp(sigma, m), dtype=float)
+    rho = np.asarray(gnmax_rdp(sigma, n_answers=m), dtype=float)
     entry = pipeline.ledger_entry("gnmax", {"sigma": sigma, "delta": 1e-6}, m)
     got = np.asarray(selection_entry([entry], mean=mean, shape=1.0, delta=1e-6).rho)
     gamma = 1.0 / mean

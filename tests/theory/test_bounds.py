@@ -111,9 +111,9 @@ def test_advanced_composition_hand_values_and_inverse():
 
 def test_pate_simple_bound_hand_values():
     # 4·100·0.05² + 2·0.05·sqrt(2·100·log(1e5)) = 1 + 0.1·47.9853 = 5.79853
-    assert bounds.pate_simple_epsilon(0.05, 100, 1e-5) == pytest.approx(5.7985, abs=1e-3)
+    assert bounds.pate_simple_epsilon(0.05, n_answers=100, delta=1e-5) == pytest.approx(5.7985, abs=1e-3)
     # 4·1000·0.0025 + 0.1·sqrt(2000·log(1e6)) = 10 + 0.1·166.226 = 26.6226
-    assert bounds.pate_simple_epsilon(0.05, 1000, 1e-6) == pytest.approx(26.62, abs=1e-2)
+    assert bounds.pate_simple_epsilon(0.05, n_answers=1000, delta=1e-6) == pytest.approx(26.62, abs=1e-2)
 
 
 # ---------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def _check_relations(res, n, V, eps, delta, beta, m, gamma, setting):
     ],
 )
 def test_solver_relations_hold_when_feasible(n, V, eps, delta, beta, m, gamma, setting):
-    res = bounds.solve_btt_parameters(n, V, eps, delta, beta, m, gamma, setting=setting)
+    res = bounds.solve_btt_parameters(n, V, eps, delta, beta, m, gamma, setting=setting, calibration="paper")
     assert res.feasible, res.reason
     assert res.reason is None and res.n_needed is None
     assert 1.0 <= res.k <= n and 0 < res.alpha < 1 and 1.0 <= res.T < m
@@ -193,7 +193,7 @@ def test_solver_relations_hold_when_feasible(n, V, eps, delta, beta, m, gamma, s
 
 def test_solver_realizable_example_values():
     # the docstring example: n = 1e10, V = 10, ε = 1, δ = 1e-5, β = 0.05, m = 1000
-    res = bounds.solve_btt_parameters(1e10, 10, 1.0, 1e-5, 0.05, 1000)
+    res = bounds.solve_btt_parameters(1e10, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper")
     assert res.k == pytest.approx(192_769, rel=1e-5)
     assert res.alpha == pytest.approx(0.0150439, rel=1e-5)
     assert res.T == pytest.approx(71.0245, rel=1e-5)
@@ -202,7 +202,7 @@ def test_solver_realizable_example_values():
 
 def test_solver_finds_the_smallest_consistent_k():
     n, V, eps, delta, beta, m = 1e10, 10, 1.0, 1e-5, 0.05, 1000
-    res = bounds.solve_btt_parameters(n, V, eps, delta, beta, m)
+    res = bounds.solve_btt_parameters(n, V, eps, delta, beta, m, calibration="paper")
     for k in (res.k * 0.999, res.k * 0.9, res.k * 0.5):  # below the fixed point: k < k_req(k)
         a = bounds.realizable_error(V, n / k, beta / k)
         T = max(1.0, bounds.cutoff_T(0, a, m, beta))
@@ -210,36 +210,36 @@ def test_solver_finds_the_smallest_consistent_k():
 
 
 def test_solver_says_no_k_works_for_small_n():
-    res = bounds.solve_btt_parameters(1e5, 10, 1.0, 1e-5, 0.05, 1000)
+    res = bounds.solve_btt_parameters(1e5, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper")
     assert not res.feasible
     assert "no k works" in res.reason
     assert res.n_needed is not None and res.n_needed > 1e5
     assert f"{res.n_needed:,.3g}" in res.reason
     # "roughly": a little more than n_needed works, a little less does not
-    assert bounds.solve_btt_parameters(res.n_needed * 1.01, 10, 1.0, 1e-5, 0.05, 1000).feasible
-    assert not bounds.solve_btt_parameters(res.n_needed / 1.05, 10, 1.0, 1e-5, 0.05, 1000).feasible
+    assert bounds.solve_btt_parameters(res.n_needed * 1.01, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper").feasible
+    assert not bounds.solve_btt_parameters(res.n_needed / 1.05, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper").feasible
 
 
 def test_solver_vacuous_bound_and_hopeless_gamma():
     # a fixed point exists at n = 1e9 but gives T >= m (bound >= 1)
-    res = bounds.solve_btt_parameters(1e9, 10, 1.0, 1e-5, 0.05, 1000)
+    res = bounds.solve_btt_parameters(1e9, 10, 1.0, 1e-5, 0.05, 1000, calibration="paper")
     assert not res.feasible and "no k works" in res.reason and res.T >= 1000
     # γ = 0.4: T >= 3·0.4·m = 1.2 m whatever n is
-    res = bounds.solve_btt_parameters(1e11, 10, 1.0, 1e-5, 0.05, 1000, 0.4, setting="agnostic")
+    res = bounds.solve_btt_parameters(1e11, 10, 1.0, 1e-5, 0.05, 1000, 0.4, setting="agnostic", calibration="paper")
     assert not res.feasible and res.n_needed is None and "no n up to 1e18" in res.reason
 
 
 @pytest.mark.slow
 def test_solver_tight_calibration():
     n, V, eps, delta, beta, m = 1e8, 10, 8.0, 1e-5, 0.05, 20
-    paper = bounds.solve_btt_parameters(n, V, eps, delta, beta, m)
+    paper = bounds.solve_btt_parameters(n, V, eps, delta, beta, m, calibration="paper")
     tight = bounds.solve_btt_parameters(n, V, eps, delta, beta, m, calibration="tight")
     assert tight.feasible and paper.feasible
     assert tight.k < paper.k and tight.misclassification <= paper.misclassification
     a = bounds.realizable_error(V, n / tight.k, beta / tight.k)
     assert a == pytest.approx(tight.alpha, rel=1e-6)
     assert max(1.0, bounds.cutoff_T(0, a, m, beta)) == pytest.approx(tight.T, rel=1e-6)
-    lam = accounting.calibrate_btt(eps, delta, math.ceil(tight.T), m, "tight").noise_scale
+    lam = accounting.calibrate_btt(eps, delta=delta, T=math.ceil(tight.T), m=m, calibration="tight").noise_scale
     assert lam == pytest.approx(tight.noise_scale, rel=1e-12)
     # k >= k_req (equality unless k sits just above a step of λ)
     assert tight.k >= bounds.btt_num_teachers(lam, m, tight.T, delta, beta) * (1 - 1e-9)
@@ -253,8 +253,8 @@ def test_solver_tight_calibration():
 )
 def test_solver_bound_improves_with_n(log_n, factor, eps):
     n = 10.0**log_n
-    a = bounds.solve_btt_parameters(n, 10, eps, 1e-5, 0.05, 1000)
-    b = bounds.solve_btt_parameters(n * factor, 10, eps, 1e-5, 0.05, 1000)
+    a = bounds.solve_btt_parameters(n, 10, eps, 1e-5, 0.05, 1000, calibration="paper")
+    b = bounds.solve_btt_parameters(n * factor, 10, eps, 1e-5, 0.05, 1000, calibration="paper")
     if a.feasible:
         assert b.feasible
         assert b.misclassification <= a.misclassification * (1 + 1e-9)
@@ -431,9 +431,9 @@ def test_continuous_pass_probability_closed_form():
 def test_btt_min_teachers_hand_value_and_boundary():
     # paper: w = 2389.13, so k_min = 2·floor(w) + 3 = 4781:
     # d(4781) = ceil(4781/2) − 1 = 2390 > w;  d(4780) = 2389 < w
-    k = bounds.btt_min_teachers(1.0, 1e-5, 10, 1000)
+    k = bounds.btt_min_teachers(1.0, 1e-5, 10, 1000, calibration="paper")
     assert k == 4781
-    cal = accounting.calibrate_btt(1.0, 1e-5, 10, 1000)
+    cal = accounting.calibrate_btt(1.0, delta=1e-5, T=10, m=1000, calibration="paper")
     lam, w = cal.noise_scale, cal.threshold
 
     def p(kk):
@@ -441,7 +441,7 @@ def test_btt_min_teachers_hand_value_and_boundary():
 
     assert p(k) >= 0.5 > p(k - 1)
     # continuous noise: d >= w, k = 2·ceil(w) + 1 = 4781 as well (w is not a whole number)
-    assert bounds.btt_min_teachers(1.0, 1e-5, 10, 1000, discrete=False) == 4781
+    assert bounds.btt_min_teachers(1.0, 1e-5, 10, 1000, discrete=False, calibration="paper") == 4781
 
 
 @pytest.mark.parametrize(
@@ -453,7 +453,7 @@ def test_btt_min_teachers_hand_value_and_boundary():
     ],
 )
 def test_btt_min_teachers_is_the_smallest_k_by_scan(eps, delta, T, m, calibration, soft):
-    cal = accounting.calibrate_btt(eps, delta, T, m, calibration, soft=soft)
+    cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=m, calibration=calibration, soft=soft)
     k_min = bounds.btt_min_teachers(eps, delta, T, m, calibration, soft)
     ks = np.arange(1, 2 * k_min + 10)
     dist = np.ceil(ks / 2) - 1  # unanimous vote: margin k (docs/design.md §2)
@@ -466,7 +466,7 @@ def test_btt_min_teachers_is_the_smallest_k_by_scan(eps, delta, T, m, calibratio
 
 def test_soft_min_teachers_uses_soft_calibration():
     # soft: w = 3501.27 (2T rounds, 2m tests), k = 2·3501 + 3 = 7005
-    assert bounds.btt_min_teachers(1.0, 1e-5, 10, 1000, soft=True) == 7005
+    assert bounds.btt_min_teachers(1.0, 1e-5, 10, 1000, soft=True, calibration="paper") == 7005
 
 
 # ---------------------------------------------------------------------------------------
@@ -476,9 +476,9 @@ def test_soft_min_teachers_uses_soft_calibration():
 
 def test_expected_answers_btt_model_extremes():
     # unanimous and correct votes far above the threshold: every one of m queries answered
-    assert bounds.expected_answers_btt(20_000, 0.0, 1.0, 1e-5, 10, 1000) == pytest.approx(1000.0, rel=1e-9)
+    assert bounds.expected_answers_btt(20_000, 0.0, 1.0, 1e-5, 10, 1000, calibration="paper") == pytest.approx(1000.0, rel=1e-9)
     # 100 teachers cannot reach w ≈ 2389: essentially nothing answered
-    assert bounds.expected_answers_btt(100, 0.0, 1.0, 1e-5, 10, 1000) < 1e-6
+    assert bounds.expected_answers_btt(100, 0.0, 1.0, 1e-5, 10, 1000, calibration="paper") < 1e-6
 
 
 def test_expected_answers_btt_formula_for_a_fixed_margin():
@@ -486,12 +486,12 @@ def test_expected_answers_btt_formula_for_a_fixed_margin():
     # expectation is p · Σ_{i<m} P[Binomial(i, 1−p) <= T−1]; with k = 4781, d = 2390 and
     # p = P[pass] just above 1/2.  Check against a direct simulation of the model.
     k, T, m = 4781, 10, 1000
-    cal = accounting.calibrate_btt(1.0, 1e-5, T, m)
+    cal = accounting.calibrate_btt(1.0, delta=1e-5, T=T, m=m, calibration="paper")
     p = float(bounds.btt_pass_probability(math.ceil(k / 2) - 1, cal.noise_scale, cal.threshold))
     rng = np.random.default_rng(7)
     fails = rng.random((20_000, m)) >= p
     answered_before_halt = ((np.cumsum(fails, axis=1) < T) & ~fails).sum(axis=1)
-    got = bounds.expected_answers_btt(k, 0.0, 1.0, 1e-5, T, m)
+    got = bounds.expected_answers_btt(k, 0.0, 1.0, 1e-5, T, m, calibration="paper")
     # about T p/(1−p) ≈ 10 when p ≈ 1/2
     assert got == pytest.approx(answered_before_halt.mean(), rel=0.02)
     assert got == pytest.approx(T * p / (1 - p), rel=0.05)
@@ -510,7 +510,7 @@ def test_expected_answers_composition_hand_value():
     # sqrt(2000 log(2e5)) ε0 + 1000 ε0 (e^ε0 − 1) = 1, Γ = log(2e8)/ε0.  With α = 0 every
     # query has d = ceil(k/2) − 1 and passes with P[DLap(1/ε0) > Γ − d] = p0^(floor(Γ−d)+1)/(1+p0),
     # p0 = e^{−ε0}, for Γ − d >= 0.
-    par = accounting.composition_baseline_parameters(1.0, 1e-5, 1000)
+    par = accounting.composition_baseline_parameters(1.0, delta=1e-5, m=1000)
     eps0, gam = par.eps0, par.threshold
     k = 4001
     d = math.ceil(k / 2) - 1  # 2000
@@ -524,9 +524,9 @@ def test_expected_answers_composition_hand_value():
 def test_expected_answers_models_vectorize():
     ks = np.array([[1000, 5000], [8000, 20000]])
     alphas = np.array([0.0, 0.05])
-    out = bounds.expected_answers_btt(ks, alphas, 1.0, 1e-5, 10, 1000)
+    out = bounds.expected_answers_btt(ks, alphas, 1.0, 1e-5, 10, 1000, calibration="paper")
     assert out.shape == (2, 2)
-    assert out[1, 0] == pytest.approx(bounds.expected_answers_btt(8000, 0.0, 1.0, 1e-5, 10, 1000))
+    assert out[1, 0] == pytest.approx(bounds.expected_answers_btt(8000, 0.0, 1.0, 1e-5, 10, 1000, calibration="paper"))
     out = bounds.expected_answers_composition(ks, alphas, 1.0, 1e-5, 1000)
     assert out.shape == (2, 2)
     assert out[0, 1] == pytest.approx(bounds.expected_answers_composition(5000, 0.05, 1.0, 1e-5, 1000))
@@ -619,17 +619,17 @@ def test_scalar_in_scalar_out():
         lambda: bounds.realizable_sample_size(10, 0.0, 0.01),
         lambda: bounds.agnostic_error(10, [100, np.nan], 0.01),
         lambda: bounds.btt_num_teachers(0.0, 10, 1, 1e-5, 0.05),
-        lambda: bounds.solve_btt_parameters(1e6, 10, 0.0, 1e-5, 0.05, 100),
-        lambda: bounds.solve_btt_parameters(1e6, 10, 1.0, 1e-5, 0.05, 100, setting="other"),
+        lambda: bounds.solve_btt_parameters(1e6, 10, 0.0, 1e-5, 0.05, 100, calibration="paper"),
+        lambda: bounds.solve_btt_parameters(1e6, 10, 1.0, 1e-5, 0.05, 100, setting="other", calibration="paper"),
         lambda: bounds.solve_btt_parameters(1e6, 10, 1.0, 1e-5, 0.05, 100, calibration="loose"),
         lambda: bounds.misclassification_rate_btt(10, 10, 1.0, 1e4, "realizable", 0.1),
         lambda: bounds.sample_complexity_private(0.1, 10, 1.0, "semi"),
-        lambda: bounds.expected_answers_btt(0, 0.1, 1.0, 1e-5, 10, 100),
-        lambda: bounds.expected_answers_btt(10.5, 0.1, 1.0, 1e-5, 10, 100),
+        lambda: bounds.expected_answers_btt(0, 0.1, 1.0, 1e-5, 10, 100, calibration="paper"),
+        lambda: bounds.expected_answers_btt(10.5, 0.1, 1.0, 1e-5, 10, 100, calibration="paper"),
         lambda: bounds.private_error_estimate(11, 10, 1.0),
         lambda: bounds.private_error_estimate(1.5, 10, 1.0),
         lambda: bounds.error_estimate_budget_split(1.0, 1.0),
-        lambda: bounds.btt_min_teachers(1.0, 1e-5, 0, 100),
+        lambda: bounds.btt_min_teachers(1.0, 1e-5, 0, 100, calibration="paper"),
     ],
 )
 def test_bad_parameters_raise_parameter_error(call):
@@ -645,15 +645,16 @@ def test_pass_probability_and_min_teachers_match_the_mechanism():
     from core.mechanisms import btt_label
 
     eps, delta, T = 20.0, 1e-3, 1
-    cal = accounting.calibrate_btt(eps, delta, T, 1)
+    cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=1, calibration="paper")
     assert cal.threshold == pytest.approx(11.854, abs=1e-3)
-    k_min = bounds.btt_min_teachers(eps, delta, T, 1)
+    k_min = bounds.btt_min_teachers(eps, delta, T, 1, calibration="paper")
     assert k_min == 25
     rng = np.random.default_rng(99)
     runs = 1500
     for k in (k_min - 1, k_min):
         p = float(bounds.btt_pass_probability(math.ceil(k / 2) - 1, cal.noise_scale, cal.threshold))
-        answered = sum(btt_label([[k, 0]], epsilon=eps, delta=delta, T=T, rng=rng).n_answered for _ in range(runs))
+        answered = sum(btt_label([[k, 0]], epsilon=eps, delta=delta, T=T, calibration="paper", rng=rng).n_answered
+                       for _ in range(runs))
         assert abs(answered / runs - p) < 5 * math.sqrt(p * (1 - p) / runs)
         assert (p >= 0.5) == (k == k_min)
 
