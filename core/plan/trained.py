@@ -1,0 +1,358 @@
+"""Predictions of the DP-training routes from public quantities only (docs/design.md §10.4).
+
+The DP-training routes (:mod:`core.mechanisms.dp_training`: ``dp-logistic``,
+``dp-naive-bayes``) train one model on the private rows and label every public row with
+it, so a plan of them needs no teachers' votes: it needs what the noise depends on --
+the number of private rows ``n``, the encoded dimension, ε, δ, the number of classes --
+and how far from the boundary the public rows lie.  :func:`predict_trained` reads:
+
+* the PUBLIC rows, encoded as the route encodes them (:class:`PublicRows`; ranges and
+  categories of the public rows, :func:`core.mechanisms.dp_training.public_encoding`),
+  or a stand-in of ``d`` uniform columns when no public rows are at hand;
+* an ASSUMED accuracy ``A`` of a logistic regression trained on all private rows
+  WITHOUT privacy (a public assumption the user moves, as the teachers' quality), and
+  the assumed class shares.
+
+The model (no private row is read).  The private rows are taken to look like the public
+rows: ``n_s = min(n, N_SIM)`` of the public rows, drawn with replacement, stand in for
+them.  A *proxy task* on them has accuracy ``A``: class scores ``β (x − μ) W`` plus
+intercepts, with ``W`` a random Gaussian matrix from a fixed public seed (a direction
+that favours no encoded column: the true one is unknown, and the public rows' leading
+principal direction, tried too, is too kind -- regularization shrinks it least), the
+intercepts set so the classes have the assumed shares and ``β`` so that always answering
+the likeliest class is right a share ``A`` of the time; labels are drawn from the
+scores' softmax.  A non-private logistic regression (scikit-learn's default ``C = 1``,
+what ``A`` stands for) and the route's real fit with the noise of the real route at the
+real ``n`` then run on the stand-in rows
+(:func:`core.accounting.dp_training.objective_noise` / ``naive_bayes_noise``; the
+stand-in's empirical average replaces the ``n`` rows' average, the noise keeps the scale
+of ``n`` rows).  The predicted label accuracy is ``A`` less the route's drop from
+the non-private logistic regression on the proxy task (the noise, the route's extra
+regularization and, for naive Bayes, its model) (each fit scored by its expected accuracy under the proxy's class
+probabilities on the public rows), clipped to ``[1/c, 1]``.  Every public row is
+answered: answered = m, correct = m × the predicted accuracy.
+
+What it cannot know: how the true task's scores lie among the encoded columns (the
+random direction stands in for it), and whether the private
+rows differ from the public ones; ``experiments/plan_vs_measured.py`` measures the
+prediction against real runs.
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
+   Risk Minimization. JMLR 12, 2011.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
+   and High-dimensional Regression. COLT 2012.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from core.errors import ParameterError
+
+__all__ = ["PublicRows", "predict_trained", "trained_accuracy_default", "N_SIM", "N_SCORE", "TRAINED_DRAWS"]
+
+N_SIM = 3_000
+"""At most this many stand-in private rows per simulated fit (the noise keeps the real n's scale)."""
+
+N_SCORE = 4_000
+"""At most this many public rows score the simulated fits."""
+
+TRAINED_DRAWS = 4
+"""Noise draws per prediction of a DP-training route."""
+
+_SEED = 20_240_601
+"""The public seed of the proxy task (a prediction is a public computation)."""
+
+
+@dataclass(frozen=True, eq=False)
+class PublicRows:
+    """The public rows encoded as a DP-training route encodes them (public: no private row).
+
+    Attributes
+    ----------
+    X : numpy.ndarray, shape (m, d)
+        Encoded public rows (numeric columns in [0, 1], categories one-hot).
+    data_norm : float
+        ``R``, the encoding's bound on a row's norm.
+    source : str
+        Where the rows came from, in words.
+    """
+
+    X: np.ndarray
+    data_norm: float
+    source: str = "the public rows"
+
+    @property
+    def m(self) -> int:
+        """The number of public rows."""
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        """The encoded dimension."""
+        return int(self.X.shape[1])
+
+    @classmethod
+    def of(cls, table, public_X) -> "PublicRows":
+        """Encode public rows with the encoding a DP-training route would use on ``table``.
+
+        Parameters
+        ----------
+        table : core.data.Table
+            The private table: only its column names and kinds are read.
+        public_X : pandas.DataFrame
+            The public rows' features.
+
+        Returns
+        -------
+        PublicRows
+        """
+        from core.mechanisms.dp_training import public_encoding
+
+        enc = public_encoding(table, public_X)
+        return cls(np.asarray(enc.transform(public_X), dtype=float), float(enc.data_norm), "the public rows")
+
+    @classmethod
+    def standin(cls, m: int, d: int, *, rng=0) -> "PublicRows":
+        """``m`` rows of ``d`` independent uniform [0, 1] columns: a stand-in when no public rows are given."""
+        m, d = int(m), int(d)
+        if m < 1 or d < 1:
+            raise ParameterError(f"a stand-in needs m >= 1 rows and d >= 1 columns, got m={m}, d={d}.")
+        gen = np.random.default_rng(rng)
+        return cls(gen.random((min(m, N_SCORE), d)), math.sqrt(d), f"a stand-in of {d} uniform columns")
+
+
+def trained_accuracy_default(quality, n_classes: int, *, k: int = 100, n: int | None = None) -> float:
+    """The default assumed accuracy of a model trained on all private rows without privacy.
+
+    The teachers' noise-free plurality under the assumed teacher quality: a model trained on
+    all rows is taken to label as well as the teachers' plurality would without noise, so
+    the ensemble's and the DP-training routes' predictions rest on one assumption.
+
+    Parameters
+    ----------
+    quality : TeacherQuality
+    n_classes : int
+    k : int
+    n : int, optional
+
+    Returns
+    -------
+    float
+    """
+    from core.plan.quality import simulate_votes
+
+    sim = simulate_votes(m=4000, k=max(1, int(k)), n_classes=int(n_classes), quality=quality, rng=_SEED, n=n)
+    counts = sim.counts.astype(float)
+    top = counts.max(axis=1, keepdims=True)
+    ties = (counts == top).sum(axis=1)
+    right = (counts[np.arange(counts.shape[0]), sim.truth] == top[:, 0]) / ties
+    return float(np.clip(right.mean(), 1.0 / n_classes, 1.0))
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    z = scores - scores.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _proxy(Xs: np.ndarray, n_classes: int, accuracy: float, shares: np.ndarray):
+    """The proxy task's class probabilities ``x ↦ softmax(β (x − μ) W + a)`` with Bayes accuracy ``accuracy``.
+
+    ``W`` has independent standard normal entries from a fixed public seed (one column per
+    class; for two classes the first is zero): a direction that favours no feature.
+    """
+    gen = np.random.default_rng(_SEED)
+    X = Xs[: min(len(Xs), 2000)]
+    mu = X.mean(axis=0)
+    W = gen.standard_normal((X.shape[1], n_classes))
+    if n_classes == 2:
+        W[:, 0] = 0.0
+    raw = (X - mu) @ W
+    unit = max(float(raw.std()), 1e-12)
+    base = raw / unit
+    log_shares = np.log(np.maximum(shares, 1e-12))
+    a = log_shares.copy()
+
+    def probs(beta: float, a: np.ndarray) -> np.ndarray:
+        return _softmax(beta * base + a[None, :])
+
+    def intercepts(beta: float, a: np.ndarray) -> np.ndarray:
+        for _ in range(25):  # fixed point: the softmax's class shares equal the assumed shares
+            got = probs(beta, a).mean(axis=0)
+            step = log_shares - np.log(np.maximum(got, 1e-300))
+            a = a + step
+            if np.abs(step).max() < 1e-4:
+                break
+        return a
+
+    def bayes(beta: float) -> tuple[float, np.ndarray]:
+        b = intercepts(beta, a)
+        return float(probs(beta, b).max(axis=1).mean()), b
+
+    lo, hi, beta = 0.0, 1.0, 0.0
+    if bayes(0.0)[0] < accuracy:
+        while bayes(hi)[0] < accuracy and hi < 1e4:
+            lo, hi = hi, hi * 2.0
+        for _ in range(22):
+            mid = 0.5 * (lo + hi)
+            got, a = bayes(mid)
+            lo, hi = (mid, hi) if got < accuracy else (lo, mid)
+        beta = hi
+    a = intercepts(beta, a)
+    scale = beta / unit
+
+    def score(Z: np.ndarray) -> np.ndarray:
+        return _softmax(scale * ((Z - mu) @ W) + a[None, :])
+
+    return score
+
+
+def _expected_accuracy(labels: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Expected share right of labels (..., m) when row i's class is drawn from ``p[i]``."""
+    return np.take_along_axis(np.broadcast_to(p, labels.shape + p.shape[-1:]), labels[..., None], axis=-1)[..., 0].mean(axis=-1)
+
+
+def _logistic_accuracies(Xs, y, X_score, p_score, *, n, n_classes, data_norm, settings, draws, gen):
+    from core.accounting import dp_training as maps
+    from core.mechanisms import dp_training as dpt
+
+    eps = float(settings["epsilon"])
+    perturbation = settings.get("perturbation") or "gaussian"
+    delta = float(settings.get("delta") or 0.0)
+    r = int(settings.get("rows_per_unit") or 1)
+    C = settings.get("C")
+    C = dpt.default_C(n=n, dimension=Xs.shape[1], epsilon=eps) if C is None else float(C)
+    models = 1 if n_classes <= 2 else n_classes
+    R = math.sqrt(data_norm ** 2 + 1.0)
+    cfg = maps.objective_noise(eps / models, delta / models if perturbation == "gaussian" else 0.0, n=n, data_norm=R,
+                               C=C, perturbation=perturbation, rows_per_unit=r)
+    Xa = dpt._augment(Xs)
+    ns = Xa.shape[0]
+    scores_dp = np.zeros((draws, X_score.shape[0], models))
+    Xsa = dpt._augment(X_score)
+    for j in range(models):
+        positive = 1 if models == 1 else j
+        s = np.where(y == positive, 1.0, -1.0)
+        # The stand-in's average replaces the n rows' average; the noise term b/n keeps the real n.
+        b = dpt._draw(cfg, Xa.shape[1], draws, gen) * (ns / n)
+        f_dp = np.vstack([dpt.fit_logistic(Xa, s, cfg.regularization + cfg.extra, b[t:t + 1]) for t in range(draws)])
+        scores_dp[:, :, j] = f_dp @ Xsa.T
+    lab_dp = (scores_dp[..., 0] > 0).astype(np.int64) if models == 1 else np.argmax(scores_dp, axis=2)
+    return _expected_accuracy(lab_dp, p_score)
+
+
+def _reference_accuracy(Xs, y, X_score, p_score, *, n, n_classes) -> float:
+    """The proxy's non-private logistic regression (scikit-learn's default C = 1): the reference ``A`` stands for."""
+    from core.mechanisms import dp_training as dpt
+
+    models = 1 if n_classes <= 2 else n_classes
+    Xa, Xsa = dpt._augment(Xs), dpt._augment(X_score)
+    scores = np.zeros((X_score.shape[0], models))
+    for j in range(models):
+        s = np.where(y == (1 if models == 1 else j), 1.0, -1.0)
+        scores[:, j] = Xsa @ dpt.fit_logistic(Xa, s, 1.0 / n, np.zeros((1, Xa.shape[1])))[0]
+    labels = (scores[:, 0] > 0).astype(np.int64) if models == 1 else np.argmax(scores, axis=1)
+    return float(_expected_accuracy(labels, p_score))
+
+
+def _naive_bayes_accuracies(Xs, y, X_score, p_score, *, n, n_classes, settings, draws, gen):
+    from core.accounting import dp_training as maps
+    from core.mechanisms import dp_training as dpt
+
+    eps, delta = float(settings["epsilon"]), float(settings["delta"])
+    r = int(settings.get("rows_per_unit") or 1)
+    d = Xs.shape[1]
+    cfg = maps.naive_bayes_noise(eps, delta, dimension=max(1, d), rows_per_unit=r)
+    scale = n / Xs.shape[0]  # the stand-in's statistics at the real n's scale
+    u = np.clip(Xs, 0.0, 1.0) - 0.5
+    onehot = (y[:, None] == np.arange(n_classes)[None, :]).astype(float)
+    counts, sums, squares = onehot.sum(axis=0) * scale, (onehot.T @ u) * scale, (onehot.T @ (u * u)) * scale
+    acc_dp = np.empty(draws)
+    for t in range(draws):
+        lab = dpt._nb_predict(counts + gen.normal(0.0, cfg.sigma_counts, counts.shape),
+                              sums + gen.normal(0.0, cfg.sigma_sums, sums.shape),
+                              squares + gen.normal(0.0, cfg.sigma_squares, squares.shape), X_score)
+        acc_dp[t] = _expected_accuracy(lab, p_score)
+    return acc_dp
+
+
+def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows,
+                    m: int | None = None, accuracy: float, class_shares=None, draws: int = TRAINED_DRAWS,
+                    rng=0) -> dict[str, Any]:
+    """The predicted outcome of a DP-training run (module docstring); no private row is read.
+
+    Parameters
+    ----------
+    mechanism : {"dp-logistic", "dp-naive-bayes"}
+    settings : mapping
+        The resolved settings (:func:`core.pipeline.resolve`): ``epsilon``, ``delta`` and the route's own.
+    n : int
+        Private rows (persons with a privacy unit).
+    n_classes : int
+    public : PublicRows
+        The public rows as the route encodes them (or a stand-in).
+    m : int, optional
+        The public rows to label (default ``public.m``).
+    accuracy : float
+        ``A``: the assumed accuracy of a logistic regression trained on all private rows
+        without privacy (the one reference of both routes: the naive Bayes's prediction
+        includes its distance from the logistic regression on the proxy task).
+    class_shares : array-like, optional
+        Assumed class shares (default balanced).
+    draws : int
+        Noise draws.
+    rng : int, Generator or None
+        Randomness of the simulation (public).
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (mean over draws), ``accuracy_sd``, ``nonprivate`` (the simulated fit
+        without noise), ``drop`` (its accuracy less the noisy fits'), ``draws``, ``n_sim``.
+    """
+    c = int(n_classes)
+    A = float(accuracy)
+    if not (0.0 < A <= 1.0):
+        raise ParameterError(f"the assumed accuracy of a model trained without privacy must lie in (0, 1], got {A!r}.")
+    if not isinstance(public, PublicRows):
+        raise ParameterError("public must be a core.plan.PublicRows (the public rows as the route encodes them).")
+    shares = np.full(c, 1.0 / c) if class_shares is None else np.asarray(class_shares, dtype=float)
+    if shares.shape != (c,):
+        raise ParameterError(f"class_shares gives {shares.size} classes, the job has {c}.")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    X = np.asarray(public.X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ParameterError("the public rows must be a 2-D array with at least one row and one column.")
+    pick = np.random.default_rng(_SEED)
+    X_score = X if X.shape[0] <= N_SCORE else X[pick.choice(X.shape[0], N_SCORE, replace=False)]
+    score = _proxy(X_score, c, max(A, 1.0 / c), shares)
+    p_score = score(X_score)
+    n = int(n)
+    p = X.shape[1] + 1
+    budget = max(2_000, int(4e8 / (p * p * (1 if c <= 2 else c))))  # bound the Hessians' cost
+    ns = max(1, min(n, N_SIM, budget))
+    Xs = X[gen.integers(0, X.shape[0], ns)]
+    p_s = score(Xs)
+    y = (gen.random(ns)[:, None] > np.cumsum(p_s, axis=1)).sum(axis=1).clip(0, c - 1).astype(np.int64)
+    draws = max(1, int(draws))
+    acc_np = _reference_accuracy(Xs, y, X_score, p_score, n=n, n_classes=c)
+    if mechanism == "dp-logistic":
+        acc_dp = _logistic_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, data_norm=public.data_norm,
+                                              settings=settings, draws=draws, gen=gen)
+    elif mechanism == "dp-naive-bayes":
+        acc_dp = _naive_bayes_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, settings=settings,
+                                                 draws=draws, gen=gen)
+    else:
+        raise ParameterError(f"{mechanism} is not a DP-training route.")
+    drop = float(acc_np) - np.asarray(acc_dp, dtype=float)
+    pred = np.clip(A - drop, 1.0 / c, 1.0)
+    ddof = 1 if draws > 1 else 0
+    return {"accuracy": float(pred.mean()), "accuracy_sd": float(pred.std(ddof=ddof)), "nonprivate": float(acc_np),
+            "drop": float(drop.mean()), "draws": draws, "n_sim": ns, "m": int(X.shape[0] if m is None else m)}
