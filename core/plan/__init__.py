@@ -11,6 +11,11 @@ public :class:`TeacherQuality` and runs the real registered mechanisms on them.
 :func:`predict`, :func:`predict_many`, :func:`sweep`, :class:`Prediction`
     Predicted answered / correct / ⊥ counts, the guarantee, whether the run is useful
     and, when not, what would be needed (:mod:`core.plan.prediction`, :mod:`core.plan.advice`).
+:class:`PublicRows`, :func:`predict_trained`
+    The DP-training routes' predictions from the public rows' encoding and an assumed
+    non-private accuracy (:mod:`core.plan.trained`).
+:func:`best`, :func:`by_epsilon`
+    The plan's choice: the useful run with the most correct labels (:mod:`core.plan.choice`).
 :func:`estimate_quality`, :func:`estimate_price`
     A priced, counted private estimate of the teachers' agreement to replace the
     assumption (:mod:`core.plan.estimate`).
@@ -37,6 +42,10 @@ _EXPORTS = {
     "estimate_price": "estimate",
     "estimate_quality": "estimate",
     "estimate_class_shares": "estimate",
+    "PublicRows": "trained",
+    "predict_trained": "trained",
+    "best": "choice",
+    "by_epsilon": "choice",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

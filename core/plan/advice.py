@@ -56,20 +56,24 @@ def alternatives(pred: Any) -> list[tuple[str, dict, dict]]:
     """
     sizes = dict(n=pred.n, m=pred.m, k=pred.k, n_classes=pred.n_classes)
     out: list[tuple[str, dict, dict]] = []
+    trained = getattr(pred, "model_accuracy", None) is not None  # one model pays once for every row; no teachers
     eps = pred.settings.get("epsilon")
     if eps is not None:
         for f in (2, 4):
             out.append((f"a larger ε (ε = {f * float(eps):g})", {**pred.settings, "epsilon": f * float(eps)}, sizes))
     for f in (2, 4):
-        if pred.m // f >= 1:
+        if not trained and pred.m // f >= 1:
             out.append((f"fewer public rows (m = {pred.m // f})", dict(pred.settings), {**sizes, "m": pred.m // f}))
     for f in (2, 4):
+        if trained:
+            out.append((f"more private rows (n = {f * pred.n})", dict(pred.settings), {**sizes, "n": f * pred.n}))
+            continue
         out.append((f"more private rows (n = {f * pred.n}, with k = {f * pred.k} teachers of the same size)",
                     dict(pred.settings), {**sizes, "n": f * pred.n, "k": f * pred.k}))
         if pred.quality.rows is not None:
             out.append((f"more private rows (n = {f * pred.n}, the same k)", dict(pred.settings), {**sizes, "n": f * pred.n}))
     for f in (2, 4):
-        if pred.k // f >= 2:
+        if not trained and pred.k // f >= 2:
             out.append((f"fewer teachers (k = {pred.k // f})", dict(pred.settings), {**sizes, "k": pred.k // f}))
     return out
 
@@ -143,5 +147,6 @@ def advise(pred: Any, predict: Callable[..., Any]) -> str:
         lines.append("Predicted to be useful with " + "; or ".join(works) + ".")
     else:
         lines.append("None of these single changes is predicted to be enough: " + ", ".join(tried)
-                     + ". Better teachers (a better learner or features) or a different mechanism would be needed.")
+                     + (". Better features or a different mechanism would be needed." if pred.trained else
+                        ". Better teachers (a better learner or features) or a different mechanism would be needed."))
     return " ".join(lines)

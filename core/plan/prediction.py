@@ -76,6 +76,9 @@ class Prediction:
         The assumed share of the most common class.
     resolved : dict
         The settings every draw ran with (noise derived from ε).
+    model_accuracy : float or None
+        For a DP-training route: the assumed accuracy of a logistic regression trained on
+        all private rows without privacy (:mod:`core.plan.trained`); None for the ensemble.
     """
 
     mechanism: str
@@ -104,6 +107,17 @@ class Prediction:
     quality: TeacherQuality = field(default_factory=TeacherQuality)
     majority_share: float = 0.5
     resolved: dict = field(default_factory=dict)
+    model_accuracy: float | None = None
+
+    @property
+    def trained(self) -> bool:
+        """Whether the route trains one model with DP on the private rows (no teachers).
+
+        Returns
+        -------
+        bool
+        """
+        return self.model_accuracy is not None
 
     @property
     def label_accuracy(self) -> float:
@@ -160,7 +174,7 @@ def _sizes(n, m, k, n_classes) -> tuple[int, int, int, int]:
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
             quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True,
-            max_seconds: float | None = None) -> Prediction:
+            max_seconds: float | None = None, public=None, model_accuracy: float | None = None) -> Prediction:
     """Predict a labeling run from public quantities and an assumed teacher quality (zero privacy cost).
 
     Parameters
@@ -189,6 +203,15 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
     max_seconds : float, optional
         A time budget for mechanisms run once per draw (:func:`core.plan.outcomes`);
         ``Prediction.draws`` says how many draws ran.
+    public : core.plan.PublicRows, optional
+        For a DP-training route (``dp-logistic``, ``dp-naive-bayes``): the public rows as
+        the route encodes them (:meth:`core.plan.PublicRows.of`) or a stand-in
+        (:meth:`core.plan.PublicRows.standin`).  Without it such a route is refused with the reason.
+    model_accuracy : float, optional
+        For a DP-training route: the assumed accuracy of a logistic regression trained on
+        all private rows without privacy (default: the teachers' noise-free plurality
+        under ``quality``, :func:`core.plan.trained.trained_accuracy_default`, so both
+        kinds of route rest on one assumption).  Ignored by the ensemble's mechanisms.
 
     Returns
     -------
@@ -212,6 +235,9 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     common = dict(mechanism=mechanism, settings=dict(settings), m=m, draws=draws, n=n, k=k, n_classes=n_classes,
                   quality=quality, majority_share=majority)
+    if registry.get(mechanism).inputs == "rows":
+        return _predict_trained(mechanism, settings, common, public=public, model_accuracy=model_accuracy,
+                                advise=advise, rng=gen)
     sim = simulate_votes(m=m, k=k, n_classes=n_classes, quality=quality, rng=gen, draws=draws, n=n)
     try:
         out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen, max_seconds=max_seconds)
@@ -235,8 +261,52 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
     return pred
 
 
+def _refused(common: dict, reason: str, **extra) -> Prediction:
+    zeros = {f: 0.0 for f in OUTCOME_FIELDS}
+    return Prediction(epsilon=float("nan"), delta=float("nan"), **zeros, **{f"{f}_sd": 0.0 for f in OUTCOME_FIELDS},
+                      feasible=False, reason=reason, useful=False, advice=None, **common, **extra)
+
+
+def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, *, public, model_accuracy,
+                     advise: bool, rng) -> Prediction:
+    """A DP-training route's prediction (:mod:`core.plan.trained`): every public row answered."""
+    from dataclasses import replace
+    from functools import partial
+
+    from core import pipeline
+    from core.mechanisms import registry
+    from core.plan.trained import predict_trained, trained_accuracy_default
+
+    n, m, k, c, quality = common["n"], common["m"], common["k"], common["n_classes"], common["quality"]
+    A = (trained_accuracy_default(quality, c, k=k, n=n) if model_accuracy is None else float(model_accuracy))
+    if public is None:
+        return _refused(common, f"{registry.get(mechanism).title} is predicted from the public rows' encoding; "
+                        "give the public rows (on the command line --public FILE, or --d D for a stand-in of D "
+                        "columns)", model_accuracy=A)
+    try:
+        params = pipeline.resolve(mechanism, settings, m)
+        guarantee = registry.get(mechanism).privacy_map(m, **params)
+        out = predict_trained(mechanism, params, n=n, n_classes=c, public=public, m=m, accuracy=A,
+                              class_shares=quality.shares(c), rng=rng)
+    except ParameterError as exc:
+        return _refused(common, str(exc), model_accuracy=A)
+    acc, sd = out["accuracy"], out["accuracy_sd"]
+    counts = {"answered": float(m), "correct": acc * m, "wrong": (1.0 - acc) * m, "bottom": 0.0, "not_processed": 0.0}
+    sds = {"answered_sd": 0.0, "correct_sd": sd * m, "wrong_sd": sd * m, "bottom_sd": 0.0, "not_processed_sd": 0.0}
+    useful = _is_useful(float(m), acc * m, common["majority_share"], m)
+    pred = Prediction(epsilon=float(guarantee.epsilon), delta=float(guarantee.delta), **counts, **sds, feasible=True,
+                      reason=None, useful=useful, advice=None, resolved=dict(params), model_accuracy=A,
+                      **{**common, "draws": out["draws"]})
+    if not useful and advise:
+        from core.plan.advice import advise as _advise
+
+        pred = replace(pred, advice=_advise(pred, partial(predict, public=public, model_accuracy=A)))
+    return pred
+
+
 def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m: int, k: int, n_classes: int,
-                 quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True) -> list[Prediction]:
+                 quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True, public=None,
+                 model_accuracy: float | None = None) -> list[Prediction]:
     """Predict several (mechanism, settings) requests for one job (each with the same seed).
 
     Parameters
@@ -248,13 +318,16 @@ def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m
     rng : int or None
         The seed every request's simulation starts from (common random numbers).
     advise : bool
+    public, model_accuracy
+        For the DP-training routes, as for :func:`predict`.
 
     Returns
     -------
     list of Prediction
     """
     seed = _seed_of(rng)
-    return [predict(name, s, n=n, m=m, k=k, n_classes=n_classes, quality=quality, draws=draws, rng=seed, advise=advise)
+    return [predict(name, s, n=n, m=m, k=k, n_classes=n_classes, quality=quality, draws=draws, rng=seed, advise=advise,
+                    public=public, model_accuracy=model_accuracy)
             for name, s in requests]
 
 
@@ -266,7 +339,7 @@ def _seed_of(rng) -> int | None:
 
 def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Sequence[Any], n: int, m: int, k: int,
           n_classes: int, quality: TeacherQuality | None = None, draws: int = 20, rng=0,
-          advise: bool = False) -> list[Prediction]:
+          advise: bool = False, public=None, model_accuracy: float | None = None) -> list[Prediction]:
     """Predictions with one setting (or a job size ``n``, ``m``, ``k``, ``n_classes``) varied.
 
     Every value is simulated from the same seed (common random numbers), so the curve's
@@ -284,6 +357,8 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
     draws : int
     rng : int or None
     advise : bool
+    public, model_accuracy
+        For the DP-training routes, as for :func:`predict`.
 
     Returns
     -------
@@ -298,5 +373,6 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
             z[vary] = value
         else:
             s[vary] = value
-        out.append(predict(mechanism, s, **z, quality=quality, draws=draws, rng=seed, advise=advise))
+        out.append(predict(mechanism, s, **z, quality=quality, draws=draws, rng=seed, advise=advise, public=public,
+                           model_accuracy=model_accuracy))
     return out
