@@ -4,10 +4,14 @@ A thin layer over :func:`core.plan.predict_many` (docs/design.md §10): for ever
 requested mechanism and ε it prints the predicted answered, correct and ⊥ counts, the
 run's guarantee, whether it would be useful (its answered labels right more often than
 always answering the majority class) and, when not, what would be needed instead.  The
-teachers' quality is an assumption given by flags.  From the private file it reads
-only its number of rows and the number of distinct values of its label column (both
-treated as public, like ``n`` in the privacy report), and nothing at all when ``--n``
-and ``--classes`` are given; from the public file only its number of rows.
+teachers' quality is an assumption given by flags, and so is, for the routes that train
+one model with DP on the private rows (``dp-logistic``, ``dp-naive-bayes``), the
+accuracy of a non-private logistic regression (``--model-accuracy``).  From the private
+file it reads only its header, its number of rows and the number of distinct values of
+its label column (treated as public, like ``n`` in the privacy report), and nothing at
+all when ``--n`` and ``--classes`` are given; from the public file its rows (public),
+encoded as the DP-training routes encode them (:class:`core.plan.PublicRows`).  After
+the table it says which run it would choose at each ε (:func:`core.plan.by_epsilon`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, 
 
 __all__ = ["add_parser", "run", "add_quality_flags", "quality_of", "count_rows"]
 
-DEFAULT_MECHANISMS = ("gnmax", "confident-gnmax", "btt")
+DEFAULT_MECHANISMS = ("gnmax", "confident-gnmax", "btt", "dp-logistic", "dp-naive-bayes")
 DEFAULT_EPSILONS = (1.0, 2.0, 4.0)
 
 
@@ -46,6 +50,10 @@ def add_quality_flags(parser) -> None:
     g.add_argument("--majority-share", type=float, default=None, metavar="S",
                    help="share of public rows in the most common class: always answering it is the "
                    "baseline a useful run must beat (default: balanced classes)")
+    g.add_argument("--model-accuracy", type=float, default=None, metavar="A",
+                   help="the DP-training routes (dp-logistic, dp-naive-bayes): the accuracy a logistic regression "
+                   "trained on all private rows WITHOUT privacy would have (default: the teachers' noise-free "
+                   "plurality under the accuracies above, so both kinds of route rest on one assumption)")
     g.add_argument("--rows-per-teacher", type=int, default=None, metavar="N",
                    help="the accuracies hold for teachers of N private rows; other sizes move the error "
                    "by sqrt(N / rows) (default: the accuracies hold for any k)")
@@ -138,7 +146,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "assumed teacher quality and the real mechanisms run on them: no private data is used and no "
             "privacy is spent. From --private only the number of rows and the number of classes of the "
             "label column are read (treated as public, like n in the privacy report); nothing when --n and "
-            "--classes are given. From --public only its number of rows."
+            "--classes are given. --public is read whole: it is public, and the routes that train one model "
+            "with DP on the private rows (dp-logistic, dp-naive-bayes) are predicted from its encoding and an "
+            "assumed non-private accuracy (--model-accuracy). The plan says which run it would choose at each "
+            "epsilon: the useful one with the most correct labels."
         ),
         epilog=(
             "examples:\n"
@@ -158,8 +169,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
     add_privacy_unit(job)
     job.add_argument("--classes", type=int, default=None, metavar="C", help="number of classes (instead of --private)")
-    job.add_argument("--public", default=None, metavar="FILE", help="public CSV file: only its number of rows is read")
+    job.add_argument("--public", default=None, metavar="FILE",
+                     help="public CSV file: its number of rows, and its rows' encoding for the DP-training routes")
     job.add_argument("--m", type=int, default=None, metavar="N", help="number of public rows to label (instead of --public)")
+    job.add_argument("--d", type=int, default=None, metavar="D",
+                     help="without --public: the DP-training routes are predicted on a stand-in of D uniform columns")
     job.add_argument("--k", type=int, default=None, metavar="N",
                      help="number of teachers (default: n/20, at most 250)")
     runs = p.add_argument_group("runs to predict")
@@ -178,6 +192,24 @@ def add_parser(commands) -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.set_defaults(handler=run)
     return p
+
+
+def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
+    """The public rows as the DP-training routes encode them (:class:`core.plan.PublicRows`), or None."""
+    from core.plan import PublicRows
+
+    if args.public is not None:
+        frame = _frame(args.public, "--public")
+        drop = [c for c in (label_column, getattr(args, "privacy_unit", None)) if c and c in frame.columns]
+        try:
+            return PublicRows.from_frame(frame.drop(columns=drop), source=f"the rows of '{args.public}'")
+        except Exception as exc:  # a plan without the DP-training routes still plans the others
+            raise CommandError(f"Cannot encode the rows of '{args.public}' for the DP-training routes: {exc}") from None
+    if args.d is not None:
+        if args.d < 1:
+            raise CommandError(f"--d must be at least 1, got {args.d}.")
+        return PublicRows.standin(m, args.d)
+    return None
 
 
 def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
@@ -229,10 +261,52 @@ def requests_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def registry_inputs(name: str) -> str:
+    """What a registered mechanism reads: ``counts``, ``scores`` or ``rows`` (a DP-training route)."""
+    from core.mechanisms import registry
+
+    return registry.get(name).inputs
+
+
+def read_label_column(args: argparse.Namespace) -> str | None:
+    """The label column of --private (its header only), to leave out of the public rows' encoding."""
+    if args.label_column:
+        return args.label_column
+    if args.private is None:
+        return None
+    from core.cli.checks import choose_label_column
+
+    header = list(pd_header(args.private))
+    return choose_label_column(header, None)
+
+
+def pd_header(path: str) -> list[str]:
+    """The header of a CSV file (nothing else is read)."""
+    import pandas as pd
+
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"Cannot read '{path}': {exc}") from None
+
+
+def _frame(path: str, flag: str):
+    """A public CSV file's rows (text), read by the library's reader (size, encoding and header checked)."""
+    from core.data.reading import DEFAULT_MAX_BYTES, read_csv
+    from core.errors import DataError
+
+    try:
+        frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"'{path}' ({flag}) has a header row but no data rows.")
+    except DataError as exc:
+        raise CommandError(f"{flag} '{path}': {exc}") from None
+    return frame
+
+
 def prediction_dict(p) -> dict[str, Any]:
     """A prediction as JSON-ready values."""
     keys = ("mechanism", "epsilon", "delta", "m", "answered", "answered_sd", "correct", "correct_sd", "wrong",
-            "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice")
+            "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice",
+            "model_accuracy")
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
@@ -241,21 +315,41 @@ def prediction_dict(p) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
     """Run ``plan``: print the predictions (exit code 0)."""
-    from core.plan import predict_many
+    from core.plan import by_epsilon, predict_many
 
     sizes, read = sizes_of(args)
     quality = quality_of(args, sizes["n_classes"])
-    preds = predict_many(requests_of(args), **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed)
+    requests = requests_of(args)
+    public = None
+    if any(registry_inputs(name) == "rows" for name, _ in requests):
+        public = public_rows_of(args, read_label_column(args), sizes["m"])
+        if public is not None:
+            read.append(f"The DP-training routes are predicted from {public.source}: {public.m} rows, encoded into "
+                        f"{public.d} columns.")
+    if args.model_accuracy is not None and not (0.0 < args.model_accuracy <= 1.0):
+        raise CommandError(f"--model-accuracy must lie in (0, 1], got {args.model_accuracy:g}.")
+    preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,
+                         model_accuracy=args.model_accuracy)
+    choices = by_epsilon(preds)
     if args.json:
         stdout.write(json.dumps({"predicted": True, "read": read, "job": sizes, "assumption": quality.describe(),
-                                 "predictions": [prediction_dict(p) for p in preds]}, indent=2, default=str) + "\n")
+                                 "predictions": [prediction_dict(p) for p in preds],
+                                 "choices": [{"epsilon": e, "mechanism": None if p is None else p.mechanism}
+                                             for e, p in choices.items()]}, indent=2, default=str) + "\n")
         return EXIT_OK
     stdout.write("PREDICTED — no private data used, no privacy spent.\n")
     for line in read:
         stdout.write(f"  {line}\n")
     stdout.write(f"  Job: n = {sizes['n']} private rows, {sizes['n_classes']} classes, m = {sizes['m']} public rows, "
                  f"k = {sizes['k']} teachers.\n  Assumed: {quality.describe()}; always answering the majority class "
-                 f"is right {quality.majority_share(sizes['n_classes']):.0%} of the time.\n\n")
+                 f"is right {quality.majority_share(sizes['n_classes']):.0%} of the time.\n")
+    trained = [p for p in preds if p.model_accuracy is not None]
+    if trained:
+        stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
+                     f"privacy would be right {trained[0].model_accuracy:.1%} of the time"
+                     + (" (--model-accuracy)" if args.model_accuracy is not None else
+                        " (the teachers' noise-free plurality; set it with --model-accuracy)") + ".\n")
+    stdout.write("\n")
     head = f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} {'right %':>7}  useful"
     stdout.write(head + "\n")
     for p in preds:
@@ -265,6 +359,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"{p.mechanism:<16} {fmt(eps_asked) if eps_asked is not None else '—':>7} {guarantee:>18} "
                      f"{p.answered:>8.0f} ± {p.answered_sd:<3.0f} {p.correct:>8.0f} ± {p.correct_sd:<3.0f} "
                      f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO'}\n")
+    refused = [p for p in preds if p.epsilon != p.epsilon and p.reason]
+    if refused:
+        stdout.write("\n")
+        for p in refused:
+            stdout.write(f"{p.mechanism} at ε = {fmt(p.settings.get('epsilon', float('nan')))} refused: {p.reason}\n")
     advice = [p for p in preds if not p.useful and p.advice]
     if advice:
         stdout.write("\n")
@@ -272,5 +371,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             stdout.write(f"{p.mechanism} at ε = {fmt(p.settings.get('epsilon', float('nan')))}: {p.advice}\n")
     if not any(p.useful for p in preds):
         stdout.write("\nNo setting planned here is useful.\n")
+    else:
+        stdout.write("\nThe plan's choice (the useful run with the most correct labels; --mechanism auto chooses the "
+                     "same):\n")
+        for eps, p in choices.items():
+            what = ("no useful run" if p is None else
+                    f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%})")
+            stdout.write(f"  at ε = {fmt(eps)}: {what}\n")
     stdout.flush()
     return EXIT_OK

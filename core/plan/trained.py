@@ -119,6 +119,47 @@ class PublicRows:
         return cls(np.asarray(enc.transform(public_X), dtype=float), float(enc.data_norm), "the public rows")
 
     @classmethod
+    def from_frame(cls, public_X, *, source: str = "the public rows") -> "PublicRows":
+        """Encode public rows whose column kinds are read from the rows themselves.
+
+        A column pandas reads as numbers is numeric, any other categorical -- the kinds a
+        private table of the same columns would have (:func:`core.data.load_table`).
+
+        Parameters
+        ----------
+        public_X : pandas.DataFrame
+            The public rows' features (no label column).
+        source : str
+
+        Returns
+        -------
+        PublicRows
+        """
+        import pandas as pd
+
+        from core.mechanisms.dp_training import public_encoding
+
+        frame = public_X.copy()
+        numeric, categorical = [], []
+        for col in frame.columns:
+            as_num = pd.to_numeric(frame[col], errors="coerce")
+            if as_num.notna().sum() >= max(1, int(0.99 * frame[col].notna().sum())):
+                frame[col] = as_num
+                numeric.append(col)
+            else:
+                frame[col] = frame[col].astype(object)
+                categorical.append(col)
+        if not numeric and not categorical:
+            raise ParameterError("the public rows have no feature column.")
+
+        class _Kinds:
+            numeric_columns = numeric
+            categorical_columns = categorical
+
+        enc = public_encoding(_Kinds, frame)
+        return cls(np.asarray(enc.transform(frame), dtype=float), float(enc.data_norm), source)
+
+    @classmethod
     def standin(cls, m: int, d: int, *, rng=0) -> "PublicRows":
         """``m`` rows of ``d`` independent uniform [0, 1] columns: a stand-in when no public rows are given."""
         m, d = int(m), int(d)
