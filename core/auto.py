@@ -8,7 +8,12 @@ number of public rows ``m``, the encoded width ``d``, the number of classes, the
 (ε, δ) and the learner the data owner asked for.  Nothing is read from the private rows,
 so choosing costs no privacy.  The choice is reported in sentences (:attr:`AutoChoice.reason`).
 
-The two predictions it compares (docs/design.md §12.5 for the measurements behind them):
+The choice is the plan's (:func:`core.plan.best`, docs/design.md §10.4): GNMax and
+Confident-GNMax at the ``k`` below, the DP logistic regression and the DP naive Bayes
+are predicted from public quantities and assumptions (:func:`core.plan.predict`; the
+DP-training routes from the public rows' encoding, :mod:`core.plan.trained`), and the
+useful run with the most correct labels is chosen -- the run ``plan`` names at that ε.
+The quantities quoted in the reason (docs/design.md §12.5 for the measurements behind them):
 
 Ensemble (GNMax)
     Every answer pays: ``σ = gnmax_sigma_for_epsilon(ε, m, δ)``.  A query on which a
@@ -23,12 +28,10 @@ DP logistic regression (Gaussian objective perturbation)
     ``n`` times the gradient bound ``R``).  On UCI Adult (``r ≈ 0.003`` at ε = 1) it lands
     within 1.5 points of the non-private logistic regression.
 
-The rule: a linear learner (``logistic_regression``, ``linear_svm``) asks for the model
-class the DP logistic regression trains on all ``n`` rows instead of ``n/k``: it is
-chosen whenever ``r ≤ 0.05``.  For another learner the ensemble keeps the learner's
-flexibility and is chosen when its flip rate is at most 2 %; otherwise the DP logistic
-regression if ``r ≤ 0.05``, else the ensemble.  The choice is a plan from public
-assumptions, not a measurement: the Compare page and ``experiments/small_epsilon.py``
+On a tie of the plan a linear learner (``logistic_regression``, ``linear_svm``), the model
+class the DP logistic regression trains, goes to the DP-training routes, another learner
+to the ensemble.  The choice is a plan from public assumptions, not a measurement: the
+Compare page, ``experiments/small_epsilon.py`` and ``experiments/plan_vs_measured.py``
 measure the routes.
 
 References
@@ -122,13 +125,14 @@ def _ensemble_k(n: int, d: int, sigma: float) -> tuple[int, float]:
 
 
 def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: float,
-           learner: str = "logistic_regression", mechanism: str = "auto") -> AutoChoice:
-    """Choose the route (and ``k``) for a labeling job from public quantities.
+           learner: str = "logistic_regression", mechanism: str = "auto", public=None, quality=None,
+           model_accuracy: float | None = None) -> AutoChoice:
+    """Choose the route (and ``k``) for a labeling job from public quantities: the plan's choice.
 
     Parameters
     ----------
     n : int
-        Private rows.
+        Private rows (persons with a privacy unit).
     m : int
         Public rows to label.
     d : int
@@ -137,15 +141,29 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
     epsilon, delta : float
         The job's budget.
     learner : str
-        The learner asked for (the teachers' and the student's).
+        The learner asked for (the teachers' and the student's); on a tie of the plan, a
+        linear learner's job goes to the DP logistic regression, another's to the ensemble.
     mechanism : str
         ``"auto"``, or a registered name (then only ``k`` is chosen for it).
+    public : core.plan.PublicRows, optional
+        The public rows as the DP-training routes encode them (default: a stand-in of
+        ``d`` uniform columns).
+    quality : core.plan.TeacherQuality, optional
+        The assumed teacher quality (default :class:`core.plan.TeacherQuality`'s).
+    model_accuracy : float, optional
+        The assumed accuracy of a non-private logistic regression on all private rows
+        (default: the teachers' noise-free plurality, :func:`core.plan.predict`).
 
     Returns
     -------
     AutoChoice
+        ``predictions`` holds ``sigma``, ``flip_rate``, ``dp_noise`` and ``plan`` (the
+        :class:`core.plan.Prediction` of every candidate).
     """
     from core.accounting.rdp import gnmax_sigma_for_epsilon
+    from core.mechanisms import registry
+    from core.plan import PublicRows, best, predict_many
+    from core.plan.choice import ranking_key
 
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     n, m, d = int(n), max(1, int(m)), max(1, int(d))
@@ -156,20 +174,37 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
     ensemble = (f"An ensemble of k = {k} teachers ({n // k:,} rows each) answering {m:,} queries with GNMax "
                 f"needs σ = {sigma:.1f}: a query on which {AGREEMENT:.0%} of the teachers agree flips with "
                 f"probability {flip:.1%}.")
-    dp = (f"A logistic regression trained with Gaussian objective perturbation on all {n:,} rows pays once for "
-          f"every query; its noise is {r:.3g} of the gradient's scale.")
     if mechanism != "auto":
         return AutoChoice(mechanism, k, {}, f"k = {k} for {mechanism}: " + ensemble, pred)
     linear = learner in LINEAR_LEARNERS
-    if linear and r <= MAX_DP_NOISE:
-        why = (f"{dp} The learner asked for is linear, so the DP logistic regression trains the same model class "
-               f"on all rows instead of {n // k:,}; its noise is below {MAX_DP_NOISE}. {ensemble}")
-        return AutoChoice("dp-logistic", k, {"perturbation": "gaussian"}, "Chose the DP logistic regression. " + why, pred)
-    if not linear and flip <= MAX_FLIP:
-        why = f"{ensemble} That is at most {MAX_FLIP:.0%}, and the ensemble keeps the {learner} learner. {dp}"
-        return AutoChoice("gnmax", k, {}, f"Chose GNMax with k = {k}. " + why, pred)
-    if r <= MAX_DP_NOISE:
-        why = f"{ensemble} That is above {MAX_FLIP:.0%}. {dp}"
-        return AutoChoice("dp-logistic", k, {"perturbation": "gaussian"}, "Chose the DP logistic regression. " + why, pred)
-    why = f"{ensemble} {dp} That is above {MAX_DP_NOISE} too; GNMax degrades more gracefully."
-    return AutoChoice("gnmax", k, {}, f"Chose GNMax with k = {k}. " + why, pred)
+    ensemble_routes = [("gnmax", {}), ("confident-gnmax", {})]
+    trained_routes = [("dp-logistic", {"perturbation": "gaussian"}), ("dp-naive-bayes", {})]
+    routes = trained_routes + ensemble_routes if linear else ensemble_routes + trained_routes
+    public = PublicRows.standin(m, d) if public is None else public
+    budget = {"epsilon": eps, "delta": dlt}
+    preds = predict_many([(name, {**budget, **extra}) for name, extra in routes], n=n, m=m, k=min(k, n),
+                         n_classes=n_classes, quality=quality, draws=8, rng=0, advise=False, public=public,
+                         model_accuracy=model_accuracy)
+    pred["plan"] = preds
+    chosen = best(preds)
+    useful = chosen is not None
+    if chosen is None:
+        chosen = max([p for p in preds if p.feasible] or preds, key=ranking_key)
+    settings = dict(routes[preds.index(chosen)][1])
+    words = "; ".join(f"{registry.get(p.mechanism).title}: {p.correct:,.0f} of {m:,} right ({p.label_accuracy:.0%})"
+                      if p.answered else f"{registry.get(p.mechanism).title}: answers nothing"
+                      for p in preds)
+    assumed = preds[-1].model_accuracy if preds[-1].model_accuracy is not None else preds[0].model_accuracy
+    plan = (f"The plan (public quantities and assumptions only: teachers as assumed, a non-private logistic "
+            f"regression right {assumed:.1%} of the time) predicts {words}.")
+    if chosen.mechanism == "dp-logistic":
+        head = "Chose the DP logistic regression."
+    elif chosen.mechanism == "dp-naive-bayes":
+        head = "Chose the DP naive Bayes."
+    else:
+        head = f"Chose {registry.get(chosen.mechanism).title} with k = {k}."
+    tail = "" if useful else (" No route is predicted to beat always answering the majority class; this is the "
+                              "least bad.")
+    dp = (f"The DP-training routes train one model on all {n:,} rows and pay once for every query (the "
+          f"logistic regression's noise is {r:.3g} of the gradient's scale).")
+    return AutoChoice(chosen.mechanism, k, settings, f"{head} {plan} {ensemble} {dp}{tail}", pred)

@@ -53,11 +53,14 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
                        drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit)
     public = read_public(args.public if public_src is None else public_src, table,
                          rename_duplicates=args.rename_duplicates)
+    from core.plan import PublicRows
+
     enc = public_encoding(table, public)
     d = len(enc.numeric) + sum(len(v) for v in enc.categories.values())
     n_units = table.n_rows if table.unit is None else table.unit.n_units  # persons make the chunks with a unit
     choice = choose(n=n_units, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
-                    delta=float(given["delta"]), learner=args.learner, mechanism=args.mechanism)
+                    delta=float(given["delta"]), learner=args.learner, mechanism=args.mechanism,
+                    public=PublicRows.of(table, public))
     args.mechanism = choice.mechanism
     if args.k == "auto":
         args.k = choice.k

@@ -3,8 +3,8 @@
 :func:`best` picks, among predictions of one job at one budget, the run the plan
 recommends: of the *useful* ones (answered labels right more often than always
 answering the majority class, :data:`core.plan.MIN_GAIN`), the one with the most correct
-labels predicted; a tie within half a percent of ``m`` goes to the higher label
-accuracy.  :func:`by_epsilon` makes that choice at every ε of a plan's curve.  Both read
+labels predicted; runs within :data:`TIE` of ``m`` (at least one label) of the most are a
+tie, which goes to the first in the order given (the simulation cannot tell them apart).  :func:`by_epsilon` makes that choice at every ε of a plan's curve.  Both read
 predictions only (public quantities and assumptions), so choosing costs no privacy;
 ``--mechanism auto`` (:mod:`core.auto`), ``plan``, ``recommend`` and the app's plan make
 their choice here.
@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["best", "by_epsilon", "ranking_key"]
+__all__ = ["best", "by_epsilon", "ranking_key", "TIE"]
+
+TIE = 0.01
+"""Predicted correct counts within this share of m of the most are a tie."""
 
 
 def ranking_key(pred: Any) -> tuple[float, float]:
-    """How predictions are ranked: correct labels (to half a percent of m), then label accuracy.
+    """How predictions are ranked without a tie rule: correct labels, then label accuracy.
 
     Parameters
     ----------
@@ -28,24 +31,27 @@ def ranking_key(pred: Any) -> tuple[float, float]:
     -------
     tuple of float
     """
-    step = max(1.0, 0.005 * pred.m)
     acc = pred.label_accuracy
-    return (round(pred.correct / step), acc if acc == acc else 0.0)
+    return (float(pred.correct), acc if acc == acc else 0.0)
 
 
 def best(predictions: Sequence[Any]) -> Any | None:
-    """The useful prediction with the most correct labels, or None when none is useful.
+    """The useful prediction with the most correct labels (ties: the first given), or None when none is useful.
 
     Parameters
     ----------
     predictions : sequence of Prediction
+        In order of preference on a tie.
 
     Returns
     -------
     Prediction or None
     """
     useful = [p for p in predictions if p.useful]
-    return max(useful, key=ranking_key) if useful else None
+    if not useful:
+        return None
+    top = max(p.correct for p in useful)
+    return next(p for p in useful if p.correct >= top - max(1.0, TIE * p.m))
 
 
 def by_epsilon(predictions: Sequence[Any]) -> dict[float, Any | None]:
