@@ -17,6 +17,9 @@ explains its choice in sentences (:attr:`Recommendation.reasons`):
 - Otherwise, or when BTT would answer too little, the Gaussian mechanisms: GNMax answers
   every query with noise σ set by ε (its vote margin ``k(2a - 1)`` should be well above
   σ), Confident-GNMax answers only the queries whose noisy top vote clears a threshold.
+- With the public rows (``public=``), the DP logistic regression and the DP naive Bayes
+  are planned beside the ensemble's recommendation (:mod:`core.plan.trained`) and
+  recommended when the plan predicts they label more rows right (:func:`core.plan.best`).
 - Then the plan (:func:`core.plan.predict`, the same predictions every page shows) runs
   the chosen mechanism on votes simulated under a public teacher-quality assumption
   (from the measured agreement when given): if its answered labels would not be right
@@ -95,8 +98,12 @@ class Recommendation:
     advice: str | None = None
 
     def flags(self) -> str:
-        """The settings as ``label`` flags."""
-        parts = [f"--mechanism {self.mechanism}", f"--k {self.k}"]
+        """The settings as ``label`` flags (no ``--k`` for a route that trains one model: it has no teachers)."""
+        from core.mechanisms import registry
+
+        parts = [f"--mechanism {self.mechanism}"]
+        if registry.get(self.mechanism).inputs != "rows":
+            parts.append(f"--k {self.k}")
         for name, value in self.settings.items():
             parts.append(f"--{name} {value:g}" if isinstance(value, float) else f"--{name} {value}")
         return " ".join(parts)
@@ -136,6 +143,8 @@ def recommend_settings(
     quality: Any = None,
     majority_share: float | None = None,
     draws: int = 10,
+    public: Any = None,
+    model_accuracy: float | None = None,
 ) -> Recommendation:
     """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ), or say that none is useful.
 
@@ -151,6 +160,13 @@ def recommend_settings(
         the private class counts').
     draws : int
         Simulated runs per prediction.
+    public : core.plan.PublicRows, optional
+        The public rows as the DP-training routes encode them; with it the DP logistic
+        regression and the DP naive Bayes are planned beside the ensemble's mechanisms
+        and recommended where they win (:func:`core.plan.best`).
+    model_accuracy : float, optional
+        The assumed (or, NON-PRIVATE, measured) accuracy of a logistic regression trained
+        on all private rows without privacy (:func:`core.plan.predict`).
 
     Returns
     -------
@@ -158,7 +174,8 @@ def recommend_settings(
     """
     rec = _size(n_private=n_private, class_counts=class_counts, epsilon=epsilon, delta=delta, m=m, agreement=agreement, k=k)
     return _check_with_plan(rec, n_private=int(n_private), class_counts=[int(c) for c in class_counts], m=int(m),
-                            agreement=agreement, quality=quality, majority_share=majority_share, draws=draws)
+                            agreement=agreement, quality=quality, majority_share=majority_share, draws=draws,
+                            public=public, model_accuracy=model_accuracy)
 
 
 def quality_from(agreement: float | Sequence[float] | None, class_shares: Sequence[float] | None = None,
@@ -198,8 +215,61 @@ def quality_from(agreement: float | Sequence[float] | None, class_shares: Sequen
 
 
 def _check_with_plan(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
-                     majority_share: float | None, draws: int) -> Recommendation:
+                     majority_share: float | None, draws: int, public=None,
+                     model_accuracy: float | None = None) -> Recommendation:
     """Check the sized recommendation with the plan; switch mechanism or say none is useful."""
+    rec = _check_ensemble(rec, n_private=n_private, class_counts=class_counts, m=m, agreement=agreement,
+                          quality=quality, majority_share=majority_share, draws=draws)
+    if public is None:
+        return rec
+    return _against_trained(rec, n_private=n_private, class_counts=class_counts, m=m, agreement=agreement,
+                            quality=quality, majority_share=majority_share, public=public,
+                            model_accuracy=model_accuracy)
+
+
+def _against_trained(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
+                     majority_share: float | None, public, model_accuracy) -> Recommendation:
+    """The DP-training routes planned beside the ensemble's recommendation; the plan's choice wins."""
+    from dataclasses import replace
+
+    from core.plan import best, predict
+
+    q = quality_from(agreement, _shares(class_counts, majority_share), quality)
+    budget = {"epsilon": rec.settings["epsilon"], "delta": rec.settings["delta"]}
+    trained = [predict(name, {**budget, **extra}, n=n_private, m=m, k=rec.k, n_classes=len(class_counts), quality=q,
+                       rng=0, advise=False, public=public, model_accuracy=model_accuracy)
+               for name, extra in (("dp-logistic", {"perturbation": "gaussian"}), ("dp-naive-bayes", {}))]
+    reasons = list(rec.reasons)
+    for p in trained:
+        reasons.append(f"Plan of {p.mechanism} (one model trained with DP on all {n_private} private rows, no "
+                       f"teachers; assumed: a non-private logistic regression right {p.model_accuracy:.1%} of the "
+                       f"time): {p.summary().split(': ', 1)[1]}.")
+    ensemble = rec.prediction if rec.useful else None
+    chosen = best(([ensemble] if ensemble is not None else []) + trained)
+    if chosen is None or chosen is ensemble:
+        if chosen is not None:
+            reasons.append(f"{rec.mechanism} keeps the recommendation: the plan predicts it labels at least as many "
+                           "rows right as the DP-training routes.")
+        return replace(rec, reasons=reasons)
+    reasons.append(f"{chosen.mechanism} is recommended: the plan predicts it labels the most rows right "
+                   f"({chosen.correct:.0f} of {m}), every public row answered by one model that pays once.")
+    settings = {**budget, **({"perturbation": "gaussian"} if chosen.mechanism == "dp-logistic" else {})}
+    return replace(rec, mechanism=chosen.mechanism, T=None, settings=settings, reasons=reasons, useful=True,
+                   prediction=chosen, advice=None)
+
+
+def _shares(class_counts: list[int], majority_share: float | None) -> list[float]:
+    n_classes = len(class_counts)
+    if majority_share is not None:
+        ms = float(majority_share)
+        return [ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1)
+    total = float(sum(class_counts))
+    return [c / total for c in class_counts]
+
+
+def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
+                    majority_share: float | None, draws: int) -> Recommendation:
+    """Check the sized ensemble recommendation with the plan; switch mechanism or say none is useful."""
     from dataclasses import replace
 
     from core.plan import predict

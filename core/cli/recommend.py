@@ -54,7 +54,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="text that marks a missing cell, e.g. '?'")
     add_flag(rec, P["epsilon"], "privacy budget epsilon of the run", required=True)
     add_flag(rec, P["delta"], "privacy delta of the run", required=True)
-    rec.add_argument("--m", type=int, required=True, metavar="N", help="number of public rows to label")
+    rec.add_argument("--m", type=int, default=None, metavar="N",
+                     help="number of public rows to label (default: the rows of --public)")
+    rec.add_argument("--public", default=None, metavar="FILE",
+                     help="public CSV file: its rows (public) plan the DP-training routes (dp-logistic, "
+                     "dp-naive-bayes) beside the ensemble; without it they are planned on a stand-in of as many "
+                     "uniform columns as --private has features")
     rec.add_argument("--k", type=int, default=None, metavar="N",
                      help="number of teachers to plan with (default: chosen by the recommendation)")
     rec.add_argument("--measure-agreement", action="store_true",
@@ -76,7 +81,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
 
 def _measure(table, learner: str, k: int, holdout: int, rng):
-    """NON-PRIVATE: each held-out row's share of teachers voting with the majority."""
+    """NON-PRIVATE: each held-out row's share of teachers voting with the majority, and the held-out
+    accuracy of one logistic regression trained on all the other private rows."""
     import numpy as np
 
     from core import pipeline
@@ -88,7 +94,17 @@ def _measure(table, learner: str, k: int, holdout: int, rng):
     k = min(int(k), largest_k(train))
     teachers = pipeline.train(train, learner, {}, k, rng=rng)
     votes = np.asarray(teachers.vote_counts(pipeline.model_input(train, held.features)), dtype=float)
-    return votes.max(axis=1) / votes.sum(axis=1), k
+    one = pipeline.train(train, "logistic_regression", {}, 1, rng=rng)
+    model = np.argmax(np.asarray(one.vote_counts(pipeline.model_input(train, held.features))), axis=1)
+    return votes.max(axis=1) / votes.sum(axis=1), k, float(np.mean(model == held.labels))
+
+
+def _what(rec) -> str:
+    from core.mechanisms import registry
+
+    if registry.get(rec.mechanism).inputs == "rows":
+        return f"{rec.mechanism} (one model trained with DP on the private rows; no teachers)"
+    return f"{rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
@@ -98,7 +114,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.data import load_table
     from core.recommend import recommend_settings
 
-    if args.m is None or args.m < 1:
+    if args.m is None and args.public is None:
+        raise CommandError("give --m (the number of public rows to label) or --public FILE.")
+    if args.m is not None and args.m < 1:
         raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
     table = load_table(args.private, label_column=args.label_column, missing=args.missing,
                        missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit)
@@ -109,29 +127,42 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     n_units = table.n_rows if table.unit is None else table.unit.n_units
     if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
         counts = [int(c * n_units // table.n_rows) for c in counts]
+    from core.plan import PublicRows
+
+    if args.public is not None:
+        from core.data import read_public
+
+        public_X = read_public(args.public, table)
+        args.m = len(public_X) if args.m is None else args.m
+        public = PublicRows.of(table, public_X)
+    else:
+        public = PublicRows.standin(args.m, max(1, len(table.feature_columns)))
     sizes = dict(n_private=n_units, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
     agreement = None
     k = args.k
     if args.measure_agreement:
         rng = np.random.default_rng(args.seed)
         plan_k = k if k is not None else recommend_settings(**sizes).k
-        agreement, k = _measure(table, args.learner, plan_k, args.holdout, rng)
+        agreement, k, measured = _measure(table, args.learner, plan_k, args.holdout, rng)
         stdout.write(
             f"Teacher agreement (NON-PRIVATE measurement on {agreement.size} held-out private rows, "
             f"{k} teachers of {args.learner}; for planning only, never exported): mean "
-            f"{agreement.mean():.1%}, {np.mean(agreement >= 0.9):.0%} of rows at 90% or more.\n")
+            f"{agreement.mean():.1%}, {np.mean(agreement >= 0.9):.0%} of rows at 90% or more.\n"
+            f"One logistic regression on the other private rows (NON-PRIVATE, the same held-out rows): right "
+            f"{measured:.1%} of the time; the DP-training routes are planned from it.\n")
+        if args.model_accuracy is None:
+            args.model_accuracy = measured
     from core.cli.plan import quality_of
 
     quality = None if agreement is not None else quality_of(args, len(counts))
-    rec = recommend_settings(**sizes, agreement=agreement, k=k, quality=quality, majority_share=args.majority_share)
+    rec = recommend_settings(**sizes, agreement=agreement, k=k, quality=quality, majority_share=args.majority_share,
+                             public=public, model_accuracy=args.model_accuracy)
     if not rec.useful:
         stdout.write("No useful setting: at this budget and size no mechanism is predicted to label better than "
                      "always answering the majority class.\n")
-        stdout.write(f"  least bad: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
-                     + f"\n  label flags: {rec.flags()}\n")
+        stdout.write(f"  least bad: {_what(rec)}\n  label flags: {rec.flags()}\n")
     else:
-        stdout.write(f"Recommended: {rec.mechanism}, k = {rec.k}" + (f", T = {rec.T}" if rec.T is not None else "")
-                     + f"\n  label flags: {rec.flags()}\n")
+        stdout.write(f"Recommended: {_what(rec)}\n  label flags: {rec.flags()}\n")
     if rec.expected_answered is not None:
         stdout.write(f"  expected answered (model): about {rec.expected_answered:.0f} of {args.m}\n")
     stdout.write("Reasons:\n" + "".join(f"  - {r}\n" for r in rec.reasons))
