@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         args.m = len(public_X) if args.m is None else args.m
         public = PublicRows.of(table, public_X)
     else:
-        public = PublicRows.standin(args.m, max(1, len(table.feature_columns)))
+        public = PublicRows.standin(args.m, max(1, table.features.shape[1]))
     sizes = dict(n_private=n_units, class_counts=counts, epsilon=args.epsilon, delta=args.delta, m=args.m)
     agreement = None
     k = args.k

@@ -47,9 +47,45 @@ def test_plan_json_without_any_file(capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == EXIT_OK and data["predicted"] is True
     assert data["read"] == ["No private file was read (--n and --classes given)."]
-    assert len(data["predictions"]) == 9  # three mechanisms × three ε
+    assert len(data["predictions"]) == 15  # five routes × three ε
     gn = [p for p in data["predictions"] if p["mechanism"] == "gnmax"]
     assert [p["settings"]["epsilon"] for p in gn] == [1.0, 2.0, 4.0] and all(p["useful"] for p in gn)
+    # without public rows (nor --d) the DP-training routes are refused, and the reason says what to give
+    trained = [p for p in data["predictions"] if p["mechanism"] in ("dp-logistic", "dp-naive-bayes")]
+    assert len(trained) == 6 and all(not p["feasible"] and "--public FILE" in p["reason"] for p in trained)
+    assert [c["epsilon"] for c in data["choices"]] == [1.0, 2.0, 4.0]
+
+
+def test_plan_shows_the_dp_training_routes_and_its_choice_at_each_epsilon(capsys):
+    # Few queries per private row at a small ε: GNMax pays for 20,000 answers, one DP model pays once.
+    argv = ["plan", "--n", "30000", "--classes", "2", "--m", "20000", "--k", "250", "--d", "10", "--draws", "4",
+            "--epsilon", "0.5", "--epsilon", "8", "--mechanism", "gnmax", "--mechanism", "dp-logistic",
+            "--mechanism", "dp-naive-bayes", "--model-accuracy", "0.9"]
+    assert main(argv) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "right 90.0% of the time (--model-accuracy)" in out
+    rows = {line.split()[0] + "@" + line.split()[1] for line in out.splitlines() if line.startswith(("gnmax ", "dp-"))}
+    assert {"gnmax@0.5", "dp-logistic@0.5", "dp-naive-bayes@0.5", "dp-logistic@8"} <= rows
+    assert "refused" not in out
+    choice = out.split("The plan's choice", 1)[1]
+    assert "at ε = 0.5: dp-logistic" in choice  # GNMax's σ for 20,000 answers drowns 250 votes
+    data = json.loads(_run_json(argv))
+    gn = {p["settings"]["epsilon"]: p for p in data["predictions"] if p["mechanism"] == "gnmax"}
+    dp = {p["settings"]["epsilon"]: p for p in data["predictions"] if p["mechanism"] == "dp-logistic"}
+    assert dp[0.5]["correct"] > gn[0.5]["correct"] + 0.1 * 20000
+    # the prediction of the DP logistic regression stays below the assumed non-private accuracy
+    assert all(p["label_accuracy"] <= 0.9 + 1e-9 for p in dp.values())
+    assert data["choices"][0] == {"epsilon": 0.5, "mechanism": "dp-logistic"}
+
+
+def _run_json(argv) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*argv, "--json"]) == EXIT_OK
+    return out.getvalue()
 
 
 def test_plan_refuses_missing_sizes(capsys):
@@ -90,12 +126,27 @@ def test_tune_refuses_a_btt_candidate(capsys):
 
 def test_recommend_says_plainly_when_nothing_is_useful(files, capsys):
     _, priv, _ = files
-    code = main(["recommend", "--private", str(priv), "--epsilon", "1", "--delta", "1e-5", "--m", "300",
-                 "--majority-share", "0.68", "--accuracy", "0.7"])
+    argv = ["recommend", "--private", str(priv), "--epsilon", "1", "--delta", "1e-5", "--m", "300",
+            "--majority-share", "0.68", "--accuracy", "0.7"]
+    # a non-private logistic regression barely above the majority class: no DP-training route helps either
+    code = main([*argv, "--model-accuracy", "0.69"])
     out = capsys.readouterr().out
     assert code == EXIT_OK
     assert out.startswith("No useful setting")
     assert "predicted — no private data used" in out and "always answering the majority class" in out
+    assert "Plan of dp-logistic" in out and "Plan of dp-naive-bayes" in out
+
+
+def test_recommend_recommends_the_dp_logistic_regression_where_it_wins(files, capsys):
+    _, priv, pub = files
+    # 600 private rows feed few teachers; one model trained on all of them pays once for every row
+    code = main(["recommend", "--private", str(priv), "--public", str(pub), "--epsilon", "2", "--delta", "1e-5",
+                 "--model-accuracy", "0.95"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert out.startswith("Recommended: dp-"), out
+    assert "label flags: --mechanism dp-" in out and "--k " not in out.split("label flags:")[1].splitlines()[0]
+    assert "the plan predicts it labels the most rows right" in out
 
 
 def test_tune_grid_crosses_other_settings(capsys):
