@@ -3,7 +3,9 @@
 A prediction reads n (private rows), m (public queries), k (teachers), the number of
 classes, the mechanism and its settings, and an **assumed** teacher quality (a public
 assumption the user sets: a teacher's accuracy on easy queries and the share of hard
-queries on which teachers split).  It simulates votes under that assumption and runs the
+queries on which teachers split); the DP-training routes read the public rows' encoding
+and an assumed accuracy of a non-private logistic regression instead of the teachers
+(:mod:`core.plan.trained`).  It simulates votes under that assumption and runs the
 registered mechanisms on them: zero privacy cost, nothing private is read.
 
 Predictions are cached on their inputs for the whole process (``st.cache_data``): they
@@ -25,6 +27,11 @@ PREDICTED = "predicted — no private data used"
 
 QUALITY_SECTION = "plan_quality"
 DEFAULT_QUALITY = {"accuracy": 0.85, "hard_share": 0.2, "majority": 0.5}
+MODEL_ACCURACY = "model_accuracy"
+"""The assumed accuracy of a non-private logistic regression on all private rows (DP-training routes); set on
+first view to the teachers' noise-free plurality (:func:`core.plan.trained.trained_accuracy_default`)."""
+ROUTES = ("gnmax", "confident-gnmax", "dp-logistic", "dp-naive-bayes")
+"""The routes the plan's choice is made among on the labeling page (:func:`core.plan.best`)."""
 PLAN_SEED = 0
 """The public seed of the simulated votes (predictions are public computations)."""
 DRAWS = 20
@@ -68,7 +75,37 @@ def quality_controls(where=None) -> tuple[float, float, float]:
                         "must beat it.")
     for name, value in (("accuracy", acc), ("hard_share", hard), ("majority", major)):
         session.remember(QUALITY_SECTION, name, float(value))
+    q = st.session_state[QUALITY_SECTION]
+    if q.get(MODEL_ACCURACY) is None:  # first view: the teachers' noise-free plurality, one assumption for both
+        from core.plan.trained import trained_accuracy_default
+
+        q[MODEL_ACCURACY] = round(trained_accuracy_default(teacher_quality(acc, hard, major, 2), 2), 2)
+    model = c[0].slider("Assumed accuracy of a non-private logistic regression (DP-training routes)", 0.5, 1.0,
+                        step=0.01, key=session.widget_key(QUALITY_SECTION, MODEL_ACCURACY),
+                        help="An assumption: how often a logistic regression trained on all private rows WITHOUT "
+                        "privacy would be right. The DP logistic regression and the DP naive Bayes are predicted "
+                        "from it, the public rows' encoding, n and ε. Nothing private is read to set it.")
+    session.remember(QUALITY_SECTION, MODEL_ACCURACY, float(model))
     return quality()
+
+
+def model_accuracy() -> float | None:
+    """The session's assumed accuracy of a non-private logistic regression (None: not set yet, the plan's default)."""
+    value = st.session_state.get(QUALITY_SECTION, {}).get(MODEL_ACCURACY)
+    return None if value is None else float(value)
+
+
+def public_rows(ds):
+    """The public rows of ``ds`` as the DP-training routes encode them (:class:`core.plan.PublicRows`), kept
+    per dataset in the session (public data: no private row is read)."""
+    from core.plan import PublicRows
+
+    store = st.session_state.setdefault("_plan_public_rows", {})
+    key = (ds.key, ds.n_public, tuple(map(str, ds.public_X.columns)))
+    if key not in store:
+        store.clear()
+        store[key] = PublicRows.from_frame(ds.public_X)
+    return store[key], repr(key)
 
 
 def set_quality(name: str, value: float) -> None:
@@ -80,12 +117,13 @@ def set_quality(name: str, value: float) -> None:
 
 @st.cache_data(max_entries=2048, show_spinner=False)
 def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
-             accuracy: float, hard_share: float, majority: float, draws: int, advise: bool):
+             accuracy: float, hard_share: float, majority: float, draws: int, advise: bool,
+             model: float | None = None, public_key: str | None = None, _public=None):
     from core.plan import predict
 
     return predict(mechanism, dict(settings), n=n, m=m, k=k, n_classes=n_classes,
                    quality=teacher_quality(accuracy, hard_share, majority, n_classes), draws=draws, rng=PLAN_SEED,
-                   advise=advise)
+                   advise=advise, public=_public, model_accuracy=model)
 
 
 def teacher_quality(accuracy: float, hard_share: float, majority: float, n_classes: int):
@@ -100,18 +138,32 @@ def teacher_quality(accuracy: float, hard_share: float, majority: float, n_class
 
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
-            draws: int = DRAWS, advise: bool = True):
-    """:func:`core.plan.predict` at the session's assumed quality (cached on every input)."""
+            draws: int = DRAWS, advise: bool = True, public=None):
+    """:func:`core.plan.predict` at the session's assumed quality (cached on every input).
+
+    ``public``: ``(PublicRows, key)`` of :func:`public_rows`, for the DP-training routes."""
     acc, hard, major = quality()
+    rows, key = public if public is not None else (None, None)
     return _predict(mechanism, tuple(sorted(dict(settings).items())), int(n), int(m), int(k), int(n_classes),
-                    acc, hard, major, int(draws), bool(advise))
+                    acc, hard, major, int(draws), bool(advise), model_accuracy(), key, _public=rows)
 
 
 def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS,
                 advise: bool = True):
     """The prediction for ``mechanism`` at the session's request (plus ``settings``) on ``ds`` with k teachers."""
+    from core.mechanisms import registry
+
+    public = public_rows(ds) if registry.get(mechanism).inputs == "rows" else None
     return predict(mechanism, session.request(mechanism, dict(settings or {})), n=ds.n_private, m=ds.n_public, k=k,
-                   n_classes=ds.n_classes, draws=draws, advise=advise)
+                   n_classes=ds.n_classes, draws=draws, advise=advise, public=public)
+
+
+def choice_for(ds, k: int):
+    """The plan's choice among :data:`ROUTES` at the session's ε (:func:`core.plan.best`), and every prediction."""
+    from core.plan import best
+
+    preds = [predict_for(ds, k, name, draws=TABLE_DRAWS, advise=False) for name in ROUTES]
+    return best(preds), preds
 
 
 def pm(mean: float, sd: float | None) -> str:
@@ -137,9 +189,16 @@ def show_prediction(where, pred, *, m: int) -> None:
     c[1].metric("Correct (plan)", pm(pred.correct, pred.correct_sd))
     c[2].metric("⊥ (plan)", pm(pred.bottom, pred.bottom_sd))
     c[3].metric("Not processed (plan)", pm(pred.not_processed, pred.not_processed_sd))
-    where.caption(f"All four are {PREDICTED} (mean ± spread over the draws): votes simulated from n, m, k, the number of classes and the "
-                  f"assumed teacher quality, run through the same mechanism {pred.draws} times "
-                  f"(m = {m:,} queries).")
+    if pred.trained:
+        where.caption(f"All four are {PREDICTED} (mean ± spread over {pred.draws} draws of the noise): one model "
+                      "trained with DP on all private rows labels every public row, so all are answered; its "
+                      "accuracy is the assumed non-private logistic regression's "
+                      f"({pred.model_accuracy:.0%}) less the drop the route's noise causes on a stand-in task built "
+                      f"from the public rows (m = {m:,}, n = {pred.n:,}); no teachers are used.")
+    else:
+        where.caption(f"All four are {PREDICTED} (mean ± spread over the draws): votes simulated from n, m, k, the number of classes and the "
+                      f"assumed teacher quality, run through the same mechanism {pred.draws} times "
+                      f"(m = {m:,} queries).")
     if not pred.feasible and pred.reason:
         where.error("Predicted: these settings can answer (almost) nothing. " + pred.reason)
     elif not pred.useful:

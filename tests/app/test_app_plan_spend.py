@@ -378,3 +378,25 @@ def test_a_real_job_releases_from_the_export_page_at_its_shown_price(lab):
     assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)
     assert any(s.startswith("Released (run 1") for s in texts(at.success)), texts(at.success)
     assert not any("Nothing has run on the private votes yet" in i for i in texts(at.info))
+
+
+def test_the_plan_predicts_the_dp_training_routes_and_says_its_choice():
+    """A real job with the DP logistic regression chosen: the plan predicts it (no red "answers
+    nothing" box), names the assumption it rests on, and says its choice at the session's ε."""
+    at = upload_two_files(start_app())
+    go(at, "Private labeling")
+    at.radio(key="w_privacy_mechanism").set_value("dp-logistic").run()
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert not [e.value for e in at.main.error if "answer (almost) nothing" in e.value], texts(at.main.error)
+    assert "one model trained with DP on all private rows labels every public row" in text
+    assert "The plan's choice at ε" in text
+    assert at.slider(key="w_plan_quality_model_accuracy").value >= 0.5
+    answered = [m for m in at.main.metric if m.label == "Answered (plan)"]
+    assert answered and answered[0].value.startswith("300")  # every public row answered
+    # moving the assumption moves the prediction, and nothing is spent
+    before = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
+    at.slider(key="w_plan_quality_model_accuracy").set_value(0.6).run()
+    after = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
+    assert before != after
+    assert spent(at)[2] == 0
