@@ -434,7 +434,7 @@ def privacy_report(
     n_private: int,
     n_public: int,
     learner: Any,
-    k: int,
+    k: int | None,
     dataset: str | None = None,
     ledger_total: Any = None,
     unit: Any = None,
@@ -454,10 +454,13 @@ def privacy_report(
     learner : str, sklearn estimator or TeacherEnsemble
         The teachers' learner: a registry name, or an estimator (reported by its class
         names only).
-    k : int
-        Number of teachers.
+    k : int or None
+        Number of teachers.  Read only for the ensemble's mechanisms: a route that trains one
+        model with DP on the private rows (``dp-logistic``, ``dp-naive-bayes``) used no
+        teachers, and its report has a ``model`` section instead of ``ensemble``.
     dataset : str or None
-        The dataset's name (e.g. a bundled set), or None.
+        The dataset's name (e.g. a bundled set, or the name a job gives its private data),
+        or None; never a file's path.
     ledger_total : LedgerTotal, PrivacyGuarantee, mapping or None (keyword-only)
         For a **release** (a fresh run at parameters fixed before it was shown): the
         privacy ledger's total on this private data, the release included
@@ -491,7 +494,9 @@ def privacy_report(
           :data:`PUBLIC_PARAMETERS` whose values are plain scalars, sorted by name;
         - ``counts``: {``queries``, ``answered``, ``abstained``, ``not_processed``,
           ``public_rows``};
-        - ``ensemble``: {``learner``, ``k``, ``n_private``} (``n_private``: persons with a unit);
+        - ``ensemble``: {``learner``, ``k``, ``n_private``} (``n_private``: persons with a unit)
+          for the ensemble's mechanisms; for a DP-training route instead ``model``:
+          {``trained``, ``n_private``} (what ran: one model on all private rows, no teachers);
         - ``dataset``: the name or None;
         - with ``ledger_total`` only: ``release`` {``epsilon``, ``delta``, ``covers``}
           (the released run's own guarantee, as in ``guarantee``, and
@@ -513,7 +518,11 @@ def privacy_report(
             f"n_public = {n_public} is smaller than the {labels.shape[0]} labeled queries; "
             "give the number of rows of the public table."
         )
-    k = check_k(k, n_private)
+    from core.mechanisms import registry
+
+    trained = str(result.mechanism) in registry.names() and registry.get(str(result.mechanism)).inputs == "rows"
+    if not trained:
+        k = check_k(k, n_private)
     if dataset is not None and not isinstance(dataset, str):
         raise ParameterError(f"dataset must be a name (text) or None, got {type(dataset).__name__}.")
     report = {
@@ -535,7 +544,8 @@ def privacy_report(
             "not_processed": int((labels == UNPROCESSED).sum()),
             "public_rows": n_public,
         },
-        "ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private},
+        **({"model": {"trained": registry.get(str(result.mechanism)).title, "n_private": n_private}} if trained else
+           {"ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private}}),
         "dataset": dataset,
     }
     if ledger_total is not None:

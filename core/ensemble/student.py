@@ -58,6 +58,10 @@ STUDENT_FORMAT = "private-label-lab published student"
 BOTTOM_POLICIES = ("drop", "random", "semi")
 """The accepted values of ``bottom``."""
 
+TRUSTED_TYPES = ("numpy.dtype",)
+"""Types besides scikit-learn's own (``sklearn.*``) that :meth:`PublishedStudent.from_skops` trusts: a
+NumPy data type, which scikit-learn's fitted imputers hold; it names a type, it runs no code."""
+
 SOFT_LABEL_THRESHOLD = 0.5
 """A released soft label (score) becomes class 1 when it is at least this value."""
 
@@ -192,8 +196,9 @@ class PublishedStudent:
     def from_skops(cls, data: bytes, trusted: list[str] | tuple[str, ...] = ()) -> "PublishedStudent":
         """Load a student written by :meth:`to_skops`, running no code from the file.
 
-        Types of scikit-learn itself (``sklearn.*``) are trusted; any other type the file
-        names is refused unless listed in ``trusted``.
+        Types of scikit-learn itself (``sklearn.*``) and :data:`TRUSTED_TYPES`
+        (``numpy.dtype``, which a fitted imputer holds) are trusted; any other type the
+        file names is refused unless listed in ``trusted``.
 
         Raises
         ------
@@ -205,7 +210,8 @@ class PublishedStudent:
         import skops.io as sio
 
         data = bytes(data)
-        unknown = [t for t in sio.get_untrusted_types(data=data) if not t.startswith("sklearn.") and t not in trusted]
+        unknown = [t for t in sio.get_untrusted_types(data=data)
+                   if not t.startswith("sklearn.") and t not in TRUSTED_TYPES and t not in trusted]
         if unknown:
             raise DataError(f"The student file names types that are not scikit-learn's: {', '.join(unknown)}. "
                             "Load it only if you trust them (pass them as trusted).")
@@ -219,21 +225,42 @@ class PublishedStudent:
         return (f"PublishedStudent({learner_name(self.model)}, classes={list(self.classes_)}, "
                 f"epsilon={self.epsilon:.4g}, delta={self.delta:.3g}, mechanism={self.mechanism!r})")
 
+    @property
+    def feature_names_in_(self) -> np.ndarray | None:
+        """The columns the student was fitted on, by name (None when it was fitted on an array)."""
+        names = getattr(self.model, "feature_names_in_", None)
+        return None if names is None else np.asarray(names, dtype=object)
+
+    def _own_columns(self, X: Any) -> Any:
+        """A table's columns the student was fitted on, by name and in its order (extra columns left out)."""
+        names = self.feature_names_in_
+        if names is None or not hasattr(X, "columns"):
+            return X
+        have = [str(c) for c in X.columns]
+        missing = [str(n) for n in names if str(n) not in have]
+        if missing:
+            raise DataError(f"The table has no column {', '.join(repr(m) for m in missing)}; the student reads "
+                            f"the columns {', '.join(map(str, names))} (by name, in any order; others are ignored).")
+        return X[list(names)]
+
     def predict(self, X: Any) -> np.ndarray:
-        """Class names predicted for the rows of ``X``."""
-        ids = np.asarray(self.model.predict(X)).astype(np.int64)
+        """Class names predicted for the rows of ``X``.
+
+        A table (pandas DataFrame) gives the student its own columns by name: extra columns
+        are ignored and the order does not matter."""
+        ids = np.asarray(self.model.predict(self._own_columns(X))).astype(np.int64)
         return self.classes_[ids]
 
     def predict_codes(self, X: Any) -> np.ndarray:
         """Class ids predicted for the rows of ``X`` (the fitted model's own output)."""
-        return np.asarray(self.model.predict(X))
+        return np.asarray(self.model.predict(self._own_columns(X)))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, one column per entry of ``classes_`` (a student whose
         training labels missed a class gets a zero column for it)."""
         if not hasattr(self.model, "predict_proba"):
             raise AttributeError(f"{learner_name(self.model)} gives no probabilities.")
-        proba = np.asarray(self.model.predict_proba(X), dtype=float)
+        proba = np.asarray(self.model.predict_proba(self._own_columns(X)), dtype=float)
         seen = np.asarray(getattr(self.model, "classes_", np.arange(proba.shape[1]))).astype(np.int64)
         out = np.zeros((proba.shape[0], len(self.classes_)))
         out[:, seen] = proba
