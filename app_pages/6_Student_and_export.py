@@ -22,6 +22,8 @@ from app_pages._text import literal
 session.init()
 ss = st.session_state
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})
+TRAINED_MODEL_LEARNER = {"dp-logistic": "logistic_regression", "dp-naive-bayes": "gaussian_nb"}
+"""The learner of the model class a DP-training route trains: the student's default after such a run."""
 
 st.title("Student and export")
 st.markdown(
@@ -109,10 +111,12 @@ with session.shown_errors():
 
     c1, c2 = st.columns(2)
     names = widgets.learner_names()
-    # The student learner follows the teachers' learner whenever the ensemble's learner changes.
-    if ss["student_ui"]["learner"] not in names or ss["student_ui"].get("teachers") != cfg["learner"]:
-        ss["student_ui"]["learner"] = cfg["learner"] if cfg["learner"] in names else names[0]
-        ss["student_ui"]["teachers"] = cfg["learner"]
+    # The student learner follows the learner chosen for the job whenever it changes: the teachers' learner, or
+    # for a route that trains one model with DP on the private rows, that model's class (no teachers ran).
+    job_learner = TRAINED_MODEL_LEARNER.get(result.mechanism, cfg["learner"])
+    if ss["student_ui"]["learner"] not in names or ss["student_ui"].get("teachers") != job_learner:
+        ss["student_ui"]["learner"] = job_learner if job_learner in names else names[0]
+        ss["student_ui"]["teachers"] = job_learner
         ss.pop("w_student_ui_learner", None)
     learner = c1.selectbox("Student learner", names, format_func=widgets.learner_label,
                            key=session.widget_key("student_ui", "learner"))

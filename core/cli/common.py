@@ -28,6 +28,7 @@ __all__ = [
     "progress_enabled",
     "add_progress",
     "add_seed",
+    "dataset_name",
     "mechanism_name",
     "json_value",
     "fmt",
@@ -235,3 +236,18 @@ def add_seed(parser: argparse.ArgumentParser) -> None:
         "becomes predictable); never written to any output. Default: fresh randomness "
         "from the operating system",
     )
+
+
+def dataset_name(args) -> str:
+    """The name a report gives the private data: ``--dataset NAME`` where the command has it, else the
+    private file's name without folder or extension (a report names data, never a path)."""
+    from pathlib import Path
+
+    given = getattr(args, "dataset", None)
+    if given:
+        return str(given)
+    name = Path(str(args.private)).name
+    for ext in (".gz", ".csv", ".tsv", ".txt"):
+        if name.lower().endswith(ext):
+            name = name[: -len(ext)]
+    return name

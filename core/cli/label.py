@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.cli.common import (
+    dataset_name,
     EXIT_CODES,
     EXIT_HALTED,
     EXIT_OK,
@@ -434,7 +435,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
-                       dataset=Path(args.private).name, unit=table.privacy_unit)
+                       dataset=dataset_name(args), unit=table.privacy_unit)
         if ledger is not None and _takes_ledger_total():
             context["ledger_total"] = ledger.total()
         report = pipeline.report(result, **context)
@@ -481,7 +482,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             stderr.flush()
             return code
         public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=n_public,
-                                                   learner=args.learner, k=k, dataset=Path(args.private).name,
+                                                   learner=args.learner, k=k, dataset=dataset_name(args),
                                                    unit=table.privacy_unit))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         skops_format = paths["--student"].suffix.lower() == ".skops"

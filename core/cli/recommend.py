@@ -94,9 +94,8 @@ def _measure(table, learner: str, k: int, holdout: int, rng):
     k = min(int(k), largest_k(train))
     teachers = pipeline.train(train, learner, {}, k, rng=rng)
     votes = np.asarray(teachers.vote_counts(pipeline.model_input(train, held.features)), dtype=float)
-    one = pipeline.train(train, "logistic_regression", {}, 1, rng=rng)
-    model = np.argmax(np.asarray(one.vote_counts(pipeline.model_input(train, held.features))), axis=1)
-    return votes.max(axis=1) / votes.sum(axis=1), k, float(np.mean(model == held.labels))
+    one = pipeline.teacher_model(train, "logistic_regression", {}).fit(train.features, train.labels)
+    return votes.max(axis=1) / votes.sum(axis=1), k, float(np.mean(one.predict(held.features) == held.labels))
 
 
 def _what(rec) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.cli.common import (
+    dataset_name,
     EXIT_CODES,
     EXIT_OK,
     PROG,
@@ -241,7 +242,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
-                             dataset=Path(args.private).name, unit=table.privacy_unit,
+                             dataset=dataset_name(args), unit=table.privacy_unit,
                              **({} if ledger is None else {"ledger_total": ledger.total()}))
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",

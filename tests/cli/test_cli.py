@@ -153,7 +153,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     student = joblib.load(tmp_path / "student.joblib")
     assert set(np.unique(student.predict(public))) <= {"no", "yes"}
     assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"
-    assert student.epsilon == report["guarantee"]["epsilon"] and student.report["dataset"] == "private.csv"
+    assert student.epsilon == report["guarantee"]["epsilon"] and student.report["dataset"] == "private"
 
 
 def test_label_btt_soft(files, tmp_path, capsys):

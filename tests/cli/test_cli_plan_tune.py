@@ -163,3 +163,15 @@ def test_tune_grid_crosses_other_settings(capsys):
                                      "--delta", "1e-5", "--vary", "threshold=1"])
     with pytest.raises(Exception, match="none of the chosen mechanisms"):
         grid_of(bad)
+
+
+def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files):
+    folder, priv, pub = files
+    argv = ["label", "--private", str(priv), "--public", str(pub), "--label-column", "label", "--learner",
+            "logistic_regression", "--k", "10", "--mechanism", "dp-logistic", "--epsilon", "1", "--delta", "1e-5",
+            "--out", str(folder / "dp.csv"), "--report", str(folder / "dp.json"), "--no-progress"]
+    assert main(argv) == EXIT_OK
+    report = json.loads((folder / "dp.json").read_text())
+    assert "ensemble" not in report and report["model"]["n_private"] == 600
+    assert report["model"]["trained"].startswith("DP logistic regression")
+    assert report["dataset"] == "private" and str(folder) not in json.dumps(report)  # a name, never a path

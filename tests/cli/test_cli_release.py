@@ -57,7 +57,7 @@ def test_ledger_grows_by_one_entry_per_run_and_a_refusal_leaves_it(data, tmp_pat
     (fp, entry), = content["ledgers"].items()
     assert fp.startswith("sha256:") and len(entry["entries"]) == 1
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["dataset"] == "private.csv"
+    assert report["dataset"] == "private"  # the data's name, never a path
     assert "ledger" in report  # the ledger total (core.export.privacy_report(ledger_total=...))
     assert main(argv(data, tmp_path, "--ledger", str(ledger))) == EXIT_OK
     assert len(json.loads(ledger.read_text())["ledgers"][fp]["entries"]) == 2
