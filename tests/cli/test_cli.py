@@ -136,7 +136,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     result = pipeline.label(counts, "btt", {"epsilon": 50.0, "delta": 1e-5, "T": 30}, rng=rng)
     assert (tmp_path / "labeled.csv").read_bytes() == pipeline.labeled_csv(public, result, table.class_names)
     expected_report = pipeline.report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                      learner="gaussian_nb", k=160, dataset="private.csv")
+                                      learner="gaussian_nb", k=160, dataset="private")
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == expected_report
     # ... and the same as the labeling function called by hand on the teachers of the
     # app's full pipeline (preprocessor + learner on the DataFrame): the plain-numeric
@@ -149,7 +149,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     assert (tmp_path / "labeled.csv").read_text(encoding="utf-8") == labeled_frame(
         public, by_hand, table.class_names).to_csv(index=False)
     assert expected_report == report_json(privacy_report(by_hand, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                                         learner="gaussian_nb", k=160, dataset="private.csv"))
+                                                         learner="gaussian_nb", k=160, dataset="private"))
     student = joblib.load(tmp_path / "student.joblib")
     assert set(np.unique(student.predict(public))) <= {"no", "yes"}
     assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"

@@ -34,9 +34,13 @@ def rows(text: str) -> list[list[str]]:
 
 def test_plan_vs_measured_quick(tmp_path):
     text = run_quick("plan_vs_measured", tmp_path)
-    table = rows(text)
+    head, trained = text.split("### The DP-training routes", 1)
+    table = rows(head)
     assert len(table) == 18 and {r[0] for r in table} == {"halfspaces", "adult"}
     assert "NON-PRIVATE" in text and "Within tolerance" in text
+    dp = rows(trained)  # the quick run: breast cancer, both DP-training routes at ε = 1
+    assert [(r[0], r[1], r[2]) for r in dp] == [("breast_cancer", "dp-logistic", "1"), ("breast_cancer", "dp-naive-bayes", "1")]
+    assert all(0.0 <= float(r[3].split(" ")[0]) <= 1.0 and 0.0 <= float(r[4].split(" ")[0]) <= 1.0 for r in dp)
     for r in table:
         measured, predicted = float(r[3].split(" ")[0]), float(r[4].split(" ")[0])
         assert 0 <= measured <= 200 and 0 <= predicted <= 200
