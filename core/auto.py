@@ -8,7 +8,7 @@ number of public rows ``m``, the encoded width ``d``, the number of classes, the
 (ε, δ) and the learner the data owner asked for.  Nothing is read from the private rows,
 so choosing costs no privacy.  The choice is reported in sentences (:attr:`AutoChoice.reason`).
 
-The choice is the plan's (:func:`core.plan.best`, docs/design.md §10.4): GNMax and
+The choice is the plan's (:func:`core.plan.best`, docs/design.md §10.7): GNMax and
 Confident-GNMax at the ``k`` below, the DP logistic regression and the DP naive Bayes
 are predicted from public quantities and assumptions (:func:`core.plan.predict`; the
 DP-training routes from the public rows' encoding, :mod:`core.plan.trained`), and the

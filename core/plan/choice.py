@@ -1,4 +1,4 @@
-"""The plan's choice among predicted runs (docs/design.md §10.4).
+"""The plan's choice among predicted runs (docs/design.md §10.7).
 
 :func:`best` picks, among predictions of one job at one budget, the run the plan
 recommends: of the *useful* ones (answered labels right more often than always

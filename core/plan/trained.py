@@ -1,4 +1,4 @@
-"""Predictions of the DP-training routes from public quantities only (docs/design.md §10.4).
+"""Predictions of the DP-training routes from public quantities only (docs/design.md §10.7).
 
 The DP-training routes (:mod:`core.mechanisms.dp_training`: ``dp-logistic``,
 ``dp-naive-bayes``) train one model on the private rows and label every public row with
