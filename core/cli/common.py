@@ -24,6 +24,8 @@ __all__ = [
     "Formatter",
     "para",
     "one_line",
+    "cli_words",
+    "LIBRARY_WORDS",
     "warnings_as_lines",
     "progress_enabled",
     "add_progress",
@@ -134,6 +136,31 @@ class ProgressBar:
 def one_line(text: Any) -> str:
     """``text`` with every run of white space (line breaks included) made one space."""
     return " ".join(str(text).split())
+
+
+LIBRARY_WORDS = (
+    ("(label_column=...)", "(--label-column NAME)"),
+    ("Pass one of them as label_column.", "Give one of them as --label-column."),
+    ("label_column=", "--label-column "),
+    ("missing='drop'", "--missing drop"),
+    ("missing='impute'", "--missing impute"),
+    ("missing='refuse'", "--missing refuse"),
+    ('missing="drop"', "--missing drop"),
+    ('missing="impute"', "--missing impute"),
+    ("rename_duplicates=True", "--rename-duplicates"),
+    ("drop_empty_columns=True", "--drop-empty-columns"),
+    ("missing_markers=", "--missing-marker "),
+    ("privacy_unit=", "--privacy-unit "),
+)
+"""The library's keyword arguments named in its messages, and the command line's flags for them."""
+
+
+def cli_words(text: Any) -> str:
+    """A library message in the command line's words: keyword arguments become flags (:data:`LIBRARY_WORDS`)."""
+    out = one_line(text)
+    for library, flag in LIBRARY_WORDS:
+        out = out.replace(library, flag)
+    return out
 
 
 @contextlib.contextmanager

@@ -56,7 +56,7 @@ from core.cli.common import (
     CommandError,
     Formatter,
     ProgressBar,
-    one_line,
+    cli_words,
     para,
     progress_enabled,
     warnings_as_lines,
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.handler(args, stdout, stderr, bar))
     except (PrivateLabelLabError, CommandError) as exc:
         bar.break_line()
-        stderr.write(f"{PROG}: error: {one_line(exc)}\n")
+        stderr.write(f"{PROG}: error: {cli_words(exc)}\n")
         stderr.flush()
         return EXIT_ERROR
     except KeyboardInterrupt:

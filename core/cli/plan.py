@@ -115,7 +115,12 @@ def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | N
         return n, None, None
     column = choose_label_column(header, label_column or None)
     if column is None:
-        raise CommandError(f"'{path}' has no column {label_column!r}; its columns are {', '.join(map(str, header))}.")
+        shown = ", ".join(f"'{c}'" for c in header[:30]) + (", ..." if len(header) > 30 else "")
+        if not label_column:  # the words every other command uses (core.data.load_table)
+            raise CommandError(f"'{path}': no column is named 'label', 'target', 'y', 'class': say which column "
+                               f"holds the label (--label-column NAME). The columns are: {shown}.")
+        raise CommandError(f"'{path}': the label column '{label_column}' is not in the file. The columns are: "
+                           f"{shown}. Give one of them as --label-column.")
     labels = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip()
     return int(len(labels)), int(labels[labels != ""].nunique()), str(column)
 

@@ -175,3 +175,16 @@ def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files):
     assert "ensemble" not in report and report["model"]["n_private"] == 600
     assert report["model"]["trained"].startswith("DP logistic regression")
     assert report["dataset"] == "private" and str(folder) not in json.dumps(report)  # a name, never a path
+
+
+def test_plan_and_label_explain_a_missing_label_column_in_flags(tmp_path, capsys):
+    pd.DataFrame({"a": [1, 2, 3, 4], "outcome": ["x", "y", "x", "y"]}).to_csv(tmp_path / "p.csv", index=False)
+    pd.DataFrame({"a": [5, 6]}).to_csv(tmp_path / "q.csv", index=False)
+    assert main(["plan", "--private", str(tmp_path / "p.csv"), "--m", "10"]) != EXIT_OK
+    plan_err = capsys.readouterr().err
+    assert "no column ''" not in plan_err and "--label-column NAME" in plan_err and "'outcome'" in plan_err
+    assert main(["label", "--private", str(tmp_path / "p.csv"), "--public", str(tmp_path / "q.csv"), "--learner",
+                 "logistic_regression", "--k", "2", "--mechanism", "gnmax", "--epsilon", "1", "--delta", "1e-5",
+                 "--out", str(tmp_path / "o.csv"), "--no-progress"]) != EXIT_OK
+    label_err = capsys.readouterr().err
+    assert "--label-column NAME" in label_err and "label_column=" not in label_err
