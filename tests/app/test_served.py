@@ -6,7 +6,8 @@
   mode ``make run DEMO=1`` does too.  Each says so as it starts.
 * On the served app: Streamlit's XSRF protection is on (an upload without the token of the
   page's cookie is refused), cross-origin requests are refused (no
-  Access-Control-Allow-Origin for another site, and its WebSocket is turned away), and the
+  Access-Control-Allow-Origin for another site, and its WebSocket is turned away: Streamlit
+  compares host names, so this holds for another host, not for another port of this one), and the
   upload size limit (50 MB, ``.streamlit/config.toml``) is in force.
 * In Chromium, on a network-served app: without a password a private upload is refused
   (no file input is drawn) while the teaching data is served; with the password set by
