@@ -121,13 +121,17 @@ def open_session(url: str):
         yield msg.new_session.initialize.session_id
 
 
-def test_the_class_mode_serves_the_network_and_only_the_command_line_changes_the_address():
-    def command(*args: str, **env: str) -> str:
-        environment = {k: v for k, v in os.environ.items() if k not in ("DEMO", "HOST")} | env
-        out = subprocess.run(["make", "-n", "-o", ".venv/.run-deps", "run", *args], cwd=ROOT, env=environment,
-                             capture_output=True, text=True, check=True).stdout
-        return next(line for line in out.splitlines() if "streamlit run" in line)
+def streamlit_line(*args: str, **env: str) -> str:
+    """The ``streamlit run`` line of ``make -n run ARGS``, with the shell's environment (less its own
+    ``DEMO``, ``HOST`` and password) plus ``env``: what ``make run`` would start, started nothing."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("DEMO", "HOST", PASSWORD_ENV)} | env
+    out = subprocess.run(["make", "-n", "-o", ".venv/.run-deps", "run", *args], cwd=ROOT, env=environment,
+                         capture_output=True, text=True, check=True).stdout
+    return next(line for line in out.splitlines() if "streamlit run" in line)
 
+
+def test_the_class_mode_serves_the_network_and_only_the_command_line_changes_the_address():
+    command = streamlit_line
     assert "--server.address '127.0.0.1'" in command()
     assert "--server.address '127.0.0.1'" in command(HOST="0.0.0.0")  # a shell's HOST never opens the network
     assert "--server.address '0.0.0.0'" in command("HOST=0.0.0.0")

@@ -32,18 +32,10 @@ import pytest
 from conftest import ROOT
 from test_app import go, texts
 from test_app_serving import PASSWORD, PASSWORD_ENV, served, session, to_upload, upload  # noqa: F401 (fixture)
-from test_served import listening_addresses, make_run, open_session, request
+from test_served import listening_addresses, make_run, open_session, request, streamlit_line
 
 BIDI = ("\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
         "\u200e", "\u200f", "\u061c")
-
-
-def streamlit_line(*args: str, **env: str) -> str:
-    """The ``streamlit run`` line of ``make -n run ARGS`` with the shell's environment plus ``env``."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("DEMO", "HOST", PASSWORD_ENV)} | env
-    out = subprocess.run(["make", "-n", "-o", ".venv/.run-deps", "run", *args], cwd=ROOT, env=environment,
-                         capture_output=True, text=True, check=True).stdout
-    return next(line for line in out.splitlines() if "streamlit run" in line)
 
 
 def on_this_machine(line: str) -> bool:
