@@ -26,13 +26,16 @@ $(VENV)/.test-deps: pyproject.toml | $(PY)
 # make run: this machine only (127.0.0.1). make run HOST=0.0.0.0 serves every network interface;
 # so does the class mode, make run DEMO=1 (a lecture on one server: every session starts with the
 # reproducible demo seed on). On a server reachable from the network a private upload needs the
-# password set in the environment variable PRIVATE_LABEL_LAB_PASSWORD (none: uploads are off).
-# Set with "=", not "?=": only the command line changes it, never a HOST variable that a shell
-# happens to export (often the machine's name, which would serve the network).
-HOST = $(if $(DEMO),0.0.0.0,127.0.0.1)
+# password set in the environment variable PRIVATE_LABEL_LAB_PASSWORD (none: uploads are off, and
+# Streamlit's upload limit drops to 1 MB per file, the smallest it takes: app_pages/_serving.py).
+# Only the command line opens the network: HOST is set with "=", not "?=", so a HOST variable that
+# a shell happens to export (often the machine's name) is ignored, and the class mode is on only
+# for DEMO=1 typed on make's command line (an exported DEMO, or DEMO=0, leaves it off).
+CLASS := $(if $(and $(filter command line,$(origin DEMO)),$(filter 1,$(strip $(DEMO)))),1)
+HOST = $(if $(CLASS),0.0.0.0,127.0.0.1)
 run: $(VENV)/.run-deps
 	@$(PY) -m app_pages._serving '$(HOST)' '$(PORT)'
-	$(if $(DEMO),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(if $(CLASS),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) $$($(PY) -m app_pages._serving --streamlit-options '$(HOST)') --server.headless true --browser.gatherUsageStats false
 
 # The documentation site, built offline into site/ (open site/index.html). The test suite builds
 # it with --strict (tests/test_docs.py): a broken link, anchor or API reference fails it.

@@ -56,7 +56,7 @@ with session.shown_errors():
             st.markdown(f"- {reason}")
         # The same predictions as the plan: is the recommended setting useful at all?
         rec_pred = plan.predict(rec.mechanism, rec.settings, n=ds.n_private, m=ds.n_public, k=int(rec.k),
-                                n_classes=ds.n_classes)
+                                n_classes=ds.n_classes, scope=plan.cache_scope(ds))
         st.markdown(f"Predicted at the recommended setting ({plan.PREDICTED}, at the assumed teacher quality of "
                     f"the plan): {plan.pm(rec_pred.answered, rec_pred.answered_sd)} answered, "
                     f"{plan.pm(rec_pred.correct, rec_pred.correct_sd)} correct.")

@@ -114,7 +114,8 @@ with session.shown_errors():
     )
     st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)m\log(m/\beta)/2}\Big),\quad "
              r"k = 34\sqrt{2}\,\lambda\log\frac{4mT}{\min(\delta,\beta/2)},\quad \lambda = \frac{\sqrt{32T\log(2/\delta)}}{\varepsilon}")
-    sol = cache.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting)
+    sol = cache.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting,
+                           plan.cache_scope(ds))
     if sol.feasible:
         s = st.columns(4)
         s[0].metric("Teachers k", f"{sol.k:,.0f}")

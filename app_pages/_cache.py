@@ -473,8 +473,10 @@ def compare_rows(ens: Ensemble | None, epsilon: float, m: int, extra: tuple = ()
 
 
 @st.cache_data(max_entries=64, show_spinner="Solving the loop T → α → k → T…")
-def solve_loop(n: float, V: float, epsilon: float, delta: float, beta: float, m: int, gamma: float, setting: str):
-    """:func:`core.theory.solve_loop` (paper calibration), cached on its public inputs."""
+def solve_loop(n: float, V: float, epsilon: float, delta: float, beta: float, m: int, gamma: float, setting: str,
+               scope: str = ""):
+    """:func:`core.theory.solve_loop` (paper calibration), cached on its inputs and ``scope`` (shared by every
+    session while n is public: :func:`app_pages._plan.cache_scope`)."""
     from core.theory import solve_loop as solve
 
     return solve(n, V, epsilon, delta, beta, m, gamma, setting)

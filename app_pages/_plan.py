@@ -8,14 +8,19 @@ and an assumed accuracy of a non-private logistic regression instead of the teac
 (:mod:`core.plan.trained`).  It simulates votes under that assumption and runs the
 registered mechanisms on them: zero privacy cost, nothing private is read.
 
-Predictions are cached on their inputs for the whole process (``st.cache_data``): they
-depend on public quantities only, so every session may share them.  The simulation's seed
-is a fixed public one (a prediction is a public computation; the same inputs always give
-the same numbers).
+Predictions are cached on their inputs for the whole process (``st.cache_data``).  How
+quickly one comes back says whether another session asked the same before, so the inputs
+are shared only while they are public: per row (no privacy unit declared) n is public under
+the lab's adjacency (docs/design.md §1), and every session shares the predictions; with a
+declared privacy unit the number of rows is not public (only the number of persons is,
+§1.2), and the predictions of that data are cached under the session's own key
+(:func:`cache_scope`).  The simulation's seed is a fixed public one (a prediction is a
+public computation; the same inputs always give the same numbers).
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any, Mapping
 
 import streamlit as st
@@ -43,6 +48,19 @@ CURVE_DRAWS = 3
 SLOW_TO_SIMULATE = ("certified-gnmax", "btt-soft")
 """Mechanisms left off the predicted curves (slow to simulate at every ε: a private test, or teacher scores; their
 table row is predicted)."""
+
+
+def cache_scope(ds) -> str:
+    """The key that separates this session's cached predictions from other sessions'.
+
+    "" (shared by every session) when ``ds`` has no declared privacy unit: its number of rows
+    is public then.  With a unit the number of rows is not public, and a cache shared across
+    sessions would let one session time whether another loaded data of some row count: the
+    session's own random key keeps its entries apart.
+    """
+    if getattr(ds.private, "unit", None) is None:
+        return ""
+    return st.session_state.setdefault("_plan_cache_scope", secrets.token_hex(16))
 
 
 def quality() -> tuple[float, float, float]:
@@ -118,7 +136,8 @@ def set_quality(name: str, value: float) -> None:
 @st.cache_data(max_entries=2048, show_spinner=False)
 def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
              accuracy: float, hard_share: float, majority: float, draws: int, advise: bool,
-             model: float | None = None, public_key: str | None = None, _public=None):
+             model: float | None = None, public_key: str | None = None, scope: str = "", _public=None):
+    # scope: only a part of the cache key (cache_scope)
     from core.plan import predict
 
     return predict(mechanism, dict(settings), n=n, m=m, k=k, n_classes=n_classes,
@@ -138,14 +157,15 @@ def teacher_quality(accuracy: float, hard_share: float, majority: float, n_class
 
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
-            draws: int = DRAWS, advise: bool = True, public=None):
-    """:func:`core.plan.predict` at the session's assumed quality (cached on every input).
+            draws: int = DRAWS, advise: bool = True, public=None, scope: str = ""):
+    """:func:`core.plan.predict` at the session's assumed quality (cached on every input and ``scope``,
+    :func:`cache_scope`).
 
     ``public``: ``(PublicRows, key)`` of :func:`public_rows`, for the DP-training routes."""
     acc, hard, major = quality()
     rows, key = public if public is not None else (None, None)
     return _predict(mechanism, tuple(sorted(dict(settings).items())), int(n), int(m), int(k), int(n_classes),
-                    acc, hard, major, int(draws), bool(advise), model_accuracy(), key, _public=rows)
+                    acc, hard, major, int(draws), bool(advise), model_accuracy(), key, str(scope), _public=rows)
 
 
 def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS,
@@ -155,7 +175,7 @@ def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None =
 
     public = public_rows(ds) if registry.get(mechanism).inputs == "rows" else None
     return predict(mechanism, session.request(mechanism, dict(settings or {})), n=ds.n_private, m=ds.n_public, k=k,
-                   n_classes=ds.n_classes, draws=draws, advise=advise, public=public)
+                   n_classes=ds.n_classes, draws=draws, advise=advise, public=public, scope=cache_scope(ds))
 
 
 def choice_for(ds, k: int):

@@ -11,7 +11,14 @@ machine reach 127.0.0.1).  The page says where it is served in the sidebar
 (:func:`sidebar_notice`), and ``make run`` says it when the server starts (:func:`announcement`).
 
 The password is compared in constant time (:func:`password_matches`); a session that gave it
-may upload for as long as it lives, and no other session gains anything from it.
+may upload for as long as it lives, and no other session gains anything from it.  Wrong
+passwords are checked one at a time for the whole server, each costing at least
+:data:`WRONG_PASSWORD_DELAY_S`: many sessions guessing at once guess no faster than one.
+
+Streamlit's upload route takes file bytes from any open session that carries its own XSRF
+token, whatever the page drew; the app never reads a locked session's bytes, and where no
+upload can be used at all (the network, no password) ``make run`` lowers Streamlit's upload
+limit to :data:`LOCKED_UPLOAD_LIMIT_MB` per file (:func:`streamlit_options`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import hmac
 import ipaddress
 import os
 import sys
+import threading
 import time
 
 import streamlit as st
@@ -35,7 +43,17 @@ NETWORK_SETTING = "make run HOST=0.0.0.0"
 """The one setting that serves the lab to the network (the class mode ``make run DEMO=1`` does too)."""
 
 WRONG_PASSWORD_DELAY_S = 1.0
-"""A wrong password costs the session this long: guessing one takes time."""
+"""A wrong password costs this long, and wrong passwords are checked one at a time for the whole
+server: guessing takes at least this long per guess, however many sessions guess at once."""
+
+LOCKED_UPLOAD_LIMIT_MB = 1
+"""Streamlit's upload limit (``server.maxUploadSize``, megabytes per file) where no upload is
+accepted (the network, no password).  1 is the smallest that every supported Streamlit takes:
+Streamlit before its Starlette server (1.40 included) gave this size to Tornado as the read
+buffer of every request, headers included, so 0 would break every request there."""
+
+_WRONG_PASSWORDS = threading.Lock()
+"""Held while a wrong password costs its delay: one per server process (a module is imported once)."""
 
 _UNLOCKED = "_uploads_unlocked"
 _PASSWORD_BOX = "server_password_input"
@@ -121,11 +139,17 @@ def require_upload() -> None:
 
 
 def unlock(given: str) -> bool:
-    """Let this session upload if ``given`` is the server's password (a wrong one costs a second)."""
+    """Let this session upload if ``given`` is the server's password.
+
+    A wrong one costs :data:`WRONG_PASSWORD_DELAY_S`, served one at a time across every session
+    of the server (a process-wide lock held through the delay): N sessions guessing in parallel
+    make at most one guess per second between them.
+    """
     if password_matches(given):
         st.session_state[_UNLOCKED] = True
         return True
-    time.sleep(WRONG_PASSWORD_DELAY_S)
+    with _WRONG_PASSWORDS:
+        time.sleep(WRONG_PASSWORD_DELAY_S)
     return False
 
 
@@ -189,5 +213,25 @@ def announcement(host: str, port: int | str, password: bool) -> str:
                f"private uploads are off (no {PASSWORD_ENV} set); teaching data is open."))
 
 
-if __name__ == "__main__":  # make run: python -m app_pages._serving HOST PORT
-    print(announcement(sys.argv[1], sys.argv[2], bool(os.environ.get(PASSWORD_ENV))), flush=True)
+def streamlit_options(host: str, password: bool) -> list[str]:
+    """Streamlit's command-line options that follow from where the lab listens.
+
+    On a server reachable from the network without a password no session may upload, yet
+    Streamlit's upload route still takes file bytes from any open session that carries its own
+    XSRF token (there is no setting that closes the route, or gates it per session): the upload
+    limit drops to :data:`LOCKED_UPLOAD_LIMIT_MB` per file, so such bytes stay small.
+    Everywhere else the limit of ``.streamlit/config.toml`` holds.
+    """
+    if not is_loopback(host) and not password:
+        return ["--server.maxUploadSize", str(LOCKED_UPLOAD_LIMIT_MB)]
+    return []
+
+
+if __name__ == "__main__":
+    # make run: "python -m app_pages._serving HOST PORT" prints the announcement;
+    # "python -m app_pages._serving --streamlit-options HOST" prints the options for streamlit run.
+    _password = bool(os.environ.get(PASSWORD_ENV))
+    if sys.argv[1] == "--streamlit-options":
+        print(" ".join(streamlit_options(sys.argv[2], _password)), flush=True)
+    else:
+        print(announcement(sys.argv[1], sys.argv[2], _password), flush=True)

@@ -7,6 +7,11 @@ and ``$x$`` a formula.  Every text that comes from an uploaded file (or from a l
 message that quotes it) passes through :func:`literal` before it joins Markdown, and through
 :func:`chart_text` before it joins a Plotly chart (whose labels understand a few HTML tags and
 entities); a dataframe and a select box's options show their cells as plain text already.
+
+Both also show Unicode's bidirectional controls (embeddings, overrides and isolates U+202A–U+202E,
+U+2066–U+2069, the marks U+200E, U+200F and U+061C) as visible names such as ``⟨U+202E⟩``:
+invisible, they reorder the characters around them, so a class named ``abc``, U+202E, ``fdp.exe``
+would show as ``abcexe.pdf``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ _TOKEN = re.compile(r"(?P<named>:[\w/+-]+:)|(?P<colon>:(?=\S))|(?P<entity>[<>&])
 # What starts a block only at the start of a line: a list item, a setext heading's underline.
 _LINE_START = re.compile(r"^(\s*\d*)([-+=.)])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every bidirectional control shown as its code point, ``⟨U+202E⟩``."""
+    return _BIDI_CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
 def _escape(match: re.Match) -> str:
@@ -59,11 +70,12 @@ def literal(text: object) -> str:
     str
         Everything that could start markup backslash-escaped (prose punctuation is left as it
         is, so that a plain name reads the same); line breaks, which could start a heading, a
-        list or a code block, become spaces.  A web address stays a link to that address
+        list or a code block, become spaces; bidirectional controls, which would reorder the
+        characters around them unseen, show as their code points (``⟨U+202E⟩``).  A web address stays a link to that address
         (Streamlit links ``http://…``, ``www.…`` and e-mail addresses in any text); no other
         link, tag or format can come from ``text``.
     """
-    escaped = _TOKEN.sub(_escape, _LINE_BREAKS.sub(" ", str(text)))
+    escaped = _TOKEN.sub(_escape, _LINE_BREAKS.sub(" ", visible_controls(str(text))))
     return _LINE_START.sub(r"\1\\\2", escaped)
 
 
@@ -71,6 +83,7 @@ def chart_text(text: object) -> str:
     """``text`` for a Plotly label (axis tick, legend, hover), shown exactly as its characters.
 
     Plotly reads ``<b>``, ``<a href=…>``, ``<br>`` and HTML entities in chart text; escaping
-    ``&``, ``<`` and ``>`` as entities makes it show them as characters.
+    ``&``, ``<`` and ``>`` as entities makes it show them as characters; bidirectional controls
+    show as their code points (``⟨U+202E⟩``), as in :func:`literal`.
     """
-    return html.escape(str(text), quote=False)
+    return html.escape(visible_controls(str(text)), quote=False)

@@ -270,3 +270,18 @@ def test_a_slider_step_sum_is_written_as_the_step():
     report = privacy_report(make_result(LABELS, epsilon=eps), n_private=100, n_public=6, learner="logistic_regression", k=5)
     assert report["guarantee"]["epsilon"] == 3.3
     assert '"epsilon": 3.3,' in report_json(report)
+
+
+def test_cells_that_a_spreadsheet_would_read_as_formulas_are_written_exactly(public):
+    # README "A real table, handled safely": an export is data for a program; no quote is added before
+    # '=', '+', '-' or '@' (a class "-1" read back as "'-1" would be another label).
+    import io
+
+    classes = ("=1+1", "-1", "@SUM(A1)")
+    frame = public.assign(city=["+cmd", "=HYPERLINK(\"x\")", "-2", "@a", "c", "b"])
+    frame = frame.rename(columns={"n": "=n"})
+    out = labeled_frame(frame, make_result([2, 0, 1, 2, BOTTOM, UNPROCESSED]), classes)
+    back = pd.read_csv(io.StringIO(out.to_csv(index=False)), dtype=str, keep_default_na=False)
+    assert list(back.columns) == ["height", "city", "=n", "label", "answered", "status"]
+    assert list(back["label"]) == ["@SUM(A1)", "=1+1", "-1", "@SUM(A1)", "", ""]
+    assert list(back["city"]) == ["+cmd", "=HYPERLINK(\"x\")", "-2", "@a", "c", "b"]

@@ -6,7 +6,8 @@
   mode ``make run DEMO=1`` does too.  Each says so as it starts.
 * On the served app: Streamlit's XSRF protection is on (an upload without the token of the
   page's cookie is refused), cross-origin requests are refused (no
-  Access-Control-Allow-Origin for another site, and its WebSocket is turned away), and the
+  Access-Control-Allow-Origin for another site, and its WebSocket is turned away: Streamlit
+  compares host names, so this holds for another host, not for another port of this one), and the
   upload size limit (50 MB, ``.streamlit/config.toml``) is in force.
 * In Chromium, on a network-served app: without a password a private upload is refused
   (no file input is drawn) while the teaching data is served; with the password set by
@@ -120,13 +121,17 @@ def open_session(url: str):
         yield msg.new_session.initialize.session_id
 
 
-def test_the_class_mode_serves_the_network_and_only_the_command_line_changes_the_address():
-    def command(*args: str, **env: str) -> str:
-        environment = {k: v for k, v in os.environ.items() if k not in ("DEMO", "HOST")} | env
-        out = subprocess.run(["make", "-n", "-o", ".venv/.run-deps", "run", *args], cwd=ROOT, env=environment,
-                             capture_output=True, text=True, check=True).stdout
-        return next(line for line in out.splitlines() if "streamlit run" in line)
+def streamlit_line(*args: str, **env: str) -> str:
+    """The ``streamlit run`` line of ``make -n run ARGS``, with the shell's environment (less its own
+    ``DEMO``, ``HOST`` and password) plus ``env``: what ``make run`` would start, started nothing."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("DEMO", "HOST", PASSWORD_ENV)} | env
+    out = subprocess.run(["make", "-n", "-o", ".venv/.run-deps", "run", *args], cwd=ROOT, env=environment,
+                         capture_output=True, text=True, check=True).stdout
+    return next(line for line in out.splitlines() if "streamlit run" in line)
 
+
+def test_the_class_mode_serves_the_network_and_only_the_command_line_changes_the_address():
+    command = streamlit_line
     assert "--server.address '127.0.0.1'" in command()
     assert "--server.address '127.0.0.1'" in command(HOST="0.0.0.0")  # a shell's HOST never opens the network
     assert "--server.address '0.0.0.0'" in command("HOST=0.0.0.0")
