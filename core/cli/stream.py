@@ -6,10 +6,10 @@ from the teachers on rows encoded once (:mod:`core.ensemble.voter`) and go to on
 stream session for the whole file (:func:`core.pipeline.stream_session`: one
 budget, BTT's sparse-vector state and Confident-GNMax's Rényi filter carried from chunk to
 chunk); the labeled rows are written with :func:`core.export.labeled_frame`, the header
-once.  For a chunk of text cells in the table's columns, the marking, the check and each
-cell's CSV text are worked out once per distinct value of a column and the rows joined
-from that text (:func:`_fast_chunk`, :func:`_write_fast`: the same frame, bytes and errors,
-tested against the general path).  Memory stays flat in the number of public rows: one chunk of rows, its votes and
+once.  The check works out each rule once per distinct value of a column
+(:func:`core.data.public.check_public_coded`), and so does each cell's CSV text, the rows
+joined from that text (:func:`_cell_texts`, :func:`_write_fast`: the bytes pandas writes,
+tested against it).  Memory stays flat in the number of public rows: one chunk of rows, its votes and
 one byte per row for the report's counts.  The number of rows is counted first (a pass
 over the bytes), because the budget is set for it (docs/design.md §5).
 """
@@ -164,33 +164,6 @@ class RateBar:
         self.stream.flush()
 
 
-def _marked(frame: Any, markers: tuple[str, ...], columns: Any) -> tuple[Any, np.ndarray]:
-    """:func:`core.data.missing.mark_missing` (text equal to a marker after stripping -> NaN)
-    with one strip per distinct value of a column instead of one per cell, and which rows are
-    missing a cell in ``columns`` (from the same one pass per column)."""
-    import pandas as pd
-
-    wanted = set(markers)
-    out = frame.copy() if markers else frame
-    missing = np.zeros(len(frame), dtype=bool)
-    for column in frame.columns:
-        values = frame[column]
-        if values.dtype != object and not pd.api.types.is_string_dtype(values):
-            if column in columns:
-                missing |= values.isna().to_numpy()
-            continue
-        if not markers and column not in columns:
-            continue
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        hit_unique = np.array([isinstance(u, str) and u.strip() in wanted for u in uniques] + [False])
-        hit = hit_unique[codes]
-        if hit.any():
-            out[column] = values.astype(object).mask(hit, np.nan)
-        if column in columns:
-            missing |= (codes < 0) | hit
-    return out, missing
-
-
 def _whole_numbers_as_int(frame: Any) -> Any:
     """Float columns holding whole numbers only (no missing cell) as int64: written as
     :func:`core.export.labeled_frame` writes them (``40``, not ``40.0``), but faster."""
@@ -210,96 +183,34 @@ def _whole_numbers_as_int(frame: Any) -> Any:
 _QUOTED = (",", '"', "\r", "\n")
 
 
-def _fast_chunk(table: Any, raw: Any, markers: tuple[str, ...]) -> Any:
-    """The stream's marking, dropping and :func:`core.data.check_public` of one text chunk,
-    worked out once per distinct value of each column, with each kept cell's CSV text.
+def _cell_texts(public: Any, coded: dict, numeric: set) -> tuple[list, bool]:
+    """Each checked cell's CSV text, worked out once per distinct value of its column.
 
-    Returns ``"skip"`` (every row missing a cell: skipped, as the general path does),
-    ``(checked, (texts, quote))`` (the checked frame; per feature column, its cells as
-    written by :func:`core.export.labeled_frame` and ``DataFrame.to_csv``, None for a column
-    of fractional numbers; whether a cell holds a character that CSV quotes) or None: anything else (other columns, a non-text cell, text in a
-    numeric column, an infinite value, a refused or all-missing chunk) goes the general
-    path, which gives its result or its error.
+    From :func:`core.data.public.check_public_coded`'s codes: per feature column, its cells
+    as :func:`core.export.labeled_frame` and ``DataFrame.to_csv`` write them (None for a
+    column without codes or of fractional numbers: pandas writes those), and whether a
+    cell holds a character that CSV quotes.
     """
-    import pandas as pd
-
-    names = list(table.feature_names)
-    if [c if isinstance(c, str) else None for c in raw.columns] != names or table.missing not in ("drop", "impute"):
-        return None
-    numeric = set(table.numeric_columns)
-    wanted = set(markers)
-    dropping = table.missing == "drop"
-    parts = []
-    first_missing = np.zeros(len(raw), dtype=bool)
-    for column in names:
-        values = raw[column]
-        if values.dtype != object:
-            return None
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        uniques = np.asarray(uniques, dtype=object)
-        if not all(type(u) is str for u in uniques):
-            return None
-        stripped = [u.strip() for u in uniques]
-        marked = np.array([t in wanted for t in stripped], dtype=bool)
-        has_na = bool((codes < 0).any())
+    texts, quote = [], False
+    for column in public.columns:
+        if column not in coded:
+            texts.append(None)
+            continue
+        codes, values = coded[column]
         if column in numeric:
-            shown = uniques.copy()
-            shown[marked] = np.nan
-            probe = np.append(shown, np.nan) if has_na else shown
-            numbers = pd.to_numeric(pd.Series(probe, dtype=object), errors="coerce").to_numpy(dtype=np.float64)[:len(uniques)]
-            blank = np.array([t == "" for t in stripped], dtype=bool)
-            if np.any(np.isnan(numbers) & ~marked & ~blank) or np.any(np.isinf(numbers)):
-                return None
-            cell = numbers
-            gap = np.isnan(numbers)
-        else:
-            cell = np.array([np.nan if (m or t == "") else t for t, m in zip(stripped, marked)] + [np.nan],
-                            dtype=object)[:len(uniques)]
-            gap = marked | np.array([t == "" for t in stripped], dtype=bool)
-        if dropping:
-            first_missing |= (codes < 0) | np.append(marked, False)[codes]
-        parts.append((column, codes, cell, gap))
-    keep = ~first_missing
-    if dropping and not keep.any():
-        return "skip"
-    has_missing = np.zeros(int(keep.sum()), dtype=bool)
-    kept_codes = []
-    for column, codes, cell, gap in parts:
-        kept = codes[keep] if dropping else codes
-        kept_codes.append(kept)
-        has_missing |= (kept < 0) | np.append(gap, False)[kept]
-    dropped = 0
-    if dropping and has_missing.all():  # refused by the general path
-        return None
-    if dropping and has_missing.any():
-        dropped = int(has_missing.sum())
-        kept_codes = [k[~has_missing] for k in kept_codes]
-    out, texts, quote = {}, [], False
-    for (column, _, cell, gap), kept in zip(parts, kept_codes):
-        full = np.append(cell, np.nan if column in numeric else None)
-        if column in numeric:
-            full[-1] = np.nan
-            out[column] = pd.Series(full[kept], dtype=np.float64)
-            present = np.zeros(len(cell) + 1, dtype=bool)
-            present[kept] = True
-            known = full[present]
+            used = np.zeros(len(values) + 1, dtype=bool)
+            used[codes] = True
+            known = np.append(values, np.nan)[used]
             known = known[~np.isnan(known)]
-            if known.size and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
-                text = np.array([("" if np.isnan(v) else str(int(v))) for v in full], dtype=object)
-                texts.append(text[kept])  # digits and '-': never quoted
-            elif not known.size:
-                texts.append(np.full(len(kept), "", dtype=object))
-            else:
+            if known.size and not (np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53)):
                 texts.append(None)
+                continue
+            text = np.array([("" if np.isnan(v) else str(int(v))) for v in values] + [""], dtype=object)
         else:
-            full[-1] = np.nan
-            out[column] = pd.Series(full[kept], dtype=object)
-            text = np.array([("" if not isinstance(v, str) else v) for v in full], dtype=object)
-            texts.append(text[kept])
+            text = np.append(values, "").astype(object)
             quote = quote or any(q in v for v in text.tolist() for q in _QUOTED)
-    checked = pd.DataFrame(out, columns=names)
-    checked.attrs["dropped_rows"] = dropped
-    return checked, (texts, quote)
+        texts.append(text[codes])  # numbers: digits and '-', never quoted
+    return texts, quote
 
 
 def _write_fast(out: TextIO, public: Any, cells: tuple, part: Any, class_names: Any, header: bool) -> bool:
@@ -386,17 +297,13 @@ def label_stream(
     import pandas as pd
 
     from core import pipeline
-    from core.data import check_public
+    from core.data.public import check_public_coded
     from core.export import labeled_frame
     from core.mechanisms.result import make_result
     from core.pipeline import stream_result, stream_session
 
     session = stream_session(mechanism, settings, m, rng=rng)
-    import dataclasses
-
-    markers = tuple(table.missing_markers)
-    # the markers are applied here (once per distinct value); the schema check then has none to apply
-    unmarked = dataclasses.replace(table, missing_markers=()) if markers else table
+    numeric = set(table.numeric_columns)
     labels: list[np.ndarray] = []
     kept: list[Any] = []
     done = 0
@@ -405,23 +312,13 @@ def label_stream(
         if prepare is not None:
             raw = prepare(raw)
         done += len(raw)
-        fast = _fast_chunk(table, raw, markers) if len(raw) else None
-        texts = None
-        if isinstance(fast, tuple):
-            public, texts = fast
-        elif fast == "skip":
-            public = raw.iloc[:0]
-        else:
-            dropping = table.missing == "drop"
-            raw, missing = _marked(raw, markers, set(table.feature_names) if dropping else ())
-            if dropping and missing.any():  # a chunk whose every row is dropped is skipped, not refused
-                raw = raw.loc[~missing].reset_index(drop=True)
-            public = check_public(unmarked, raw) if len(raw) else raw
+        # a chunk whose every row is dropped is skipped, not refused
+        public, coded = check_public_coded(table, raw, skip_empty=True) if len(raw) else (raw, {})
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
-            if texts is None or not _write_fast(out, public, texts, part, table.class_names, first):
+            if not _write_fast(out, public, _cell_texts(public, coded, numeric), part, table.class_names, first):
                 labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
             first = False
             labels.append(ids.astype(np.int8 if table.n_classes <= 127 else np.int32))

@@ -9,11 +9,14 @@ import pandas as pd
 
 from core.errors import ParameterError
 
+from core.data.distinct import distinct, take
+
 __all__ = [
     "MISSING_OPTIONS",
     "check_markers",
     "check_missing_option",
     "mark_missing",
+    "marked",
     "missing_report",
 ]
 
@@ -77,8 +80,28 @@ def check_markers(markers) -> tuple[str, ...]:
     return tuple(out)
 
 
+def marked(values: np.ndarray, markers: tuple[str, ...]) -> np.ndarray:
+    """Which of ``values`` are text equal, after stripping, to a marker: the marker rule.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of object
+        Cell values (a column's distinct values, :func:`core.data.distinct.distinct`).
+    markers : tuple of str
+        Stripped marker strings (see :func:`check_markers`).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (len(values),)
+    """
+    wanted = set(markers)
+    return np.array([isinstance(v, str) and v.strip() in wanted for v in values], dtype=bool)
+
+
 def mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
     """``frame`` with every text cell equal (after stripping) to a marker set to NaN.
+
+    The rule (:func:`marked`) runs once per distinct value of a column.
 
     Parameters
     ----------
@@ -98,8 +121,8 @@ def mark_missing(frame: pd.DataFrame, markers: tuple[str, ...]) -> pd.DataFrame:
         values = out[column]
         if values.dtype != object and not pd.api.types.is_string_dtype(values):
             continue
-        text = values.map(lambda v: v.strip() if isinstance(v, str) else v)
-        hit = text.isin(markers).to_numpy()
+        codes, uniques = distinct(values)
+        hit = take(marked(uniques, markers), codes, False)
         if hit.any():
             out[column] = values.astype(object).mask(hit, np.nan)
     return out

@@ -12,13 +12,15 @@ import pandas as pd
 
 from core.errors import DataError, SchemaError
 
-from core.data.missing import mark_missing, missing_report
-from core.data.reading import DEFAULT_MAX_BYTES, check_finite, check_table, clean_text, read_csv, row_list, to_numbers
+from core.data.distinct import distinct, take
+from core.data.missing import marked, missing_report
+from core.data.reading import DEFAULT_MAX_BYTES, check_finite, check_table, number_values, read_csv, row_list, text_values
 from core.data.table import Table
 
 __all__ = [
     "read_public",
     "check_public",
+    "check_public_coded",
 ]
 
 
@@ -56,6 +58,10 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     teacher's fitted imputer with ``missing="impute"`` (the public rows are only
     transformed, never fitted on).
 
+    Each rule (the missing-value markers, the text cleaning, the numbers read from text)
+    runs once per distinct value of a column (:mod:`core.data.distinct`), whichever path
+    calls: the app, a whole file or a stream of chunks.
+
     Parameters
     ----------
     table : Table
@@ -76,6 +82,34 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
         Missing, extra or duplicate columns, or text in a numeric column.
     DataError
         No rows, infinite values, or missing values the table's option refuses.
+    """
+    return check_public_coded(table, public_frame)[0]
+
+
+def check_public_coded(
+    table: Table, public_frame, *, skip_empty: bool = False
+) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """:func:`check_public`, and the distinct values of the checked columns read from text.
+
+    Parameters
+    ----------
+    table : Table
+    public_frame : pandas.DataFrame or 2-D array-like
+        As for :func:`check_public`.
+    skip_empty : bool, keyword-only
+        With ``missing="drop"``, a frame whose every row is dropped gives no rows (and
+        ``attrs["dropped_rows"]`` = its length) instead of an error: a chunk of a stream.
+
+    Returns
+    -------
+    checked : pandas.DataFrame
+        As :func:`check_public` returns it.
+    codes : dict of str to (numpy.ndarray, numpy.ndarray)
+        For every categorical column, and every numeric column given as text:
+        ``(codes, values)``, each checked row's position in ``values`` (``-1`` where
+        missing), so that ``checked[column]`` is ``values[codes]`` (categorical: the
+        distinct texts; numeric: the distinct numbers).  What a consumer of the rows
+        would otherwise factorize again (the teachers' shared encoder, a CSV writer).
     """
     check_table(table)
     if not isinstance(public_frame, pd.DataFrame):
@@ -120,8 +154,9 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
         )
     if frame.shape[0] == 0:
         raise DataError("The public table has no rows. Add the points to label and load it again.")
-    frame = mark_missing(frame[wanted].reset_index(drop=True), table.missing_markers)
-    out = {}
+    frame = frame[wanted].reset_index(drop=True)
+    markers = table.missing_markers
+    out, coded = {}, {}
     for column in table.numeric_columns:
         values = frame[column]
         if pd.api.types.is_bool_dtype(values):
@@ -129,27 +164,37 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
                 f"Column '{column}' of the public table holds True/False values, but it is "
                 "numeric in the private table. Give it numbers."
             )
-        if isinstance(values.dtype, pd.CategoricalDtype):
-            values = values.astype(object)
-        if not pd.api.types.is_numeric_dtype(values):
-            numbers, failed, text = to_numbers(values)
-            if failed.any():
-                rows = np.flatnonzero(failed)
-                examples = ", ".join(f"'{v}'" for v in pd.unique(text)[:3])
-                raise SchemaError(
-                    f"Column '{column}' of the public table holds text ({examples}; row(s) "
-                    f"{row_list(rows)}) but it is numeric in the private table. Use numbers "
-                    "in that column (leave a field empty to mark it missing)."
-                )
-            values = numbers
-        out[column] = pd.to_numeric(values, errors="raise").astype(np.float64)
+        if pd.api.types.is_numeric_dtype(values) and not isinstance(values.dtype, pd.CategoricalDtype):
+            out[column] = pd.to_numeric(values, errors="raise").astype(np.float64)
+            continue
+        codes, distinct_values = distinct(values)
+        numbers, text = number_values(distinct_values), text_values(distinct_values)
+        hit = marked(distinct_values, markers)
+        numbers[hit], text[hit] = np.nan, np.nan
+        failed = take(np.isnan(numbers) & pd.notna(text), codes, False)  # present, not blank, not a number
+        if failed.any():
+            rows = np.flatnonzero(failed)
+            examples = ", ".join(f"'{v}'" for v in pd.unique(take(text, codes, np.nan)[failed])[:3])
+            raise SchemaError(
+                f"Column '{column}' of the public table holds text ({examples}; row(s) "
+                f"{row_list(rows)}) but it is numeric in the private table. Use numbers "
+                "in that column (leave a field empty to mark it missing)."
+            )
+        out[column] = pd.Series(take(numbers, codes, np.nan), dtype=np.float64)
+        coded[column] = (codes, numbers)
     for column in table.categorical_columns:
         values = frame[column]
+        codes, distinct_values = distinct(values)
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-            text = values.astype(object).map(_category_text)
+            text = np.array([_category_text(v) for v in distinct_values] + [None], dtype=object)[:-1]
         else:
-            text = clean_text(values)
-        out[column] = pd.Series(text.to_numpy(dtype=object), dtype=object)
+            text = text_values(distinct_values)
+            text[marked(distinct_values, markers)] = np.nan
+        merged, texts = pd.factorize(text, use_na_sentinel=True)  # " Rome" and "Rome": one text
+        codes = take(merged, codes, -1)
+        texts = np.asarray(texts, dtype=object)
+        out[column] = pd.Series(take(texts, codes, np.nan), dtype=object)
+        coded[column] = (codes, texts)
     checked = pd.DataFrame(out, columns=wanted)
     for column in table.categorical_columns:
         checked[column] = checked[column].astype(object)
@@ -164,7 +209,7 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
         )
     dropped = 0
     if table.missing == "drop" and has_missing.any():
-        if has_missing.all():
+        if has_missing.all() and not skip_empty:
             raise DataError(
                 f"Every row of the public table has a missing value (in column(s) "
                 f"{missing_report(checked)}), so missing='drop' leaves no rows. Fill in the "
@@ -172,8 +217,9 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
             )
         dropped = int(has_missing.sum())
         checked = checked.loc[~has_missing].reset_index(drop=True)
+        coded = {column: (codes[~has_missing], values) for column, (codes, values) in coded.items()}
     checked.attrs["dropped_rows"] = dropped
-    return checked
+    return checked, coded
 
 
 def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False) -> pd.DataFrame:

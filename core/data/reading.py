@@ -22,6 +22,7 @@ import pandas as pd
 
 from core.errors import DataError, ParameterError
 
+from core.data.distinct import distinct, take
 from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
 
@@ -35,6 +36,8 @@ __all__ = [
     "read_csv",
     "row_list",
     "to_numbers",
+    "number_values",
+    "text_values",
 ]
 
 #: Default size limit of a CSV file: 50 MiB.
@@ -335,8 +338,47 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
     return frame
 
 
+def text_values(values: np.ndarray) -> np.ndarray:
+    """The text rule on present cell values: ``str(value)`` stripped of surrounding spaces,
+    NaN where that leaves nothing.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of object
+        Present (not missing) cell values, e.g. a column's distinct values.
+
+    Returns
+    -------
+    numpy.ndarray of object, shape (len(values),)
+    """
+    out = np.array([str(v).strip() for v in values] + [""], dtype=object)[:len(values)]
+    out[out == ""] = np.nan
+    return out
+
+
+def number_values(values: np.ndarray) -> np.ndarray:
+    """The number rule on present cell values: the float each reads as, NaN where none.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of object
+        Present (not missing) cell values, e.g. a column's distinct values.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (len(values),)
+    """
+    try:
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    except (TypeError, ValueError):  # objects that are not even text (lists, dicts...)
+        numbers = pd.to_numeric(pd.Series(text_values(values), dtype=object), errors="coerce")
+    return numbers.to_numpy(dtype=np.float64, copy=True)
+
+
 def clean_text(column: pd.Series) -> pd.Series:
     """Text values stripped of surrounding spaces, as object dtype; empty -> NaN.
+
+    The rule (:func:`text_values`) runs once per distinct value of the column.
 
     Parameters
     ----------
@@ -347,13 +389,8 @@ def clean_text(column: pd.Series) -> pd.Series:
     pandas.Series of object
         Same index as ``column``.
     """
-    present = column.notna().to_numpy()
-    out = np.full(len(column), np.nan, dtype=object)
-    if present.any():
-        stripped = column[present].astype(str).str.strip().to_numpy(dtype=object)
-        stripped[stripped == ""] = np.nan
-        out[present] = stripped
-    return pd.Series(out, index=column.index, dtype=object)
+    codes, values = distinct(column)
+    return pd.Series(take(text_values(values), codes, np.nan), index=column.index, dtype=object)
 
 
 def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
@@ -361,7 +398,8 @@ def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
 
     Returns the float64 numbers (NaN where missing or not a number), a mask of the values
     that are present but not numbers (blank text counts as missing, not as a failure), and
-    those values' text.
+    those values' text.  The rules (:func:`number_values`, :func:`text_values`) run once per
+    distinct value of the column.
 
     Parameters
     ----------
@@ -374,17 +412,14 @@ def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
     text : pandas.Series
         The failed values' text.
     """
-    try:
-        numbers = pd.to_numeric(column, errors="coerce")
-    except (TypeError, ValueError):  # objects that are not even text (lists, dicts...)
-        numbers = pd.to_numeric(clean_text(column), errors="coerce")
-    failed = np.array(column.notna().to_numpy() & numbers.isna().to_numpy(), dtype=bool)
-    text = clean_text(column[failed])
-    blank = text.isna().to_numpy()
-    if blank.any():
-        failed[np.flatnonzero(failed)[blank]] = False
-        text = text[~blank]
-    return numbers.astype(np.float64), failed, text
+    if pd.api.types.is_numeric_dtype(column) and not isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype(np.float64), np.zeros(len(column), dtype=bool), column.iloc[:0].astype(object)
+    codes, values = distinct(column)
+    numbers, text = number_values(values), text_values(values)
+    failed = np.isnan(numbers) & pd.notna(text)  # present, not blank, not a number
+    rows = take(failed, codes, False)
+    return (pd.Series(take(numbers, codes, np.nan), index=column.index, dtype=np.float64), rows,
+            pd.Series(take(text, codes, np.nan)[rows], index=column.index[rows], dtype=object))
 
 
 def row_list(rows: np.ndarray, limit: int = 5) -> str:

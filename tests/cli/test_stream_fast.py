@@ -1,16 +1,20 @@
-"""The stream's per-distinct-value check and text writer give the general path's bytes,
-labels and errors (:func:`core.cli.stream.label_stream`), chunk by chunk."""
+"""One check for every path: the stream's chunks go through :func:`core.data.check_public`
+(each rule once per distinct value of a column), which gives what a plain per-cell loop
+gives; the stream's text writer gives the bytes pandas writes (:func:`core.cli.stream.label_stream`)."""
 
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core import pipeline
 from core.cli import stream
-from core.data import load_table
+from core.data import load_table, read_public
+from core.data.public import check_public_coded
 from core.errors import DataError, SchemaError
 
 KINDS = {True: '"a,b"', False: "c"}
@@ -33,7 +37,7 @@ PUBLIC_OK = (
     "19,  ,25\n"
     "65,Lima,60\n"
     "44,Rome,-0\n"
-    "50,\xa0Lima\x1f,\u200333\n"
+    "50,\xa0Lima\x1f,33 \n"
 )
 PUBLIC_FRACTION = "age,city,hours\n30,Oslo,40.5\n31,Rome,40\n?,Lima,1e-5\n"
 PUBLIC_ALL_MISSING = "age,city,hours\n?,Oslo,40\n30,?,1\n"
@@ -42,50 +46,94 @@ PUBLIC_TEXT = "age,city,hours\n30,Oslo,forty\n31,Rome,40\n"
 PUBLIC_INF = "age,city,hours\n30,Oslo,inf\n"
 
 
-def _run(table, teachers, text: str, chunk: int, general: bool, monkeypatch) -> tuple[str, np.ndarray]:
-    with monkeypatch.context() as patch:
-        if general:
-            patch.setattr(stream, "_fast_chunk", lambda *a: None)
-        path = _run.folder / "public.csv"
-        path.write_text(text, encoding="utf-8")
-        out = io.StringIO()
-        result, kept = stream.label_stream(chunks=stream.read_chunks(path, chunk), table=table, teachers=teachers,
-                                           mechanism="gnmax", settings={"epsilon": 50.0, "delta": 1e-5},
-                                           m=stream.count_rows(path), rng=np.random.default_rng(3), out=out,
-                                           keep=True)
+def _per_cell(table, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rules read cell by cell in a plain loop: the markers and blanks missing, numbers
+    read by ``pd.to_numeric``, text stripped; rows with a missing cell dropped (``drop``)."""
+    rows = []
+    for i in range(len(frame)):
+        row = {}
+        for column in table.feature_names:
+            value = frame[column].iloc[i]
+            text = None if not isinstance(value, str) and pd.isna(value) else str(value).strip()
+            if text == "" or text in table.missing_markers:
+                text = None
+            if column in table.numeric_columns:
+                number = math.nan if text is None else pd.to_numeric(value, errors="coerce")
+                if text is not None and math.isnan(number):
+                    raise SchemaError(f"'{column}' holds text")
+                if math.isinf(number):
+                    raise DataError(f"'{column}' holds an infinite value")
+                row[column] = float(number)
+            else:
+                row[column] = math.nan if text is None else text
+        if not (table.missing == "drop" and any(isinstance(v, float) and math.isnan(v) for v in row.values())):
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=list(table.feature_names)) if rows else pd.DataFrame(
+        {c: pd.Series(dtype=np.float64 if c in table.numeric_columns else object) for c in table.feature_names})
+    for column in table.categorical_columns:
+        out[column] = out[column].astype(object)
+    for column in table.numeric_columns:
+        out[column] = out[column].astype(np.float64)
+    return out
+
+
+def _setup(tmp_path, missing: str, text: str):
+    table = load_table(io.BytesIO(PRIVATE.encode()), label_column="kind", missing=missing, missing_markers=["?"])
+    teachers = pipeline.train(table, "logistic_regression", {}, 4, rng=np.random.default_rng(0))
+    path = tmp_path / "public.csv"
+    path.write_text(text, encoding="utf-8")
+    return table, teachers, path
+
+
+def _stream(table, teachers, path, chunk: int) -> tuple[str, np.ndarray, pd.DataFrame]:
+    out = io.StringIO()
+    result, kept = stream.label_stream(chunks=stream.read_chunks(path, chunk), table=table, teachers=teachers,
+                                       mechanism="gnmax", settings={"epsilon": 50.0, "delta": 1e-5},
+                                       m=stream.count_rows(path), rng=np.random.default_rng(3), out=out, keep=True)
     return out.getvalue(), np.asarray(result.labels), kept
 
 
 @pytest.mark.parametrize("missing", ["drop", "impute"])
 @pytest.mark.parametrize("text", [PUBLIC_OK, PUBLIC_FRACTION, PUBLIC_ALL_MISSING, PUBLIC_BLANK_ONLY])
 @pytest.mark.parametrize("chunk", [1, 3, 100])
-def test_fast_path_writes_the_general_paths_bytes(tmp_path, monkeypatch, missing, text, chunk):
-    _run.folder = tmp_path
-    table = load_table(io.BytesIO(PRIVATE.encode()), label_column="kind", missing=missing, missing_markers=["?"])
-    teachers = pipeline.train(table, "logistic_regression", {}, 4, rng=np.random.default_rng(0))
-    try:
-        general = _run(table, teachers, text, chunk, True, monkeypatch)
-    except DataError as exc:
-        with pytest.raises(DataError, match=str(exc)[:40].replace("(", r"\(").replace(")", r"\)")):
-            _run(table, teachers, text, chunk, False, monkeypatch)
+def test_the_check_of_every_chunk_is_the_per_cell_rule_and_the_writer_writes_pandas_bytes(
+        tmp_path, monkeypatch, missing, text, chunk):
+    table, teachers, path = _setup(tmp_path, missing, text)
+    expected = []
+    for raw in stream.read_chunks(path, chunk):
+        checked, coded = check_public_coded(table, raw, skip_empty=True)
+        reference = _per_cell(table, raw)
+        pd.testing.assert_frame_equal(checked, reference, check_index_type=False)
+        assert checked.attrs["dropped_rows"] == len(raw) - len(reference)
+        for column, (codes, values) in coded.items():  # the codes handed on give the checked cells
+            pd.testing.assert_series_equal(pd.Series(np.append(values, np.nan)[codes], dtype=checked[column].dtype),
+                                           checked[column], check_names=False)
+        expected.append(reference)
+    whole = pd.concat(expected, ignore_index=True)
+    if not len(whole):  # every row dropped: the stream says so; so does the whole-file check
+        with pytest.raises(DataError, match="no rows to label"):
+            _stream(table, teachers, path, chunk)
+        with pytest.raises(DataError, match="Every row of the public table has a missing value"):
+            read_public(path, table)
         return
-    fast = _run(table, teachers, text, chunk, False, monkeypatch)
+    fast = _stream(table, teachers, path, chunk)
+    with monkeypatch.context() as patch:  # every chunk written by pandas
+        patch.setattr(stream, "_write_fast", lambda *a: False)
+        general = _stream(table, teachers, path, chunk)
     assert fast[0] == general[0]
     np.testing.assert_array_equal(fast[1], general[1])
-    assert fast[2].equals(general[2])
-    assert list(fast[2].dtypes) == list(general[2].dtypes)
+    pd.testing.assert_frame_equal(fast[2], whole)
     if text is PUBLIC_OK:
         assert '"Ber,lin"' in fast[0] and '"Qu""ote"' in fast[0]
 
 
 @pytest.mark.parametrize("text, error", [(PUBLIC_TEXT, SchemaError), (PUBLIC_INF, DataError)])
-def test_fast_path_refuses_as_the_general_path(tmp_path, monkeypatch, text, error):
-    _run.folder = tmp_path
-    table = load_table(io.BytesIO(PRIVATE.encode()), label_column="kind", missing="drop", missing_markers=["?"])
-    teachers = pipeline.train(table, "logistic_regression", {}, 4, rng=np.random.default_rng(0))
-    messages = []
-    for general in (True, False):
-        with pytest.raises(error) as caught:
-            _run(table, teachers, text, 100, general, monkeypatch)
-        messages.append(str(caught.value))
-    assert messages[0] == messages[1]
+def test_the_stream_refuses_as_the_whole_file_check(tmp_path, text, error):
+    table, teachers, path = _setup(tmp_path, "drop", text)
+    with pytest.raises(error) as whole:
+        read_public(path, table)
+    with pytest.raises(error) as streamed:
+        _stream(table, teachers, path, 100)
+    with pytest.raises(error):
+        _per_cell(table, next(stream.read_chunks(path, 100)))
+    assert str(streamed.value) == str(whole.value)
