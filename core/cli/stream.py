@@ -315,7 +315,7 @@ def label_stream(
         # a chunk whose every row is dropped is skipped, not refused
         public, coded = check_public_coded(table, raw, skip_empty=True) if len(raw) else (raw, {})
         if len(public):
-            counts = pipeline.mechanism_inputs(mechanism, teachers, table, public)
+            counts = pipeline.mechanism_inputs(mechanism, teachers, table, public, codes=coded)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
             if not _write_fast(out, public, _cell_texts(public, coded, numeric), part, table.class_names, first):

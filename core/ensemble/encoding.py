@@ -97,23 +97,29 @@ class SharedEncoder:
         """The vocabulary of categorical column ``column`` (by position), in code order."""
         return self._index[column]
 
-    def encode(self, X: Any) -> EncodedBlock:
+    def encode(self, X: Any, codes: dict | None = None) -> EncodedBlock:
         """Encode a block of rows (a DataFrame, or a 2-D array of numeric columns).
 
         Parameters
         ----------
         X : pandas.DataFrame or numpy.ndarray
             Public rows with (at least) the encoder's columns.
+        codes : dict, optional
+            Per categorical column, ``(codes, values)`` with ``X[column]`` equal to
+            ``values[codes]`` (``-1``: missing), as :func:`core.data.public.check_public_coded`
+            hands them on: the column is not factorized again.
 
         Returns
         -------
         EncodedBlock
         """
+        hints = codes
         if hasattr(X, "iloc"):
             numeric = X[self.numeric].to_numpy(dtype=np.float64) if self.numeric else np.empty((len(X), 0))
             codes = np.empty((len(X), len(self.categorical)), dtype=np.int64)
             for j, column in enumerate(self.categorical):
-                codes[:, j] = self._codes(j, X[column])
+                given = None if hints is None else hints.get(column)
+                codes[:, j] = self._codes(j, X[column]) if given is None else self._lookup(j, *given)
         else:
             arr = np.asarray(X)
             numeric = arr[:, self.numeric].astype(np.float64, copy=False) if self.numeric else np.empty((len(arr), 0))
@@ -122,10 +128,16 @@ class SharedEncoder:
 
     def _codes(self, j: int, values: pd.Series) -> np.ndarray:
         local, uniques = pd.factorize(values, use_na_sentinel=True)  # one hash pass; -1 where missing
+        return self._lookup(j, local, uniques)
+
+    def _lookup(self, j: int, local: np.ndarray, uniques: Any) -> np.ndarray:
+        """Codes of the vocabulary of column ``j`` for cells ``uniques[local]`` (-1: missing),
+        the vocabulary grown by the values not met before."""
         uniques = np.asarray(uniques, dtype=object)
         where = self._index[j].get_indexer(uniques)
         new = where < 0
-        if new.any():
+        if new.any():  # only the values these cells hold join the vocabulary
+            new &= np.bincount(local[local >= 0], minlength=len(uniques)) > 0
             self._values[j].extend(uniques[new].tolist())
             self._index[j] = pd.Index(self._values[j], dtype=object)
             where = self._index[j].get_indexer(uniques)

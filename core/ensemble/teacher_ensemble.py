@@ -254,12 +254,13 @@ class TeacherEnsemble:
         return X
 
     def _per_block(
-        self, kind: str, X: Any, block_size: int | None, progress: ProgressCallback | None
+        self, kind: str, X: Any, block_size: int | None, progress: ProgressCallback | None, codes: dict | None = None
     ) -> np.ndarray:
         """``kind`` output (see :func:`_group_output`) on every row of ``X``, block by block.
 
         Counts of the groups are added; predictions and scores of the groups are placed
-        side by side.  ``progress(done, total)`` is called after each block.
+        side by side.  ``progress(done, total)`` is called after each block.  ``codes``:
+        the categorical columns' codes of ``X``'s rows (see :meth:`vote_counts`).
         """
         check_progress(progress)
         X = self._check_query(X)
@@ -272,7 +273,8 @@ class TeacherEnsemble:
         workers = max(1, effective_n_jobs(self.n_jobs))
         groups = self._groups()
         for start, stop, Xb in self._blocks(X, block_size):
-            block = None if voter is None else voter.encode(Xb)
+            part = None if codes is None else {c: (k[start:stop], v) for c, (k, v) in codes.items()}
+            block = None if voter is None else voter.encode(Xb, codes=part)
             if block is not None and voter.handles(block):
                 out[start:stop] = voter.output(kind, block, n_jobs=self.n_jobs, workers=workers)
             else:  # every teacher on the rows themselves (also for cells they must refuse or handle)
@@ -285,18 +287,6 @@ class TeacherEnsemble:
                     out[start:stop] = np.concatenate(parts, axis=1)
             if progress is not None:
                 progress(stop, m)
-        return out
-        groups = self._groups()
-        with threadpool_limits(limits=1):  # parallelism is across teachers, see train_teachers
-            for start, stop, Xb in self._blocks(X, block_size):
-                parts = self._map_groups(kind, Xb, groups)
-                if kind == "counts":
-                    for part in parts:
-                        out[start:stop] += part
-                else:
-                    out[start:stop] = np.concatenate(parts, axis=1)
-                if progress is not None:
-                    progress(stop, m)
         return out
 
     def voter(self, X: Any):
@@ -320,7 +310,8 @@ class TeacherEnsemble:
     # -- outputs -----------------------------------------------------------------------
 
     def vote_counts(
-        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
+        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None,
+        codes: dict | None = None,
     ) -> np.ndarray:
         """Votes per class: ``counts[i, c]`` = number of teachers predicting ``c`` on row ``i``.
 
@@ -337,13 +328,17 @@ class TeacherEnsemble:
         progress : callable, optional
             ``progress(done, total)``, called after each block with the rows done so far
             (the last call is ``(m, m)``).
+        codes : dict, optional
+            For a DataFrame ``X`` checked by :func:`core.data.public.check_public_coded`:
+            its categorical columns' ``(codes, values)`` from there, so that the teachers'
+            shared encoder reads the codes instead of factorizing each column again.
 
         Returns
         -------
         numpy.ndarray of int32, shape (m, n_classes)
             Every row sums to ``k``.  Non-private: input to an aggregator only.
         """
-        return self._per_block("counts", X, block_size, progress)
+        return self._per_block("counts", X, block_size, progress, codes)
 
     def votes_and_predictions(
         self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
@@ -381,7 +376,8 @@ class TeacherEnsemble:
         return self._per_block("predictions", X, block_size, progress)
 
     def scores(
-        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None
+        self, X: Any, *, block_size: int | None = None, progress: ProgressCallback | None = None,
+        codes: dict | None = None,
     ) -> np.ndarray:
         """Every teacher's probability of the positive class (binary tasks; for soft labels).
 
@@ -395,6 +391,8 @@ class TeacherEnsemble:
             Rows per block (default :attr:`block_size`, else :func:`default_block_size`).
         progress : callable, optional
             ``progress(done, total)``, called after each block (as :meth:`vote_counts`).
+        codes : dict, optional
+            As for :meth:`vote_counts`.
 
         Returns
         -------
@@ -418,4 +416,4 @@ class TeacherEnsemble:
                     f"Soft labels need class probabilities, but {self.learner_name} has no predict_proba. "
                     "Choose a learner with probabilities (e.g. logistic_regression) or use hard labels."
                 )
-        return self._per_block("scores", X, block_size, progress)
+        return self._per_block("scores", X, block_size, progress, codes)

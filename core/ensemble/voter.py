@@ -131,10 +131,11 @@ class EncodedVoter:
         """How many teachers vote through the stacked product."""
         return len(self.linear.teachers)
 
-    def encode(self, X: Any) -> EncodedBlock:
-        """Encode a block of query rows once for every teacher."""
+    def encode(self, X: Any, codes: dict | None = None) -> EncodedBlock:
+        """Encode a block of query rows once for every teacher (``codes``: see
+        :meth:`core.ensemble.encoding.SharedEncoder.encode`)."""
         check_block_columns(X, self.encoder)
-        return self.encoder.encode(X)
+        return self.encoder.encode(X, codes=codes)
 
     def _groups(self, members: list, workers: int) -> list[list]:
         if not members:

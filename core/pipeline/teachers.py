@@ -140,7 +140,7 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
     )
 
 
-def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None) -> np.ndarray:
+def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None, codes=None) -> np.ndarray:
     """What ``mechanism`` reads from the teachers on the public rows: votes or scores.
 
     Parameters
@@ -154,6 +154,9 @@ def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None
         The public (unlabeled) rows' features.
     progress : callable, optional
         Progress callback ``progress(done, total)``.
+    codes : dict, optional
+        ``public_X``'s codes from :func:`core.data.public.check_public_coded`, handed to
+        the teachers' shared encoder (no second factorization of a category column).
 
     Returns
     -------
@@ -168,9 +171,10 @@ def mechanism_inputs(mechanism: str, teachers, table, public_X, *, progress=None
 
         return private_rows(table, public_X)
     X = model_input(table, public_X)
+    codes = codes if hasattr(X, "iloc") else None
     if mech.inputs == "scores":
-        return np.asarray(teachers.scores(X, progress=progress))
-    return np.asarray(teachers.vote_counts(X, progress=progress))
+        return np.asarray(teachers.scores(X, progress=progress, codes=codes))
+    return np.asarray(teachers.vote_counts(X, progress=progress, codes=codes))
 
 
 def votes_and_predictions(teachers, table, public_X, *, progress=None) -> tuple[np.ndarray, np.ndarray]:

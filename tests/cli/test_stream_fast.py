@@ -29,6 +29,7 @@ PUBLIC_OK = (
     "30,Oslo,40\n"
     " 41 , Rome ,4e1\n"
     "?,Lima,12\n"
+    "?,Paris,12\n"
     "52,?,20\n"
     "33,\"Ber,lin\",20\n"
     "27,\"Qu\"\"ote\",22\n"
@@ -137,3 +138,16 @@ def test_the_stream_refuses_as_the_whole_file_check(tmp_path, text, error):
     with pytest.raises(error):
         _per_cell(table, next(stream.read_chunks(path, 100)))
     assert str(streamed.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("block_size", [None, 2])
+def test_the_codes_handed_to_the_encoder_give_the_votes_it_would_factorize(tmp_path, block_size):
+    table, teachers, path = _setup(tmp_path, "drop", PUBLIC_OK)
+    raw = next(stream.read_chunks(path, 100))
+    checked, coded = check_public_coded(table, raw)
+    assert set(coded) == {"age", "city", "hours"} and len(coded["city"][0]) == len(checked)
+    handed = teachers.vote_counts(checked, block_size=block_size, codes=coded)
+    vocabulary = set(teachers.voter(checked).encoder.vocabulary(0))
+    assert vocabulary == set(checked["city"].dropna())  # a dropped row's value never joins it
+    np.testing.assert_array_equal(handed, teachers.vote_counts(checked, block_size=block_size))
+    np.testing.assert_array_equal(handed, pipeline.mechanism_inputs("gnmax", teachers, table, checked, codes=coded))
