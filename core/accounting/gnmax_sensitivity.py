@@ -81,8 +81,9 @@ def _compute_logq0(sigma: float, order: float) -> float:
 class GNMaxSensitivity:
     """Local-sensitivity analysis of GNMax's data-dependent RDP at one order.
 
-    Public: depends only on (σ, K, λ).  The methods evaluate functions of ``log q̃``,
-    which are private when applied to private votes.
+    Public: depends only on (σ, K, λ).  The methods evaluate functions of ``logq`` (a
+    float or array-like: ``log q̃``, the natural log of the bound on the probability of a
+    non-plurality answer), elementwise; they are private when applied to private votes.
 
     Attributes
     ----------
@@ -98,6 +99,14 @@ class GNMaxSensitivity:
         ``log bl(q0)``: start of the plateau of the local-sensitivity bound.
     plateau : float
         The largest local-sensitivity bound of one query (the value on ``[q1, q0]``).
+
+    References
+    ----------
+    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
+    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
+    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
+    Data Analysis", STOC 2007.
+    docs/design.md §8.5.
     """
 
     sigma: float
@@ -131,23 +140,10 @@ class GNMaxSensitivity:
     def rho(self, logq) -> np.ndarray:
         """``f(q̃)``: Theorem 6's bound for ``q̃ ≤ q0``, ``λ/σ²`` above; 0 at ``q̃ = 0``.
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
         numpy.ndarray of float
             ``f(q̃)``, same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
         """
         x = np.minimum(np.asarray(logq, dtype=float), self.log_cap)
         out = np.full(x.shape, self.rdp_independent)
@@ -159,46 +155,18 @@ class GNMaxSensitivity:
     def log_bu(self, logq) -> np.ndarray:
         """``log bu(q)``: the largest ``log q̃`` of a neighbour (capped at ``log(1 − 1/K)``).
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
-        numpy.ndarray of float
-            Same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        numpy.ndarray of float, the shape of ``logq``
         """
         return self._shift(logq, +_SQRT2 / self.sigma)
 
     def log_bl(self, logq) -> np.ndarray:
         """``log bl(q)``: the smallest ``log q̃`` of a neighbour.
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
-        numpy.ndarray of float
-            Same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        numpy.ndarray of float, the shape of ``logq``
         """
         return self._shift(logq, -_SQRT2 / self.sigma)
 
@@ -220,23 +188,9 @@ class GNMaxSensitivity:
         """Algorithm 3 for ``q̃ < q1``: ``f(bu(q)) − f(q)`` (which dominates ``f(q) − f(bl(q))``
         there by condition C6).
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
-        numpy.ndarray of float
-            Same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        numpy.ndarray of float, the shape of ``logq``
         """
         x = np.asarray(logq, dtype=float)
         return self.rho(self.log_bu(x)) - self.rho(x)
@@ -244,23 +198,9 @@ class GNMaxSensitivity:
     def ls_above(self, logq) -> np.ndarray:
         """Algorithm 3 for ``q̃ > q0``: ``λ/σ² − f(bl(q))`` (here ``f(q) = f(bu(q)) = λ/σ²``).
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
-        numpy.ndarray of float
-            Same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        numpy.ndarray of float, the shape of ``logq``
         """
         x = np.asarray(logq, dtype=float)
         return self.rdp_independent - self.rho(self.log_bl(x))
@@ -268,23 +208,10 @@ class GNMaxSensitivity:
     def local_sensitivity(self, logq) -> np.ndarray:
         """Algorithm 3: a bound on the local sensitivity at a histogram with this ``log q̃``.
 
-        Parameters
-        ----------
-        logq : float or array-like
-            ``log q̃`` (natural log of the bound on the probability of a non-plurality answer).
-
         Returns
         -------
         numpy.ndarray of float
             The local-sensitivity bound, same shape as ``logq``.
-
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
         """
         x = np.asarray(logq, dtype=float)
         x = np.where((x >= self.logq1) & (x <= self.logq0), self.logq1, x)
@@ -313,14 +240,6 @@ def check_conditions(sigma: float, n_classes: int, order: float) -> tuple[bool, 
     Returns
     -------
     (c5, c6) : (bool, bool)
-
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
     """
     a = _analysis(float(sigma), int(n_classes), float(order), check=False)
     return _c5_c6(a)
@@ -380,14 +299,6 @@ def gnmax_sensitivity(*, sigma: float, n_classes: int, order: float) -> GNMaxSen
     ------
     ParameterError
         If σ or λ is invalid, or C5/C6 fail numerically.
-
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
     """
     sigma = check_sigma(sigma, "sigma")
     order = check_order(order)
