@@ -8,7 +8,7 @@ import streamlit as st
 from core.errors import PrivateLabelLabError
 from core.mechanisms import registry
 from core.plan import TeacherQuality, simulate_votes
-from core.theory.sweeps import sweep_against_bounds
+from core.plan.sweeps import sweep_against_bounds
 from app_pages import _session as session
 from app_pages import _cache as cache
 from app_pages import _datasets as datasets

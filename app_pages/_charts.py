@@ -137,7 +137,7 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
     Parameters
     ----------
     points : dict
-        Mechanism name → list of :class:`core.theory.sweeps.SweepPoint`.
+        Mechanism name → list of :class:`core.plan.sweeps.SweepPoint`.
     vary : str
         The swept setting (axis title).
     rate : {"answered", "bottom", "wrong"}

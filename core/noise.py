@@ -113,6 +113,7 @@ __all__ = [
     "laplace",
     "discrete_laplace",
     "discrete_laplace_tail",
+    "difference_tail",
     "discrete_gaussian",
     "bernoulli_exp",
     "rational_scale",
@@ -550,6 +551,56 @@ def discrete_laplace_tail(scale: Scale, a) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- discrete Gaussian
+
+
+def difference_tail(b1: float, b2: float, a, *, discrete: bool = True) -> np.ndarray:
+    """``P[Z1 - Z2 > a]`` for independent ``Z1 ~ DLap(b1)``, ``Z2 ~ DLap(b2)`` (continuous
+    Laplace with ``discrete=False``), ``b1 != b2``: the pass probability of a sparse-vector
+    test with fresh threshold noise (BTT's, with 2λ and λ).
+
+    Discrete: ``Y = Z1 - Z2`` is integer valued and symmetric.  With ``p_i = exp(-1/b_i)`` and
+    ``c_i = (1 - p_i)/(1 + p_i)``, for ``y >= 0``:
+    ``P[Y = y] = c1 c2 (A p1^y + B p2^y)``, ``A = 1/(1 - p1 p2) + p2/(p1 - p2)``,
+    ``B = 1/(1 - p1 p2) - p1/(p1 - p2)``, so for integer ``a >= -1``
+    ``P[Y > a] = c1 c2 (A p1^{a+1}/(1 - p1) + B p2^{a+1}/(1 - p2))``; for ``a <= -1``,
+    ``P[Y > a] = 1 - P[Y > -a - 1]``.  Real ``a`` is floored (Y is an integer).
+    Continuous: ``t = (b1² e^{-|a|/b1} − b2² e^{-|a|/b2}) / (2(b1² − b2²))`` for ``a >= 0``,
+    ``1 − t`` below (docs/design.md §3.2).
+
+    Parameters
+    ----------
+    b1, b2 : float
+        The two scales (different).
+    a : float or array-like
+        Thresholds.
+    discrete : bool, keyword-only
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``P[Z1 - Z2 > a]``, same shape as ``a``.
+    """
+    if b1 == b2:
+        raise ParameterError("The two noise scales must differ (BTT uses 2λ and λ).")
+    if not discrete:
+        a = np.asarray(a, dtype=float)
+        w = np.abs(a)
+        t = (b1**2 * np.exp(-w / b1) - b2**2 * np.exp(-w / b2)) / (2.0 * (b1**2 - b2**2))
+        return np.where(a >= 0, t, 1.0 - t)
+    p1, p2 = math.exp(-1.0 / b1), math.exp(-1.0 / b2)
+    q1, q2 = -math.expm1(-1.0 / b1), -math.expm1(-1.0 / b2)  # 1 - p
+    c1c2 = (q1 / (1.0 + p1)) * (q2 / (1.0 + p2))
+    one_m_pp = -math.expm1(-1.0 / b1 - 1.0 / b2)
+    A = 1.0 / one_m_pp + p2 / (p1 - p2)
+    B = 1.0 / one_m_pp - p1 / (p1 - p2)
+    a = np.floor(np.asarray(a, dtype=float))
+
+    def upper(j):  # P[Y > j] for integer j >= -1
+        return c1c2 * (A * np.exp((j + 1.0) * math.log(p1)) / q1 + B * np.exp((j + 1.0) * math.log(p2)) / q2)
+
+    pos = upper(np.maximum(a, -1.0))
+    neg = 1.0 - upper(np.maximum(-a - 1.0, -1.0))
+    return np.clip(np.where(a >= 0, pos, neg), 0.0, 1.0)
 
 
 def _dgauss(sigma2: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Integral, Real
+from typing import Union
 
 import numpy as np
 
@@ -31,6 +32,12 @@ __all__ = [
     "check_real",
     "check_real_array",
     "check_delta_array",
+    "FloatOrArray",
+    "each_checked",
+    "positive_array",
+    "nonnegative_array",
+    "unit_array",
+    "as_output",
 ]
 
 
@@ -311,3 +318,77 @@ def check_delta_array(values, name: str) -> np.ndarray:
     if np.any((arr <= 0) | (arr >= 1)):
         raise ParameterError(f"{name} must lie strictly between 0 and 1, got {values!r}.")
     return arr
+
+
+# ---------------------------------------------------------------------------------------
+# Elementwise checks of vectorized functions, and their scalar-or-array output
+# ---------------------------------------------------------------------------------------
+
+
+FloatOrArray = Union[np.floating, np.ndarray]
+"""Return annotation of the vectorized functions: a numpy scalar for scalar input, else an array."""
+
+
+def each_checked(check, values, name: str) -> np.ndarray:
+    """Run a scalar check of this module on every distinct element of ``values``.
+
+    Parameters
+    ----------
+    check : callable
+        A scalar check, called as ``check(value, name=name)``.
+    values : array_like
+        A number or an array of numbers.
+    name : str
+        The parameter's name, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``values`` as a float array.
+    """
+    arr = np.asarray(values)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise ParameterError(f"{name} must be a number or an array of numbers, got {values!r}.")
+    if arr.size == 0:
+        raise ParameterError(f"{name} must not be empty.")
+    for v in np.unique(arr.ravel()):
+        check(v.item(), name=name)
+    return arr.astype(float)
+
+
+def positive_array(values, name: str, what: str) -> np.ndarray:
+    """``values`` (a number or an array) as floats, every one finite and > 0 (counts, sizes).
+
+    ``name`` and ``what`` (what the parameter is) word the error; the same holds for
+    :func:`nonnegative_array` (>= 0) and :func:`unit_array` (in [0, 1], error rates).
+    """
+    return check_real_array(values, name, 0.0, low_open=True, what=what)
+
+
+def nonnegative_array(values, name: str, what: str) -> np.ndarray:
+    """``values`` as floats, every one finite and >= 0 (see :func:`positive_array`)."""
+    return check_real_array(values, name, 0.0, what=what)
+
+
+def unit_array(values, name: str, what: str) -> np.ndarray:
+    """``values`` as floats, every one in [0, 1] (see :func:`positive_array`)."""
+    return check_real_array(values, name, 0.0, 1.0, what=what)
+
+
+def as_output(x):
+    """Return an array, or a numpy scalar for 0-d results.
+
+    Parameters
+    ----------
+    x : array_like
+        The result.
+
+    Returns
+    -------
+    numpy.floating or numpy.ndarray
+        ``x`` as float: a numpy scalar if 0-d, else an array.
+    """
+    x = np.asarray(x, dtype=float)
+    return x[()] if x.ndim == 0 else x

@@ -142,3 +142,48 @@ def test_no_import_circle_in_core_or_pages():
     found = cycles(_lazy_package_edges(import_graph()))
     assert not found, "import circles (each module must import only lower ones):\n" + "\n".join(
         " <-> ".join(c) for c in found)
+
+
+LAYERS = (
+    ("core.errors", "core._lazy"),
+    ("core.validation", "core.noise"),
+    ("core.data",),
+    ("core.accounting",),
+    ("core.mechanisms",),
+    ("core.theory",),
+    ("core.ensemble",),
+    ("core.export",),
+    ("core.pipeline",),
+    ("core.plan", "core.audit"),
+    ("core.estimator", "core.auto", "core.recommend", "core.nonprivate"),
+    ("core.cli", "core.__main__"),
+)
+"""The layers of ``core``, lowest first: a module imports only from its own package or a
+lower layer (``core`` itself, which holds the version and the lazy top-level names, is above
+them all and may be read by any)."""
+
+
+def _layer(module: str) -> int | None:
+    for i, layer in enumerate(LAYERS):
+        if any(module == top or module.startswith(top + ".") for top in layer):
+            return i
+    return None
+
+
+def test_every_module_of_core_has_a_layer():
+    unplaced = sorted(m for m in import_graph() if m.startswith("core.") and _layer(m) is None)
+    assert not unplaced, f"modules of core in no layer: {unplaced}"
+
+
+def test_no_import_runs_up_the_layers():
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items() if module.startswith("core.")
+        for target in targets if target != "core" and _layer(target) > _layer(module)
+    )
+    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+
+
+def test_the_layer_check_finds_an_upward_import():
+    assert _layer("core.mechanisms.odds") < _layer("core.theory.cutoff") < _layer("core.plan.engine")
+    assert _layer("core.ensemble.teachers") < _layer("core.pipeline.runs") < _layer("core.estimator")

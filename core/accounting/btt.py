@@ -1,5 +1,6 @@
-"""BTT sparse-vector labeling: the paper's noise scale and threshold, the release term, the
-exact guarantee and the two calibrations (docs/design.md §3.2, §3.3)."""
+"""BTT sparse-vector labeling: the paper's noise scale, threshold and number of teachers
+(Algorithm 2), Theorem 3.2's cutoff, the release term, the exact guarantee and the two
+calibrations (docs/design.md §3.2, §3.3)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,15 @@ from core.validation import (
     check_probability,
     check_real_array,
     check_T,
+    FloatOrArray,
+    as_output,
+    check_beta,
+    each_checked,
+    positive_array,
+    unit_array,
 )
 
-__all__ = ["BTTCalibration", "btt_noise_scale", "btt_threshold", "svt_round_epsilon", "release_delta", "btt_guarantee", "calibrate_btt"]
+__all__ = ["BTTCalibration", "btt_noise_scale", "btt_threshold", "btt_num_teachers", "cutoff_T", "misclassification_bound", "svt_round_epsilon", "release_delta", "btt_guarantee", "calibrate_btt"]
 
 
 # ---------------------------------------------------------------------------
@@ -90,6 +97,99 @@ def btt_threshold(noise_scale, m, delta):
     m = check_real_array(m, "m", 1.0, what="the number of queries")
     delta = check_delta_array(delta, "delta")
     return 2.0 * lam * np.log(2.0 * m / delta)
+
+
+def btt_num_teachers(noise_scale, m, T, delta, beta) -> FloatOrArray:
+    """BTT's recommended number of teachers (Algorithm 2, line 1).
+
+    ``k = 34·sqrt(2)·λ·log(4 m T / min(δ, β/2))``.
+
+    Theorem 3.2's proof asks for ``k/3 >= 32 log(4mT/min(δ, β/2)) sqrt(2T log(2/δ))/ε``,
+    which with the paper's ``λ = 4 sqrt(2T log(2/δ))/ε`` reads ``k >= 24 λ log(...)``;
+    line 1 prints the constant ``34·√2 ≈ 48.08``, about twice that, which is also what a
+    ``2k/3`` majority needs with the corrected distance ``ceil(M/2) - 1`` (docs/design.md §2),
+    since the margin ``k/3`` then gives a distance of about ``k/6``.  This returns the
+    printed formula.  The privacy guarantee does not depend on k; k only decides
+    utility: with probability ``1 - 2β`` every query on which at least ``2k/3``
+    teachers agree passes the sparse-vector test.
+
+    Parameters
+    ----------
+    noise_scale : float or array
+        λ, the sparse-vector threshold noise scale (:func:`btt_noise_scale`).
+    m : float or array
+        Number of queries (real values allowed, for curves and the loop solver).
+    T : float or array
+        Cutoff (maximum number of ⊥); real values allowed.
+    delta, beta : float or array
+        Privacy δ and failure probability β, both in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        k (real; round up for an ensemble size).
+
+    Examples
+    --------
+    T = 10, ε = 1, δ = 1e-5, m = 1000, β = 0.05: λ ≈ 62.497 and
+    ``k = 48.083 · 62.497 · log(4e9) ≈ 66,441``.
+    """
+    lam = positive_array(noise_scale, "noise_scale", "the threshold noise scale λ")
+    m = positive_array(m, "m", "the number of queries")
+    T = positive_array(T, "T", "the cutoff")
+    delta = each_checked(check_delta, delta, "delta")
+    beta = each_checked(check_beta, beta, "beta")
+    return as_output(34.0 * math.sqrt(2.0) * lam * np.log(4.0 * m * T / np.minimum(delta, beta / 2.0)))
+
+
+def cutoff_T(gamma, alpha, m, beta) -> FloatOrArray:
+    """The cutoff T of BTT Theorem 3.2.
+
+    ``T = 3((γ+α) m + sqrt((γ+α) m log(m/β) / 2))``.
+
+    Assumptions (Theorem 3.2): the learner is an ``(α, β/k, n/k)`` agnostic PAC learner,
+    ``γ = min_h err(h)`` is the best error in the class (0 when realizable), and the m
+    queries are i.i.d. from the data distribution.  Then with probability ``>= 1 - 2β``
+    the algorithm answers all m queries with at most T abstentions, and misclassifies at
+    most T of them (:func:`misclassification_bound`).  The Chernoff term bounds each
+    teacher's mistakes on the m queries by ``B = (γ+α)m + sqrt((γ+α)m log(m/β)/2)``;
+    Lemma 3.3 (with ξ = 1/3) gives ``3B``.
+
+    Parameters
+    ----------
+    gamma : float or array
+        γ ∈ [0, 1], the best achievable error of the class.
+    alpha : float or array
+        α ∈ [0, 1], the learner's excess error.
+    m : float or array
+        Number of queries (> 0; real values allowed for curves).
+    beta : float or array
+        Failure probability β ∈ (0, 1).  Note ``log(m/β)`` is negative when ``m < β``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        T (real; the algorithm uses ``ceil(T)``).
+
+    Examples
+    --------
+    ``cutoff_T(0, 0.01, 1000, 0.05) = 3(10 + sqrt(10·log(20000)/2)) ≈ 51.11``.
+    """
+    g = unit_array(gamma, "gamma", "the best error of the hypothesis class")
+    a = unit_array(alpha, "alpha", "the learner's error")
+    m = positive_array(m, "m", "the number of queries")
+    beta = each_checked(check_beta, beta, "beta")
+    ga_m = (g + a) * m
+    return as_output(3.0 * (ga_m + np.sqrt(np.maximum(ga_m * np.log(m / beta) / 2.0, 0.0))))
+
+
+def misclassification_bound(gamma, alpha, m, beta) -> FloatOrArray:
+    """The misclassification-rate bound of BTT Theorem 3.2: ``T/m = O(γ + α)``.
+
+    Same assumptions as :func:`cutoff_T`; holds with probability ``>= 1 - 2β``.  A value
+    of 1 or more is vacuous.
+    """
+    return as_output(np.asarray(cutoff_T(gamma, alpha, m, beta)) / positive_array(m, "m", "the number of queries"))
 
 
 def svt_round_epsilon(noise_scale: float) -> float:

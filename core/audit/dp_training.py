@@ -121,7 +121,7 @@ def dp_training_scenario(mechanism: str, *, pair: str | None = None, **settings:
     """
     from core.accounting.dp_training import logistic_guarantee, naive_bayes_guarantee
     from core.audit.pairs import NeighbourPair
-    from core.audit.scenarios import AuditScenario
+    from core.audit.run import AuditScenario
     from core.mechanisms import registry
 
     names, default = dp_training_pairs(mechanism)

@@ -90,9 +90,10 @@ def _even_k(min_k: int) -> int:
 
 
 _GAUSSIAN = ("gnmax", "confident-gnmax")
-_BUILTIN_AUDITS = ("btt", "btt-soft", "lnmax", "baseline", "a-stab") + _GAUSSIAN
+_DP_TRAINING = ("dp-logistic", "dp-naive-bayes")
+_BUILTIN_AUDITS = ("btt", "btt-soft", "lnmax", "baseline", "a-stab") + _GAUSSIAN + _DP_TRAINING
 """The registered mechanisms whose audit scenario is built here (the Gaussian ones in
-:mod:`core.audit.gaussian`).  The audit looks mechanisms up in the registry; the registry
+:mod:`core.audit.gaussian`, the models trained with DP in :mod:`core.audit.dp_training`).  The audit looks mechanisms up in the registry; the registry
 never reaches into the audit (a mechanism registered elsewhere brings its own
 ``Mechanism.audit`` and ``Mechanism.audit_pairs``, or gets the default audit)."""
 
@@ -116,6 +117,10 @@ def _scenario_of(mech) -> Callable[..., "AuditScenario"] | None:
         from core.audit.gaussian import gaussian_scenario
 
         return lambda pair=None, **settings: gaussian_scenario(mech.name, pair=pair, **settings)
+    if mech.name in _DP_TRAINING:
+        from core.audit.dp_training import dp_training_scenario
+
+        return lambda pair=None, **settings: dp_training_scenario(mech.name, pair=pair, **settings)
     if mech.name in _BUILTIN_AUDITS:
         return lambda pair=None, **settings: builtin_scenario(mech.name, pair=pair, **settings)
     if _default_applies(mech):
@@ -133,6 +138,10 @@ def _pairs_of(mech) -> Callable[[], tuple[list[str], str]] | None:
         from core.audit.gaussian import gaussian_pairs
 
         return lambda: gaussian_pairs(mech.name)
+    if mech.name in _DP_TRAINING:
+        from core.audit.dp_training import dp_training_pairs
+
+        return lambda: dp_training_pairs(mech.name)
     if mech.name in _BUILTIN_AUDITS:
         return lambda: builtin_pairs(mech.name)
     if mech.audit is None and _default_applies(mech):

@@ -59,7 +59,7 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
     dict
         Public values only (sizes, settings and the calibration's outputs).
     """
-    from core.theory.teachers import btt_num_teachers
+    from core.accounting.btt import btt_num_teachers
 
     params: dict[str, Any] = {
         "epsilon_target": epsilon,

@@ -439,24 +439,6 @@ def _dp_naive_bayes_entry(m: int, *, epsilon, delta, **_: Any):
                     params={"epsilon": float(epsilon)})
 
 
-def _dp_audit(name: str):
-    def scenario(pair: str | None = None, **settings: Any):
-        from core.audit.dp_training import dp_training_scenario
-
-        return dp_training_scenario(name, pair=pair, **settings)
-
-    return scenario
-
-
-def _dp_pairs(name: str):
-    def pairs() -> tuple[list[str], str]:
-        from core.audit.dp_training import dp_training_pairs
-
-        return dp_training_pairs(name)
-
-    return pairs
-
-
 from core.mechanisms.registry import Parameter  # noqa: E402  (this section's own parameters)
 
 _C = Parameter(
@@ -487,8 +469,6 @@ register(Mechanism(
     label=_dp_logistic,
     privacy_map=_dp_logistic_map,
     inputs="rows",
-    audit=_dp_audit("dp-logistic"),
-    audit_pairs=_dp_pairs("dp-logistic"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-5, "C": 0.1, "perturbation": "gamma"},
     explanation=(
         "**DP training** skips the teachers: one logistic regression is trained on all private rows "
@@ -512,8 +492,6 @@ register(Mechanism(
     label=_dp_naive_bayes,
     privacy_map=_dp_naive_bayes_map,
     inputs="rows",
-    audit=_dp_audit("dp-naive-bayes"),
-    audit_pairs=_dp_pairs("dp-naive-bayes"),
     audit_defaults={"epsilon": 1.0, "delta": 1e-5},
     explanation=(
         "**DP naive Bayes** releases each class's row count and, per feature, the sum and the sum of "

@@ -256,9 +256,8 @@ def threshold(name: str, params: Mapping[str, Any], level: float = 0.05) -> floa
 
 
 def _dlap_pass(distance: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
-    from core.theory.answers import btt_pass_probability
-
-    return np.asarray(btt_pass_probability(distance, float(params["noise_scale"]), float(params["threshold"])), dtype=float)
+    lam = float(params["noise_scale"])
+    return noise.difference_tail(2.0 * lam, lam, float(params["threshold"]) - np.asarray(distance, dtype=float))
 
 
 def _a_stab_pass(name: str, distance: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
@@ -270,7 +269,7 @@ def odds(name: str, votes, params: Mapping[str, Any], truth=None) -> tuple[np.nd
     """Each query's analytic probability of being answered, and of being answered right.
 
     A query is processed on its own at the run's noise: BTT's test ``d + DLap(2λ) >
-    w + DLap(λ)`` with a fresh threshold noise (:func:`core.theory.btt_pass_probability`);
+    w + DLap(λ)`` with a fresh threshold noise (:func:`core.noise.difference_tail`);
     soft labels ``p1 + (1 − p1) p2`` (the shifted bins' test after a failed first test);
     A_stab and the baseline ``P[d + DLap(1/ε) > Γ]``; Confident-GNMax
     ``Φ((n_top − t)/σ1)`` (the certified variant's per-query step once its certificate
@@ -554,7 +553,7 @@ def bound_rates(name: str, votes, params: Mapping[str, Any], truth, beta: float 
     m = counts.shape[0]
     plurality_wrong = np.argmax(counts, axis=1) != truth
     if name == "btt":
-        from core.theory import misclassification_bound
+        from core.accounting.btt import misclassification_bound
 
         e = _teacher_error(counts, truth)
         return {"wrong": float(min(1.0, misclassification_bound(e, 0.0, m, float(beta)))),

@@ -30,42 +30,6 @@ __all__ = [
 # ---------------------------------------------------------------------------------------
 
 
-def _dlap_diff_tail(b1: float, b2: float, a) -> np.ndarray:
-    """``P[Z1 - Z2 > a]`` for independent discrete Laplace ``Z1 ~ DLap(b1)``, ``Z2 ~ DLap(b2)``.
-
-    ``Y = Z1 - Z2`` is integer valued and symmetric.  With ``p_i = exp(-1/b_i)`` and
-    ``c_i = (1 - p_i)/(1 + p_i)``, for ``y >= 0``:
-    ``P[Y = y] = c1 c2 (A p1^y + B p2^y)``, ``A = 1/(1 - p1 p2) + p2/(p1 - p2)``,
-    ``B = 1/(1 - p1 p2) - p1/(p1 - p2)``, so for integer ``a >= -1``
-    ``P[Y > a] = c1 c2 (A p1^{a+1}/(1 - p1) + B p2^{a+1}/(1 - p2))``; for ``a <= -1``,
-    ``P[Y > a] = 1 - P[Y > -a - 1]``.  Real ``a`` is floored (Y is an integer).
-    """
-    if b1 == b2:
-        raise ParameterError("The two noise scales must differ (BTT uses 2λ and λ).")
-    p1, p2 = math.exp(-1.0 / b1), math.exp(-1.0 / b2)
-    q1, q2 = -math.expm1(-1.0 / b1), -math.expm1(-1.0 / b2)  # 1 - p
-    c1c2 = (q1 / (1.0 + p1)) * (q2 / (1.0 + p2))
-    one_m_pp = -math.expm1(-1.0 / b1 - 1.0 / b2)
-    A = 1.0 / one_m_pp + p2 / (p1 - p2)
-    B = 1.0 / one_m_pp - p1 / (p1 - p2)
-    a = np.floor(np.asarray(a, dtype=float))
-
-    def upper(j):  # P[Y > j] for integer j >= -1
-        return c1c2 * (A * np.exp((j + 1.0) * math.log(p1)) / q1 + B * np.exp((j + 1.0) * math.log(p2)) / q2)
-
-    pos = upper(np.maximum(a, -1.0))
-    neg = 1.0 - upper(np.maximum(-a - 1.0, -1.0))
-    return np.clip(np.where(a >= 0, pos, neg), 0.0, 1.0)
-
-
-def _lap_diff_tail(b1: float, b2: float, a) -> np.ndarray:
-    """``P[Z1 - Z2 > a]`` for continuous ``Z1 ~ Lap(b1)``, ``Z2 ~ Lap(b2)`` (docs/design.md §3.2)."""
-    a = np.asarray(a, dtype=float)
-    w = np.abs(a)
-    t = (b1**2 * np.exp(-w / b1) - b2**2 * np.exp(-w / b2)) / (2.0 * (b1**2 - b2**2))
-    return np.where(a >= 0, t, 1.0 - t)
-
-
 def btt_pass_probability(
     distance: ArrayLike, noise_scale: float, threshold: ArrayLike, *, discrete: bool = True
 ) -> FloatOrArray:
@@ -93,8 +57,7 @@ def btt_pass_probability(
     d = nonnegative_array(distance, "distance", "the distance to instability")
     lam = float(positive_array(noise_scale, "noise_scale", "the threshold noise scale λ"))
     w = nonnegative_array(threshold, "threshold", "the sparse-vector threshold w")
-    tail = _dlap_diff_tail if discrete else _lap_diff_tail
-    return as_output(tail(2.0 * lam, lam, w - d))
+    return as_output(_noise.difference_tail(2.0 * lam, lam, w - d, discrete=discrete))
 
 
 def _distance_pmf(k: int, alpha: float):
@@ -161,12 +124,11 @@ def expected_answers_btt(
     k, a = _model_args(k, alpha)
     cal = calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration)
     lam, w = float(cal.noise_scale), float(cal.threshold)
-    tail = _dlap_diff_tail if discrete else _lap_diff_tail
     i = np.arange(m)
     out = np.empty(k.shape)
     for idx in np.ndindex(k.shape):
         dist, pmf = _distance_pmf(int(k[idx]), float(a[idx]))
-        p = float(np.clip(np.sum(pmf * tail(2.0 * lam, lam, w - dist)), 0.0, 1.0))
+        p = float(np.clip(np.sum(pmf * _noise.difference_tail(2.0 * lam, lam, w - dist, discrete=discrete)), 0.0, 1.0))
         out[idx] = p * float(np.sum(stats.binom.cdf(T - 1, i, 1.0 - p)))
     return as_output(out)
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core.accounting.btt import btt_noise_scale, btt_threshold, calibrate_btt
+from core.accounting.btt import btt_noise_scale, btt_num_teachers, btt_threshold, calibrate_btt
 from core.mechanisms.stability import min_teachers_for_threshold
 from core.validation import check_beta, check_delta, check_epsilon
 from core.theory.checks import FloatOrArray, each_checked, as_output, positive_array
@@ -31,49 +31,6 @@ __all__ = [
 # ---------------------------------------------------------------------------------------
 # Algorithm 2: number of teachers; soft labels
 # ---------------------------------------------------------------------------------------
-
-
-def btt_num_teachers(noise_scale: ArrayLike, m: ArrayLike, T: ArrayLike, delta: ArrayLike, beta: ArrayLike) -> FloatOrArray:
-    """BTT's recommended number of teachers (Algorithm 2, line 1).
-
-    ``k = 34·sqrt(2)·λ·log(4 m T / min(δ, β/2))``.
-
-    Theorem 3.2's proof asks for ``k/3 >= 32 log(4mT/min(δ, β/2)) sqrt(2T log(2/δ))/ε``,
-    which with the paper's ``λ = 4 sqrt(2T log(2/δ))/ε`` reads ``k >= 24 λ log(...)``;
-    line 1 prints the constant ``34·√2 ≈ 48.08``, about twice that, which is also what a
-    ``2k/3`` majority needs with the corrected distance ``ceil(M/2) - 1`` (docs/design.md §2),
-    since the margin ``k/3`` then gives a distance of about ``k/6``.  This returns the
-    printed formula.  The privacy guarantee does not depend on k; k only decides
-    utility: with probability ``1 - 2β`` every query on which at least ``2k/3``
-    teachers agree passes the sparse-vector test.
-
-    Parameters
-    ----------
-    noise_scale : float or array
-        λ, the sparse-vector threshold noise scale (:func:`btt_noise_scale`).
-    m : float or array
-        Number of queries (real values allowed, for curves and the loop solver).
-    T : float or array
-        Cutoff (maximum number of ⊥); real values allowed.
-    delta, beta : float or array
-        Privacy δ and failure probability β, both in (0, 1).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        k (real; round up for an ensemble size).
-
-    Examples
-    --------
-    T = 10, ε = 1, δ = 1e-5, m = 1000, β = 0.05: λ ≈ 62.497 and
-    ``k = 48.083 · 62.497 · log(4e9) ≈ 66,441``.
-    """
-    lam = positive_array(noise_scale, "noise_scale", "the threshold noise scale λ")
-    m = positive_array(m, "m", "the number of queries")
-    T = positive_array(T, "T", "the cutoff")
-    delta = each_checked(check_delta, delta, "delta")
-    beta = each_checked(check_beta, beta, "beta")
-    return as_output(34.0 * math.sqrt(2.0) * lam * np.log(4.0 * m * T / np.minimum(delta, beta / 2.0)))
 
 
 def btt_soft_noise_scale(T: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> FloatOrArray:

@@ -195,10 +195,10 @@ def test_default_C_is_a_function_of_public_quantities():
 def test_dp_training_passes_the_audit(name, pair, settings):
     # The audit's lower bound holds with 99 % confidence for a correct mechanism (the
     # fixed seed makes the run deterministic).
-    from core.audit.scenarios import run_scenario
+    from core.audit.scenarios import run_scenario, scenario
 
     mech = registry.get(name)
-    scn = mech.audit(pair=pair, **{**mech.audit_defaults, **settings})
+    scn = scenario(name, pair=pair, **{**mech.audit_defaults, **settings})
     result = run_scenario(scn, n_trials=50_000, rng=7)
     assert result.epsilon_lower_bound <= scn.claimed_epsilon, result.summary()
 
@@ -210,10 +210,12 @@ def test_the_audit_catches_a_release_with_too_little_noise():
     from core.audit.dp_training import DPNaiveBayesSampler
     from core.audit.scenarios import run_scenario
 
-    scn = registry.get("dp-naive-bayes").audit(pair="row_moves", epsilon=0.2, delta=1e-5)
+    from core.audit.dp_training import dp_training_scenario
+
+    scn = dp_training_scenario("dp-naive-bayes", pair="row_moves", epsilon=0.2, delta=1e-5)
     broken = replace(scn, sampler=DPNaiveBayesSampler(8.0, 1e-5, "sum"))
     assert run_scenario(broken, n_trials=50_000, rng=8).epsilon_lower_bound > 0.2
-    scn = registry.get("dp-logistic").audit(pair="label_flips", epsilon=0.2, delta=1e-5, C=0.1, perturbation="gamma")
+    scn = dp_training_scenario("dp-logistic", pair="label_flips", epsilon=0.2, delta=1e-5, C=0.1, perturbation="gamma")
     from core.audit.dp_training import DPLogisticSampler
 
     broken = replace(scn, sampler=DPLogisticSampler(8.0, 1e-5, 0.1, "gamma"))

@@ -13,7 +13,7 @@ import pytest
 
 from core.errors import ParameterError
 from core.plan import TeacherQuality, simulate_votes
-from core.theory.sweeps import sweep_against_bounds
+from core.plan.sweeps import sweep_against_bounds
 
 Q = TeacherQuality(accuracy=0.85, hard_share=0.3, hard_accuracy=0.5)
 

@@ -126,8 +126,9 @@ def sweep_against_bounds(
         One per value; a value the mechanism refuses gives a point with ``feasible=False``
         and its reason.
     """
-    from core import plan
     from core.mechanisms import registry
+    from core.plan.engine import outcomes
+    from core.plan.quality import simulate_votes
 
     if vary not in VARIES:
         raise ParameterError(f"vary must be one of {', '.join(VARIES)}, got {vary!r}.")
@@ -146,10 +147,10 @@ def sweep_against_bounds(
         elif vary == "m":
             c_now, t_now = counts[: int(value)], truth[: int(value)]
         else:
-            sim = plan.simulate_votes(m=len(truth), k=int(value), n_classes=counts.shape[1], quality=quality, rng=gen)
+            sim = simulate_votes(m=len(truth), k=int(value), n_classes=counts.shape[1], quality=quality, rng=gen)
             c_now, t_now = sim.counts, sim.truth
         try:
-            out = plan.outcomes(c_now, t_now, mechanism, request, draws=draws, rng=gen)
+            out = outcomes(c_now, t_now, mechanism, request, draws=draws, rng=gen)
             params = _run_params(mech, c_now, out.settings)
         except PrivateLabelLabError as exc:
             points.append(SweepPoint(value=float(value), feasible=False, reason=str(exc)))
