@@ -48,7 +48,7 @@ _EXPORTS = {
     # transfer
     "train_student": "ensemble",
     # estimator
-    "PrivateEnsembleClassifier": "ensemble",
+    "PrivateEnsembleClassifier": "pipeline",
     "PrivacyWarning": "errors",
     # errors
     "PrivateLabelLabError": "errors",

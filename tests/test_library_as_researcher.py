@@ -21,7 +21,7 @@ from sklearn.preprocessing import StandardScaler
 from core import PrivateEnsembleClassifier, pipeline
 from core import accounting as acc
 from core.data import halfspaces
-from core.ensemble.estimator import PrivacyWarning
+from core.pipeline.estimator import PrivacyWarning
 from core.errors import BudgetExhausted, ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,8 @@ import core
 from core import accounting, pipeline, theory
 from core import mechanisms as mech
 from core.audit import BTTSampler, BTTSoftSampler
-from core.ensemble import PrivateEnsembleClassifier, train_teachers
+from core.ensemble import train_teachers
+from core.pipeline import PrivateEnsembleClassifier
 from core.errors import ParameterError
 
 
@@ -196,7 +197,7 @@ def test_train_teachers_votes_on_the_labels_it_saw():
 
 
 def test_one_privacy_warning_catches_the_estimators():
-    from core.ensemble import estimator
+    from core.pipeline import estimator
 
     assert core.PrivacyWarning is core.errors.PrivacyWarning is estimator.PrivacyWarning
     rng = np.random.default_rng(0)

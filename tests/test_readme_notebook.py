@@ -23,7 +23,7 @@ def notebook_block() -> str:
 
 @pytest.mark.slow
 def test_the_notebook_section_runs_and_prints_what_it_says():
-    from core.ensemble.estimator import PrivacyWarning
+    from core.pipeline.estimator import PrivacyWarning
 
     out = io.StringIO()
     env: dict = {}

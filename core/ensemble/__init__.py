@@ -1,4 +1,5 @@
-"""Teachers, learners, the student, the scikit-learn estimator and where training runs.
+"""Teachers, learners, the student and where training runs (the scikit-learn estimator,
+a user of the pipeline, is :class:`core.pipeline.PrivateEnsembleClassifier`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ _EXPORTS = {
     "DEFAULT_CONNECT_TIMEOUT": "distributed",
     "DISTRIBUTION": "distributed",
     "joblib_backend": "distributed",
-    "EstimatorNotFittedError": "estimator",
-    "PrivateEnsembleClassifier": "estimator",
     "ProgressCallback": "inputs",
     "check_features": "inputs",
     "check_n_jobs": "inputs",

@@ -9,7 +9,7 @@ where the work runs (the functions themselves take no backend argument), and the
 command line's ``--backend`` and ``--scheduler`` options go through it: one context
 around training and voting serves both, with one connection to the cluster, including
 the vote computations made inside the aggregators and
-:class:`core.ensemble.estimator.PrivateEnsembleClassifier`.
+:class:`core.pipeline.estimator.PrivateEnsembleClassifier`.
 
 What is sent where
 ------------------

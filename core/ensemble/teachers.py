@@ -314,7 +314,7 @@ def train_teachers(
         That context is the library's one way to choose where the work runs (the
         command line's ``--backend``/``--scheduler`` use it too): one connection serves
         training and every vote computation, including those made inside the
-        aggregators and :class:`core.ensemble.estimator.PrivateEnsembleClassifier`.  Private
+        aggregators and :class:`core.pipeline.estimator.PrivateEnsembleClassifier`.  Private
         chunks go to the workers' memory only (joblib's memory-mapping of large
         arguments to a temporary folder is turned off).
     progress : callable, optional

@@ -221,7 +221,7 @@ class Mechanism:
     online : callable or None
         For a mechanism with state across queries (BTT's sparse vector):
         ``online(m_max, rng, **params)`` returning an object with ``answer(inputs) ->
-        labels`` and ``spent() -> PrivacyGuarantee`` (see :mod:`core.ensemble.estimator`).
+        labels`` and ``spent() -> PrivacyGuarantee`` (see :mod:`core.pipeline.estimator`).
     diagnostic : callable or None
         ``diagnostic(counts, result) -> float``: the NON-PRIVATE data-dependent ε of a run
         on these votes, computed on demand (for mechanisms whose labeling function does

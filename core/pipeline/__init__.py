@@ -18,6 +18,8 @@ spends the same ε everywhere (docs/design.md §5):
     The teachers of a table and their votes (or scores) on public rows.
 :func:`student`, :func:`labeled_csv`, :func:`report`
     The student and the export.
+:class:`PrivateEnsembleClassifier`
+    The scikit-learn estimator: a user of this path (teachers, a session, the ledger).
 :func:`tune_price`, :func:`tune`
     Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
     guarantee before it runs, and the run (docs/design.md §10.3).
@@ -32,6 +34,7 @@ References
 
 from __future__ import annotations
 
+from core.pipeline.estimator import EstimatorNotFittedError, PrivateEnsembleClassifier
 from core.pipeline.outputs import labeled_csv, report, student
 from core.pipeline.runs import BUDGET, label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
 from core.pipeline.selection import holdout_score, tune, tune_plan, tune_price
@@ -66,6 +69,8 @@ __all__ = [
     "tune_plan",
     "tune",
     "holdout_score",
+    "PrivateEnsembleClassifier",
+    "EstimatorNotFittedError",
 ]
 
 

@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # (page, package, title): the order of the reference's navigation (mkdocs.yml names the same pages).
 PACKAGES = [
-    ("pipeline", "core.pipeline", "The one path: train → vote → label → student → export"),
+    ("pipeline", "core.pipeline", "The one path: train → vote → label → student → export; the estimator"),
     ("mechanisms", "core.mechanisms", "The mechanisms and their registry"),
     ("accounting", "core.accounting", "Privacy accounting"),
     ("theory", "core.theory", "Theory calculators"),
-    ("ensemble", "core.ensemble", "Teachers, learners, the student and the estimator"),
+    ("ensemble", "core.ensemble", "Teachers, learners and the student"),
     ("data", "core.data", "Reading and checking tables, bundled data, generators"),
     ("audit", "core.audit", "The empirical privacy audit"),
     ("plan", "core.plan", "Plans: predictions from public quantities"),

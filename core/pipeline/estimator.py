@@ -28,9 +28,10 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from core import noise, pipeline
+from core import noise
 from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError, PrivacyWarning
 from core.mechanisms import registry
+from core.pipeline import runs as pipeline
 from core.validation import check_m
 
 __all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError", "PrivacyWarning"]
