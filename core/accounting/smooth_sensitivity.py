@@ -127,13 +127,9 @@ def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: floa
     -------
     (rho_thr, rho_gn) : tuple of numpy.ndarray of float, each shape (m,)
 
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5; the papers are cited in this module's References.
     """
     counts = check_counts(counts)
     threshold = check_real(threshold, "threshold")
@@ -343,13 +339,9 @@ def local_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2
     -------
     (ls_threshold, ls_gnmax) : each numpy.ndarray of shape (m, d_max + 1)
 
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5; the papers are cited in this module's References.
     """
     counts = check_counts(counts)
     threshold = check_real(threshold, "threshold")
@@ -449,13 +441,9 @@ def confident_gnmax_smooth_sensitivity(counts, *, threshold: float, sigma1: floa
     -------
     float
 
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Theorem 6, Algorithm 3, Appendix B.4).
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5; the papers are cited in this module's References.
     """
     return smooth_sensitivity_profile(counts, threshold=threshold, sigma1=sigma1, sigma2=sigma2,
                                       order=order, beta=beta).smooth

@@ -339,35 +339,17 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
 
 
 def text_values(values: np.ndarray) -> np.ndarray:
-    """The text rule on present cell values: ``str(value)`` stripped of surrounding spaces,
-    NaN where that leaves nothing.
-
-    Parameters
-    ----------
-    values : numpy.ndarray of object
-        Present (not missing) cell values, e.g. a column's distinct values.
-
-    Returns
-    -------
-    numpy.ndarray of object, shape (len(values),)
-    """
+    """The text rule on present cell values (a column's distinct values, an object array):
+    ``str(value)`` stripped of surrounding spaces, NaN where that leaves nothing; an object
+    array of the same length."""
     out = np.array([str(v).strip() for v in values] + [""], dtype=object)[:len(values)]
     out[out == ""] = np.nan
     return out
 
 
 def number_values(values: np.ndarray) -> np.ndarray:
-    """The number rule on present cell values: the float each reads as, NaN where none.
-
-    Parameters
-    ----------
-    values : numpy.ndarray of object
-        Present (not missing) cell values, e.g. a column's distinct values.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (len(values),)
-    """
+    """The number rule on present cell values (as :func:`text_values`): the float each
+    reads as (``pd.to_numeric``), NaN where none; a float64 array of the same length."""
     try:
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
     except (TypeError, ValueError):  # objects that are not even text (lists, dicts...)
