@@ -133,14 +133,7 @@ def show_result(result, ds, ens) -> None:
                    "compared with the threshold. Raise ε, lower T, use more teachers or more data.")
 
     st.markdown("**Timeline over the queries** (in the order they were processed)")
-    fig = go.Figure()
-    for name, idx, color in charts.timeline(result):
-        fig.add_trace(go.Scatter(x=idx, y=[name] * len(idx), mode="markers", name=name,
-                                 marker=dict(size=7, color=color, symbol="line-ns-open")))
-    if result.halted_at is not None:
-        fig.add_vline(x=result.halted_at, line_dash="dash", annotation_text="halted")
-    fig.update_layout(height=220, xaxis_title="query index", margin=dict(l=10, r=10, t=10, b=10),
-                      showlegend=False)
+    fig = charts.timeline_figure(result)
     st.plotly_chart(fig, key="timeline")
 
     with st.expander("All parameters of this run"):
@@ -186,7 +179,8 @@ with results:
                 st.warning(text)
             show_result(result, ds, ens)
             st.divider()
-            if st.toggle("Tune privately: choose the best of a grid of settings", key="show_tune"):
+            if st.toggle("Tune privately", key="show_tune",
+                         help="Choose the best of a grid of settings, privately (the choice is paid for too)."):
                 spending.tune_section(ds, ens)
         else:
             # A real job: the plan (free, predicted) first, then the run on the private votes as a priced button.
@@ -253,7 +247,7 @@ with session.shown_errors():
         else:
             acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
             err = None if acc is None else 1.0 - acc
-            cols = st.columns(2)
+            cols = [st.container(), st.container()]  # one metric a row: labels whole at 1024 px
             cols[0].metric("Misclassification on answered", session.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
             line = nonprivate.reference_line(
