@@ -99,6 +99,10 @@ def visit_every_page(at, data: str) -> list[str]:
         at.switch_page(path).run()
         assert not at.exception, (data, title, at.exception)
         found += problems(at, f"{title} on {data}")
+        if any(b.key == "compare_go" for b in at.button):  # Compare's price first; then its runs, scanned too
+            at.button(key="compare_go").click().run()
+            assert not at.exception, (data, title, at.exception)
+            found += problems(at, f"{title} on {data}, after its runs")
     return found
 
 

@@ -65,6 +65,7 @@ COMPARE = "app_pages/5_Compare.py"
 def test_compare_chooses_its_mechanisms_says_which_lines_coincide_and_draws_the_rare_outcomes(lab):
     at = lab()
     at.switch_page(COMPARE).run()
+    at.button(key="compare_go").click().run()  # the comparison's price first, then the click
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     rows = list(table["mechanism"])
