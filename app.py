@@ -47,6 +47,7 @@ with st.sidebar:
     st.toggle("Projector", key=style.PROJECTOR_KEY,
               help="For a room: larger type, thicker lines, big ⊥ and wrong-answer markers, and the ledger "
               "as a banner at the top of every page.")
+    session.keep_toggles()
     data_box = st.container()
     privacy_box = st.container()
 

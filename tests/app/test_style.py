@@ -187,3 +187,27 @@ def test_the_projector_setting_enlarges_the_charts_and_shows_the_ledger_banner(l
     first_banner = next(i for i, e in enumerate(main) if "ledger-banner" in str(getattr(e, "value", "")))
     title = next(i for i, e in enumerate(main) if type(e).__name__ == "Title")
     assert first_banner < title
+
+
+def test_the_projector_and_the_demo_seed_stay_on_through_a_lecture_preset(lab):
+    """A preset's click switches page, which clears every widget's state: the switches the lecturer
+    turned on must still be on, on the page the preset opens and after."""
+    from app_pages import _style as style
+
+    at = lab(demo=None)  # the server's default: the demo seed off
+    assert at.session_state["demo_seed"] is False
+    at.toggle(key="demo_seed").set_value(True).run()
+    at.toggle(key=style.PROJECTOR_KEY).set_value(True).run()
+    at.button(key="preset_b").click().run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Ensemble of teachers"]
+    for _ in range(2):  # on the page the preset opened, and on the next run
+        assert at.session_state["demo_seed"] is True and at.session_state[style.PROJECTOR_KEY] is True
+        assert at.toggle(key="demo_seed").value and at.toggle(key=style.PROJECTOR_KEY).value
+        assert [m for m in at.markdown if "ledger-banner" in m.value]
+        at.run()
+    at.toggle(key=style.PROJECTOR_KEY).set_value(False).run()  # and off stays off
+    at.button(key="preset_c").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[style.PROJECTOR_KEY] is False and at.session_state["demo_seed"] is True
+    assert not [m for m in at.markdown if "ledger-banner" in m.value]
