@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core import nonprivate, pipeline
@@ -145,8 +144,6 @@ def certified_test(result, ens) -> None:
     """The test that decides a certified run: the budget line, this run's value, and the test drawn 2,000 times."""
     import dataclasses
 
-    import numpy as np
-
     from core.mechanisms.certified import certified_test_picture
     from core.mechanisms.certified_params import CertifiedParameters
 
@@ -154,14 +151,7 @@ def certified_test(result, ens) -> None:
     pic = certified_test_picture(ens.votes, params, draws=2000, rng=session.DEMO_SEED)
     st.markdown("**The test that decides: the measured privacy cost against the budget** (the spread of the "
                 "test is NON-PRIVATE: it reads the raw votes)")
-    values = np.asarray(pic.values)
-    fig = go.Figure()
-    fig.add_trace(go.Histogram(x=values, name="the test's value in 2,000 draws", nbinsx=40))
-    fig.add_vline(x=pic.budget, line_dash="dash", line_width=3, annotation_text=f"budget B = {pic.budget:.3g}")
-    fig.add_vline(x=float(result.params["test_value"]), line_width=3,
-                  annotation_text=f"this run: {float(result.params['test_value']):.3g}", annotation_position="bottom right")
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
-                      xaxis_title="measured privacy cost (noisy, Rényi units)", yaxis_title="draws")
+    fig = charts.certified_test_figure(pic, float(result.params["test_value"]), bool(result.params.get("passed")))
     st.plotly_chart(fig, key="certified_test")
     st.caption(f"Left of the budget line the labels are released. On these votes the test passes with probability "
                f"{pic.p_pass:.4g}: the cost without noise is {pic.cost:.3g} (NON-PRIVATE), and the noise, which "

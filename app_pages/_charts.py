@@ -91,6 +91,41 @@ def picture_of_test(result, votes, truth=None):
     return fig, pic.reads, pic.bound
 
 
+def certified_test_figure(pic, test_value: float, passed: bool):
+    """The test that decides a certified Confident-GNMax run (NON-PRIVATE: its spread reads the votes).
+
+    The test's value in many draws as a histogram, the budget B as the bound style's black dashed
+    line, and where this run fell as a thick line in its outcome's colour: answered (released) or
+    ⊥ (nothing released), the colours of every page.
+
+    Parameters
+    ----------
+    pic : core.mechanisms.certified.CertifiedTestPicture
+    test_value : float
+        The run's own noisy value of the test.
+    passed : bool
+        Whether the run's test passed (its labels released).
+    """
+    import plotly.graph_objects as go
+
+    z = style.sizes()
+    values = np.asarray(pic.values, dtype=float)
+    shown = np.concatenate([values[np.isfinite(values)], [pic.budget, test_value]])
+    middle = (float(shown.min()) + float(shown.max())) / 2
+    outcome = "answered right" if passed else "⊥"
+    fig = go.Figure(go.Histogram(x=values, name="the test's value in 2,000 draws", nbinsx=40,
+                                 marker_color=style.OUTCOMES["not processed"]["color"]))
+    fig.add_vline(x=pic.budget, line_dash="dash", line_color="#000000", line_width=z.line * 0.75,
+                  annotation_text=f"budget B = {pic.budget:.3g}", annotation_font_size=z.font,
+                  annotation_position="top left" if pic.budget > middle else "top right")
+    fig.add_vline(x=test_value, line_color=style.OUTCOMES[outcome]["color"], line_width=z.line,
+                  annotation_text=f"this run: {test_value:.3g} ({'released' if passed else 'nothing released'})",
+                  annotation_font_size=z.font, annotation_font_color=style.OUTCOMES[outcome]["color"],
+                  annotation_position="bottom left" if test_value > middle else "bottom right")
+    style.finish(fig, x_title="measured privacy cost (noisy, Rényi units)", y_title="draws", height=300, legend=False)
+    return fig
+
+
 def number(value: float) -> str:
     """A number as a student reads it: 1,250 rather than 1.25e+03; 0.0142; 3.5."""
     v = float(value)

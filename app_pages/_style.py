@@ -357,6 +357,8 @@ def contrast_on_white(colour: str) -> float:
 BASE_CSS = """
 <style>
 .katex-display { padding-left: 0.5em; padding-right: 0.5em; }
+[data-testid="stMetricLabel"] .stMarkdownEllipsis, [data-testid="stMetricLabel"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
 @media (max-width: 1280px) {
   [data-testid="stMainBlockContainer"] { padding-left: 2rem; padding-right: 2rem; }
 }
@@ -364,7 +366,8 @@ BASE_CSS = """
 """
 """Every session: at a projector's 1024 px the main column keeps 2 rem margins (Streamlit's 5 rem
 would leave tables and formulas 110 px less); a displayed formula gets room for the overhang of
-its last glyph (a square root's bar)."""
+its last glyph (a square root's bar); a metric's label wraps onto a second line where its column
+is narrow, instead of being cut with an ellipsis."""
 
 PROJECTOR_CSS = """
 <style>

@@ -14,7 +14,9 @@ On Compare and Sweeps (each of its three tabs) the rendered Plotly figures are r
 (``gd._fullData``): every line trace must have its own (colour, dash, marker), and every
 colour a contrast of at least 3:1 on white (WCAG 2).  With the projector on, the ledger banner
 stands at the top of the page and a screenshot of each page is saved in the test's folder
-(``projector_<page>.png``).
+(``projector_<page>.png``).  Last, the lecture at 1024 × 768 with the projector: each preset's
+button (steps (a)–(g), the certified release) opens its page with the banner still there and no
+text cut (``preset_<n>_<step>.png``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import functools
 
 import pytest
 
+from app_pages._presets import PRESETS
 from conftest import CHROMIUM_ARGS, go_to, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -235,7 +238,23 @@ def test_no_page_cuts_text_and_every_line_has_its_own_look(app_server, chromium_
                             page.wait_for_timeout(500)
                             problems += [f"Sweeps ({tab}) at {where_width}: {what}" for what in overflowing(page)]
                             problems += check_traces(page, f"Sweeps ({tab}) at {where_width}")
+            # The lecture at 1024 × 768 with the projector: each preset one click away, its page uncut.
+            for n, key in enumerate(PRESETS):
+                title = PRESETS[key]["title"]
+                page.get_by_test_id("stSidebar").get_by_role("button", name=title, exact=True).click()
+                settle(page)
+                page.get_by_text(title + ".", exact=False).first.wait_for()  # the preset's note above its page
+                go = page.get_by_role("button", name="Run the comparison")
+                if go.count():
+                    go.first.click()
+                    settle(page)
+                expect(page.locator(".ledger-banner")).to_be_visible()  # the projector stays on
+                page.screenshot(path=tmp_path / f"preset_{n}_{key}.png")
+                page.evaluate(OPEN_EXPANDERS_JS)
+                page.wait_for_timeout(700)
+                problems += [f"preset {title} at 1024 px with the projector: {what}" for what in overflowing(page)]
         finally:
             browser.close()
     assert not problems, "\n".join(problems)
     assert len(list(tmp_path.glob("projector_*.png"))) == len(PAGES)
+    assert len(list(tmp_path.glob("preset_*.png"))) == len(PRESETS)

@@ -156,6 +156,31 @@ def test_the_timeline_draws_each_bottom_large():
     assert len(bottom.x) == result.n_bottom
 
 
+def test_the_certified_test_draws_the_budget_and_where_the_run_fell_in_its_outcome_colour():
+    from app_pages import _charts as charts
+    from app_pages import _style as style
+    from core.mechanisms.certified import certified_test_picture
+    from core.mechanisms.certified_params import CertifiedParameters
+
+    counts = np.array([[390, 10]] * 200)  # 400 agreeing teachers: the test passes
+    for epsilon in (8.0, 0.5):
+        result = registry.get("certified-gnmax").label(counts, epsilon=epsilon, delta=1e-5, rng=1)
+        params = CertifiedParameters(**{f: result.params[f] for f in CertifiedParameters.__dataclass_fields__})
+        pic = certified_test_picture(counts, params, draws=200, rng=0)
+        value, passed = float(result.params["test_value"]), bool(result.params["passed"])
+        fig = charts.certified_test_figure(pic, value, passed)
+        budget, run = fig.layout.shapes
+        assert budget.x0 == pic.budget and budget.line.dash == "dash" and budget.line.color == "#000000"
+        outcome = "answered right" if passed else "⊥"
+        assert run.x0 == value and run.line.color == style.OUTCOMES[outcome]["color"]
+        said = [a.text for a in fig.layout.annotations]
+        assert said[0] == f"budget B = {pic.budget:.3g}"
+        assert said[1] == f"this run: {value:.3g} ({'released' if passed else 'nothing released'})"
+        assert fig.layout.font.size == style.SCREEN.font and all(a.font.size == style.SCREEN.font
+                                                                  for a in fig.layout.annotations)
+        assert (value <= pic.budget) == passed  # the picture's line and the run agree on the side
+
+
 def _specs(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
