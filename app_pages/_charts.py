@@ -122,7 +122,7 @@ def certified_test_figure(pic, test_value: float, passed: bool):
                   annotation_text=f"this run: {test_value:.3g} ({'released' if passed else 'nothing released'})",
                   annotation_font_size=z.font, annotation_font_color=style.OUTCOMES[outcome]["color"],
                   annotation_position="bottom left" if test_value > middle else "bottom right")
-    style.finish(fig, x_title="measured privacy cost (noisy, Rényi units)", y_title="draws", height=300, legend=False)
+    style.finish(fig, x_title="measured privacy cost<br>(noisy, Rényi units)", y_title="draws", height=300, legend=False)
     return fig
 
 
