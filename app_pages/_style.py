@@ -290,10 +290,11 @@ def finish(fig, *, x_title: str = "", y_title: str = "", height: int | None = No
                     font=dict(size=z.legend_font), bgcolor="rgba(255,255,255,0)", itemsizing="constant",
                     itemwidth=60, tracegroupgap=2),  # a sample long enough to show the line's dash
         # Every size explicit: Streamlit's chart theme sets its own axis fonts over the layout's font.
+        # Numbers in full (0.0001, 1,000,000), never Plotly's SI prefixes (100μ, 1M): a student reads no prefix.
         xaxis=dict(title=dict(text=x_title, standoff=8, font=dict(size=z.font)), tickfont=dict(size=z.font - 2),
-                   automargin=True),
+                   automargin=True, exponentformat="none", separatethousands=True),
         yaxis=dict(title=dict(text=y_title, font=dict(size=z.font)), tickfont=dict(size=z.font - 2),
-                   automargin=True),
+                   automargin=True, exponentformat="none", separatethousands=True),
         hoverlabel=dict(font=dict(size=z.font)),
         **({"title": dict(text=title, x=0, xanchor="left", font=dict(size=z.font + 2))} if title else {}),
     )

@@ -120,6 +120,8 @@ def test_the_legend_stands_below_the_plot_which_keeps_its_height():
         assert lay.margin.b >= style.legend_height(n)  # the legend lives in the bottom margin, not on the plot
         assert lay.height - lay.margin.t - lay.margin.b >= 340 - 16 - int(style.SCREEN.font * 3.6)
         assert lay.xaxis.title.font.size == style.SCREEN.font and lay.legend.font.size == style.SCREEN.legend_font
+        # numbers in full on the axes (0.0001, 1,000,000), never an SI prefix (100μ, 1M)
+        assert lay.xaxis.exponentformat == lay.yaxis.exponentformat == "none" and lay.yaxis.separatethousands
 
 
 def test_the_test_picture_draws_the_rare_outcomes_large_in_their_colours():
