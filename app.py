@@ -16,6 +16,7 @@ from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
 from app_pages import _lesson_view as lesson
 from app_pages import _presets as presets
+from app_pages import _style as style
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
 from app_pages._text import literal
@@ -43,14 +44,35 @@ with st.sidebar:
     )
     st.caption("Demo seed on: runs repeat exactly. Not for production." if session.demo_mode()
                else "All randomness comes from the operating system.")
+    st.toggle("Projector", key=style.PROJECTOR_KEY,
+              help="For a room: larger type, thicker lines, big ⊥ and wrong-answer markers, and the ledger "
+              "as a banner at the top of every page.")
+    session.keep_toggles()
     data_box = st.container()
     privacy_box = st.container()
 
+style.apply_css()
+ledger_banner = st.container() if style.projector() else None  # above the page: filled once the page has run
 session.enter_page(page.url_path)
 ledgers.begin_view()
 lesson.banner()
 presets.preset_note()
 page.run()
+
+if ledger_banner is not None:  # the projector's banner: the lesson's ledger line, or a real job's total
+    summary = lesson.ledger_summary()
+    if summary is not None:
+        line = summary.text
+    else:
+        try:
+            led = ledgers.ledger(datasets.dataset())
+        except PrivateLabelLabError:
+            line = None
+        else:
+            line = (f"Spent on this data: ε {ledgers.total_text(led.total(), led.budget)} over {len(led)} "
+                    f"run{'s' if len(led) != 1 else ''}.")
+    if line:
+        ledger_banner.markdown(f'<div class="ledger-banner">{line}</div>', unsafe_allow_html=True)
 
 # Filled after the page ran, so the summary shows the settings the page just applied.
 with data_box:

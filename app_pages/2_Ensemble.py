@@ -11,6 +11,7 @@ from core.mechanisms.stability import margins
 from core.recommend import recommend_settings
 from app_pages import _cache as cache
 from app_pages import _charts as charts
+from app_pages import _style as style
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
 from app_pages import _plan as plan
@@ -128,7 +129,7 @@ with session.shown_errors():
     else:
         ens = cache.ensemble()
         st.subheader("Current ensemble")
-        c = st.columns([1, 2.2, 1.1, 1.3])
+        c = st.columns(2) + st.columns(2)  # two metrics a row: labels and values whole at 1024 px
         c[0].metric("Teachers (k)", ens.teachers.k)
         c[1].metric("Learner", widgets.learner_label(cfg["learner"]))
         c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
@@ -154,9 +155,8 @@ with session.shown_errors():
             if accs is None:
                 st.info("The public queries came from an unlabeled file, so teacher accuracy cannot be measured.")
             else:
-                fig = go.Figure(go.Histogram(x=accs, nbinsx=20, marker_color="#6c8ebf"))
-                fig.update_layout(xaxis_title="accuracy of one teacher", yaxis_title="teachers",
-                                  height=300, margin=dict(l=10, r=10, t=10, b=10))
+                fig = go.Figure(go.Histogram(x=accs, nbinsx=20, marker_color=style.COLOURS[0]))
+                style.finish(fig, x_title="accuracy of one teacher", y_title="teachers", height=300, legend=False)
                 st.plotly_chart(fig, key="teacher_acc")
                 st.caption(f"Median teacher accuracy {session.fmt(charts.median(accs))}; "
                            f"plurality vote accuracy {session.fmt(nonprivate.plurality_accuracy(ens.votes, ds.public_y))}.")
@@ -164,9 +164,9 @@ with session.shown_errors():
             st.markdown("**Vote margins**: top count minus runner-up count on each query")
             st.latex(r"M(x) = n_{(1)}(x) - n_{(2)}(x)")
             st.latex(r"\mathrm{dist}(x) = \max\!\left(0, \lceil M(x)/2 \rceil - 1\right)")
-            fig = go.Figure(go.Histogram(x=margins(ens.votes), nbinsx=min(50, ens.teachers.k + 1), marker_color="#d79b00"))
-            fig.update_layout(xaxis_title="vote margin M", yaxis_title="queries", height=300,
-                              margin=dict(l=10, r=10, t=10, b=10))
+            fig = go.Figure(go.Histogram(x=margins(ens.votes), nbinsx=min(50, ens.teachers.k + 1),
+                                         marker_color=style.COLOURS[1]))
+            style.finish(fig, x_title="vote margin M", y_title="queries", height=300, legend=False)
             st.plotly_chart(fig, key="margins")
             st.caption(
                 "A query whose margin is large is *stable*: many private rows would have to change before "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core import nonprivate, pipeline
@@ -133,14 +132,7 @@ def show_result(result, ds, ens) -> None:
                    "compared with the threshold. Raise ε, lower T, use more teachers or more data.")
 
     st.markdown("**Timeline over the queries** (in the order they were processed)")
-    fig = go.Figure()
-    for name, idx, color in charts.timeline(result):
-        fig.add_trace(go.Scatter(x=idx, y=[name] * len(idx), mode="markers", name=name,
-                                 marker=dict(size=7, color=color, symbol="line-ns-open")))
-    if result.halted_at is not None:
-        fig.add_vline(x=result.halted_at, line_dash="dash", annotation_text="halted")
-    fig.update_layout(height=220, xaxis_title="query index", margin=dict(l=10, r=10, t=10, b=10),
-                      showlegend=False)
+    fig = charts.timeline_figure(result)
     st.plotly_chart(fig, key="timeline")
 
     with st.expander("All parameters of this run"):
@@ -152,8 +144,6 @@ def certified_test(result, ens) -> None:
     """The test that decides a certified run: the budget line, this run's value, and the test drawn 2,000 times."""
     import dataclasses
 
-    import numpy as np
-
     from core.mechanisms.certified import certified_test_picture
     from core.mechanisms.certified_params import CertifiedParameters
 
@@ -161,14 +151,7 @@ def certified_test(result, ens) -> None:
     pic = certified_test_picture(ens.votes, params, draws=2000, rng=session.DEMO_SEED)
     st.markdown("**The test that decides: the measured privacy cost against the budget** (the spread of the "
                 "test is NON-PRIVATE: it reads the raw votes)")
-    values = np.asarray(pic.values)
-    fig = go.Figure()
-    fig.add_trace(go.Histogram(x=values, name="the test's value in 2,000 draws", nbinsx=40))
-    fig.add_vline(x=pic.budget, line_dash="dash", line_width=3, annotation_text=f"budget B = {pic.budget:.3g}")
-    fig.add_vline(x=float(result.params["test_value"]), line_width=3,
-                  annotation_text=f"this run: {float(result.params['test_value']):.3g}", annotation_position="bottom right")
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
-                      xaxis_title="measured privacy cost (noisy, Rényi units)", yaxis_title="draws")
+    fig = charts.certified_test_figure(pic, float(result.params["test_value"]), bool(result.params.get("passed")))
     st.plotly_chart(fig, key="certified_test")
     st.caption(f"Left of the budget line the labels are released. On these votes the test passes with probability "
                f"{pic.p_pass:.4g}: the cost without noise is {pic.cost:.3g} (NON-PRIVATE), and the noise, which "
@@ -186,7 +169,8 @@ with results:
                 st.warning(text)
             show_result(result, ds, ens)
             st.divider()
-            if st.toggle("Tune privately: choose the best of a grid of settings", key="show_tune"):
+            if st.toggle("Tune privately", key="show_tune",
+                         help="Choose the best of a grid of settings, privately (the choice is paid for too)."):
                 spending.tune_section(ds, ens)
         else:
             # A real job: the plan (free, predicted) first, then the run on the private votes as a priced button.
@@ -253,7 +237,7 @@ with session.shown_errors():
         else:
             acc = nonprivate.answered_accuracy(result.labels, ds.public_y)
             err = None if acc is None else 1.0 - acc
-            cols = st.columns(2)
+            cols = [st.container(), st.container()]  # one metric a row: labels whole at 1024 px
             cols[0].metric("Misclassification on answered", session.fmt(err),
                            help="Share of answered queries whose private label differs from the true label.")
             line = nonprivate.reference_line(

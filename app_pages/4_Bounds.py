@@ -15,10 +15,16 @@ from app_pages import _ledger as ledgers
 from app_pages import _plan as plan
 from app_pages import _widgets as widgets
 from app_pages import _charts as charts
+from app_pages import _style as style
 from app_pages._text import literal
 
 session.init()
 ss = st.session_state
+
+
+def round_3(x: float) -> float:
+    """Three significant digits (a crossover read off a curve of shapes is no more precise)."""
+    return float(f"{float(x):.3g}")
 
 st.title("Bounds: what the theory predicts")
 st.markdown(
@@ -72,36 +78,34 @@ with session.shown_errors():
              r"\text{ then } \frac{m V^2}{\varepsilon^2 n^2};\qquad \text{composition: } \frac{\sqrt{m}\,V}{\varepsilon n}")
     curves = theory.rate_curves(int(V), float(eps), int(n), setting, g, int(m))
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT", mode="lines"))
-    fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="advanced composition", mode="lines"))
+    fig.add_trace(go.Scatter(x=curves["m"], y=curves["btt"], name="BTT", mode="lines", **style.line("btt")))
+    fig.add_trace(go.Scatter(x=curves["m"], y=curves["composition"], name="advanced composition", mode="lines",
+                             **style.line("baseline")))
     # Vertical markers as line traces: plotly's add_vline takes log10 units on a log axis.
     lo, hi = charts.value_range(curves["btt"], curves["composition"])
     fig.add_trace(go.Scatter(x=[curves["crossover"]] * 2, y=[lo, hi], mode="lines", line=dict(dash="dash", color="#444"),
-                             name=f"crossover M ≈ {curves['crossover']:.3g}"))
+                             name=f"crossover M ≈ {charts.number(round_3(curves['crossover']))}"))
     fig.add_trace(go.Scatter(x=[int(m)] * 2, y=[lo, hi], mode="lines", line=dict(dash="dot", color="#999"),
                              name=f"your m = {int(m)}"))
-    fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
-                      yaxis_title="misclassification rate (shape)", height=360, margin=dict(l=10, r=10, t=10, b=10))
+    style.finish(fig, x_title="number of queries m", y_title="misclassification rate (shape)", xaxis_type="log",
+                 yaxis_type="log")
     st.plotly_chart(fig, key="rates")
 
     # ------------------------------------------------------------------ sample complexity vs alpha
     st.subheader("Private rows needed for a target error α")
     st.latex(r"n_{\text{private}} \approx \frac{V^{3/2}}{\varepsilon\,\alpha^{3/2}}\ \text{(Thm 4.2)},\quad "
-             r"\frac{V^{3/2}}{\varepsilon\,\alpha^{5/2}}\ \text{(Thm 4.3)},\quad "
-             r"\frac{V^{3/2}}{\varepsilon\,\alpha}\ \text{(Remark 2)},\quad \frac{V^{2}}{\varepsilon\,\alpha}\ "
+             r"\frac{V^{3/2}}{\varepsilon\,\alpha^{5/2}}\ \text{(Thm 4.3)},")
+    st.latex(r"\frac{V^{3/2}}{\varepsilon\,\alpha}\ \text{(Remark 2)},\quad \frac{V^{2}}{\varepsilon\,\alpha}\ "
              r"\text{(Remark 3)}")
     st.latex(r"n_{\text{non-private}} \approx \frac{V}{\alpha}\ \text{(realizable)},\qquad "
              r"\frac{V}{\alpha^2}\ \text{(agnostic)}")
     sc = theory.sample_complexity_curves(int(V), float(eps))
     fig = go.Figure()
-    for name, values in sc["curves"].items():
-        fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines",
-                                 line=dict(dash="dot") if "non-private" in name else None))
+    for i, (name, values) in enumerate(sc["curves"].items()):
+        fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines", **style.series(i)))
     fig.add_trace(go.Scatter(x=[sc["alpha"][0], sc["alpha"][-1]], y=[int(n)] * 2, mode="lines",
                              line=dict(dash="dash", color="#888"), name=f"your n = {int(n):,}"))
-    fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="target error α",
-                      yaxis_title="private rows n (shape)", height=380, margin=dict(l=10, r=10, t=10, b=10),
-                      legend=dict(orientation="h", y=-0.3))
+    style.finish(fig, x_title="target error α", y_title="private rows n (shape)", xaxis_type="log", yaxis_type="log")
     st.plotly_chart(fig, key="sample_complexity")
 
     # ------------------------------------------------------------------ loop solver
@@ -112,8 +116,11 @@ with session.shown_errors():
         "consistent $k$ with explicit VC bounds (Blumer et al. 1989 for realizable, Vapnik for agnostic), "
         "with the paper's calibration."
     )
-    st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)m\log(m/\beta)/2}\Big),\quad "
-             r"k = 34\sqrt{2}\,\lambda\log\frac{4mT}{\min(\delta,\beta/2)},\quad \lambda = \frac{\sqrt{32T\log(2/\delta)}}{\varepsilon}")
+    st.latex(r"T = 3\Big((\gamma+\alpha)m + \sqrt{(\gamma+\alpha)m\log(m/\beta)/2}\Big)")
+    st.latex(r"\lambda = \frac{\sqrt{32T\log(2/\delta)}}{\varepsilon},\qquad "
+             r"k = 34\sqrt{2}\,\lambda\log\frac{4mT}{\min(\delta,\beta/2)}")
+    st.caption("T: the cutoff (the most ⊥ the run pays for); α: a teacher's error; γ: the best error of the class; "
+               "λ: the scale of the Laplace noise; k: the number of teachers; β: the failure probability.")
     sol = cache.solve_loop(float(n), float(V), float(eps), float(delta), float(beta), int(m), g, setting,
                            plan.cache_scope(ds))
     if sol.feasible:
@@ -182,8 +189,7 @@ with session.shown_errors():
         fig.add_trace(go.Scatter(x=[ens.teachers.k], y=[result.n_answered], mode="markers", name="your run (BTT)",
                                  marker=dict(size=12, symbol="x", color="#c62828")))
     if real or ens is not None:
-        fig.update_layout(xaxis_type="log", xaxis_title="teachers k", yaxis_title="answered queries", height=340,
-                          margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.3))
+        style.finish(fig, x_title="teachers k", y_title="answered queries", xaxis_type="log")
         st.plotly_chart(fig, key="answers_model")
         st.caption(f"BTT's fewest teachers for which a unanimous vote passes half the time at these settings: "
                    f"k ≥ {model['k_min']:,}.")
@@ -224,16 +230,19 @@ with session.shown_errors():
             else:
                 ms = np.geomspace(max(10, check.m / 100), check.m * 100, 80)
                 fig = go.Figure()
+                bound_style = style.bound_line("btt")  # the one bound style, in BTT's colour
                 fig.add_trace(go.Scatter(x=ms, y=theory.misclassification_bound(check.error, 0.0, ms, check.beta),
-                                         mode="lines", name=f"Theorem 3.2 bound T(m)/m, teachers' error {check.error:.3g}"))
+                                         mode="lines", name=f"Theorem 3.2 bound T(m)/m, teachers' error {check.error:.3g}",
+                                         line=bound_style["line"]))
                 fig.add_trace(go.Scatter(x=[check.m], y=[check.bound], mode="markers", name="bound for your run (T/m)",
-                                         marker=dict(size=11, symbol="triangle-down")))
-                if acc is not None:
+                                         marker=bound_style["marker"]))
+                if acc is not None:  # measured: BTT's own filled marker
+                    measured = style.line("btt")["marker"]
                     fig.add_trace(go.Scatter(x=[check.m], y=[max(1.0 - acc, 1e-4)], mode="markers",
-                                             name="your run: measured", marker=dict(size=12, symbol="x")))
-                fig.update_layout(xaxis_type="log", yaxis_type="log", xaxis_title="number of queries m",
-                                  yaxis_title="misclassification rate", height=340, margin=dict(l=10, r=10, t=10, b=10),
-                                  legend=dict(orientation="h", y=-0.3))
+                                             name="your run: measured",
+                                             marker={**measured, "size": style.sizes().rare_marker}))
+                style.finish(fig, x_title="number of queries m", y_title="misclassification rate", xaxis_type="log",
+                             yaxis_type="log")
                 st.plotly_chart(fig, key="measured")
                 st.caption(check.sentence() + " The curve is the theorem's bound with its real constants, for a "
                            "cutoff set as the theorem asks at each m (a measured 0 is drawn at 1e-4).")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core import nonprivate
@@ -30,9 +29,12 @@ st.markdown(
     "and stops after $T$ of them; PATE's noisy max pays for every answer (its noise γ follows from ε); the "
     "baseline splits $\\varepsilon$ over all $m$ queries."
 )
-st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed over } T \text{ rounds)},\qquad "
-         r"\text{LNMax: } \varepsilon = \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } 1/\gamma\big)"
-         r" \le 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}")
+st.latex(r"\text{BTT: } \varepsilon \approx \frac{2T}{\lambda}\ \text{(composed over } T \text{ rounds)}")
+st.latex(r"\begin{aligned}\text{LNMax: } \varepsilon &= \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } "
+         r"1/\gamma\big)\\ &\le 4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)}\end{aligned}")
+st.caption("λ: the scale of BTT's Laplace noise; γ: LNMax's noise parameter (each count gets Laplace noise of "
+           "scale 1/γ); ε_δ(…): the smallest ε at which those noises, composed, meet δ; m: the number of queries; "
+           "T: BTT's cutoff (the most ⊥ it pays for).")
 
 EPS_GRID = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
 # Mechanisms that train a model on the private rows for every budget: on a large table (rows ×
@@ -49,8 +51,30 @@ delta = widgets.shared_widget(c2, "delta")
 T = widgets.shared_widget(c3, "T")
 
 
-def eps_axis() -> dict:
-    return dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID])
+def count_cell(value: int | None) -> str:
+    """A count in a table cell: 1,953, or — where there is none (never the word None)."""
+    return "—" if value is None else f"{int(value):,}"
+
+
+def chosen_rows(labels: list[str], *, key: str) -> list[str]:
+    """The chooser of the mechanisms the charts below show (all of them at first)."""
+    if key in ss:  # a row that is gone (another ε, other data) is dropped from the choice
+        ss[key] = [label for label in ss[key] if label in labels]
+    return st.multiselect("Mechanisms in the charts", labels, default=labels, key=key,
+                          help="Choose which mechanisms the charts show; the tables keep every row.")
+
+
+def draw_curves(curves: dict[str, list], rows: dict[str, tuple], title: str, key: str, *, top: int,
+                top_words: str = "all answered") -> None:
+    """One chart of curves against ε, and in words the curves that lie on one line."""
+    if not curves:
+        st.info("Choose at least one mechanism above to draw its curve.")
+        return
+    fig, same = charts.curves_figure(EPS_GRID, curves, rows, x_title="ε (privacy budget)", y_title=title, top=top,
+                                     top_words=top_words)
+    st.plotly_chart(fig, key=key)
+    for text in same:
+        st.caption(f"**{text}** The lines underneath are hidden by the one on top.")
 
 
 def real_job_view(ds) -> None:
@@ -75,7 +99,7 @@ def real_job_view(ds) -> None:
         {"mechanism": label, "answered (predicted)": plan.pm(p.answered, p.answered_sd),
          "correct (predicted)": plan.pm(p.correct, p.correct_sd), "⊥ (predicted)": plan.pm(p.bottom, p.bottom_sd),
          "not processed (predicted)": plan.pm(p.not_processed, p.not_processed_sd),
-         "useful": "yes" if p.useful else "no", "ε spent": round(p.epsilon, 4) if p.epsilon == p.epsilon else None}
+         "useful": "yes" if p.useful else "no", "ε spent": round(p.epsilon, 4) if p.epsilon == p.epsilon else "—"}
         for label, p in preds.items()]), hide_index=True)
     for text in skipped:
         st.caption(text)
@@ -95,15 +119,11 @@ def real_job_view(ds) -> None:
         for label in curve:
             curve[label].append(plan.predict_for(ds, k, *at_e[label], draws=plan.CURVE_DRAWS, advise=False)
                                 if label in at_e else None)
+    shown = chosen_rows(list(curve), key="w_compare_shown_plan")
     for measure, title, key in (("answered", "answered queries (predicted)", "utility_curve_predicted"),
                                 ("correct", "correct labels (predicted)", "correct_curve_predicted")):
-        fig = go.Figure()
-        for i, (label, points) in enumerate(curve.items()):
-            fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if p is None else getattr(p, measure) for p in points],
-                                     mode="lines+markers", name=label, **charts.line_style(label, i)))
-        fig.update_layout(xaxis=eps_axis(), xaxis_title="ε", yaxis_title=title, height=340,
-                          margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
-        st.plotly_chart(fig, key=key)
+        draw_curves({label: [None if p is None else getattr(p, measure) for p in points]
+                     for label, points in curve.items() if label in shown}, rows, title, key, top=m)
 
     st.divider()
     st.subheader("Compare on the private votes")
@@ -126,7 +146,7 @@ def real_job_view(ds) -> None:
         measured = {label: r for label, r in measured.items() if label not in failed}
         st.dataframe(pd.DataFrame([
             {"mechanism": label, "answered": r.n_answered, "⊥": r.n_bottom, "not processed": r.n_unprocessed,
-             "ε spent": round(r.epsilon, 4), "δ spent": float(f"{r.delta:.3g}")}
+             "ε spent": round(r.epsilon, 4), "δ spent": f"{r.delta:.3g}"}
             for label, r in measured.items()]), hide_index=True)
         for label, exc in failed.items():
             st.caption(f"{label} did not run: {literal(exc)}")
@@ -137,7 +157,8 @@ def real_job_view(ds) -> None:
                    "understanding only, never exported.")
         st.dataframe(pd.DataFrame([
             {"mechanism": label,
-             "correct labels": None if r.scores is not None else nonprivate.correct_count(r.labels, ds.public_y),
+             "correct labels": count_cell(None if r.scores is not None
+                                          else nonprivate.correct_count(r.labels, ds.public_y)),
              "accuracy on answered": session.fmt(None if r.scores is not None
                                                  else nonprivate.answered_accuracy(r.labels, ds.public_y))}
             for label, r in measured.items()]), hide_index=True)
@@ -217,7 +238,7 @@ def teaching_view() -> None:
                 "⊥": r.n_bottom,
                 "not processed": r.n_unprocessed,
                 "ε spent": round(r.epsilon, 4),
-                "δ spent": float(f"{r.delta:.3g}"),
+                "δ spent": f"{r.delta:.3g}",
             }
             for label, r in runs.items()
         ]
@@ -253,13 +274,10 @@ def teaching_view() -> None:
     ledgers.show_spent(spent_box, ds, ens=ens)
     spent_box.caption("Each row above and each point of the curve below is one run on the private data: "
                       "comparing many settings costs their composition, not the chosen one's ε.")
-    fig = go.Figure()
-    for i, (label, results) in enumerate(curve.items()):
-        fig.add_trace(go.Scatter(x=EPS_GRID, y=[None if r is None else r.n_answered for r in results],
-                                 mode="lines+markers", name=label, **charts.line_style(label, i)))
-    fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="answered queries", height=380,
-                      margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
-    st.plotly_chart(fig, key="utility_curve")
+    shown = chosen_rows(list(curve), key="w_compare_shown")
+    draw_curves({label: [None if r is None else r.n_answered for r in results]
+                 for label, results in curve.items() if label in shown}, rows, "answered queries", "utility_curve",
+                top=m)
 
     st.divider()
     st.subheader("Non-private diagnostics")
@@ -274,17 +292,21 @@ def teaching_view() -> None:
             [
                 {
                     "mechanism": label,
-                    "accuracy on answered": session.fmt(hard(r, nonprivate.answered_accuracy)),
-                    "correct labels": hard(r, nonprivate.correct_count),
-                    "wrong labels": None if hard(r, nonprivate.correct_count) is None
-                    else r.n_answered - hard(r, nonprivate.correct_count),
-                    "data-dependent ε (NON-PRIVATE, not a guarantee)": session.fmt(
+                    "accuracy": session.fmt(hard(r, nonprivate.answered_accuracy)),
+                    "right": count_cell(hard(r, nonprivate.correct_count)),
+                    "wrong": count_cell(None if hard(r, nonprivate.correct_count) is None
+                                        else r.n_answered - hard(r, nonprivate.correct_count)),
+                    "data-dependent ε": session.fmt(
                         None if r is None or r.scores is not None else nonprivate.data_dependent_epsilon(ens.votes, r), 4),
                 }
                 for label, r in runs.items()
             ]
         )
         st.dataframe(acc_table, hide_index=True)
+        st.caption("Accuracy: the share of the answered queries labeled right; right, wrong: answered queries "
+                   "whose label is right or wrong; — : not measured (soft labels release scores, not labels). "
+                   "Data-dependent ε: PATE's analysis of these very votes; NON-PRIVATE, not a guarantee (it "
+                   "describes the private data).")
         plurality = nonprivate.plurality_accuracy(ens.votes, ds.public_y)
         st.markdown(f"Non-private reference points: always answering the majority class "
                     f"**{session.fmt(nonprivate.majority_rate(ds.public_y))}**; the teachers' plurality vote "
@@ -294,13 +316,15 @@ def teaching_view() -> None:
                                              plurality=plurality)
             if line:
                 st.caption(line)
-        fig = go.Figure()
-        for i, (label, results) in enumerate(curve.items()):
-            fig.add_trace(go.Scatter(x=EPS_GRID, y=[hard(r, nonprivate.correct_count) for r in results],
-                                     mode="lines+markers", name=label, **charts.line_style(label, i)))
-        fig.update_layout(xaxis=dict(type="log", tickvals=EPS_GRID, ticktext=[f"{e:g}" for e in EPS_GRID]), xaxis_title="ε", yaxis_title="correctly labeled queries", height=340,
-                          margin=dict(l=10, r=10, t=10, b=10), legend=dict(orientation="h", y=-0.25))
-        st.plotly_chart(fig, key="correct_curve")
+        draw_curves({label: [hard(r, nonprivate.correct_count) for r in results]
+                     for label, results in curve.items() if label in shown}, rows, "correctly labeled queries",
+                    "correct_curve", top=m, top_words="all labeled right")
+        st.markdown(f"**The rare outcomes at ε = {eps:g}**: abstentions (⊥) and wrong labels of each run in the "
+                    "table above, drawn large (NON-PRIVATE: wrong labels need the true labels).")
+        st.plotly_chart(charts.rare_outcomes_figure({
+            label: {"⊥": r.n_bottom, **({} if hard(r, nonprivate.correct_count) is None
+                                        else {"answered wrong": r.n_answered - hard(r, nonprivate.correct_count)})}
+            for label, r in runs.items() if label in shown}), key="rare_outcomes")
 
 
 with session.shown_errors():

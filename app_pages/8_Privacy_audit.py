@@ -8,6 +8,7 @@ import streamlit as st
 from core import audit as A
 from core.mechanisms import registry
 from app_pages import _session as session
+from app_pages import _style as style
 from app_pages import _widgets as widgets
 
 session.init()
@@ -42,9 +43,26 @@ def _label(key: str) -> str:
     return OFFERED[key]["label"]
 
 
+# The audit's neighbouring pairs in words (a pair not listed reads as its name).
+PAIR_WORDS = {
+    "tie": "A tied vote",
+    "top_loses_vote": "Top class loses a vote",
+    "all_queries_move": "Every query moves",
+    "mixed_directions": "Queries move both ways",
+    "answered_then_bottom": "Answered on a, ⊥ on b",
+    "adjacent_bins": "Scores in adjacent bins",
+    "bin_edge": "A score at a bin edge",
+    "outer_half_bin": "Score in outer half bin",
+    "label_flips": "One label flips",
+    "row_moves": "One row moves",
+    "class_changes": "One row changes class",
+}
+
+
 def _pair_label(name: str) -> str:
-    """A neighbouring pair's name in words ("top_loses_vote" -> "Top loses vote")."""
-    return name.replace("_", " ").capitalize()
+    """A neighbouring pair's name in words ("answered_then_bottom" -> "Answered on a, ⊥ on b"): short enough
+    for the select box at 1024 px; the pair's description follows below it."""
+    return PAIR_WORDS.get(name, name.replace("_", " ").capitalize())
 
 
 def _audit_parameter(name: str):
@@ -141,12 +159,13 @@ with results:
                 x=[res.claimed_epsilon, res.epsilon_lower_bound],
                 y=["claimed ε", "audited lower bound"],
                 orientation="h",
-                marker_color=["#6c8ebf", "#82b366" if res.passed else "#b85450"],
+                marker_color=[style.COLOURS[0], style.OUTCOMES["answered right"]["color"] if res.passed
+                              else style.OUTCOMES["⊥"]["color"]],
                 text=[f"{res.claimed_epsilon:.3f}", f"{res.epsilon_lower_bound:.3f}"],
                 textposition="auto",
             ))
-            fig.add_vline(x=res.claimed_epsilon, line_dash="dash", line_color="#6c8ebf")
-            fig.update_layout(height=180, margin=dict(l=10, r=10, t=10, b=10), xaxis_title="ε")
+            fig.add_vline(x=res.claimed_epsilon, line_dash="dash", line_color=style.COLOURS[0])
+            style.finish(fig, x_title="ε", height=200, legend=False)
             st.plotly_chart(fig, key="audit_chart")
             st.markdown(
                 f"**Event:** {res.event} (likelier under input {'a' if res.direction == 'a>b' else 'b'}).  \n"
@@ -160,10 +179,9 @@ with results:
             )
         with st.expander("The two neighbouring inputs"):
             st.markdown(f"**{_pair_label(scn.pair.name)}**: {scn.pair.description}")
-            left, right = st.columns(2)
-            left.markdown("input a")
-            left.dataframe(scn.pair.a, key="audit_input_a")
-            right.markdown("input b")
-            right.dataframe(scn.pair.b, key="audit_input_b")
+            st.markdown("input a")  # one above the other: each table at the full width
+            st.dataframe(scn.pair.a, key="audit_input_a")
+            st.markdown("input b")
+            st.dataframe(scn.pair.b, key="audit_input_b")
             st.caption(f"Claimed (ε, δ) = ({scn.claimed_epsilon:.4g}, {scn.claimed_delta:.3g}), as the "
                        "library's mechanism reports it for these settings.")

@@ -36,6 +36,7 @@ from core import pipeline
 from core.errors import PrivacyWarning, PrivateLabelLabError
 from app_pages import _session as session
 from app_pages import _ledger as ledgers
+from app_pages import _style
 from app_pages._datasets import Dataset, dataset
 from app_pages._shared import OncePerKey, Pending
 from app_pages._text import literal
@@ -467,9 +468,9 @@ def compare_rows(ens: Ensemble | None, epsilon: float, m: int, extra: tuple = ()
             skipped.append(f"{mech.title} is not compared: at ε = {float(epsilon):g} it spends ε = {spends} "
                            f"on {m:,} queries (ε per query).")
             continue
-        label = mech.title + "".join(f" ({settings[c]})" for c in choices)
-        rows[label] = (name, settings)
-    return rows, skipped
+        rows[(name, tuple(sorted((c, settings[c]) for c in choices)))] = (name, settings)
+    return {_style.row_label(name, settings, several=sum(n == name for n, _ in rows) > 1): (name, settings)
+            for name, settings in rows.values()}, skipped
 
 
 @st.cache_data(max_entries=64, show_spinner="Solving the loop T → α → k → T…")

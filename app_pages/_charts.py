@@ -2,10 +2,10 @@
 lecture's figures (each mechanism's test picture, sweeps against the bounds, the ROC of the
 membership attack, one query's votes).
 
-Numpy in, plain lists and numbers or plotly figures out.  Every mechanism has its own colour
-and dash (:func:`mechanism_style`), readable on a projector and at 1024 px: the Okabe–Ito
-palette (distinguishable with the common colour-vision deficiencies) and eight dash
-patterns, so two mechanisms never share both.
+Numpy in, plain lists and numbers or plotly figures out, in the app's one visual language
+(:mod:`app_pages._style`): each mechanism its own colour, dash and marker, every bound in
+the one bound style, ⊥ and wrong answers in one colour each and drawn large, the legend
+below the plot.
 """
 
 from __future__ import annotations
@@ -15,71 +15,17 @@ from typing import Any
 import numpy as np
 
 from core.errors import PrivateLabelLabError
+
+from app_pages import _style as style
 from app_pages._text import chart_text
 
-STATUS_COLORS = {"answered": "#2e7d32", "⊥": "#c62828", "not processed": "#9e9e9e"}
-
-OUTCOME_COLORS = {
-    "answered right": "#009E73",
-    "answered wrong": "#D55E00",
-    "⊥": "#CC79A7",
-    "not processed": "#9E9E9E",
-}
+OUTCOME_COLORS = {name: o["color"] for name, o in style.OUTCOMES.items()}
 """Colours of a query's outcomes (:data:`core.theory.microscope.OUTCOMES`), the same on every page."""
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
-"""Okabe–Ito colours, in the order mechanisms are registered."""
 
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "5px,2px,1px,2px", "1px,4px")
-"""Plotly dash patterns; the i-th mechanism gets colour i and dash i, shifted by one each time the colours repeat."""
-
-FONT = dict(size=15)
-"""Chart text large enough for a room."""
-
-
-def mechanism_style(name: str, index: int | None = None) -> dict[str, Any]:
-    """Colour, dash and marker of a mechanism's lines: distinct for every registered mechanism.
-
-    Parameters
-    ----------
-    name : str
-        A registered mechanism's name (or a label that starts with one's title).
-    index : int, optional
-        Position to use when ``name`` is not registered (e.g. the i-th curve of a chart).
-
-    Returns
-    -------
-    dict
-        ``{"color", "dash", "symbol"}`` for ``go.Scatter(line=dict(color=..., dash=...),
-        marker=dict(symbol=...))``.
-    """
-    from core.mechanisms import registry
-
-    names = registry.names()
-    if name in names:
-        i = names.index(name)
-    else:
-        titles = [registry.get(n).title for n in names]
-        i = next((j for j, t in enumerate(titles) if name.startswith(t)), index if index is not None else len(names))
-    symbols = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down")
-    # Past the palette's length the colours repeat with the next dash, so (colour, dash) pairs
-    # stay distinct for up to len(PALETTE) * len(DASHES) mechanisms.
-    dash = DASHES[(i + i // len(PALETTE)) % len(DASHES)]
-    return {"color": PALETTE[i % len(PALETTE)], "dash": dash, "symbol": symbols[i % len(symbols)]}
-
-
-def line_style(name: str, index: int | None = None) -> dict[str, Any]:
-    """``go.Scatter`` keyword arguments drawing a mechanism's curve in its own colour, dash and
-    marker (:func:`mechanism_style`), with lines thick enough for a projector."""
-    s = mechanism_style(name, index)
-    return {"line": dict(color=s["color"], dash=s["dash"], width=3), "marker": dict(symbol=s["symbol"], size=8)}
-
-
-def _layout(fig, **kw):
-    fig.update_layout(font=FONT, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, xanchor="left", font=dict(size=14)),
-                      **kw)
-    return fig
+def line_style(name: str, settings: dict | None = None) -> dict[str, Any]:
+    """``go.Scatter`` keywords of a mechanism's measured line (:func:`app_pages._style.line`)."""
+    return style.line(name, settings)
 
 
 def picture_of_test(result, votes, truth=None):
@@ -118,17 +64,85 @@ def picture_of_test(result, votes, truth=None):
     lo, hi = float(min(values.min(), line)), float(max(values.max(), line))
     size = max((hi - lo) / 40.0, 1e-9)
     fig = go.Figure()
+    bins = dict(start=lo - size, end=hi + size, size=size)
+    tallest = 1
     for i, name in enumerate(OUTCOMES):
         x = values[kinds == i]
         if name == "answered wrong" and truth is None:
             continue
-        fig.add_trace(go.Histogram(x=x, name=f"{name} ({x.size})", marker_color=OUTCOME_COLORS[name],
-                                   xbins=dict(start=lo - size, end=hi + size, size=size)))
-    label = f"{pic.symbol} = {line:.3g}" + (" (5 % swap)" if pic.kind == "flip" else "")
+        if x.size:
+            tallest = max(tallest, int(np.histogram(x, bins=np.arange(lo - size, hi + 2 * size, size))[0].max()))
+        rare = style.OUTCOMES[name]["rare"]
+        fig.add_trace(go.Histogram(x=x, name=f"{name} ({x.size})", marker_color=OUTCOME_COLORS[name], xbins=bins,
+                                   legendgroup=name, showlegend=not rare))
+    # The rare outcomes once more as large markers above the bars: a few ⊥ or wrong answers
+    # among thousands of answers are otherwise bars one pixel high.
+    for level, name in ((1.06, "⊥"), (1.2, "answered wrong")):
+        if name == "answered wrong" and truth is None:
+            continue
+        x = values[kinds == OUTCOMES.index(name)]
+        fig.add_trace(go.Scatter(x=x, y=np.full(x.size, tallest * level), mode="markers", name=f"{name} ({x.size})",
+                                 legendgroup=name, marker=style.outcome_marker(name), hoverinfo="x+name"))
     fig.add_vline(x=line, line_dash="dash", line_color="#000000", line_width=3,
-                  annotation_text=label, annotation_font_size=15)
-    _layout(fig, barmode="stack", height=330, xaxis_title=pic.statistic, yaxis_title="queries")
+                  annotation_text=line_label(pic, line), annotation_font_size=style.sizes().font,
+                  annotation_position="top left" if line > (lo + hi) / 2 else "top right")
+    style.finish(fig, x_title=pic.statistic, y_title="queries", barmode="stack",
+                 yaxis=dict(range=[0, tallest * 1.55]))
     return fig, pic.reads, pic.bound
+
+
+def certified_test_figure(pic, test_value: float, passed: bool):
+    """The test that decides a certified Confident-GNMax run (NON-PRIVATE: its spread reads the votes).
+
+    The test's value in many draws as a histogram, the budget B as the bound style's black dashed
+    line, and where this run fell as a thick line in its outcome's colour: answered (released) or
+    ⊥ (nothing released), the colours of every page.
+
+    Parameters
+    ----------
+    pic : core.mechanisms.certified.CertifiedTestPicture
+    test_value : float
+        The run's own noisy value of the test.
+    passed : bool
+        Whether the run's test passed (its labels released).
+    """
+    import plotly.graph_objects as go
+
+    z = style.sizes()
+    values = np.asarray(pic.values, dtype=float)
+    shown = np.concatenate([values[np.isfinite(values)], [pic.budget, test_value]])
+    middle = (float(shown.min()) + float(shown.max())) / 2
+    outcome = "answered right" if passed else "⊥"
+    fig = go.Figure(go.Histogram(x=values, name="the test's value in 2,000 draws", nbinsx=40,
+                                 marker_color=style.OUTCOMES["not processed"]["color"]))
+    fig.add_vline(x=pic.budget, line_dash="dash", line_color="#000000", line_width=z.line * 0.75,
+                  annotation_text=f"budget B = {pic.budget:.3g}", annotation_font_size=z.font,
+                  annotation_position="top left" if pic.budget > middle else "top right")
+    fig.add_vline(x=test_value, line_color=style.OUTCOMES[outcome]["color"], line_width=z.line,
+                  annotation_text=f"this run: {test_value:.3g} ({'released' if passed else 'nothing released'})",
+                  annotation_font_size=z.font, annotation_font_color=style.OUTCOMES[outcome]["color"],
+                  annotation_position="bottom left" if test_value > middle else "bottom right")
+    style.finish(fig, x_title="measured privacy cost<br>(noisy, Rényi units)", y_title="draws", height=300, legend=False)
+    return fig
+
+
+def number(value: float) -> str:
+    """A number as a student reads it: 1,250 rather than 1.25e+03; 0.0142; 3.5."""
+    v = float(value)
+    if not np.isfinite(v):
+        return "∞" if v > 0 else ("−∞" if v < 0 else "—")
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}".rstrip("0").rstrip(".")
+    return f"{v:.3g}"
+
+
+def line_label(pic, line: float) -> str:
+    """The test's line in words, with its symbol explained ("threshold Γ = 1,250")."""
+    if pic.kind == "flip":
+        return f"gap {pic.symbol} = {number(line)}: 5 % chance of a swap"
+    return f"threshold {pic.symbol} = {number(line)}"
 
 
 def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = ""):
@@ -150,31 +164,118 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
     """
     import plotly.graph_objects as go
 
-    from app_pages._widgets import mechanism_title
-
     key = {"bottom": "⊥"}.get(rate, rate)
     fig = go.Figure()
+    z = style.sizes()
     for name, pts in points.items():
-        style = mechanism_style(name)
         ok = [p for p in pts if p.feasible or np.isfinite(p.answered)]
         x = [p.value for p in ok]
         y = [getattr(p, rate) for p in ok]
         sd = [getattr(p, f"{rate}_sd") for p in ok]
-        fig.add_trace(go.Scatter(x=x, y=y, error_y=dict(type="data", array=sd, visible=True, thickness=1.5),
-                                 mode="lines+markers", name=mechanism_title(name),
-                                 line=dict(color=style["color"], dash=style["dash"], width=3),
-                                 marker=dict(symbol=style["symbol"], size=9)))
+        fig.add_trace(go.Scatter(x=x, y=y, error_y=dict(type="data", array=sd, visible=True, thickness=z.bound_line),
+                                 mode="lines+markers", name=style.short_title(name), **style.line(name)))
         bx = [p.value for p in ok if p.bounds and key in p.bounds]
         if bx:
             fig.add_trace(go.Scatter(x=bx, y=[p.bounds[key] for p in ok if p.bounds and key in p.bounds],
-                                     mode="lines+markers", name=f"bound: {mechanism_title(name)}",
-                                     line=dict(color=style["color"], dash="dot", width=1.5),
-                                     marker=dict(symbol="line-ew-open", size=16, line=dict(width=2, color=style["color"]))))
-    axis = {"epsilon": "ε", "T": "cutoff T", "k": "teachers k", "m": "queries m"}.get(vary, vary)
+                                     mode="lines+markers", name=f"bound: {style.short_title(name)}",
+                                     **style.bound_line(name)))
+    axis = SWEPT.get(vary, vary)
     values = sorted({p.value for pts in points.values() for p in pts})
-    _layout(fig, height=560, xaxis_title=axis, yaxis_title="share of the queries", title=title,
-            xaxis=dict(type="log" if vary in ("epsilon", "k", "m") else "linear", tickvals=values,
-                       ticktext=[f"{v:g}" for v in values]))
+    what = {"answered": ("answered right", "share of the queries answered"),
+            "bottom": ("⊥", "share of the queries abstained (⊥)"),
+            "wrong": ("answered wrong", "share of the queries answered wrong")}[rate]
+    colour = style.OUTCOMES[what[0]]["color"]
+    style.finish(fig, x_title=axis, y_title=what[1], title=title or f"<span style='color:{colour}'>■</span> {what[1]}",
+                 height=z.plot_height + 40,
+                 xaxis=dict(type="log" if vary in ("epsilon", "k", "m", "delta") else "linear", tickvals=values,
+                            ticktext=[SWEPT_TICK.get(vary, "{:g}").format(v) for v in values]))
+    return fig
+
+
+def sweep_overlaps(points: dict[str, list], rate: str) -> list[str]:
+    """Sentences naming the mechanisms whose measured lines coincide on a sweep's chart
+    (:func:`app_pages._style.overlaps`): the lines drawn underneath are there too."""
+    measured = {style.short_title(name): [getattr(p, rate) if (p.feasible or np.isfinite(p.answered)) else None
+                                          for p in pts] for name, pts in points.items()}
+    return style.overlaps(measured, top=1.0,
+                          top_words={"answered": "all answered", "bottom": "every query ⊥",
+                                     "wrong": "every query answered wrong"}[rate],
+                          zero_words={"answered": "none answered", "bottom": "no ⊥",
+                                      "wrong": "no wrong label"}[rate])
+
+
+SWEPT = {"epsilon": "ε (privacy budget)", "delta": "δ", "T": "cutoff T (most ⊥)", "k": "teachers k",
+         "m": "queries m"}
+"""Axis titles of the swept settings."""
+
+SWEPT_TICK = {"delta": "{:.0e}"}
+
+
+def curves_figure(x, curves: dict[str, list], rows: dict[str, tuple], *, x_title: str, y_title: str,
+                  top: float | None = None, top_words: str = "all answered", log_x: bool = True):
+    """Measured (or predicted) curves of several mechanisms against one setting, each in its style.
+
+    Parameters
+    ----------
+    x : sequence of float
+        The shared x values (the ε grid).
+    curves : dict
+        Row label → y values (None where the row has no point).
+    rows : dict
+        Row label → ``(mechanism name, settings)`` (its style, :func:`app_pages._style.line`).
+    x_title, y_title : str
+    top : float, optional
+        The most a curve can reach (the number of queries): lines that coincide there are
+        said to be "all answered".
+
+    Returns
+    -------
+    (plotly Figure, list of str)
+        The figure and the sentences naming the curves that lie on one line.
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for label, ys in curves.items():
+        name, settings = rows[label]
+        fig.add_trace(go.Scatter(x=list(x), y=list(ys), mode="lines+markers", name=label, **style.line(name, settings)))
+    style.finish(fig, x_title=x_title, y_title=y_title,
+                 xaxis=dict(type="log" if log_x else "linear", tickvals=list(x), ticktext=[f"{v:g}" for v in x]))
+    return fig, style.overlaps(curves, top=top, top_words=top_words)
+
+
+def rare_outcomes_figure(counts: dict[str, dict[str, int]]):
+    """The rare outcomes of each mechanism's run, drawn large: ⊥ and wrong labels per row.
+
+    Parameters
+    ----------
+    counts : dict
+        Row label → ``{"⊥": n, "answered wrong": n}`` (an outcome left out is not drawn).
+
+    Returns
+    -------
+    plotly Figure
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    labels = list(counts)[::-1]  # the first row on top
+    z = style.sizes()
+    for outcome, shift in (("⊥", 0.2), ("answered wrong", -0.2)):  # one row per mechanism, ⊥ above wrong
+        shown = [i for i, label in enumerate(labels) if outcome in counts[label]]
+        if not shown:
+            continue
+        values = [counts[labels[i]][outcome] for i in shown]
+        fig.add_trace(go.Scatter(x=values, y=[i + shift for i in shown], mode="markers+text", name=outcome,
+                                 text=[f"{v:,}" for v in values], textposition="middle right",
+                                 textfont=dict(size=z.font, color=style.OUTCOMES[outcome]["color"]),
+                                 marker=style.outcome_marker(outcome), hovertext=[labels[i] for i in shown],
+                                 cliponaxis=False))
+    top = max([1] + [v for c in counts.values() for v in c.values()])
+    style.finish(fig, x_title="queries", height=max(z.plot_height, int(len(labels) * z.font * 3.6)),
+                 xaxis=dict(range=[-0.05 * top, top * 1.4]),
+                 yaxis=dict(tickvals=list(range(len(labels))), ticktext=labels, range=[-0.6, len(labels) - 0.4],
+                            automargin=True, zeroline=False))
     return fig
 
 
@@ -194,12 +295,11 @@ def roc_figure(attacks: dict[str, Any]):
 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="guessing",
-                             line=dict(color="#9E9E9E", dash="dot", width=2)))
+                             line=dict(color="#666666", dash="dot", width=style.sizes().bound_line)))
     for i, (label, a) in enumerate(attacks.items()):
         fig.add_trace(go.Scatter(x=a.fpr, y=a.tpr, mode="lines", name=f"{label}: advantage {a.advantage:.2f}",
-                                 line=dict(color=PALETTE[i % len(PALETTE)], dash=DASHES[i % len(DASHES)], width=3)))
-    _layout(fig, height=380, xaxis_title="non-members accused (false positives)",
-            yaxis_title="members caught (true positives)")
+                                 line=style.series(i)["line"]))
+    style.finish(fig, x_title="non-members accused (false positives)", y_title="members caught (true positives)")
     return fig
 
 
@@ -213,23 +313,59 @@ def vote_bars(votes_row, class_names, noisy=None):
     import plotly.graph_objects as go
 
     names = [chart_text(c) for c in class_names][: len(votes_row)]
-    fig = go.Figure(go.Bar(x=names, y=np.asarray(votes_row), name="teachers' votes", marker_color=PALETTE[0]))
+    fig = go.Figure(go.Bar(x=names, y=np.asarray(votes_row), name="teachers' votes", marker_color=style.COLOURS[0]))
     if noisy is not None:
-        fig.add_trace(go.Bar(x=names, y=np.asarray(noisy), name="votes + one noise draw", marker_color=PALETTE[1]))
-    _layout(fig, height=300, barmode="group", xaxis_title="class", yaxis_title="votes", xaxis_type="category")
+        fig.add_trace(go.Bar(x=names, y=np.asarray(noisy), name="votes + one noise draw", marker_color=style.COLOURS[1]))
+    style.finish(fig, x_title="class", y_title="votes", height=300, legend=noisy is not None, barmode="group",
+                 xaxis_type="category")
     return fig
 
 
 
-def timeline(result) -> list[tuple[str, np.ndarray, str]]:
-    """Query indices of each outcome (answered, ⊥, not processed) with its colour."""
+def timeline(result) -> list[tuple[str, np.ndarray]]:
+    """Query indices of each outcome of a run: answered, ⊥, not processed."""
     from core.mechanisms import BOTTOM, UNPROCESSED
 
     return [
-        ("answered", np.flatnonzero(result.labels >= 0), STATUS_COLORS["answered"]),
-        ("⊥", np.flatnonzero(result.labels == BOTTOM), STATUS_COLORS["⊥"]),
-        ("not processed", np.flatnonzero(result.labels == UNPROCESSED), STATUS_COLORS["not processed"]),
+        ("answered", np.flatnonzero(result.labels >= 0)),
+        ("⊥", np.flatnonzero(result.labels == BOTTOM)),
+        ("not processed", np.flatnonzero(result.labels == UNPROCESSED)),
     ]
+
+
+def timeline_figure(result):
+    """The timeline of a run: each query's outcome in processing order, ⊥ large.
+
+    Answered queries are thin green ticks; each ⊥ a large vermillion marker (its outcome's
+    style on every page); not processed queries grey; the halt, if any, a dashed line.
+
+    Returns
+    -------
+    plotly Figure
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    z = style.sizes()
+    for name, idx in timeline(result):
+        outcome = {"answered": style.ANSWERED}.get(name, name)
+        marker = style.outcome_marker(outcome)
+        if name == "answered":
+            marker = dict(color=marker["color"], symbol="line-ns-open", size=z.marker + 4, line=dict(width=1.5))
+        elif name == "not processed":
+            marker = dict(color=marker["color"], symbol="line-ns-open", size=z.marker + 4, line=dict(width=1.5))
+        # The counts are the metrics' above: the rows keep short names, so a narrow column keeps the plot.
+        fig.add_trace(go.Scatter(x=idx, y=[name] * len(idx), mode="markers", name=f"{name} ({len(idx):,})",
+                                 marker=marker))
+    if result.halted_at is not None:
+        fig.add_vline(x=result.halted_at, line_dash="dash", line_width=2, annotation_text="halted",
+                      annotation_font_size=z.font, annotation_position="top left")
+    style.finish(fig, x_title="query", height=max(220, int(z.font * 13)), legend=False,
+                 yaxis=dict(type="category", categoryorder="array", categoryarray=["not processed", "⊥", "answered"],
+                            title=dict(text="")),
+                 xaxis=dict(range=[-0.5, max(result.m, 1) - 0.5], nticks=4, tickangle=0))
+    fig.update_layout(margin=dict(t=int(z.font * 1.8)))  # room for the "halted" label above the plot
+    return fig
 
 
 def value_range(*arrays) -> tuple[float, float]:
@@ -342,8 +478,11 @@ def show_test_picture(where, result, ens, truth=None, key: str = "test_picture")
     """
     from core.mechanisms import registry as _registry
 
-    if _registry.get(result.mechanism).picture is None:
-        where.info("This mechanism declares no picture of its test.")
+    mech = _registry.get(result.mechanism)
+    if mech.picture is None:
+        where.info(f"{style.short_title(result.mechanism)} runs no test on each query, so there is no test to draw"
+                   + (": one model trained on the private rows labels every query." if mech.inputs == "rows"
+                      else "."))
         return
     drawn = picture_of_test(result, ens.inputs(result.mechanism), truth)
     fig, reads, bound = drawn
@@ -410,11 +549,13 @@ def outcome_scatter(frame, kinds, chosen: int, model=None):
         idx = np.flatnonzero(kinds == j)
         if idx.size == 0:
             continue
-        fig.add_trace(go.Scattergl(x=x[idx], y=y[idx], mode="markers", name=f"{name} ({idx.size})",
-                                   customdata=idx, marker=dict(size=6, color=OUTCOME_COLORS[name])))
+        rare = style.OUTCOMES[name]["rare"]  # few: drawn as large SVG markers on top of the many
+        trace = go.Scatter if rare else go.Scattergl
+        fig.add_trace(trace(x=x[idx], y=y[idx], mode="markers", name=f"{name} ({idx.size:,})", customdata=idx,
+                            marker=style.outcome_marker(name, small=6)))
     fig.add_trace(go.Scatter(x=[x[chosen]], y=[y[chosen]], mode="markers", name="under the microscope",
                              marker=dict(size=20, color="rgba(0,0,0,0)", line=dict(width=3, color="#000000"))))
-    _layout(fig, height=430, xaxis_title=chart_text(cols[0]), yaxis_title=chart_text(cols[1]))
+    style.finish(fig, x_title=chart_text(cols[0]), y_title=chart_text(cols[1]), height=430)
     return fig
 
 
@@ -446,6 +587,6 @@ def score_histogram(scores):
     import plotly.graph_objects as go
 
     fig = go.Figure(go.Histogram(x=np.asarray(scores, dtype=float), xbins=dict(start=0, end=1, size=0.05),
-                                 marker_color=PALETTE[0], name="teachers' scores"))
-    _layout(fig, height=300, xaxis_title="teacher's score for the positive class", yaxis_title="teachers")
+                                 marker_color=style.COLOURS[0], name="teachers' scores"))
+    style.finish(fig, x_title="teacher's score for the positive class", y_title="teachers", height=300, legend=False)
     return fig

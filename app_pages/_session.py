@@ -139,6 +139,9 @@ def init() -> None:
     too (the registry is read on every call).
     """
     ss = st.session_state
+    for key in KEPT_TOGGLES:  # a page switch from a button cleared them: back to the value the user chose
+        if key not in ss and f"_kept_{key}" in ss:
+            ss[key] = ss[f"_kept_{key}"]
     if "_session_seed" not in ss:
         # The server's seed (see server_seed): it only names the random split and the teacher
         # partition, so that every session of the server shares them and their cached work.
@@ -152,6 +155,21 @@ def init() -> None:
     for name, value in default_privacy().items():
         privacy_now.setdefault(name, value)
     ss.setdefault("_labelings", OrderedDict())
+
+
+KEPT_TOGGLES = ("demo_seed", "projector")
+"""The sidebar's switches that hold for the whole session (the demo seed, the projector).  A page
+switch from a button (a lecture preset, ``st.switch_page``) clears every widget's state, so
+:func:`keep_toggles` copies their values after the sidebar draws them and :func:`init` puts them back."""
+
+
+def keep_toggles() -> None:
+    """Copy the sidebar's switches (:data:`KEPT_TOGGLES`) into state no page switch clears; call
+    after they are drawn."""
+    ss = st.session_state
+    for key in KEPT_TOGGLES:
+        if key in ss:
+            ss[f"_kept_{key}"] = bool(ss[key])
 
 
 DEMO_SEED_ENV = "PRIVATE_LABEL_LAB_DEMO_SEED"

@@ -606,13 +606,14 @@ def _ledger_section(total: Any, result: LabelingResult) -> dict[str, Any]:
             f"The ledger's total ε = {eps:.4g} is below the released run's own ε = {float(result.epsilon):.4g}: "
             "the ledger must include the release (charge it before reporting)."
         )
-    method = _field(total, "method")
+    method, detail = _field(total, "method"), _field(total, "detail")
+    # In words (PrivacyLedger.total()'s detail); a bare method name only for a total that has no words.
+    how = detail if isinstance(detail, str) and detail else method if isinstance(method, str) and method else ""
     return {
         "epsilon": _budget(eps),
         "delta": _budget(delta),
         "runs": runs,
-        "accounting": "composition of the runs' a-priori privacy maps"
-        + (f" ({method})" if isinstance(method, str) and method else ""),
+        "accounting": "composition of the runs' a-priori privacy maps" + (f": {how}" if how else ""),
         "covers": LEDGER_COVERS,
     }
 

@@ -33,9 +33,14 @@ from core.validation import (
 __all__ = ["BTTCalibration", "btt_noise_scale", "btt_threshold", "btt_num_teachers", "cutoff_T", "misclassification_bound", "svt_round_epsilon", "release_delta", "btt_guarantee", "calibrate_btt"]
 
 
+_METHOD_WORDS = {"exact": "exact (optimal)", "pld": "privacy-loss-distribution (optimal)"}
+"""Composition methods in words (a run's accounting sentence); the others read as they are."""
+
+
 # ---------------------------------------------------------------------------
 # BTT sparse-vector labeling
 # ---------------------------------------------------------------------------
+
 
 def btt_noise_scale(T, epsilon, delta):
     """The paper's threshold noise scale ``λ = sqrt(32 T log(2/δ)) / ε`` (BTT Alg. 2).
@@ -369,11 +374,12 @@ def btt_guarantee(
     total_delta = comp.delta + d_rel
     detail = (
         f"{rounds} sparse-vector rounds (each a pure {eps_round:.4g}-DP "
-        f"AboveThreshold with discrete Laplace threshold noise DLap({noise_scale:.4g}) and query "
-        f"noise DLap({2 * noise_scale:.4g}) on the sensitivity-1 distance to instability) composed by "
-        f"{comp.method} composition: ε = {comp.epsilon:.4g} at δ_svt = {comp.delta:.3g}; "
-        f"plus δ_release = {d_rel:.3g}, the chance that an unstable plurality crosses the "
-        f"threshold w = {threshold:.4g} over {tests} tests."
+        f"AboveThreshold test: discrete Laplace noise of scale {noise_scale:.4g} on the threshold and "
+        f"of scale {2 * noise_scale:.4g} on each query's distance to instability, which one private row "
+        f"moves by at most 1) composed by {_METHOD_WORDS.get(comp.method, comp.method)} composition: "
+        f"ε = {comp.epsilon:.4g} with "
+        f"δ = {comp.delta:.3g} for the rounds; plus δ = {d_rel:.3g} for the release, the chance that an "
+        f"unstable plurality crosses the threshold w = {threshold:.4g} over {tests} tests."
     )
     return PrivacyGuarantee(
         epsilon=comp.epsilon,

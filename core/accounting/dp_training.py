@@ -232,16 +232,20 @@ def logistic_guarantee(epsilon, delta, *, perturbation: str, n_classes: int = 2,
     """
     eps = check_epsilon(epsilon)
     models = 1 if int(n_classes) <= 2 else int(n_classes)
+    # One model spends the whole budget; one per class (one against the rest) spends a share each.
     if perturbation == "gamma":
+        share = "one model at ε" if models == 1 else f"{models} models (one per class) at ε/{models} each"
         return PrivacyGuarantee(eps, 0.0, "objective-perturbation",
                                 f"Objective perturbation (Chaudhuri–Monteleoni–Sarwate 2011, Alg. 2): "
-                                f"{models} model(s) at ε/{models} each, pure ε-DP; the public rows are "
+                                f"{share}, pure ε-DP; the public rows are "
                                 "labeled by the released model (post-processing, any number of queries)."
                                 + _per_person(rows_per_unit))
     d = check_delta(delta)
+    share = ("one model at (ε, δ)" if models == 1
+             else f"{models} models (one per class) at (ε/{models}, δ/{models}) each")
     return PrivacyGuarantee(eps, d, "objective-perturbation",
                             f"Gaussian objective perturbation (Kifer–Smith–Thakurta 2012, Thm 2): "
-                            f"{models} model(s) at (ε/{models}, δ/{models}) each; the public rows are "
+                            f"{share}; the public rows are "
                             "labeled by the released model (post-processing, any number of queries)."
                             + _per_person(rows_per_unit))
 

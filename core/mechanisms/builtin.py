@@ -214,7 +214,7 @@ register(Mechanism(
 register(Mechanism(
     name="a-stab",
     picture=builtin_picture("a-stab"),
-    title="A_stab on each query",
+    title="Stability test on each query alone (ε per query)",
     description="A_stab (BTT Thm 2.4) at (ε, δ) on each query independently; the run reports basic composition (m ε, m δ).",
     parameters=(P["epsilon"], P["delta"]),
     label=_a_stab,
@@ -458,6 +458,7 @@ _PERTURBATION = Parameter(
     "'gaussian': Gaussian objective perturbation, (ε, δ); 'gamma': a noise vector of Gamma-distributed "
     "norm, pure ε (δ unused).",
     choices=("gaussian", "gamma"), metavar="P",
+    choice_words=("Gaussian noise, (ε, δ)", "noise of Gamma-distributed norm, pure ε"),
 )
 
 register(Mechanism(

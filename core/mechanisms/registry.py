@@ -63,6 +63,9 @@ class Parameter:
     optional : bool
         None is a valid value (the mechanism chooses it from public sizes, e.g. a
         threshold as a share of the number of teachers).
+    choice_words : tuple of str or None
+        For a ``"choice"`` parameter: each choice in words, in the order of ``choices``
+        ("the paper's calibration"), for the pages' labels and legends.
     """
 
     name: str
@@ -76,6 +79,23 @@ class Parameter:
     log: bool = False
     metavar: str = "X"
     optional: bool = False
+    choice_words: tuple[str, ...] | None = None
+
+    def describe_choice(self, value: Any) -> str:
+        """A choice in words (:attr:`choice_words`), or ``"<label> <value>"`` without them.
+
+        Parameters
+        ----------
+        value : object
+            One of :attr:`choices`.
+
+        Returns
+        -------
+        str
+        """
+        if self.choices is not None and self.choice_words is not None and value in self.choices:
+            return self.choice_words[list(self.choices).index(value)]
+        return f"{self.label} {value}"
 
     def convert(self, value: Any) -> Any:
         """``value`` as this parameter's type (command-line text or a widget value).
@@ -490,6 +510,7 @@ PARAMETERS: dict[str, Parameter] = {
         "calibration", "choice", "tight", "calibration",
         "'tight': the smallest noise whose exact accounting meets (ε, δ); 'paper': BTT's printed constants.",
         choices=("tight", "paper"), metavar="C",
+        choice_words=("tight calibration", "paper's calibration"),
     ),
     "beta": Parameter(
         "beta", "float", 0.05, "β (failure probability)",
@@ -533,6 +554,7 @@ PARAMETERS: dict[str, Parameter] = {
         "'fixed': every query is charged both steps in advance; 'filter': a Rényi filter with the "
         "same budget stops before the realised charge would exceed it.",
         choices=("fixed", "filter"), metavar="A",
+        choice_words=("charged in advance", "Rényi filter"),
     ),
     "gamma": Parameter(
         "gamma", "float", None, "LNMax noise γ",

@@ -119,8 +119,21 @@ class Theorem32Check:
                 + " ".join(f"({i + 1}) {p}." for i, p in enumerate(parts)))
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def _whole(x: float) -> str:
-    return f"{x:,.0f}" if x < 1e7 else f"{x:.3g}"
+    """A whole number as a student reads it: 36,600 below 10⁷, else 1.28 × 10⁸ (never 1.28e+08)."""
+    if abs(x) < 1e7:
+        return f"{x:,.0f}"
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{float(mantissa):g} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def _plain(x: float) -> str:
+    """Three significant digits as a student reads them: 3,660 rather than 3.66e+03."""
+    y = float(f"{x:.3g}")
+    return _whole(y) if abs(y) >= 1000 else f"{y:g}"
 
 
 def theorem_32_conditions(*, teacher_error: float, k: int, T: int, m: int, epsilon: float, delta: float,
@@ -194,16 +207,16 @@ def theorem_32_conditions(*, teacher_error: float, k: int, T: int, m: int, epsil
             lo = math.floor(lo / unit) * unit
         fix_T = (f"raise the cutoff T to {math.ceil(T_needed)} (each extra ⊥ round costs privacy), or use "
                  f"teachers whose error is at most {lo:.2g}")
-    conds.append(Condition("cutoff T", T >= T_needed, f"T ≥ {T_needed:.3g} for teachers of error {e:.3g} on "
+    conds.append(Condition("cutoff T", T >= T_needed, f"T ≥ {_plain(T_needed)} for teachers of error {e:.3g} on "
                            f"{m:,} queries", f"T = {T}", fix_T))
     fix_k = ""
     if k < k_needed:
         fix_k = f"use at least {_whole(math.ceil(k_needed))} teachers"
         if n_private:
             per = n_private / math.ceil(k_needed)
-            fix_k += (f" ({per:.2g} private rows each from your {n_private:,})" if per >= 1 else
+            fix_k += (f" ({_plain(float(f'{per:.2g}'))} private rows each from your {n_private:,})" if per >= 1 else
                       f", more than your {n_private:,} private rows can give one row each")
-        fix_k += f", or raise ε to {eps * k_needed / max(k, 1):.3g} (k grows like 1/ε)"
+        fix_k += f", or raise ε to {_plain(eps * k_needed / max(k, 1))} (k grows like 1/ε)"
     conds.append(Condition("number of teachers k", k >= k_needed, f"k ≥ {_whole(math.ceil(k_needed))} at T = {T}, "
                            f"ε = {eps:g}, δ = {delta:g}", f"k = {k:,}", fix_k))
     said = T / m < 1.0

@@ -325,11 +325,12 @@ def solve_btt_parameters(
             f"so the misclassification bound T/m is vacuous"
         )
     if n_needed is not None:
-        why += f"; roughly n ≈ {n_needed:,.3g} private rows would be needed with these settings{enough_note}."
+        about = f"{float(f'{n_needed:.3g}'):,.0f}"  # three significant digits, written in full
+        why += f"; roughly n ≈ {about} private rows would be needed with these settings{enough_note}."
     else:
         why += (
-            "; no n up to 1e18 suffices with these settings (T >= 3·gamma·m whatever the teachers' "
-            "accuracy, so a large gamma alone can make the bound vacuous)."
+            "; no n up to 10^18 suffices with these settings (T ≥ 3·γ·m whatever the teachers' "
+            "accuracy, so a large γ, the best error of the class, alone can make the bound vacuous)."
         )
     return BTTParameters(
         k=k,

@@ -9,6 +9,8 @@ import re
 import numpy as np
 import pytest
 
+from core.mechanisms import registry
+
 PAGES = {
     "Private labeling": "app_pages/3_Private_labeling.py",
     "Bounds": "app_pages/4_Bounds.py",
@@ -39,7 +41,7 @@ def test_a_control_that_spends_per_query_shows_its_total_price_before_the_click(
     eps, runs = ledger(at)
     radio = at.radio(key="w_privacy_mechanism")
     captions = list(radio.proto.captions)
-    a_stab = radio.options.index("A_stab on each query")
+    a_stab = radio.options.index(registry.get("a-stab").title)
     assert captions[a_stab] == "ε 4 on each query × 2,000 queries = ε 8,000 per run", captions
     btt = radio.options.index("BTT, hard labels")
     assert captions[btt] == "ε 4 per run"

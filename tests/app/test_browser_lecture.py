@@ -73,7 +73,7 @@ def test_lecture_pages_at_1400_and_1024_px(app_server, chromium_executable, tmp_
                 go_to(page, "Sweeps", "Sweeps against the bounds")
                 page.get_by_role("tab", name="Wrong labels").click()  # measured beside the dotted bounds
                 expect(page.locator(".js-plotly-plot >> visible=true").first).to_be_visible()
-                expect(page.get_by_text("bound: PATE 2018 GNMax (Gaussian noisy max)").first).to_be_visible()
+                expect(page.get_by_text("bound: PATE 2018 GNMax").first).to_be_visible()
                 expect(page.get_by_text("The bounds drawn, with their constants")).to_be_visible()
                 assert fits(page), f"sweep cut off at {width} px"
                 page.screenshot(path=tmp_path / f"sweep_{width}.png", full_page=True)

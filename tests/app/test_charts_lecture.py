@@ -13,15 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_registered_mechanism_has_its_own_colour_and_dash():
-    from app_pages import _charts as charts
+    from app_pages import _style as style
 
     names = registry.names()
-    styles = [charts.mechanism_style(n) for n in names]
-    assert len({s["color"] for s in styles[:len(charts.PALETTE)]}) == min(len(names), len(charts.PALETTE))
-    assert len({(s["color"], s["dash"]) for s in styles}) == len(names)
-    # a curve label that starts with a mechanism's title gets that mechanism's style
-    title = registry.get("gnmax").title
-    assert charts.mechanism_style(f"{title} at ε = 4") == charts.mechanism_style("gnmax")
+    styles = [style.mechanism_style(n) for n in names]
+    assert len({s.color for s in styles}) == len(names)
+    assert len({(s.color, s.dash) for s in styles}) == len(names)
 
 
 def test_each_picture_draws_its_line_on_its_statistic_axis():
@@ -50,8 +47,8 @@ def test_each_picture_draws_its_line_on_its_statistic_axis():
         assert fig.layout.xaxis.title.text == mech.picture.statistic
         (line,) = fig.layout.shapes
         assert line.x0 == line.x1 == mech.picture.threshold(result.params)
-        drawn = sum(len(t.x) for t in fig.data)
-        assert drawn == m  # every query in exactly one outcome
+        drawn = sum(len(t.x) for t in fig.data if t.type == "histogram")
+        assert drawn == m  # every query in exactly one outcome (the rare ones drawn large once more)
         assert {t.name.split(" (")[0] for t in fig.data} <= set(OUTCOMES)
         assert reads == mech.picture.reads and bound == mech.picture.bound
         if name != "btt":

@@ -74,3 +74,60 @@ def test_certified_has_no_bound(votes):
     p = sweep_against_bounds("certified-gnmax", {"epsilon": 4.0, "delta": 1e-5}, vary="epsilon", values=[4.0],
                              counts=counts, truth=truth, draws=2, rng=6)[0]
     assert p.bounds is None
+
+
+def test_delta_sweep(votes):
+    counts, truth = votes
+    points = sweep_against_bounds("gnmax", {"epsilon": 2.0}, vary="delta", values=[1e-3, 1e-8], counts=counts,
+                                  truth=truth, draws=5, rng=7)
+    assert [p.value for p in points] == [1e-3, 1e-8]
+    assert all(p.delta <= p.value * (1 + 1e-9) for p in points)
+    assert points[1].wrong >= points[0].wrong  # a smaller δ buys more noise at the same ε
+
+
+def test_measured_quality_recovers_the_teachers_that_voted():
+    """Votes simulated from a known quality: the measured quality is that quality.
+
+    m = 4,000 queries of k = 200 teachers: each estimate is a mean over hundreds of queries or
+    more (standard errors below 0.005); the tolerances are above 6 standard errors.
+    """
+    from core.plan.sweeps import measured_quality
+
+    truth_quality = TeacherQuality(accuracy=0.95, hard_share=0.1, hard_accuracy=0.6, hard_spread=0.1)
+    sim = simulate_votes(m=4000, k=200, n_classes=3, quality=truth_quality, rng=11)
+    q = measured_quality(sim.counts, sim.truth, rows_per_teacher=40)
+    assert q.accuracy == pytest.approx(0.95, abs=0.01) and q.hard_share == pytest.approx(0.1, abs=0.02)
+    assert q.hard_accuracy == pytest.approx(0.6, abs=0.03) and q.hard_spread == pytest.approx(0.1, abs=0.03)
+    assert q.rows == 40 and sum(q.class_shares) == pytest.approx(1.0)
+    with pytest.raises(ParameterError):
+        measured_quality(sim.counts, sim.truth[:10])
+
+
+def test_a_model_trained_on_the_rows_sweeps_epsilon_delta_and_m():
+    from sklearn.datasets import load_breast_cancer
+
+    from core.mechanisms.dp_training import rows_from_arrays
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    rows = rows_from_arrays(X[:450], y[:450], X[450:], n_classes=2, data_norm=float(np.sqrt(X.shape[1])))
+    truth = y[450:]
+    eps = sweep_against_bounds("dp-logistic", {"delta": 1e-5}, vary="epsilon", values=[0.1, 50.0], counts=None,
+                               truth=truth, draws=6, rng=1, rows=rows)
+    for p in eps:
+        assert p.feasible and p.answered == 1.0 and p.bottom == 0.0 and p.bounds is None
+        assert p.epsilon == pytest.approx(p.value)
+    assert eps[1].wrong < eps[0].wrong  # a large ε trains an accurate model; a tiny one barely better than chance
+    ms = sweep_against_bounds("dp-naive-bayes", {"epsilon": 2.0, "delta": 1e-5}, vary="m", values=[30, 119],
+                              counts=None, truth=truth, draws=3, rng=2, rows=rows)
+    assert [p.value for p in ms] == [30.0, 119.0] and all(p.answered == 1.0 for p in ms)
+    deltas = sweep_against_bounds("dp-logistic", {"epsilon": 2.0}, vary="delta", values=[1e-4, 1e-8], counts=None,
+                                  truth=truth, draws=2, rng=3, rows=rows)
+    assert [p.delta for p in deltas] == pytest.approx([1e-4, 1e-8])
+    for vary in ("k", "T"):
+        with pytest.raises(ParameterError, match="no teachers and no cutoff"):
+            sweep_against_bounds("dp-logistic", {"epsilon": 2.0}, vary=vary, values=[3], counts=None, truth=truth,
+                                 rows=rows)
+    with pytest.raises(ParameterError, match="rows="):
+        sweep_against_bounds("dp-logistic", {"epsilon": 2.0}, vary="epsilon", values=[1.0], counts=None,
+                             truth=truth)
