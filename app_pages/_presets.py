@@ -2,7 +2,7 @@
 
 Each preset sets the data, the teachers, the mechanism and its settings, and opens the step's
 page (:func:`preset_menu`, in the sidebar); nothing runs until the page does.  Listed in the
-README's "Teaching with the lab".
+lecturer's guide, docs/guide/lecturer.md ("The lecture in seven steps").
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ dropped even if listed.
 Cells are written exactly as they are, a leading ``=``, ``+``, ``-`` or ``@`` included: an
 export is data for a program, and the prefix that stops a spreadsheet from evaluating a
 formula would change the labels a reader gets (a class ``-1`` would read ``'-1``).  Open an
-export as data, not in a spreadsheet that evaluates formulas (README, "A real table, handled
-safely").
+export as data, not in a spreadsheet that evaluates formulas (docs/guide/data-owner.md,
+"A real table, handled safely").
 
 Schema of :func:`labeled_frame` (columns, in order)
     the public file's columns, as given (same names, order, values and index; a float

@@ -273,7 +273,7 @@ def test_a_slider_step_sum_is_written_as_the_step():
 
 
 def test_cells_that_a_spreadsheet_would_read_as_formulas_are_written_exactly(public):
-    # README "A real table, handled safely": an export is data for a program; no quote is added before
+    # docs/guide/data-owner.md, "A real table, handled safely": an export is data for a program; no quote is added before
     # '=', '+', '-' or '@' (a class "-1" read back as "'-1" would be another label).
     import io
 

