@@ -6,6 +6,7 @@ mechanisms through the registry.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from core.mechanisms.registry import PARAMETERS as P
@@ -18,34 +19,43 @@ __all__: list[str] = []
 # ----------------------------------------------------------------------------- labeling
 
 
-def _btt(counts, *, epsilon, delta, T, calibration="tight", beta=0.05, rng=None):
-    from core.mechanisms.btt import btt_label
+def _lazy(target: str, **defaults: Any):
+    """The function ``module:name``, imported when first called (loading the registry stays
+    light), with ``defaults`` filling the keyword arguments a call leaves out."""
+    module, _, name = target.partition(":")
 
-    return btt_label(counts, epsilon=epsilon, delta=delta, T=T, calibration=calibration, beta=beta, rng=rng)
+    def call(*args: Any, **kwargs: Any):
+        return getattr(import_module(module), name)(*args, **{**defaults, **kwargs})
 
-
-def _btt_soft(scores, *, epsilon, delta, T, eta=0.1, calibration="tight", beta=0.05, rng=None):
-    from core.mechanisms.soft import btt_soft_label
-
-    return btt_soft_label(scores, epsilon=epsilon, delta=delta, T=T, eta=eta, calibration=calibration, beta=beta, rng=rng)
-
-
-def _lnmax(counts, *, gamma, delta, rng=None):
-    from core.mechanisms.lnmax import lnmax_label
-
-    return lnmax_label(counts, gamma=gamma, delta=delta, rng=rng)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
-def _baseline(counts, *, epsilon, delta, rng=None):
-    from core.mechanisms.a_stab import composition_baseline_label
+def _builtin(name: str, title: str, description: str, **fields: Any) -> Mechanism:
+    """Register a built-in mechanism; its test picture and (unless given) its planned ledger
+    entry follow from its name."""
+    if "picture" not in fields:
+        fields["picture"] = builtin_picture(name)
+    if "ledger_entry" not in fields:
+        fields["ledger_entry"] = _planned(name)
+    return register(Mechanism(name=name, title=title, description=description, **fields))
 
-    return composition_baseline_label(counts, epsilon=epsilon, delta=delta, rng=rng)
 
+def _noisy_max(name: str, title: str, description: str, *, noise: str, label: str, guarantee: str,
+               inverse: str, audit_noise: float, **fields: Any) -> Mechanism:
+    """Register a noisy-max mechanism: one noise parameter (derived from ε by ``inverse``), δ,
+    every query answered and paid; ``guarantee(noise, n_answers=m, delta=δ)`` is its privacy map."""
+    accountant, to_noise = _lazy(guarantee), _lazy(inverse)
 
-def _a_stab(counts, *, epsilon, delta, rng=None):
-    from core.mechanisms.a_stab import a_stab_label
+    def privacy_map(m: int, *, delta, **params: Any):
+        return accountant(params[noise], n_answers=m, delta=delta)
 
-    return a_stab_label(counts, epsilon=epsilon, delta=delta, rng=rng)
+    def spend(epsilon: float, m: int, *, delta, **_: Any) -> dict:
+        return {noise: float(to_noise(epsilon, n_answers=m, delta=delta))}
+
+    return _builtin(name, title, description, parameters=(P[noise], P["delta"]), label=_lazy(label),
+                    privacy_map=privacy_map, spend=spend, derived=(noise,), per_query=True,
+                    audit_defaults={noise: audit_noise, "delta": 1e-5}, **fields)
 
 
 # ----------------------------------------------------------------------------- privacy maps
@@ -61,18 +71,6 @@ def _btt_soft_map(m: int, *, epsilon, delta, T, calibration="tight", **_: Any):
     from core.accounting.btt import calibrate_btt
 
     return calibrate_btt(epsilon, delta=delta, T=T, m=m, calibration=calibration, soft=True).guarantee
-
-
-def _lnmax_map(m: int, *, gamma, delta, **_: Any):
-    from core.accounting.pate import lnmax_guarantee
-
-    return lnmax_guarantee(gamma, n_answers=m, delta=delta)
-
-
-def _lnmax_spend(epsilon: float, m: int, *, delta, **_: Any) -> dict:
-    from core.accounting.pate import lnmax_gamma_for_epsilon
-
-    return {"gamma": float(lnmax_gamma_for_epsilon(epsilon, n_answers=m, delta=delta))}
 
 
 def _baseline_map(m: int, *, epsilon, delta, **_: Any):
@@ -135,48 +133,36 @@ _BTT_FORMULAS = (
     r"\lambda_{\text{paper}} = \frac{\sqrt{32\,T\log(2/\delta)}}{\varepsilon}, \qquad w_{\text{paper}} = 2\lambda\log(2m/\delta)",
 )
 
-register(Mechanism(
-    name="btt",
-    picture=builtin_picture("btt"),
-    title="BTT, hard labels",
-    description="Stability + sparse vector (Bassily–Thakkar–Thakurta): answers stable votes for free, pays one round per ⊥, stops after T.",
+_builtin(
+    "btt", "BTT, hard labels",
+    "Stability + sparse vector (Bassily–Thakkar–Thakurta): answers stable votes for free, pays one round per ⊥, stops after T.",
     parameters=(P["epsilon"], P["delta"], P["T"], P["calibration"], P["beta"]),
-    label=_btt,
+    label=_lazy("core.mechanisms.btt:btt_label"),
     privacy_map=_btt_map,
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "calibration": "tight"},
     explanation=_BTT_TEXT,
     formulas=_BTT_FORMULAS,
     online=_btt_online,
-    ledger_entry=_planned("btt"),
-))
+)
 
-register(Mechanism(
-    name="btt-soft",
-    picture=builtin_picture("btt-soft"),
-    title="BTT, soft labels",
-    description="BTT on η-bins of the teachers' scores with a second test on shifted bins (binary tasks); releases a score.",
+_builtin(
+    "btt-soft", "BTT, soft labels",
+    "BTT on η-bins of the teachers' scores with a second test on shifted bins (binary tasks); releases a score.",
     parameters=(P["epsilon"], P["delta"], P["T"], P["eta"], P["calibration"], P["beta"]),
-    label=_btt_soft,
+    label=_lazy("core.mechanisms.soft:btt_soft_label", eta=0.1),
     privacy_map=_btt_soft_map,
     inputs="scores",
     audit_defaults={"epsilon": 1.0, "delta": 1e-2, "T": 1, "eta": 0.25, "calibration": "tight"},
     explanation=_BTT_TEXT + " Soft labels test the histogram of the teachers' scores on bins of width η, "
     "then on bins shifted by η/2, and release the midpoint of the top bin.",
     formulas=_BTT_FORMULAS[:1],
-    ledger_entry=_planned("btt-soft"),
-))
+)
 
-register(Mechanism(
-    name="lnmax",
-    picture=builtin_picture("lnmax"),
-    title="PATE LNMax (Laplace noisy max)",
-    description="PATE's Laplace noisy max: adds Lap(1/γ) to every vote count and releases the argmax; every query answered and paid.",
-    parameters=(P["gamma"], P["delta"]),
-    label=_lnmax,
-    privacy_map=_lnmax_map,
-    spend=_lnmax_spend,
-    derived=("gamma",),
-    audit_defaults={"gamma": 1.0, "delta": 1e-5},
+_noisy_max(
+    "lnmax", "PATE LNMax (Laplace noisy max)",
+    "PATE's Laplace noisy max: adds Lap(1/γ) to every vote count and releases the argmax; every query answered and paid.",
+    noise="gamma", audit_noise=1.0, label="core.mechanisms.lnmax:lnmax_label",
+    guarantee="core.accounting.pate:lnmax_guarantee", inverse="core.accounting.pate:lnmax_gamma_for_epsilon",
     explanation=(
         "**PATE's noisy max** adds Laplace noise to every vote count and releases the class "
         "with the largest noisy count. Every query is answered, and every answer costs "
@@ -188,17 +174,13 @@ register(Mechanism(
         r"\varepsilon = \varepsilon_\delta\big(2m \text{ Laplace coordinates of scale } 1/\gamma\big) \le \min\Big(4m\gamma^2 + 2\gamma\sqrt{2m\log(1/\delta)},\ \text{optimal composition of } m \text{ steps of } 2\gamma\Big)",
     ),
     data_dependent="PATE's data-dependent moments-accountant ε (a NON-PRIVATE diagnostic)",
-    per_query=True,
-    ledger_entry=_planned("lnmax"),
-))
+)
 
-register(Mechanism(
-    name="baseline",
-    picture=builtin_picture("baseline"),
-    title="Advanced-composition baseline",
-    description="A_stab on every query at a per-query budget, composed by advanced composition: the baseline BTT beats.",
+_builtin(
+    "baseline", "Advanced-composition baseline",
+    "A_stab on every query at a per-query budget, composed by advanced composition: the baseline BTT beats.",
     parameters=(P["epsilon"], P["delta"]),
-    label=_baseline,
+    label=_lazy("core.mechanisms.a_stab:composition_baseline_label"),
     privacy_map=_baseline_map,
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
@@ -208,16 +190,13 @@ register(Mechanism(
     ),
     formulas=(r"\varepsilon = \sqrt{2m\log(1/\delta')}\,\varepsilon_0 + m\,\varepsilon_0\,(e^{\varepsilon_0}-1)",),
     online=_baseline_online,
-    ledger_entry=_planned("baseline"),
-))
+)
 
-register(Mechanism(
-    name="a-stab",
-    picture=builtin_picture("a-stab"),
-    title="Stability test on each query alone (ε per query)",
-    description="A_stab (BTT Thm 2.4) at (ε, δ) on each query independently; the run reports basic composition (m ε, m δ).",
+_builtin(
+    "a-stab", "Stability test on each query alone (ε per query)",
+    "A_stab (BTT Thm 2.4) at (ε, δ) on each query independently; the run reports basic composition (m ε, m δ).",
     parameters=(P["epsilon"], P["delta"]),
-    label=_a_stab,
+    label=_lazy("core.mechanisms.a_stab:a_stab_label"),
     privacy_map=_a_stab_map,
     audit_defaults={"epsilon": 1.0, "delta": 1e-2},
     explanation=(
@@ -226,29 +205,10 @@ register(Mechanism(
     ),
     formulas=(r"\mathrm{dist}_i + \mathrm{Lap}(1/\varepsilon) > \log(1/\delta)/\varepsilon",),
     per_query=True,
-    ledger_entry=_planned("a-stab"),
-))
+)
 
 
 # ----------------------------------------------------------------------------- Gaussian family
-
-
-def _gnmax(counts, *, sigma, delta, rng=None):
-    from core.mechanisms.gaussian import gnmax_label
-
-    return gnmax_label(counts, sigma=sigma, delta=delta, rng=rng)
-
-
-def _gnmax_map(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.rdp import gnmax_guarantee
-
-    return gnmax_guarantee(sigma, n_answers=m, delta=delta)
-
-
-def _gnmax_spend(epsilon: float, m: int, *, delta, **_: Any) -> dict:
-    from core.accounting.rdp import gnmax_sigma_for_epsilon
-
-    return {"sigma": float(gnmax_sigma_for_epsilon(epsilon, n_answers=m, delta=delta))}
 
 
 def _default_threshold(counts, threshold):
@@ -322,34 +282,25 @@ def _confident_diagnostic(counts, result) -> float:
 
 _GAUSS_FORMULAS = (r"\hat y_i = \arg\max_c \big(n_c(x_i) + \mathcal{N}(0, \sigma^2)\big), \qquad \rho(\alpha) = \alpha/\sigma^2 \text{ per answer}",)
 
-register(Mechanism(
-    name="gnmax",
-    picture=builtin_picture("gnmax"),
-    title="PATE 2018 GNMax (Gaussian noisy max)",
-    description="Gaussian noisy max: adds N(0, σ²) to every vote count and releases the argmax; Rényi accounting α/σ² per answer.",
-    parameters=(P["sigma"], P["delta"]),
-    label=_gnmax,
-    privacy_map=_gnmax_map,
-    spend=_gnmax_spend,
-    derived=("sigma",),
-    audit_defaults={"sigma": 2.5, "delta": 1e-5},
+_noisy_max(
+    "gnmax", "PATE 2018 GNMax (Gaussian noisy max)",
+    "Gaussian noisy max: adds N(0, σ²) to every vote count and releases the argmax; Rényi accounting α/σ² per answer.",
+    noise="sigma", audit_noise=2.5, label="core.mechanisms.gaussian:gnmax_label",
+    guarantee="core.accounting.rdp:gnmax_guarantee", inverse="core.accounting.rdp:gnmax_sigma_for_epsilon",
     explanation=(
         "**GNMax** (PATE 2018) adds Gaussian noise to every vote count and releases the class "
         "with the largest noisy count. Every query is answered and paid, but Rényi-DP "
         "accounting composes Gaussian answers far more cheaply than Laplace ones."
     ),
     formulas=_GAUSS_FORMULAS,
-    per_query=True,
     ledger_entry=_gnmax_entry,
     diagnostic=_gnmax_diagnostic,
     data_dependent="PATE 2018's data-dependent Rényi ε (a NON-PRIVATE diagnostic)",
-))
+)
 
-register(Mechanism(
-    name="confident-gnmax",
-    picture=builtin_picture("confident-gnmax"),
-    title="PATE 2018 Confident-GNMax",
-    description="Answers only queries whose noisy top vote reaches a threshold t (else ⊥), then GNMax; Rényi accounting.",
+_builtin(
+    "confident-gnmax", "PATE 2018 Confident-GNMax",
+    "Answers only queries whose noisy top vote reaches a threshold t (else ⊥), then GNMax; Rényi accounting.",
     parameters=(P["threshold"], P["sigma1"], P["sigma2"], P["delta"], P["ratio"], P["accounting"]),
     label=_confident,
     privacy_map=_confident_map,
@@ -367,13 +318,12 @@ register(Mechanism(
     ledger_entry=_confident_entry,
     diagnostic=_confident_diagnostic,
     data_dependent="PATE 2018's data-dependent Rényi ε (a NON-PRIVATE diagnostic)",
-))
+)
 
-register(Mechanism(
-    name="certified-gnmax",
-    picture=builtin_picture("certified-gnmax"),
-    title="Certified Confident-GNMax (data-dependent, propose–test–release)",
-    description="Confident-GNMax released only if a noisy, smoothed test certifies its data-dependent Rényi cost is within budget; a real (ε, δ) for every dataset.",
+_builtin(
+    "certified-gnmax", "Certified Confident-GNMax (data-dependent, propose–test–release)",
+    "Confident-GNMax released only if a noisy, smoothed test certifies its data-dependent Rényi cost is within budget; a real (ε, δ) for every dataset.",
+    ledger_entry=None,
     parameters=(P["epsilon"], P["delta"], P["threshold"]),
     label=_certified,
     privacy_map=_certified_map,
@@ -385,7 +335,7 @@ register(Mechanism(
     ),
     formulas=(r"\text{pass} \iff \tilde E + \hat S\,\sigma_s z(\delta') \le B, \qquad \varepsilon = \varepsilon_{\text{test}} + \varepsilon_B",),
     data_dependent="the data-dependent ε of the released labels (a NON-PRIVATE diagnostic)",
-))
+)
 
 
 # ----------------------------------------------------------------------------- DP training (reads the private rows)
@@ -461,11 +411,11 @@ _PERTURBATION = Parameter(
     choice_words=("Gaussian noise, (ε, δ)", "noise of Gamma-distributed norm, pure ε"),
 )
 
-register(Mechanism(
-    name="dp-logistic",
-    title="DP logistic regression (trained on the private rows)",
-    description="One logistic regression trained on all private rows by objective perturbation labels every public row; "
-                "its cost does not grow with the number of queries.",
+_builtin(
+    "dp-logistic", "DP logistic regression (trained on the private rows)",
+    "One logistic regression trained on all private rows by objective perturbation labels every public row; "
+    "its cost does not grow with the number of queries.",
+    picture=None,
     parameters=(P["epsilon"], P["delta"], _C, _PERTURBATION, _ROWS_PER_UNIT),
     label=_dp_logistic,
     privacy_map=_dp_logistic_map,
@@ -482,13 +432,13 @@ register(Mechanism(
         r"b \sim \mathcal{N}\Big(0, \tfrac{R^2(8\log(2/\delta)+4\varepsilon)}{\varepsilon^2} I\Big) \ \text{or}\ \|b\| \sim \Gamma\big(d, 2R/\varepsilon'\big)",
     ),
     ledger_entry=_dp_logistic_entry,
-))
+)
 
-register(Mechanism(
-    name="dp-naive-bayes",
-    title="DP Gaussian naive Bayes (trained on the private rows)",
-    description="A Gaussian naive Bayes from noisy class counts, sums and sums of squares of the private rows "
-                "labels every public row; its cost does not grow with the number of queries.",
+_builtin(
+    "dp-naive-bayes", "DP Gaussian naive Bayes (trained on the private rows)",
+    "A Gaussian naive Bayes from noisy class counts, sums and sums of squares of the private rows "
+    "labels every public row; its cost does not grow with the number of queries.",
+    picture=None,
     parameters=(P["epsilon"], P["delta"], _ROWS_PER_UNIT),
     label=_dp_naive_bayes,
     privacy_map=_dp_naive_bayes_map,
@@ -501,4 +451,4 @@ register(Mechanism(
     ),
     formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad \rho(\alpha) = \alpha/(2z^2)",),
     ledger_entry=_dp_naive_bayes_entry,
-))
+)
