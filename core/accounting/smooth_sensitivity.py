@@ -99,6 +99,11 @@ def _threshold_table(k: int, n_classes: int, threshold: float, sigma1: float, or
     return rho, ls, vmin
 
 
+def _checked(counts, threshold, sigma1):
+    """The votes, the threshold t and σ1, checked (every entry point's first step)."""
+    return check_counts(counts), check_real(threshold, "threshold"), check_sigma(sigma1, "sigma1")
+
+
 def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: float, order: float):
     """Per-query terms of ``E(D)`` at one order: ``(ρ_thr, ρ_gn)``, each shape (m,).
 
@@ -131,9 +136,7 @@ def certified_rdp_terms(counts, *, threshold: float, sigma1: float, sigma2: floa
     -----
     docs/design.md §8.5; the papers are cited in this module's References.
     """
-    counts = check_counts(counts)
-    threshold = check_real(threshold, "threshold")
-    sigma1 = check_sigma(sigma1, "sigma1")
+    counts, threshold, sigma1 = _checked(counts, threshold, sigma1)
     sigma2 = check_sigma(sigma2, "sigma2")
     order = check_order(order)
     a = gnmax_sensitivity(sigma=sigma2, n_classes=counts.shape[1], order=order)
@@ -322,16 +325,8 @@ def local_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2
 
     Parameters
     ----------
-    counts : array-like of int, shape (m, n_classes)
-        Vote counts per query (private; equal totals k).
-    threshold : float
-        The threshold ``t`` (votes).
-    sigma1 : float
-        Threshold noise σ1, > 0.
-    sigma2 : float
-        Answer noise σ2, > 0.
-    order : float
-        Rényi order λ.
+    counts, threshold, sigma1, sigma2, order
+        As in :func:`certified_rdp_terms`.
     d_max : int, optional
         Largest distance ``d`` (default: k, the number of teachers).
 
@@ -343,9 +338,7 @@ def local_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma2
     -----
     docs/design.md §8.5; the papers are cited in this module's References.
     """
-    counts = check_counts(counts)
-    threshold = check_real(threshold, "threshold")
-    sigma1 = check_sigma(sigma1, "sigma1")
+    counts, threshold, sigma1 = _checked(counts, threshold, sigma1)
     m, n_classes = counts.shape
     k = int(counts[0].sum())
     d_max = k if d_max is None else int(d_max)
@@ -388,9 +381,7 @@ def smooth_sensitivity_profile(counts, *, threshold: float, sigma1: float, sigma
     -------
     SmoothSensitivityProfile
     """
-    counts = check_counts(counts)
-    threshold = check_real(threshold, "threshold")
-    sigma1 = check_sigma(sigma1, "sigma1")
+    counts, threshold, sigma1 = _checked(counts, threshold, sigma1)
     beta = check_real(beta, "beta", 0.0, math.inf, low_open=True)
     m, n_classes = counts.shape
     k = int(counts[0].sum())
@@ -424,16 +415,8 @@ def confident_gnmax_smooth_sensitivity(counts, *, threshold: float, sigma1: floa
 
     Parameters
     ----------
-    counts : array-like of int, shape (m, n_classes)
-        Vote counts per query (private; equal totals k).
-    threshold : float
-        The threshold ``t`` (votes).
-    sigma1 : float
-        Threshold noise σ1, > 0.
-    sigma2 : float
-        Answer noise σ2, > 0.
-    order : float
-        Rényi order λ.
+    counts, threshold, sigma1, sigma2, order
+        As in :func:`certified_rdp_terms`.
     beta : float
         Smoothness parameter β > 0.
 
