@@ -131,15 +131,9 @@ def certified_diagnostics(counts, params: CertifiedParameters) -> CertifiedDiagn
     -------
     CertifiedDiagnostics
 
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
-    R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
-    Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5 (PATE 2018's Appendix B, Theorem 23); the papers are cited in this module's References.
     """
     counts = _check_params_counts(counts, params)
     a = gnmax_sensitivity(sigma=params.sigma2, n_classes=counts.shape[1], order=params.order)
@@ -461,15 +455,9 @@ class CertifiedSampler:
         -------
         (epsilon, delta) : tuple of float
 
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
-        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
-        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        Notes
+        -----
+        docs/design.md §8.5 (PATE 2018's Appendix B, Theorem 23); the papers are cited in this module's References.
         """
         g = self.params.guarantee()
         return g.epsilon, g.delta

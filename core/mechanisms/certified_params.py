@@ -13,6 +13,11 @@ N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson, "Sc
 Private Learning with PATE", ICLR 2018 (Thm 23 (GNSS), Appendix B).
 R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: user-friendly recipes for
 data-adaptive algorithms with differential privacy", AISTATS 2023.
+K. Nissim, S. Raskhodnikova, A. Smith, "Smooth sensitivity and sampling in private data
+analysis", STOC 2007.
+I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7: the Gaussian's RDP).
+B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis testing interpretations and
+Rényi differential privacy", AISTATS 2020 (the conversion to (ε, δ)).
 """
 
 from __future__ import annotations
@@ -84,17 +89,11 @@ def gnss_rdp(order, *, beta: float, sigma_s: float):
     Returns
     -------
     numpy.ndarray of float
-        ρ(λ), same shape as ``order``.
+        ρ_GNSS(λ), same shape as ``order`` (+inf outside 1 < λ < 1/(2β)).
 
-    References
-    ----------
-    N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-    "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
-    R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
-    Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-    Data Analysis", STOC 2007.
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5 (PATE 2018's Appendix B, Theorem 23); the papers are cited in this module's References.
     """
     lam = np.asarray(order, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -107,22 +106,19 @@ def log_sensitivity_rdp(order, *, beta: float, sigma_l: float):
 
     Parameters
     ----------
-    order : float or array-like
-        Rényi orders λ.
-    beta : float
-        Smoothness β > 0 (the sensitivity of ``log S``).
+    order, beta
+        As in :func:`gnss_rdp` (β is the sensitivity of ``log S``).
     sigma_l : float
         Noise σ_ℓ > 0.
 
     Returns
     -------
     numpy.ndarray of float
-        ρ(λ), same shape as ``order``.
+        ρ_ℓ(λ), same shape as ``order``.
 
-    References
-    ----------
-    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 7).
-    docs/design.md §8.5.
+    Notes
+    -----
+    docs/design.md §8.5 (Mironov's Proposition 7); the papers are cited in this module's References.
     """
     lam = np.asarray(order, dtype=float)
     return lam * beta**2 / (2.0 * sigma_l**2)
@@ -225,15 +221,9 @@ class CertifiedParameters:
         numpy.ndarray of float
             ρ_test(λ), same shape as ``orders``.
 
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Appendix B, Theorem 23).
-        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
-        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
-        K. Nissim, S. Raskhodnikova, A. Smith, "Smooth Sensitivity and Sampling in Private
-        Data Analysis", STOC 2007.
-        docs/design.md §8.5.
+        Notes
+        -----
+        docs/design.md §8.5 (PATE 2018's Appendix B, Theorem 23); the papers are cited in this module's References.
         """
         return gnss_rdp(orders, beta=self.beta, sigma_s=self.sigma_s) + log_sensitivity_rdp(
             orders, beta=self.beta, sigma_l=self.sigma_l)
@@ -269,16 +259,10 @@ class CertifiedParameters:
         -------
         PrivacyGuarantee
 
-        References
-        ----------
-        N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar, Ú. Erlingsson,
-        "Scalable Private Learning with PATE", ICLR 2018 (Theorem 23).
-        R. Redberg, Y. Zhu, Y.-X. Wang, "Generalized PTR: User-Friendly Recipes for
-        Data-Adaptive Algorithms with Differential Privacy", AISTATS 2023.
-        B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
-        Interpretations and Rényi Differential Privacy", AISTATS 2020.
-        I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
-        docs/design.md §8.5.
+        Notes
+        -----
+        docs/design.md §8.5 (PATE 2018's Theorem 23, Generalized PTR, the RDP conversion); the
+        papers are cited in this module's References.
         """
         orders_t = _test_orders(self.beta)
         rho_t = self.test_rdp(orders_t)
