@@ -15,6 +15,29 @@ __all__ = ["builtin_picture"]
 
 _DIST = "distance to instability"
 
+
+
+def _flip(name: str, noise: str, bound: str) -> dict[str, str]:
+    """The texts of a noisy-max mechanism's picture (it answers every query; the gap may flip)."""
+    return dict(
+        statistic="gap between the top two vote counts", symbol="g", kind="flip",
+        reads=f"{name} answers every query: it adds {noise} noise to every count and releases the largest. "
+        "It reads the gap between the top two counts: right of the line g the noise swaps them with "
+        "probability below 5 %, so the plurality is kept; left of it the answer may flip.",
+        bound=bound,
+    )
+
+
+def _a_stab(reads: str, sub: str = "") -> dict[str, str]:
+    """The texts of a picture of A_stab run at (ε_sub, δ_sub) on each query (BTT Theorem 2.5)."""
+    at = f" at (ε{sub}, δ{sub})" if sub else ""
+    return dict(
+        statistic=_DIST, symbol="Γ", kind="threshold", reads=reads,
+        bound=f"BTT Theorem 2.5{at}: a query whose distance reaches (log(1/δ{sub}) + log(1/β))/ε{sub} is "
+        "answered with probability at least 1 − β; only plurality labels are released.",
+    )
+
+
 _TEXTS: dict[str, dict[str, str]] = {
     "btt": dict(
         statistic=_DIST, symbol="w", kind="threshold",
@@ -32,22 +55,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "test passes most of the time.",
         bound="No error bound with constants is known here for soft labels; at most T queries are ⊥ by construction.",
     ),
-    "lnmax": dict(
-        statistic="gap between the top two vote counts", symbol="g", kind="flip",
-        reads="LNMax answers every query: it adds Laplace noise to every count and releases the largest. "
-        "It reads the gap between the top two counts: right of the line g the noise swaps them with "
-        "probability below 5 %, so the plurality is kept; left of it the answer may flip.",
-        bound="PATE 2017, Theorem 3: the answer differs from the plurality with probability at most "
-        "Σ over the other classes of (2 + γΔ)/(4·exp(γΔ)), Δ being the class's gap to the top count.",
-    ),
-    "gnmax": dict(
-        statistic="gap between the top two vote counts", symbol="g", kind="flip",
-        reads="GNMax answers every query: it adds Gaussian noise to every count and releases the largest. "
-        "It reads the gap between the top two counts: right of the line g the noise swaps them with "
-        "probability below 5 %, so the plurality is kept; left of it the answer may flip.",
-        bound="PATE 2018, Proposition 7: the answer differs from the plurality with probability at most "
-        "Σ over the other classes of ½·erfc(Δ/(2σ)), Δ being the class's gap to the top count.",
-    ),
+    "lnmax": _flip("LNMax", "Laplace",
+                   "PATE 2017, Theorem 3: the answer differs from the plurality with probability at most "
+                   "Σ over the other classes of (2 + γΔ)/(4·exp(γΔ)), Δ being the class's gap to the top count."),
+    "gnmax": _flip("GNMax", "Gaussian",
+                   "PATE 2018, Proposition 7: the answer differs from the plurality with probability at most "
+                   "Σ over the other classes of ½·erfc(Δ/(2σ)), Δ being the class's gap to the top count."),
     "confident-gnmax": dict(
         statistic="top vote count", symbol="t", kind="threshold",
         reads="Confident-GNMax tests the top vote count plus Gaussian noise σ1 against t. Right of t a "
@@ -64,20 +77,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         bound="No explicit bound with constants is known: the certificate releases the whole batch or "
         "nothing. Once it passes, each query is answered with probability Φ((n − t)/σ1).",
     ),
-    "baseline": dict(
-        statistic=_DIST, symbol="Γ", kind="threshold",
-        reads="The baseline runs A_stab on every query at a small per-query budget ε0: the distance to "
-        "instability plus Laplace noise must pass Γ = log(1/δ0)/ε0. Right of Γ answered most of the time.",
-        bound="BTT Theorem 2.5 at (ε0, δ0): a query whose distance reaches (log(1/δ0) + log(1/β))/ε0 is "
-        "answered with probability at least 1 − β; only plurality labels are released.",
-    ),
-    "a-stab": dict(
-        statistic=_DIST, symbol="Γ", kind="threshold",
-        reads="A_stab tests each query's distance to instability plus Laplace noise against "
-        "Γ = log(1/δ)/ε. Right of Γ a query is answered most of the time; left of it it is mostly ⊥.",
-        bound="BTT Theorem 2.5: a query whose distance reaches (log(1/δ) + log(1/β))/ε is answered with "
-        "probability at least 1 − β; only plurality labels are released.",
-    ),
+    "baseline": _a_stab(
+        "The baseline runs A_stab on every query at a small per-query budget ε0: the distance to "
+        "instability plus Laplace noise must pass Γ = log(1/δ0)/ε0. Right of Γ answered most of the time.", "0"),
+    "a-stab": _a_stab(
+        "A_stab tests each query's distance to instability plus Laplace noise against "
+        "Γ = log(1/δ)/ε. Right of Γ a query is answered most of the time; left of it it is mostly ⊥."),
 }
 
 
