@@ -399,10 +399,8 @@ def bernoulli_exp(gamma, size=None, rng: RNGLike = None) -> np.ndarray:
     ----------
     gamma : Fraction, int or float
         The rate; a float is used at its exact binary value.
-    size : int or tuple, optional
-        Output shape.
-    rng : Generator, int or None
-        See :func:`check_rng`.
+    size, rng
+        As in :func:`discrete_laplace`.
 
     Returns
     -------
@@ -479,6 +477,18 @@ def _geometric_e1(n: int, gen: np.random.Generator) -> np.ndarray:
     return v
 
 
+def _integer_draws(size, rng: RNGLike, sampler) -> np.ndarray:
+    """``sampler(count, gen)`` (``count`` int64 draws) run on chunks of at most :data:`_CHUNK`
+    slots (bounding memory), shaped to ``size`` (an int64 scalar when ``size`` is None)."""
+    gen = check_rng(rng)
+    n = int(np.prod(size)) if size is not None else 1
+    out = np.empty(n, dtype=np.int64)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        out[start:stop] = sampler(stop - start, gen)
+    return out[0] if size is None else out.reshape(size)
+
+
 def discrete_laplace(scale: Scale, size=None, rng: RNGLike = None) -> np.ndarray:
     """Exact discrete Laplace (two-sided geometric) noise on the integers.
 
@@ -507,13 +517,7 @@ def discrete_laplace(scale: Scale, size=None, rng: RNGLike = None) -> np.ndarray
     .. [2] Mironov (2012), the floating-point attack that exact sampling avoids.
     """
     t = rational_scale(scale)
-    gen = check_rng(rng)
-    n = int(np.prod(size)) if size is not None else 1
-    out = np.empty(n, dtype=np.int64)
-    for start in range(0, n, _CHUNK):
-        stop = min(n, start + _CHUNK)
-        out[start:stop] = _dlap(t.numerator, t.denominator, stop - start, gen)
-    return out[0] if size is None else out.reshape(size)
+    return _integer_draws(size, rng, lambda count, gen: _dlap(t.numerator, t.denominator, count, gen))
 
 
 def discrete_laplace_tail(scale: Scale, a) -> np.ndarray:
@@ -642,10 +646,8 @@ def discrete_gaussian(sigma: Scale, size=None, rng: RNGLike = None) -> np.ndarra
     sigma : float, int or Fraction
         The standard-deviation parameter σ (the variance of the output is slightly
         below σ²); positive, at most 30,000.
-    size : int or tuple, optional
-        Output shape.
-    rng : Generator, int or None
-        See :func:`check_rng`.
+    size, rng
+        As in :func:`discrete_laplace`.
 
     Returns
     -------
@@ -656,13 +658,7 @@ def discrete_gaussian(sigma: Scale, size=None, rng: RNGLike = None) -> np.ndarra
     .. [1] Canonne, Kamath, Steinke (2020), Algorithm 3.
     """
     v = rational_variance(sigma)
-    gen = check_rng(rng)
-    n = int(np.prod(size)) if size is not None else 1
-    out = np.empty(n, dtype=np.int64)
-    for start in range(0, n, _CHUNK):
-        stop = min(n, start + _CHUNK)
-        out[start:stop] = _dgauss(v, stop - start, gen)
-    return out[0] if size is None else out.reshape(size)
+    return _integer_draws(size, rng, lambda count, gen: _dgauss(v, count, gen))
 
 
 # ----------------------------------------------------------------------------- continuous
@@ -675,10 +671,8 @@ def laplace(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
     ----------
     scale : float
         The scale ``b`` of ``Lap(b)``; positive.
-    size : int or tuple, optional
-        Output shape.
-    rng : Generator, int or None
-        See :func:`check_rng`.
+    size, rng
+        As in :func:`discrete_laplace`.
 
     Returns
     -------
@@ -701,9 +695,8 @@ def gaussian(scale: float, size=None, rng: RNGLike = None) -> np.ndarray:
     ----------
     scale : float
         The standard deviation σ > 0.
-    size : int or tuple, optional
-    rng : Generator, int or None
-        See :func:`check_rng`.
+    size, rng
+        As in :func:`discrete_laplace`.
 
     Returns
     -------

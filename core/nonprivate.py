@@ -10,6 +10,8 @@ does not apply.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = [
@@ -27,6 +29,18 @@ __all__ = [
 ]
 
 
+def _without_truth_none(measure):
+    """``measure`` returning None where the true labels ``y`` (its last argument) are None."""
+
+    @functools.wraps(measure)
+    def wrapped(*args, **kwargs):
+        y = kwargs["y"] if "y" in kwargs else args[-1]
+        return None if y is None else measure(*args, **kwargs)
+
+    return wrapped
+
+
+@_without_truth_none
 def teacher_accuracies(predictions, y) -> np.ndarray | None:
     """Each teacher's accuracy on the public queries.  NON-PRIVATE: reads true labels.
 
@@ -42,9 +56,13 @@ def teacher_accuracies(predictions, y) -> np.ndarray | None:
     numpy.ndarray of float, shape (k,), or None
         The share of queries each teacher labels correctly; None without ``y``.
     """
-    if y is None:
-        return None
     return np.mean(np.asarray(predictions) == np.asarray(y)[:, None], axis=0)
+
+
+def _teacher_error(predictions, y, reduce) -> float | None:
+    """``1 - reduce(teacher_accuracies)``; None without ``y``."""
+    accs = teacher_accuracies(predictions, y)
+    return None if accs is None else float(1.0 - reduce(accs))
 
 
 def mean_teacher_error(predictions, y) -> float | None:
@@ -52,18 +70,18 @@ def mean_teacher_error(predictions, y) -> float | None:
 
     Parameters
     ----------
-    predictions : array-like of int, shape (m, k)
-    y : array-like of int, shape (m,), or None
+    predictions, y
+        As in :func:`teacher_accuracies`.
 
     Returns
     -------
     float or None
         ``1 - mean(teacher_accuracies)``; None without ``y``.
     """
-    accs = teacher_accuracies(predictions, y)
-    return None if accs is None else float(1.0 - np.mean(accs))
+    return _teacher_error(predictions, y, np.mean)
 
 
+@_without_truth_none
 def plurality_accuracy(votes, y) -> float | None:
     """Accuracy of the un-noised plurality vote.  NON-PRIVATE: reads raw votes and true labels.
 
@@ -79,11 +97,17 @@ def plurality_accuracy(votes, y) -> float | None:
     """
     from core.mechanisms.stability import plurality
 
-    if y is None:
-        return None
     return float(np.mean(np.asarray(plurality(np.asarray(votes))) == np.asarray(y)))
 
 
+def _answers(labels, y) -> tuple[np.ndarray, np.ndarray]:
+    """The released hard labels on the answered queries (class ids ≥ 0) and their true labels."""
+    labels = np.asarray(labels)
+    mask = labels >= 0
+    return labels[mask], np.asarray(y)[mask]
+
+
+@_without_truth_none
 def answered_accuracy(labels, y) -> float | None:
     """Accuracy of released hard labels on the answered queries.  NON-PRIVATE: reads true labels.
 
@@ -98,15 +122,11 @@ def answered_accuracy(labels, y) -> float | None:
     float or None
         None without ``y`` or without any answer.
     """
-    if y is None:
-        return None
-    labels = np.asarray(labels)
-    mask = labels >= 0
-    if not mask.any():
-        return None
-    return float(np.mean(labels[mask] == np.asarray(y)[mask]))
+    released, truth = _answers(labels, y)
+    return float(np.mean(released == truth)) if released.size else None
 
 
+@_without_truth_none
 def correct_count(labels, y) -> int | None:
     """Answered hard labels equal to the true label.  NON-PRIVATE: reads true labels.
 
@@ -120,13 +140,11 @@ def correct_count(labels, y) -> int | None:
     -------
     int or None
     """
-    if y is None:
-        return None
-    labels = np.asarray(labels)
-    mask = labels >= 0
-    return int(np.count_nonzero(labels[mask] == np.asarray(y)[mask]))
+    released, truth = _answers(labels, y)
+    return int(np.count_nonzero(released == truth))
 
 
+@_without_truth_none
 def soft_error(scores, answered, y) -> float | None:
     """Mean absolute error of released scores against the 0/1 truth.  NON-PRIVATE: reads true labels.
 
@@ -143,8 +161,6 @@ def soft_error(scores, answered, y) -> float | None:
     float or None
         None without ``y`` or without any answer.
     """
-    if y is None:
-        return None
     mask = np.asarray(answered, dtype=bool)
     if not mask.any():
         return None
@@ -154,18 +170,20 @@ def soft_error(scores, answered, y) -> float | None:
 def worst_teacher_error(predictions, y) -> float | None:
     """The largest error of any one teacher on the public queries.  NON-PRIVATE: reads true labels.
 
+    BTT's Theorem 3.2 asks every teacher to err at most γ + α: this is the error
+    :func:`theorem_32_check` holds against that condition.
+
     Parameters
     ----------
-    predictions : array-like of int, shape (m, k)
-    y : array-like of int, shape (m,), or None
+    predictions, y : array-like of int
+        Every teacher's labels and the true labels, as in :func:`teacher_accuracies`.
 
     Returns
     -------
     float or None
-        ``1 - min(teacher_accuracies)``; None without ``y``.
+        The worst teacher's error, ``1 - min(teacher_accuracies)``, or None without ``y``.
     """
-    accs = teacher_accuracies(predictions, y)
-    return None if accs is None else float(1.0 - np.min(accs))
+    return _teacher_error(predictions, y, np.min)
 
 
 def theorem_32_check(predictions, y, result, *, beta: float, n_classes: int, n_private: int | None = None):
@@ -208,6 +226,7 @@ def theorem_32_check(predictions, y, result, *, beta: float, n_classes: int, n_p
                                  beta=float(beta), n_classes=int(n_classes), n_private=n_private)
 
 
+@_without_truth_none
 def majority_rate(y) -> float | None:
     """Accuracy of always answering the most frequent class.  NON-PRIVATE: reads true labels.
 
@@ -220,8 +239,6 @@ def majority_rate(y) -> float | None:
     float or None
         The most frequent class's share of ``y``; None without ``y`` or when it is empty.
     """
-    if y is None:
-        return None
     y = np.asarray(y)
     if y.size == 0:
         return None
