@@ -16,21 +16,8 @@ import json
 from typing import Any, TextIO
 
 from core.cli import options
-from core.cli.common import (
-    EXIT_CODES,
-    EXIT_OK,
-    EXIT_VIOLATION,
-    PROG,
-    CommandError,
-    Formatter,
-    ProgressBar,
-    add_progress,
-    add_seed,
-    json_value,
-    mechanism_name,
-    one_line,
-    para,
-)
+from core.cli.common import (EXIT_OK, EXIT_VIOLATION, PROG, CommandError, ProgressBar, add_command,
+                             add_progress, add_seed, json_value, mechanism_name, one_line)
 
 __all__ = ["add_parser", "run", "offered"]
 
@@ -54,23 +41,14 @@ def offered() -> dict[str, tuple[dict[str, Any], bool]]:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    """Add the ``audit`` command to the subparsers ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse subparsers action
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Add the ``audit`` command to the subparsers ``commands`` (see :func:`core.cli.common.add_command`)."""
     mechanisms = offered()
     names = list(mechanisms)
     teaching = [n for n, (_, t) in mechanisms.items() if t]
-    aud = commands.add_parser(
-        "audit",
+    aud = add_command(
+        commands, "audit",
         help="audit a mechanism empirically: claimed epsilon vs an audited lower bound",
-        description=para(
+        description=(
             "Run a mechanism many times on two neighbouring inputs (synthetic vote counts that "
             "differ by one teacher, placed where the mechanism leaks most), choose an output event "
             "on half of the runs and estimate it on the other half. The result is a lower bound on "
@@ -81,9 +59,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
         epilog=(
             "examples:\n"
             f"  {PROG} audit --mechanism btt --epsilon 1 --delta 0.01 --T 1 --trials 100000\n"
-            f"  {PROG} audit --mechanism printed-distance-btt --trials 200000 --json\n\n" + EXIT_CODES
+            f"  {PROG} audit --mechanism printed-distance-btt --trials 200000 --json"
         ),
-        formatter_class=Formatter,
     )
     aud.add_argument("--mechanism", required=True, type=mechanism_name, choices=names, metavar="NAME",
                      help="the mechanism to audit: " + ", ".join(names)

@@ -14,29 +14,20 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, ProgressBar, json_value, one_line, para
+from core.cli.common import EXIT_OK, PROG, CommandError, ProgressBar, add_command, json_value, one_line
 from core.cli.options import add_flag
 
 __all__ = ["add_parser", "run", "sections_of"]
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    """Add the ``bounds`` command to the subparsers ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse subparsers action
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Add the ``bounds`` command to the subparsers ``commands`` (see :func:`core.cli.common.add_command`)."""
     from core.mechanisms.registry import PARAMETERS as P
 
-    bounds = commands.add_parser(
-        "bounds",
+    bounds = add_command(
+        commands, "bounds",
         help="print the theory calculators' values (noise, threshold, teachers needed, loop solver)",
-        description=para(
+        description=(
             "Print what the library computes from the settings alone: BTT's noise scale and "
             "threshold with their exact guarantee, the recommended and minimum numbers of "
             "teachers, A_stab's threshold and the composition baseline's per-query budget; with "
@@ -48,9 +39,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "examples:\n"
             f"  {PROG} bounds --epsilon 1 --delta 1e-5 --T 10 --m 1000\n"
             f"  {PROG} bounds --epsilon 1 --delta 1e-5 --T 10 --m 1000 --calibration paper \\\n"
-            "      --alpha 0.01 --k 5000 --n 1e10 --vc 10 --json\n\n" + EXIT_CODES
+            "      --alpha 0.01 --k 5000 --n 1e10 --vc 10 --json"
         ),
-        formatter_class=Formatter,
     )
     add_flag(bounds, P["epsilon"], "privacy budget epsilon > 0", required=True)
     add_flag(bounds, P["delta"], "privacy delta in (0, 1)", required=True)

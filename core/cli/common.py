@@ -22,6 +22,7 @@ __all__ = [
     "CommandError",
     "ProgressBar",
     "Formatter",
+    "add_command",
     "para",
     "one_line",
     "cli_words",
@@ -224,6 +225,29 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=30, width=WIDTH)
+
+
+def add_command(commands, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """Add one command to the subparsers ``commands``, as every command is laid out.
+
+    Parameters
+    ----------
+    commands : argparse subparsers action
+    name : str
+        The command's name.
+    help : str
+        Its line in the list of commands.
+    description : str
+        Its paragraph, wrapped by :func:`para`.
+    epilog : str
+        Examples and lists shown after the options; :data:`EXIT_CODES` follows them.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    return commands.add_parser(name, help=help, description=para(description),
+                               epilog=epilog + "\n\n" + EXIT_CODES, formatter_class=Formatter)
 
 
 def mechanism_name(text: str) -> str:

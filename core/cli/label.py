@@ -13,23 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.cli.common import (
-    dataset_name,
-    EXIT_CODES,
-    EXIT_HALTED,
-    EXIT_OK,
-    EXIT_STUDENT_FAILED,
-    PROG,
-    CommandError,
-    Formatter,
-    ProgressBar,
-    add_progress,
-    add_seed,
-    fmt,
-    mechanism_name,
-    one_line,
-    para,
-)
+from core.cli.common import (EXIT_HALTED, EXIT_OK, EXIT_STUDENT_FAILED, PROG, CommandError, ProgressBar,
+                             add_command, add_progress, add_seed, dataset_name, fmt, mechanism_name, one_line)
 from core.cli import checks, options
 
 __all__ = ["add_parser", "run"]
@@ -84,22 +69,13 @@ def _k_value(text: str) -> int | str:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    """Add the ``label`` command to the subparsers ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse subparsers action
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Add the ``label`` command to the subparsers ``commands`` (see :func:`core.cli.common.add_command`)."""
     from core.mechanisms import registry
 
-    label = commands.add_parser(
-        "label",
+    label = add_command(
+        commands, "label",
         help="label public rows privately; write the labeled CSV, the privacy report and a student",
-        description=para(
+        description=(
             "Train k teachers on disjoint chunks of the private CSV file, label the rows of the "
             "public CSV file with a differentially private mechanism, and write the labeled CSV "
             "(public features, the private label -- empty where not answered --, 'answered' and "
@@ -107,9 +83,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "the private labels. Every output is safe to publish: it holds no seed, vote count or "
             "teacher output. The teachers themselves stay in memory and are never written."
         ),
-        epilog=(_EXAMPLES + "\n" + options.mechanisms_epilog() + "\n\n" + _learner_epilog()
-                + "\n\n" + EXIT_CODES),
-        formatter_class=Formatter,
+        epilog=(_EXAMPLES + "\n" + options.mechanisms_epilog() + "\n\n" + _learner_epilog()),
     )
     data = label.add_argument_group("data")
     data.add_argument("--private", required=True, metavar="FILE",

@@ -20,7 +20,7 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, ProgressBar, fmt, mechanism_name, para
+from core.cli.common import EXIT_OK, PROG, CommandError, ProgressBar, add_command, fmt, mechanism_name
 
 __all__ = ["add_parser", "run", "add_quality_flags", "quality_of", "count_rows"]
 
@@ -141,10 +141,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
     from core.mechanisms import registry
 
     names = [n for n in registry.names() if registry.get(n).takes_epsilon]
-    p = commands.add_parser(
-        "plan",
+    p = add_command(
+        commands, "plan",
         help="predict what labeling runs would release, from sizes and an assumed teacher quality (spends nothing)",
-        description=para(
+        description=(
             "Predict, for each mechanism and epsilon, how many public rows a run would answer, how many "
             "correctly, how many abstentions, its guarantee, and whether it is useful: its answered labels "
             "right more often than always answering the majority class. Votes are simulated under the "
@@ -160,10 +160,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "examples:\n"
             f"  {PROG} plan --n 700 --classes 2 --m 300 --k 35 --majority-share 0.68\n"
             f"  {PROG} plan --private adult_train.csv --label-column income --public adult_test.csv \\\n"
-            "      --k 250 --mechanism gnmax --mechanism confident-gnmax --epsilon 1 --epsilon 2 --epsilon 4\n\n"
-            + EXIT_CODES
+            "      --k 250 --mechanism gnmax --mechanism confident-gnmax --epsilon 1 --epsilon 2 --epsilon 4"
         ),
-        formatter_class=Formatter,
     )
     job = p.add_argument_group("the job (sizes only)")
     job.add_argument("--private", default=None, metavar="FILE",

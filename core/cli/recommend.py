@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from core.cli.common import EXIT_CODES, EXIT_OK, PROG, CommandError, Formatter, ProgressBar, add_seed, para
+from core.cli.common import EXIT_OK, PROG, CommandError, ProgressBar, add_command, add_seed
 
 __all__ = ["add_parser", "run"]
 
@@ -25,10 +25,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
     from core.cli.options import add_flag
 
-    rec = commands.add_parser(
-        "recommend",
+    rec = add_command(
+        commands, "recommend",
         help="suggest the number of teachers, BTT's cutoff T and a mechanism for a labeling job",
-        description=para(
+        description=(
             "Suggest k (teachers), T (BTT's cutoff) and a mechanism for labeling --m public rows at "
             "(epsilon, delta), with the reasons in words: BTT answers only with at least "
             "btt_min_teachers(epsilon, delta, T, m) teachers; with a measured teacher agreement the "
@@ -42,9 +42,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "--delta 1e-5 --m 4884\n"
             f"  {PROG} recommend --private adult_train.csv --label-column income --epsilon 2 "
             "--delta 1e-5 --m 4884 \\\n      --measure-agreement --learner logistic_regression "
-            "--k 250 --missing drop --missing-marker '?'\n\n" + EXIT_CODES
+            "--k 250 --missing drop --missing-marker '?'"
         ),
-        formatter_class=Formatter,
     )
     rec.add_argument("--private", required=True, metavar="FILE", help="private labeled CSV file")
     rec.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")

@@ -19,20 +19,8 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.cli.common import (
-    dataset_name,
-    EXIT_CODES,
-    EXIT_OK,
-    PROG,
-    CommandError,
-    Formatter,
-    ProgressBar,
-    add_progress,
-    add_seed,
-    fmt,
-    mechanism_name,
-    para,
-)
+from core.cli.common import (EXIT_OK, PROG, CommandError, ProgressBar, add_command, add_progress, add_seed,
+                             dataset_name, fmt, mechanism_name)
 
 __all__ = ["add_parser", "run", "grid_of"]
 
@@ -41,10 +29,10 @@ SELECTABLE = ("gnmax", "confident-gnmax", "lnmax")
 
 def add_parser(commands) -> argparse.ArgumentParser:
     """Add the ``tune`` command to the subparsers ``commands``."""
-    p = commands.add_parser(
-        "tune",
+    p = add_command(
+        commands, "tune",
         help="choose the best of a grid of mechanisms and epsilons privately and write its labels",
-        description=para(
+        description=(
             "Private selection (Papernot and Steinke's random stopping): a random number of repetitions, "
             "each running a random candidate of the grid (--mechanism x --epsilon) on the teachers' votes "
             "and scoring it privately; only the best run's labels are written. The whole selection's "
@@ -58,9 +46,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "      --mechanism gnmax --mechanism confident-gnmax --epsilon 0.5 --epsilon 1 --delta 1e-5 \\\n"
             "      --score holdout --holdout 1000 --out labeled.csv --report report.json\n"
             f"  {PROG} tune --public adult_test.csv --mechanism gnmax --epsilon 1 --epsilon 2 --delta 1e-5 "
-            "--price-only\n\n" + EXIT_CODES
+            "--price-only"
         ),
-        formatter_class=Formatter,
     )
     data = p.add_argument_group("data")
     data.add_argument("--private", default=None, metavar="FILE", help="private labeled CSV file")
