@@ -278,7 +278,8 @@ def write_outputs(
     figure: Any,
     elapsed_s: float,
 ) -> tuple[Path, Path]:
-    """Write ``<name>.md`` (title, command, sections) and ``<name>.png``; print the markdown.
+    """Write ``<name>.md`` (title, command, sections) and ``<name>.png`` (the figure laid out
+    tightly); print the markdown.
 
     Returns the two paths.
     """
@@ -288,6 +289,7 @@ def write_outputs(
         [f"# {title}", f"Command: `{command}` ({elapsed_s:.0f} s on this machine)", *sections, SEED_NOTE]
     ) + "\n"
     md_path.write_text(text, encoding="utf-8")
+    figure.tight_layout()
     figure.savefig(png_path, dpi=110, bbox_inches="tight")
     plt.close(figure)
     print(text)
@@ -306,14 +308,18 @@ class Timer:
         return time.perf_counter() - self._start
 
 
-def experiment(name: str, build_parser: Callable[[], argparse.ArgumentParser], run: Callable[[Any], Any],
-               report: Callable[..., None], quick: dict[str, Any]) -> Callable[[Sequence[str] | None], None]:
-    """A script's ``main(argv)``: parse (``--quick`` applies ``quick``), run, write the outputs."""
+def experiment(name: str, title: str, build_parser: Callable[[], argparse.ArgumentParser],
+               run: Callable[[Any], Any], report: Callable[[Any, Any], tuple[Sequence[str], Any]],
+               quick: dict[str, Any]) -> Callable[[Sequence[str] | None], None]:
+    """A script's ``main(argv)``: parse (``--quick`` applies ``quick``), run, and write what
+    ``report(args, data)`` returns (its markdown sections and its figure) under ``title``
+    with the command line and the time taken (:func:`write_outputs`)."""
 
     def main(argv: Sequence[str] | None = None) -> None:
         timer = Timer()
         args = parse(build_parser(), argv, quick)
-        report(args, run(args), argv, timer)
+        sections, figure = report(args, run(args))
+        write_outputs(args.out, name, title, command_line(name, argv), sections, figure, timer.elapsed)
 
     main.__doc__ = f"Parse the arguments, run the experiment, write ``{name}.md`` and ``{name}.png``."
     return main

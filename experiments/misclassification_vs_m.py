@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from core import pipeline  # noqa: E402
 from core.theory import cutoff_T, misclassification_bound  # noqa: E402
 
 NAME = "misclassification_vs_m"
+TITLE = "Misclassification rate and ⊥ count vs m, against Theorem 3.2"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +100,7 @@ def run(args) -> dict:
     return {"rows": rows, "alpha": alpha, "teacher_errors": errors, "gamma": gamma}
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     rows = data["rows"]
     table = []
     for row in rows:
@@ -201,12 +202,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax2.set_ylabel("queries (linear below 1)")
     ax2.set_title("⊥ and unprocessed queries; bars: min–max of runs", fontsize=9)
     ax2.legend(fontsize=8)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "Misclassification rate and ⊥ count vs m, against Theorem 3.2",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

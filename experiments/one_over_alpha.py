@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from _common import plt  # noqa: E402
 from core import pipeline  # noqa: E402
 
 NAME = "one_over_alpha"
+TITLE = "The 1/α claim: queries answered by BTT vs the advanced-composition baseline"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,7 +124,7 @@ def slope(alphas: np.ndarray, answered: np.ndarray) -> float:
     return float(np.polyfit(np.log(alphas[keep]), np.log(answered[keep]), 1)[0])
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     levels = data["levels"]
     rows = []
     for lv in levels:
@@ -199,12 +200,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax2.set_xlabel("1/α")
     ax2.set_ylabel("BTT answered / baseline answered")
     ax2.set_title("Advantage of BTT grows like 1/α")
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "The 1/α claim: queries answered by BTT vs the advanced-composition baseline",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

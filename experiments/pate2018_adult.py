@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from core.errors import ParameterError  # noqa: E402
 from core.mechanisms.stability import plurality  # noqa: E402
 
 NAME = "pate2018_adult"
+TITLE = "PATE 2018's Adult row: Confident-GNMax and its certified version"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,7 +113,7 @@ def run(args) -> dict:
     return out
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     runs = data["runs"]
     m = args.n_queries
     rows = [["non-private random forest on all private rows", "∞", "—", "—", "—", "—", "—", "—", "—",
@@ -177,12 +178,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax.set_ylim(0, 1)
     ax.set_title(f"Adult: k = {args.k} forests, {m:,} queries, data-independent ε = {c[0]['eps']:.3g} "
                  "(0 = nothing released)", fontsize=9)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "PATE 2018's Adult row: Confident-GNMax and its certified version",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from core import pipeline  # noqa: E402
 from core.mechanisms.stability import plurality  # noqa: E402
 
 NAME = "pate_appendix_c"
+TITLE = "PATE 2017 Appendix C on UCI Adult: LNMax, BTT and the baseline, students"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +103,7 @@ def run(args) -> dict:
     return out
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     runs = data["runs"]
     n_pub = args.n_public
     label_of = {"lnmax": f"lnmax, γ = {args.gamma:g}", "btt": "btt (tight) at LNMax's (ε, δ), T = {T}",
@@ -160,12 +161,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax.set_ylim(0, 1)
     ax.set_title(f"Adult: k = {args.k} forests, {n_pub} queries, ε = {lnmax[0]['eps']:.3g}, δ = {args.delta:g} "
                  "(0 = student not trainable)", fontsize=9)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "PATE 2017 Appendix C on UCI Adult: LNMax, BTT and the baseline, students",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

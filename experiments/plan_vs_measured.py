@@ -51,7 +51,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from core import pipeline  # noqa: E402
 from core.plan import TeacherQuality, predict, simulate_votes  # noqa: E402
 
 NAME = "plan_vs_measured"
+TITLE = "The plan against real runs (GNMax, Confident-GNMax, BTT)"
 MECHANISMS = ("gnmax", "confident-gnmax", "btt")
 
 
@@ -240,7 +241,7 @@ def run(args) -> dict:
     return out
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     sections = []
     cols = ["dataset", "mechanism", "ε", "measured answered", "predicted answered (easy/hard)",
             "predicted answered (one accuracy)", "measured correct", "predicted correct (easy/hard)",
@@ -296,9 +297,7 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
         ax.set_xlabel(f"measured {what}")
         ax.set_ylabel(f"predicted {what} (easy/hard calibration)")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "The plan against real runs (GNMax, Confident-GNMax, BTT)",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
 def trained_section(args, trained: list[dict]) -> str:
@@ -325,7 +324,7 @@ def trained_section(args, trained: list[dict]) -> str:
            "and A."])
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

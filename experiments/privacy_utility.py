@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,7 @@ from core.mechanisms import registry  # noqa: E402
 from core.mechanisms.stability import plurality  # noqa: E402
 
 NAME = "privacy_utility"
+TITLE = "Privacy–utility of every registered mechanism on the same votes"
 LEARNER = "logistic_regression"
 
 
@@ -225,7 +226,7 @@ def _all_labeled(y):
                           params={}, accounting="none")
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     names = data["names"]
     rows = []
     for eps in args.epsilons:
@@ -303,12 +304,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax2.set_ylabel("student test accuracy")
     ax2.set_title("Student trained on the released labels")
     ax2.legend(fontsize=8)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "Privacy–utility of every registered mechanism on the same votes",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from core.errors import PrivateLabelLabError  # noqa: E402
 from core.pipeline import holdout_score  # noqa: E402
 
 NAME = "private_selection_adult"
+TITLE = "Private selection on Adult"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +109,7 @@ def run(args) -> dict:
     return out
 
 
-def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) -> None:
+def report(args, data: dict) -> tuple[list[str], Any]:
     grid, runs, price = data["grid"], data["runs"], data["price"]
     name = lambda j: f"{grid[j][0]}, ε = {grid[j][1]['epsilon']:g}"  # noqa: E731
     rows, within = [], 0
@@ -144,12 +145,10 @@ def report(args, data: dict, argv: Sequence[str] | None, timer: common.Timer) ->
     ax.set_ylabel("student test accuracy")
     ax.set_title(f"Adult: private selection, whole guarantee ε = {price.epsilon:.2f}", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    common.write_outputs(args.out, NAME, "Private selection on Adult", common.command_line(NAME, argv), sections, fig,
-                         timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 
 if __name__ == "__main__":

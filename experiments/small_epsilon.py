@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,6 +50,7 @@ from core.mechanisms.dp_training import dp_logistic_coefficients, public_encodin
 from core.mechanisms.result import make_result  # noqa: E402
 
 NAME = "small_epsilon"
+TITLE = "The best labels at small ε, beside DP training"
 OUT = Path(__file__).resolve().parent / "out"
 
 ROUTES = (
@@ -267,7 +268,7 @@ def run(args) -> dict:
     return out
 
 
-def report(args, res: dict, argv: Sequence[str] | None, timer) -> None:
+def report(args, res: dict) -> tuple[list[str], Any]:
     sections = []
     fig, axes = plt.subplots(1, len(res["tasks"]), figsize=(6 * len(res["tasks"]), 4), squeeze=False)
     for ax, task in zip(axes[0], res["tasks"]):
@@ -309,11 +310,10 @@ def report(args, res: dict, argv: Sequence[str] | None, timer) -> None:
     if not args.quick:
         sections.append(subsampling_section(args))
     axes[0][-1].legend(fontsize=6, loc="lower right")
-    common.write_outputs(args.out, NAME, "The best labels at small ε, beside DP training",
-                         common.command_line(NAME, argv), sections, fig, timer.elapsed)
+    return sections, fig
 
 
-main = common.experiment(NAME, build_parser, run, report, QUICK)
+main = common.experiment(NAME, TITLE, build_parser, run, report, QUICK)
 
 if __name__ == "__main__":
     common.run_main(main)
