@@ -215,7 +215,7 @@ def test_mechanisms_take_all_randomness_from_the_noise_module(monkeypatch):
         (aggregators.btt_label, dict(epsilon=1.0, delta=1e-3, T=2, calibration="tight")),
         (aggregators.a_stab_label, dict(epsilon=1.0, delta=1e-3)),
         (aggregators.composition_baseline_label, dict(epsilon=1.0, delta=1e-3)),
-        (aggregators.lnmax_label, dict(gamma=0.5)),
+        (aggregators.lnmax_label, dict(gamma=0.5, delta=1e-5)),
     ]:
         a = fn(counts, **kw, rng=1).labels
         b = fn(counts, **kw, rng=2).labels
