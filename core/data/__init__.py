@@ -36,6 +36,8 @@ _EXPORTS = {
     "check_missing_option": "missing",
     "mark_missing": "missing",
     "missing_report": "missing",
+    "CsvFormat": "formats",
+    "sniff_format": "formats",
     "check_public": "public",
     "read_public": "public",
     "DEFAULT_MAX_BYTES": "reading",

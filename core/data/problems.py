@@ -225,14 +225,15 @@ def suggest_label_column(columns: Sequence[str]) -> str | None:
 
 
 def without_columns(source, columns: Sequence[str], *, rename_duplicates: bool = False,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+                    max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None) -> bytes:
     """The CSV ``source`` without ``columns``, as CSV bytes (every value as written).
 
     A column that would stop the file from loading (a number column holding text) can
-    be left out before :func:`core.data.load_table` reads it; the bytes stay in memory.
+    be left out before :func:`core.data.load_table` reads it; the bytes stay in memory.  The
+    bytes are comma-separated UTF-8 with decimal points, whatever ``csv_format`` the source has.
     """
     frame, _ = read_csv(source, max_bytes, "The file has a header row but no data rows.",
-                        rename_duplicates=rename_duplicates)
+                        rename_duplicates=rename_duplicates, csv_format=csv_format)
     kept = frame.drop(columns=[c for c in columns if c in frame.columns])
     return kept.to_csv(index=False).encode("utf-8")
 
@@ -324,6 +325,7 @@ def check_file(
     max_bytes: int = DEFAULT_MAX_BYTES,
     min_rows: int = 20,
     privacy_unit: str | None = None,
+    csv_format=None,
 ) -> ColumnCheck:
     """Every problem of a private CSV file at once, with the options it would be loaded with.
 
@@ -350,6 +352,8 @@ def check_file(
         The declared unit column: not a feature, not checked.  Without one, columns that
         repeat like a person key and exact duplicate rows are listed (NON-PRIVATE
         diagnostics), each person key with the fix that declares it the unit.
+    csv_format : core.data.CsvFormat, optional
+        As for :func:`core.data.load_table` (None fields detected).
 
     Returns
     -------
@@ -365,7 +369,8 @@ def check_file(
     """
     missing = check_missing_option(missing)
     markers = check_markers(missing_markers)
-    frame, _ = read_csv(source, max_bytes, "The file has a header row but no data rows.", rename_duplicates=True)
+    frame, _ = read_csv(source, max_bytes, "The file has a header row but no data rows.", rename_duplicates=True,
+                        csv_format=csv_format)
     header = list(frame.attrs.get("header", frame.columns))
     frame = mark_missing(frame, markers)
     columns = [str(c) for c in frame.columns]

@@ -222,7 +222,8 @@ def check_public_coded(
     return checked, coded
 
 
-def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False) -> pd.DataFrame:
+def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False,
+                csv_format=None) -> pd.DataFrame:
     """Read a public (query) CSV file and check it against ``table`` (:func:`check_public`).
 
     Parameters
@@ -236,6 +237,9 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
     rename_duplicates : bool
         As for :func:`load_table` (use the same choice for both files).  Columns the
         private table dropped as empty (``table.dropped_columns``) are dropped here too.
+    csv_format : core.data.CsvFormat, optional
+        The file's encoding, separator and decimal mark; None fields are detected (as for
+        :func:`load_table`; the public file may be written another way than the private one).
 
     Returns
     -------
@@ -254,6 +258,7 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
         max_bytes,
         "The public file has a header row but no data rows. Add the points to label and load it again.",
         rename_duplicates=rename_duplicates,
+        csv_format=csv_format,
     )
     frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
     return check_public(table, frame)

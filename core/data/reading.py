@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 import warnings
 from dataclasses import field
 from pathlib import Path
@@ -23,6 +22,8 @@ import pandas as pd
 from core.errors import DataError, ParameterError
 
 from core.data.distinct import distinct, take
+from core.data.formats import SAVE_AS_CSV, SEPARATORS, CsvFormat, check_csv_format, decimal_points, decode, \
+    detect_decimal, detect_separator, named
 from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
 
@@ -43,27 +44,6 @@ __all__ = [
 #: Default size limit of a CSV file: 50 MiB.
 DEFAULT_MAX_BYTES = 50 * 2**20
 
-# Leading bytes of common binary formats that users upload by mistake.
-_MAGIC = (
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF", "a PDF document"),
-    (b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)"),
-    (b"PK\x05\x06", "an empty zip archive"),
-    (b"BZh", "a bzip2-compressed file"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive"),
-    (b"\xd0\xcf\x11\xe0", "an old Excel .xls workbook"),
-    (b"PAR1", "a Parquet file"),
-    (b"\x93NUMPY", "a NumPy .npy file"),
-    (b"\x80\x04", "a Python pickle"),
-    (b"\x80\x05", "a Python pickle"),
-    (b"SQLite format 3", "an SQLite database"),
-)
-
-_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")
-_SAVE_AS_CSV = "Export it as a comma-separated CSV file (UTF-8) and load that instead."
 
 
 # --------------------------------------------------------------------------------------
@@ -173,52 +153,12 @@ def _read_source(source, max_bytes: int) -> tuple[bytes | str, str | None]:
     return data, stem
 
 
-def _line_of(data, position: int) -> int:
-    newline = b"\n" if isinstance(data, bytes) else "\n"
-    return data[:position].count(newline) + 1
-
-
-def _decode(data: bytes | str, max_bytes: int) -> str:
-    """Check size and encoding and return the text (BOM removed)."""
+def _decode(data: bytes | str, max_bytes: int, encoding: str | None = None, where: str | None = None) -> tuple[str, str]:
+    """Check the size, then :func:`core.data.formats.decode`: the text and the encoding read."""
     size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(size, max_bytes)
-    if isinstance(data, str):
-        text = data[1:] if data.startswith("\ufeff") else data
-    else:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise DataError(
-                "The file is UTF-16 text (Excel's 'Unicode text'), not UTF-8. Save it as "
-                "'CSV UTF-8 (comma delimited)' and load it again."
-            )
-        for magic, what in _MAGIC:
-            if data.startswith(magic):
-                raise DataError(f"The file is not a CSV file: it looks like {what}. {_SAVE_AS_CSV}")
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            raise DataError(
-                f"The file is not a CSV text file: it holds binary data (a NUL byte on line "
-                f"{_line_of(data, nul)}). {_SAVE_AS_CSV}"
-            )
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            bad = data[exc.start]
-            raise DataError(
-                f"The file is not UTF-8 text: byte 0x{bad:02x} on line {_line_of(data, exc.start)} "
-                "is not valid UTF-8 (the file was probably saved as Latin-1 or Windows-1252). "
-                "Save it with UTF-8 encoding ('CSV UTF-8' in Excel, 'UTF-8' in a text editor's "
-                "Save As) and load it again."
-            ) from None
-    if not text.strip():
-        raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
-    control = _CONTROL.search(text)
-    if control is not None:
-        raise DataError(
-            f"The file is not a CSV text file: it holds the control character "
-            f"{control.group()!r} on line {_line_of(text, control.start())}. {_SAVE_AS_CSV}"
-        )
-    return text
+    return decode(data, encoding, where=where)
 
 
 def _is_number(text: str) -> bool:
@@ -229,14 +169,14 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _raw_header(text: str) -> list[str]:
+def _raw_header(text: str, sep: str = ",") -> list[str]:
     """The first non-blank record of the CSV, each field stripped."""
     try:
-        for row in csv.reader(io.StringIO(text), skipinitialspace=True, strict=False):
+        for row in csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True, strict=False):
             if row and any(field.strip() for field in row):
                 return [field.strip() for field in row]
     except csv.Error as exc:
-        raise DataError(f"The header row cannot be read as CSV ({exc}). {_SAVE_AS_CSV}") from None
+        raise DataError(f"The header row cannot be read as CSV ({exc}). {SAVE_AS_CSV}") from None
     raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
 
 
@@ -269,9 +209,10 @@ def unique_column_names(header: Sequence[str]) -> list[str]:
     return out
 
 
-def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
+def _parse_csv(text: str, rename_duplicates: bool = False, sep: str = ",") -> pd.DataFrame:
     """Parse CSV text into a frame of text columns (missing -> NaN), checking the header."""
-    header = _raw_header(text)
+    header = _raw_header(text, sep)
+    fields = f"{SEPARATORS[sep]}-separated fields"
     empty = [i + 1 for i, name in enumerate(header) if not name]
     if empty:
         raise DataError(
@@ -303,7 +244,7 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
             warnings.simplefilter("always")
             frame = pd.read_csv(
                 io.StringIO(text),
-                sep=",",
+                sep=sep,
                 header=0,
                 dtype=str,
                 index_col=False,
@@ -318,14 +259,14 @@ def _parse_csv(text: str, rename_duplicates: bool = False) -> pd.DataFrame:
         detail = str(exc).replace("Error tokenizing data. C error: ", "").strip()
         raise DataError(
             f"The file cannot be read as CSV: {detail}. Every row must have as many "
-            "comma-separated fields as the header; quote fields that contain commas."
+            f"{fields} as the header; quote fields that contain the separator."
         ) from None
     for warning in caught:
         if issubclass(warning.category, pd.errors.ParserWarning):
             raise DataError(
-                "Some rows have more comma-separated fields than the header has column names. "
+                f"Some rows have more {fields} than the header has column names. "
                 "Add the missing names to the header (or delete the extra fields; quote fields "
-                "that contain commas) and load the file again."
+                "that contain the separator) and load the file again."
             )
     if frame.shape[1] != len(header):
         raise DataError(
@@ -475,7 +416,8 @@ def _numeric_or_text(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
             f"({examples}; data row(s) {row_list(np.flatnonzero(failed))}). If these mark "
             "missing values, leave those fields empty or name the marker with missing_markers "
             f"(e.g. missing_markers=({pd.unique(text)[0]!r},)); otherwise correct them (numbers "
-            "use '.' as decimal point and no thousands separator), then load the file again."
+            "use one decimal mark, no thousands separator: give decimal=',' for decimal commas), then load the "
+            "file again."
         )
     return clean_text(column), False
 
@@ -516,7 +458,8 @@ def check_finite(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None
 # --------------------------------------------------------------------------------------
 
 
-def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False) -> tuple[pd.DataFrame, str | None]:
+def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False,
+             csv_format: CsvFormat | None = None) -> tuple[pd.DataFrame, str | None]:
     """Read ``source`` into a frame of text columns, with the source's default name.
 
     Checks ``max_bytes``, the size, the encoding and the header; ``no_rows`` is the
@@ -533,20 +476,49 @@ def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False
         Error message for a header without data rows.
     rename_duplicates : bool, default False
         Rename repeated header names instead of refusing them.
+    csv_format : CsvFormat, optional
+        The file's encoding, separator and decimal mark; a field left None (default: all)
+        is detected (:mod:`core.data.formats`).  Numbers written with a decimal comma are
+        rewritten with a point.
 
     Returns
     -------
     frame : pandas.DataFrame
-        The rows, every column as text.
+        The rows, every column as text; ``frame.attrs["csv_format"]`` is the format read
+        (every field set).
     name : str or None
         The source's default name (e.g. the file name), if it has one.
+
+    Raises
+    ------
+    DataError
+        Every message names the file when the source has a name (a path, an uploaded file).
     """
     max_bytes = _check_max_bytes(max_bytes)
-    raw, default_name = _read_source(source, max_bytes)
-    frame = _parse_csv(_decode(_gunzip(raw, max_bytes), max_bytes), bool(rename_duplicates))
-    if frame.shape[0] == 0:
-        raise DataError(no_rows)
+    given = check_csv_format(csv_format)
+    where = _display_name(source)
+    try:
+        raw, default_name = _read_source(source, max_bytes)
+        text, encoding = _decode(_gunzip(raw, max_bytes), max_bytes, given.encoding, where)
+        sep = given.sep or detect_separator(text)
+        frame = _parse_csv(text, bool(rename_duplicates), sep)
+        if frame.shape[0] == 0:
+            raise DataError(no_rows)
+    except DataError as exc:
+        raise DataError(named(str(exc), where)) from None
+    decimal = given.decimal or detect_decimal(frame, sep)
+    header = frame.attrs.get("header")
+    frame = decimal_points(frame, decimal)
+    frame.attrs.update(header=header, csv_format=CsvFormat(sep=sep, decimal=decimal, encoding=encoding))
     return frame, default_name
+
+
+def _display_name(source) -> str | None:
+    """How messages name ``source``: a path as given, an uploaded file by its name, bytes not at all."""
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    name = getattr(source, "name", None)
+    return Path(str(name)).name if isinstance(name, (str, os.PathLike)) and str(name) else None
 
 
 def check_table(table) -> None:
@@ -576,6 +548,7 @@ def load_table(
     rename_duplicates: bool = False,
     drop_empty_columns: bool = False,
     privacy_unit: str | None = None,
+    csv_format: CsvFormat | None = None,
 ) -> Table:
     """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
 
@@ -617,6 +590,9 @@ def load_table(
         out of the features (it is never a feature) and kept, in memory only, as the
         unit's IDs; every row must have one (rows dropped for a missing value go first).
         None (default): each row is a unit.
+    csv_format : CsvFormat, optional
+        The file's encoding, separator (comma, semicolon, tab) and decimal mark; a field
+        left None (default: all) is detected from the file (:mod:`core.data.formats`).
 
     Returns
     -------
@@ -641,6 +617,7 @@ def load_table(
         max_bytes,
         "The file has a header row but no data rows. Add at least one row per class and load it again.",
         rename_duplicates=rename_duplicates,
+        csv_format=csv_format,
     )
     frame = mark_missing(frame, markers)
     columns = list(frame.columns)
@@ -651,8 +628,8 @@ def load_table(
         hint = ""
         if any(sep in label for sep in (";", "\t", "|")):
             hint = (
-                " The header looks separated by semicolons, tabs or bars: save the file as "
-                "comma-separated CSV."
+                " The header looks separated by semicolons, tabs or bars, but its rows do not split the same "
+                "way: give the separator (sep=';' or sep=tab), or save the file as comma-separated CSV."
             )
         raise DataError(
             f"The file has no feature columns: its only column is the label column '{label}'."
