@@ -75,6 +75,7 @@ __all__ = [
     "LIBRARY",
     "EXPORT_ROLES",
     "export_columns",
+    "join_keys",
     "labeled_frame",
     "privacy_report",
     "report_json",
@@ -275,8 +276,38 @@ def export_columns(public_columns: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def join_keys(frame: pd.DataFrame, columns: Sequence[str], public: pd.DataFrame) -> pd.DataFrame:
+    """The join keys of the labeled public rows: ``columns`` of the public file's ``frame``, at the
+    rows that :func:`core.data.check_public` kept (``public.attrs["rows"]``; every row without it).
+
+    A key is a public column kept out of the features (an identifier, a row number), so that
+    the export can be joined back to the public file by it rather than by position.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The public file as read (every row, every column).
+    columns : sequence of str
+        The key columns (columns of ``frame``).
+    public : pandas.DataFrame
+        The checked public rows (:func:`core.data.check_public` of ``frame``'s features).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``len(public)`` rows, the key columns as written in the file, a fresh ``RangeIndex``.
+    """
+    rows = np.asarray(public.attrs.get("rows", np.arange(len(public))), dtype=np.int64)
+    if len(rows) != len(public) or (len(rows) and rows.max() >= len(frame)):
+        raise DataError("The public rows do not come from this public file: its key columns cannot follow them.")
+    absent = [c for c in columns if c not in frame.columns]
+    if absent:
+        raise SchemaError(f"The public file has no column(s) {', '.join(map(repr, absent))} to keep as a key.")
+    return frame[list(columns)].iloc[rows].reset_index(drop=True)
+
+
 def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None, *,
-                  columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+                  columns: Mapping[str, str] | None = None, keys: pd.DataFrame | None = None) -> pd.DataFrame:
     """The public rows with their private labels, ready to be written as a CSV.
 
     Parameters
@@ -291,13 +322,17 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
         hard labels None writes the class id as text.
     columns : mapping, optional (keyword-only)
         The names of the added columns (:func:`export_columns`, decided when the files
-        loaded).  Default: :func:`export_columns` of ``public``'s columns.
+        loaded).  Default: :func:`export_columns` of ``keys``' and ``public``'s columns.
+    keys : pandas.DataFrame, optional (keyword-only)
+        Join keys of the same rows (:func:`join_keys`): written first, as they are, so that the
+        labels can be joined back to the public file.  Public columns only, never a feature.
 
     Returns
     -------
     pandas.DataFrame
-        A copy of ``public`` (same columns, order, values and index; float columns of whole
-        numbers as nullable ``Int64``) followed by, under the names of ``columns``:
+        The ``keys`` (if any), then a copy of ``public`` (same columns, order, values and index;
+        float columns of whole numbers as nullable ``Int64``), followed by, under the names of
+        ``columns``:
 
         - label (object): the class name for hard labels, the released score (float)
           for soft labels, ``""`` (empty) where the query was not answered;
@@ -323,8 +358,15 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             f"There are {len(public)} public rows but the labeling has {labels.shape[0]} answers; "
             "pass the rows that were labeled, in the same order."
         )
-    added = export_columns(list(public.columns)) if columns is None else {r: str(columns[r]) for r in LABEL_COLUMNS}
-    clash = [added[r] for r in LABEL_COLUMNS if added[r] in public.columns]
+    if keys is not None:
+        if not isinstance(keys, pd.DataFrame) or len(keys) != len(public):
+            raise DataError("The join keys must be a DataFrame with one row per public row (core.export.join_keys).")
+        both = [str(c) for c in keys.columns if c in public.columns]
+        if both:
+            raise SchemaError(f"Column(s) {', '.join(map(repr, both))} are both a join key and a feature.")
+    every = ([] if keys is None else list(keys.columns)) + list(public.columns)
+    added = export_columns(every) if columns is None else {r: str(columns[r]) for r in LABEL_COLUMNS}
+    clash = [added[r] for r in LABEL_COLUMNS if added[r] in every]
     if clash or len({added[r] for r in LABEL_COLUMNS}) < len(LABEL_COLUMNS):
         raise SchemaError(
             f"The export's column names {', '.join(map(repr, clash or [added[r] for r in LABEL_COLUMNS]))} clash "
@@ -355,6 +397,8 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             known = values[~np.isnan(values)]
             if known.size and np.all(np.isfinite(known)) and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
                 frame[column] = frame[column].astype("Int64")
+    if keys is not None:
+        frame = pd.concat([keys.set_axis(public.index), frame], axis=1)
     frame[added["label"]] = pd.Series(label, index=public.index, dtype=object)
     frame[added["answered"]] = pd.Series(answered, index=public.index, dtype=bool)
     frame[added["status"]] = pd.Series(_status(labels), index=public.index, dtype=object)

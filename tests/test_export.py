@@ -285,3 +285,22 @@ def test_cells_that_a_spreadsheet_would_read_as_formulas_are_written_exactly(pub
     assert list(back.columns) == ["height", "city", "=n", "label", "answered", "status"]
     assert list(back["label"]) == ["@SUM(A1)", "=1+1", "-1", "@SUM(A1)", "", ""]
     assert list(back["city"]) == ["+cmd", "=HYPERLINK(\"x\")", "-2", "@a", "c", "b"]
+
+
+def test_join_keys_follow_the_rows_the_public_check_kept():
+    """A key column left out of the features is written first, each row its own (rows dropped for a
+    missing value leave gaps), so that the labels join back to the public file."""
+    from core.data import check_public, load_table
+    from core.export import join_keys
+
+    table = load_table(b"x,label\n1,a\n2,b\n3,a\n4,b\n", missing="drop")
+    raw = pd.DataFrame({"id": ["r1", "r2", "r3"], "x": ["1", None, "3"]})
+    public = check_public(table, raw[["x"]])
+    keys = join_keys(raw, ["id"], public)
+    assert keys["id"].tolist() == ["r1", "r3"]
+    result = make_result([0, 1])
+    frame = labeled_frame(public, result, table.class_names, keys=keys)
+    assert list(frame.columns) == ["id", "x", "label", "answered", "status"]
+    assert frame["id"].tolist() == ["r1", "r3"] and frame["label"].tolist() == ["a", "b"]
+    with pytest.raises(SchemaError, match="both a join key and a feature"):
+        labeled_frame(public, result, table.class_names, keys=public[["x"]])

@@ -16,8 +16,11 @@ __all__ = [
     "problem_lines",
     "names_list",
     "raw_frame",
+    "add_csv_format",
+    "csv_format",
     "choose_label_column",
     "select_columns",
+    "key_columns",
     "marker_hints",
     "missing_lines",
     "warning_lines",
@@ -38,13 +41,32 @@ def names_list(text: str | None) -> list[str]:
     return [name.strip() for name in str(text).split(",") if name.strip()]
 
 
-def raw_frame(path: str, rename_duplicates: bool = False):
+def raw_frame(path: str, rename_duplicates: bool = False, csv_format=None):
     """The CSV file as text columns (the library's reader: same checks and messages)."""
     from core.data import DEFAULT_MAX_BYTES, read_csv
 
     frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"The file '{path}' has a header row but no data rows.",
-                        rename_duplicates=rename_duplicates)
+                        rename_duplicates=rename_duplicates, csv_format=csv_format)
     return frame
+
+
+def add_csv_format(group) -> None:
+    """``--sep``, ``--decimal``, ``--encoding``: how the CSV files are written (default: detected)."""
+    group.add_argument("--sep", default=None, metavar="SEP", choices=(",", ";", "tab"),
+                       help="the files' field separator: ',', ';' or tab (default: detected from each file)")
+    group.add_argument("--decimal", default=None, metavar="MARK", choices=(".", ","),
+                       help="the files' decimal mark: '.' or ',' (default: detected; a comma only in a file "
+                            "separated by semicolons or tabs)")
+    group.add_argument("--encoding", default=None, metavar="NAME",
+                       help="the files' text encoding, e.g. latin-1 or cp1252 (default: UTF-8)")
+
+
+def csv_format(args):
+    """The :class:`core.data.CsvFormat` of ``--sep``/``--decimal``/``--encoding`` (None: detect)."""
+    from core.data import CsvFormat
+
+    return CsvFormat(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None),
+                     encoding=getattr(args, "encoding", None))
 
 
 def choose_label_column(columns: Sequence[str], label_column: str | None) -> str | None:
@@ -88,8 +110,11 @@ def adjacency_text(table) -> str:
 
 
 def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str],
-                   unit: str | None = None):
-    """Apply ``--features``/``--drop`` to the private and public text frames.
+                   unit: str | None = None, key: Sequence[str] = ()):
+    """Apply ``--features``/``--drop``/``--key`` to the private and public text frames.
+
+    A ``--key`` column is never a feature (left out of both files like a dropped one); it
+    must be a column of the public file, and need not be one of the private file.
 
     Returns
     -------
@@ -103,17 +128,22 @@ def select_columns(private, public, *, label_column: str | None, features: list[
         An unknown column name (the message lists the columns that exist), the label
         column among ``--drop``/``--features``, or nothing left to learn from.
     """
-    if not features and not drop:
+    if not features and not drop and not key:
         return None, None
     columns = [str(c) for c in private.columns]
     _unknown(features, columns, "--features", "the private file")
     _unknown(drop, columns, "--drop", "the private file")
+    _unknown(list(key), [str(c) for c in public.columns], "--key", "the public file")
     label = choose_label_column(columns, label_column)
     if label is None:
         raise CommandError(f"The private file has no column {label_column!r}; its columns are "
                            f"{', '.join(repr(c) for c in columns)}.")
-    if label in features or label in drop:
-        raise CommandError(f"'{label}' is the label column; leave it out of --features and --drop.")
+    if label in features or label in drop or label in key:
+        raise CommandError(f"'{label}' is the label column; leave it out of --features, --drop and --key.")
+    both = [c for c in key if c in features]
+    if both:
+        raise CommandError(f"{', '.join(map(repr, both))} cannot be both a feature (--features) and a key (--key).")
+    drop = [*drop, *(c for c in key if c not in drop)]
     if unit is not None and (unit in features or unit in drop):
         raise CommandError(f"'{unit}' is the privacy unit column (never a feature); leave it out of --features and "
                            "--drop.")
@@ -129,6 +159,13 @@ def select_columns(private, public, *, label_column: str | None, features: list[
             f"its columns are {', '.join(repr(c) for c in public_columns)}.")
     unit_kept = [unit] if unit is not None and unit in columns else []
     return _csv(private[kept + unit_kept + [label]]), _csv(public[public_kept])
+
+
+def key_columns(public, drop: Sequence[str], key: Sequence[str]) -> list[str]:
+    """The export's join keys: the public file's ``--key`` and ``--drop`` columns, in its order
+    (a dropped column leaves the features only; the labels can be joined back by it)."""
+    wanted = {*drop, *key}
+    return [str(c) for c in public.columns if str(c) in wanted]
 
 
 def _csv(frame) -> bytes:
@@ -207,9 +244,10 @@ def check_private(args, stderr: TextIO):
     """
     from core.data.problems import check_file
 
-    check = check_file(args.private, label_column=args.label_column, missing=args.missing,
+    check = check_file(args.private, csv_format=csv_format(args), label_column=args.label_column, missing=args.missing,
                        missing_markers=args.missing_marker or None, rename_duplicates=args.rename_duplicates,
-                       drop_empty_columns=args.drop_empty_columns, drop_columns=names_list(args.drop),
+                       drop_empty_columns=args.drop_empty_columns,
+                       drop_columns=names_list(args.drop) + names_list(getattr(args, "key", None)),
                        features=names_list(args.features) or None, privacy_unit=getattr(args, "privacy_unit", None))
     problems = [p for p in check.problems
                 if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]

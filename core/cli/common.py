@@ -152,6 +152,14 @@ LIBRARY_WORDS = (
     ("drop_empty_columns=True", "--drop-empty-columns"),
     ("missing_markers=", "--missing-marker "),
     ("privacy_unit=", "--privacy-unit "),
+    ("encoding='latin-1' or another", "--encoding latin-1 or another"),
+    ("encoding='latin-1'", "--encoding latin-1"),
+    ("encoding='cp1252'", "--encoding cp1252"),
+    ("decimal=','", "--decimal ','"),
+    ("decimal='.'", "--decimal '.'"),
+    ("sep=';'", "--sep ';'"),
+    ("sep=','", "--sep ','"),
+    ("sep=tab", "--sep tab"),
 )
 """The library's keyword arguments named in its messages, and the command line's flags for them."""
 

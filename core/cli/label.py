@@ -87,7 +87,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     )
     data = label.add_argument_group("data")
     data.add_argument("--private", required=True, metavar="FILE",
-                      help="private labeled CSV file (UTF-8, comma separated, header row)")
+                      help="private labeled CSV file (header row; UTF-8 unless --encoding; separated by commas, "
+                      "semicolons or tabs, detected)")
     data.add_argument("--label-column", default=None, metavar="NAME",
                       help="label column of the private file (default: the first column named label, "
                       "target, y or class, ignoring case; with none, it must be given)")
@@ -106,9 +107,14 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--features", default=None, metavar="A,B,C",
                       help="use only these feature columns (comma separated; in both files)")
     data.add_argument("--drop", default=None, metavar="X,Y",
-                      help="leave these columns out (comma separated; in both files), e.g. an identifier")
+                      help="leave these columns out of the features (comma separated; in both files), e.g. an "
+                      "identifier; a dropped column of the public file stays in --out as a join key")
+    data.add_argument("--key", default=None, metavar="COL",
+                      help="a column of the public file that identifies its rows (comma separated for several): "
+                      "written first in --out so that the labels join back to the file; never a feature")
 
     checks.add_privacy_unit(data)
+    checks.add_csv_format(data)
     ens = label.add_argument_group("teachers")
     ens.add_argument("--learner", required=True, metavar="NAME",
                      help="the teachers' learner (see the list below)")
@@ -146,6 +152,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      "ledger); a run that would pass it is refused (exit 2)")
     out.add_argument("--budget-delta", type=float, default=None, metavar="D",
                      help="with --ledger: the total delta allowed (default: the ledger's stored budget delta)")
+    out.add_argument("--overwrite", action="store_true",
+                     help="replace --out, --report and --student files that exist already (default: refuse, so "
+                     "that a run never overwrites an earlier run's files)")
     out.add_argument("--bottom", choices=("drop", "random", "semi"), default="drop",
                      help="the student's rows without a label: drop them (default), give them a random "
                      "class, or keep them unlabeled for a semi-supervised student")
@@ -183,7 +192,8 @@ def _takes_ledger_total() -> bool:
 
 
 def output_paths(args: argparse.Namespace) -> dict[str, Path]:
-    """The output files, checked before any work: writable places, distinct from the inputs.
+    """The output files, checked before any work: writable places, distinct from the inputs, and
+    (without ``--overwrite``) not there yet: a run never replaces an earlier run's files unasked.
 
     Returns
     -------
@@ -208,6 +218,9 @@ def output_paths(args: argparse.Namespace) -> dict[str, Path]:
         seen[resolved] = flag
         if path.is_dir():
             raise CommandError(f"{flag} '{path}' is a folder; give a file name.")
+        if flag != "--ledger" and path.exists() and not getattr(args, "overwrite", False):
+            raise CommandError(f"{flag} '{path}' exists already (an earlier run's file?); nothing was run or spent. "
+                               "Give another file name, or add --overwrite to replace it.")
         parent = resolved.parent
         if not parent.is_dir():
             raise CommandError(f"Cannot write {flag} '{path}': the folder '{parent}' does not exist.")
@@ -296,7 +309,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # Mechanisms that answer query by query (or keep a stream's state) label the public file
     # in chunks, written as they go; the others (scores, one test over every query) read it whole.
     streaming = mech.inputs == "counts" and (mech.online is not None or mech.per_query)
-    raw_private = checks.raw_frame(args.private, args.rename_duplicates)
+    read_as = checks.csv_format(args)
+    raw_private = checks.raw_frame(args.private, args.rename_duplicates, read_as)
     if streaming:
         import itertools
 
@@ -305,22 +319,26 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         chunk_rows = stream.DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows
         if chunk_rows < 1:
             raise CommandError(f"--chunk-rows must be at least 1, got {chunk_rows}.")
-        chunks = stream.read_chunks(args.public, chunk_rows, rename_duplicates=args.rename_duplicates)
+        chunks = stream.read_chunks(args.public, chunk_rows, rename_duplicates=args.rename_duplicates, csv_format=read_as)
         head = next(chunks, None)
         if head is None:
             raise CommandError(f"The file '{args.public}' has a header row but no data rows.")
         raw_public = head
     else:
-        raw_public = checks.raw_frame(args.public, args.rename_duplicates)
+        raw_public = checks.raw_frame(args.public, args.rename_duplicates, read_as)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
-        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit)
+        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
+        key=checks.names_list(args.key))
+    keys = checks.key_columns(raw_public, checks.names_list(args.drop), checks.names_list(args.key))
+    key_frame = raw_public[keys] if keys and not streaming else None  # public columns only, never features
     checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
-                       drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit)
+                       drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit,
+                       csv_format=read_as if private_src is None else None)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     if streaming:
@@ -341,7 +359,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         chunks = itertools.chain([head], chunks)
     else:
         public = read_public(args.public if public_src is None else public_src, table,
-                             rename_duplicates=args.rename_duplicates)
+                             rename_duplicates=args.rename_duplicates, csv_format=read_as if public_src is None else None)
         n_public = len(public)
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
@@ -395,7 +413,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
             result, public = stream.write_stream(
                 paths["--out"], chunks=chunks, table=table, teachers=teachers, mechanism=mech.name,
-                settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths)
+                settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths,
+                keys=tuple(keys))
         else:
             inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
     del teachers  # non-private: never written
@@ -405,7 +424,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         charge()
         result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
         del inputs
-        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
+        from core.export import join_keys
+
+        key_rows = None if key_frame is None else join_keys(key_frame, keys, public)
+        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_rows), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,

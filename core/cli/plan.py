@@ -83,7 +83,7 @@ def quality_of(args: argparse.Namespace, n_classes: int):
                           class_shares=shares, rows=args.rows_per_teacher, hard_spread=args.hard_spread)
 
 
-def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | None, str | None]:
+def count_rows(path: str, label_column: str | None = None, *, csv_format=None) -> tuple[int, int | None, str | None]:
     """A CSV file's number of data rows and, with a label column, its number of distinct labels.
 
     Only the label column is parsed (the other columns are skipped by the reader).
@@ -93,6 +93,8 @@ def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | N
     path : str
     label_column : str or None
         ``None``: count rows only.  ``""``: the column :func:`core.data.load_table` would choose.
+    csv_format : core.data.CsvFormat, optional
+        The file's encoding, separator and decimal mark (None fields found in its first lines).
 
     Returns
     -------
@@ -103,15 +105,13 @@ def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | N
 
     from core.cli.checks import choose_label_column
 
-    try:
-        header = list(pd.read_csv(path, nrows=0).columns)
-    except (OSError, ValueError) as exc:
-        raise CommandError(f"Cannot read '{path}': {exc}") from None
+    how = _pandas_format(path, csv_format)
+    header = pd_header(path, csv_format)
     if not header:
         raise CommandError(f"'{path}' has no header row.")
     if label_column is None:
         n = int(sum(len(c) for c in pd.read_csv(path, usecols=[0], dtype=str, chunksize=100_000,
-                                                 keep_default_na=False).__iter__()))
+                                                 keep_default_na=False, **how).__iter__()))
         return n, None, None
     column = choose_label_column(header, label_column or None)
     if column is None:
@@ -121,16 +121,25 @@ def count_rows(path: str, label_column: str | None = None) -> tuple[int, int | N
                                f"holds the label (--label-column NAME). The columns are: {shown}.")
         raise CommandError(f"'{path}': the label column '{label_column}' is not in the file. The columns are: "
                            f"{shown}. Give one of them as --label-column.")
-    labels = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip()
+    labels = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False, **how)[column].str.strip()
     return int(len(labels)), int(labels[labels != ""].nunique()), str(column)
 
 
-def count_units(path: str, column: str) -> int:
+def _pandas_format(path: str, csv_format=None) -> dict[str, str]:
+    """pandas' ``sep`` and ``encoding`` for the file at ``path`` (:func:`core.data.sniff_format`)."""
+    from core.data import sniff_format
+
+    fmt = sniff_format(path, csv_format)
+    return {"sep": fmt.sep, "encoding": "utf-8-sig" if fmt.encoding == "utf-8" else fmt.encoding}
+
+
+def count_units(path: str, column: str, *, csv_format=None) -> int:
     """The number of distinct values of a CSV file's privacy unit column (persons)."""
     import pandas as pd
 
     try:
-        ids = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip()
+        ids = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False,
+                          **_pandas_format(path, csv_format))[column].str.strip()
     except ValueError:
         raise CommandError(f"'{path}' has no column {column!r} for --privacy-unit.") from None
     return int(ids[ids != ""].nunique())
@@ -171,6 +180,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     from core.cli.checks import add_privacy_unit
 
     add_privacy_unit(job)
+    from core.cli.checks import add_csv_format
+
+    add_csv_format(job)
     job.add_argument("--classes", type=int, default=None, metavar="C", help="number of classes (instead of --private)")
     job.add_argument("--public", default=None, metavar="FILE",
                      help="public CSV file: its number of rows, and its rows' encoding for the DP-training routes")
@@ -202,7 +214,7 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
     from core.plan import PublicRows
 
     if args.public is not None:
-        frame = _frame(args.public, "--public")
+        frame = _frame(args.public, "--public", _format(args))
         drop = [c for c in (label_column, getattr(args, "privacy_unit", None)) if c and c in frame.columns]
         try:
             return PublicRows.from_frame(frame.drop(columns=drop), source=f"the rows of '{args.public}'")
@@ -222,12 +234,12 @@ def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
     if n is None or classes is None:
         if args.private is None:
             raise CommandError("give --n and --classes, or --private FILE to count them.")
-        rows, c, column = count_rows(args.private, args.label_column or "")
+        rows, c, column = count_rows(args.private, args.label_column or "", csv_format=_format(args))
         read.append(f"From '{args.private}': its number of rows ({rows}) and the number of distinct values of "
                     f"column '{column}' ({c} classes), nothing else; both treated as public, like n in the "
                     "privacy report.")
         if getattr(args, "privacy_unit", None):
-            persons = count_units(args.private, args.privacy_unit)
+            persons = count_units(args.private, args.privacy_unit, csv_format=_format(args))
             read.append(f"Privacy unit '{args.privacy_unit}': {persons} persons (the chunks are made of persons, so "
                         "n below counts persons).")
             rows = persons
@@ -239,7 +251,7 @@ def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
     if m is None:
         if args.public is None:
             raise CommandError("give --m, or --public FILE to count its rows.")
-        m, _, _ = count_rows(args.public, None)
+        m, _, _ = count_rows(args.public, None, csv_format=_format(args))
         read.append(f"From '{args.public}': its number of rows ({m}).")
     if n < 2 or classes is None or classes < 2 or m < 1:
         raise CommandError(f"a plan needs at least 2 private rows, 2 classes and 1 public row (n={n}, classes={classes}, m={m}).")
@@ -279,29 +291,38 @@ def read_label_column(args: argparse.Namespace) -> str | None:
         return None
     from core.cli.checks import choose_label_column
 
-    header = list(pd_header(args.private))
+    header = list(pd_header(args.private, _format(args)))
     return choose_label_column(header, None)
 
 
-def pd_header(path: str) -> list[str]:
-    """The header of a CSV file (nothing else is read)."""
+def _format(args: argparse.Namespace):
+    """``--sep``/``--decimal``/``--encoding`` as a :class:`core.data.CsvFormat`."""
+    from core.cli.checks import csv_format
+
+    return csv_format(args)
+
+
+def pd_header(path: str, csv_format=None) -> list[str]:
+    """The header of a CSV file (nothing else is read but the first lines, for its format)."""
     import pandas as pd
 
+    how = _pandas_format(path, csv_format)
     try:
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        return [str(c) for c in pd.read_csv(path, nrows=0, **how).columns]
     except (OSError, ValueError) as exc:
         raise CommandError(f"Cannot read '{path}': {exc}") from None
 
 
-def _frame(path: str, flag: str):
+def _frame(path: str, flag: str, csv_format=None):
     """A public CSV file's rows (text), read by the library's reader (size, encoding and header checked)."""
     from core.data.reading import DEFAULT_MAX_BYTES, read_csv
     from core.errors import DataError
 
     try:
-        frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"'{path}' ({flag}) has a header row but no data rows.")
+        frame, _ = read_csv(path, DEFAULT_MAX_BYTES, f"'{path}' ({flag}) has a header row but no data rows.",
+                            csv_format=csv_format)
     except DataError as exc:
-        raise CommandError(f"{flag} '{path}': {exc}") from None
+        raise CommandError(f"{flag}: {exc}") from None
     return frame
 
 

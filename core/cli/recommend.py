@@ -71,6 +71,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     from core.cli.checks import add_privacy_unit
 
     add_privacy_unit(rec)
+    from core.cli.checks import add_csv_format
+
+    add_csv_format(rec)
     add_seed(rec)
     from core.cli.plan import add_quality_flags
 
@@ -116,8 +119,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raise CommandError("give --m (the number of public rows to label) or --public FILE.")
     if args.m is not None and args.m < 1:
         raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
+    from core.cli.checks import csv_format
+
+    read_as = csv_format(args)
     table = load_table(args.private, label_column=args.label_column, missing=args.missing,
-                       missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit)
+                       missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit, csv_format=read_as)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
@@ -130,7 +136,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if args.public is not None:
         from core.data import read_public
 
-        public_X = read_public(args.public, table)
+        public_X = read_public(args.public, table, csv_format=read_as)
         args.m = len(public_X) if args.m is None else args.m
         public = PublicRows.of(table, public_X)
     else:

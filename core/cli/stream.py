@@ -69,8 +69,9 @@ def count_rows(path: str | Path) -> int:
         import pandas as pd
 
         total = 0
+        # Rows only: any encoding that writes quotes and line breaks as ASCII counts alike.
         for chunk in pd.read_csv(path, dtype=str, usecols=[0], chunksize=1_000_000, skip_blank_lines=True,
-                                 index_col=False):
+                                 index_col=False, encoding="latin-1"):
             total += len(chunk)
         return total
     if last not in (b"\n", b""):
@@ -78,7 +79,7 @@ def count_rows(path: str | Path) -> int:
     return max(0, lines - blank - 1)
 
 
-def _header(path: Path, rename_duplicates: bool) -> list[str]:
+def _header(path: Path, rename_duplicates: bool, csv_format: Any = None) -> list[str]:
     """The header's column names, checked by the library's reader (same messages)."""
     from core.data import DEFAULT_MAX_BYTES, read_csv
 
@@ -92,15 +93,18 @@ def _header(path: Path, rename_duplicates: bool) -> list[str]:
     first_lines = b"\n".join(head.split(b"\n")[:2]) + b"\n"
     frame, _ = read_csv(io.BytesIO(first_lines), DEFAULT_MAX_BYTES,
                         f"The file '{path}' has a header row but no data rows.",
-                        rename_duplicates=rename_duplicates)
+                        rename_duplicates=rename_duplicates, csv_format=csv_format)
     return [str(c) for c in frame.columns]
 
 
-def read_chunks(path: str | Path, chunk_rows: int, *, rename_duplicates: bool = False) -> Iterator[Any]:
+def read_chunks(path: str | Path, chunk_rows: int, *, rename_duplicates: bool = False,
+                csv_format: Any = None) -> Iterator[Any]:
     """The rows of a CSV file as text frames of at most ``chunk_rows`` rows.
 
     The same parsing as :func:`core.data.read_csv` (every column as text, empty field
-    missing, spaces after commas skipped, blank lines skipped), without its size limit.
+    missing, spaces after separators skipped, blank lines skipped, decimal commas written
+    as points), without its size limit; the encoding, separator and decimal mark not given
+    in ``csv_format`` are found in the file's first lines (:func:`core.data.sniff_format`).
 
     Raises
     ------
@@ -112,24 +116,33 @@ def read_chunks(path: str | Path, chunk_rows: int, *, rename_duplicates: bool = 
 
     import pandas as pd
 
+    from core.data import sniff_format
+    from core.data.formats import SEPARATORS, decimal_points
     from core.errors import DataError
 
     path = Path(path)
-    names = _header(path, rename_duplicates)
+    fmt = sniff_format(path, csv_format)
+    names = _header(path, rename_duplicates, fmt)
+    encoding = "utf-8-sig" if fmt.encoding == "utf-8" else fmt.encoding
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            reader = pd.read_csv(path, sep=",", header=0, names=names, dtype=object, index_col=False,
+            reader = pd.read_csv(path, sep=fmt.sep, header=0, names=names, dtype=object, index_col=False,
                                  skipinitialspace=True, skip_blank_lines=True, on_bad_lines="error",
-                                 chunksize=int(chunk_rows), encoding="utf-8-sig")
+                                 chunksize=int(chunk_rows), encoding=encoding)
             with reader:
                 for chunk in reader:
-                    yield chunk.reset_index(drop=True)
-    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, csv.Error, UnicodeDecodeError) as exc:
+                    yield decimal_points(chunk.reset_index(drop=True), fmt.decimal)
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"The file '{path}' is not {fmt.encoding} text past its first lines (byte 0x{exc.object[exc.start]:02x}). "
+            "Read it with encoding='latin-1' (encoding='cp1252' for Windows-1252), or save it as UTF-8."
+        ) from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, csv.Error) as exc:
         detail = str(exc).replace("Error tokenizing data. C error: ", "").strip()
         raise DataError(
             f"The file '{path}' cannot be read as CSV: {detail}. Every row must have as many "
-            "comma-separated fields as the header; quote fields that contain commas."
+            f"{SEPARATORS[fmt.sep]}-separated fields as the header; quote fields that contain the separator."
         ) from None
 
 
@@ -261,6 +274,7 @@ def label_stream(
     prepare: Callable[[Any], Any] | None = None,
     progress: Callable[[int], None] | None = None,
     keep: bool = False,
+    keys: tuple[str, ...] = (),
 ):
     """Label a stream of public chunks under one budget and write the labeled CSV.
 
@@ -286,6 +300,9 @@ def label_stream(
         ``progress(rows_done)`` after each chunk.
     keep : bool
         Keep the checked public rows (for a student; memory then grows with the rows).
+    keys : tuple of str
+        Columns of the raw chunks written first in the export as join keys
+        (:func:`core.export.join_keys`), taken before ``prepare``; never features.
 
     Returns
     -------
@@ -309,6 +326,7 @@ def label_stream(
     done = 0
     first = True
     for raw in chunks:
+        key_frame = raw[list(keys)] if keys else None
         if prepare is not None:
             raw = prepare(raw)
         done += len(raw)
@@ -318,8 +336,14 @@ def label_stream(
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public, codes=coded)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
-            if not _write_fast(out, public, _cell_texts(public, coded, numeric), part, table.class_names, first):
-                labeled_frame(_whole_numbers_as_int(public), part, table.class_names).to_csv(out, header=first, index=False)
+            if keys or not _write_fast(out, public, _cell_texts(public, coded, numeric), part, table.class_names,
+                                       first):
+                key_rows = None
+                if key_frame is not None:  # the rows kept: all but those dropped for a missing value
+                    dropped_at = np.asarray(public.attrs.get("dropped_at", ()), dtype=np.int64)
+                    key_rows = key_frame.iloc[np.delete(np.arange(len(key_frame)), dropped_at)].reset_index(drop=True)
+                labeled_frame(_whole_numbers_as_int(public), part, table.class_names,
+                              keys=key_rows).to_csv(out, header=first, index=False)
             first = False
             labels.append(ids.astype(np.int8 if table.n_classes <= 127 else np.int32))
             if keep:

@@ -61,7 +61,15 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
                       help="text that marks a missing cell, e.g. '?'")
     data.add_argument("--features", default=None, metavar="A,B,C", help="use only these feature columns")
-    data.add_argument("--drop", default=None, metavar="X,Y", help="leave these columns out, e.g. an identifier")
+    data.add_argument("--drop", default=None, metavar="X,Y",
+                      help="leave these columns out of the features, e.g. an identifier (a dropped column of the "
+                      "public file stays in --out as a join key)")
+    data.add_argument("--key", default=None, metavar="COL",
+                      help="a column of the public file that identifies its rows: written first in --out; never a "
+                      "feature")
+    from core.cli.checks import add_csv_format
+
+    add_csv_format(data)
     ens = p.add_argument_group("teachers")
     ens.add_argument("--learner", default="logistic_regression", metavar="NAME",
                      help="the teachers' and the student's learner (default logistic_regression)")
@@ -95,6 +103,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     out = p.add_argument_group("outputs")
     out.add_argument("--out", default=None, metavar="FILE", help="the labeled CSV file to write")
     out.add_argument("--report", default=None, metavar="FILE", help="the JSON privacy report to write")
+    out.add_argument("--overwrite", action="store_true",
+                     help="replace --out and --report files that exist already (default: refuse)")
     out.add_argument("--ledger", default=None, metavar="FILE",
                      help="JSON privacy ledger charged with the whole selection before it runs")
     out.add_argument("--budget-epsilon", type=float, default=None, metavar="E", help="with --ledger: total epsilon allowed")
@@ -151,7 +161,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     candidates = grid_of(args)
     score_sigma = args.score_sigma if args.score == "holdout" else None
-    m_public, _, _ = count_rows(args.public, None)
+    read_as = checks.csv_format(args)
+    m_public, _, _ = count_rows(args.public, None, csv_format=read_as)
     price = pipeline.tune_price(candidates, m_public, mean=args.mean, shape=args.shape, score_sigma=score_sigma,
                                 delta=args.delta)
     stdout.write(f"This selection: ({fmt(price.epsilon)}, {fmt(price.delta)})-differential privacy for the whole "
@@ -164,7 +175,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if args.private is None or args.out is None or args.k is None:
         raise CommandError("a selection run needs --private FILE, --k N and --out FILE (or --price-only).")
     ns = argparse.Namespace(out=args.out, report=args.report, student=None, ledger=args.ledger,
-                            private=args.private, public=args.public)
+                            private=args.private, public=args.public, overwrite=args.overwrite)
     paths = output_paths(ns)
     ledger_path = paths.pop("--ledger", None)
     params = parse_assignments(args.learner, args.learner_param)
@@ -172,18 +183,22 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    raw_private = checks.raw_frame(args.private)
-    raw_public = checks.raw_frame(args.public)
+    raw_private = checks.raw_frame(args.private, csv_format=read_as)
+    raw_public = checks.raw_frame(args.public, csv_format=read_as)
     private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
                                                     features=checks.names_list(args.features),
-                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit)
+                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit,
+                                                    key=checks.names_list(args.key))
+    keys = checks.key_columns(raw_public, checks.names_list(args.drop), checks.names_list(args.key))
+    key_frame = raw_public[keys] if keys else None  # public columns only, never features
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
-                       privacy_unit=args.privacy_unit)
+                       privacy_unit=args.privacy_unit, csv_format=read_as if private_src is None else None)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public = read_public(args.public if public_src is None else public_src, table)
+    public = read_public(args.public if public_src is None else public_src, table,
+                         csv_format=read_as if public_src is None else None)
     check_delta(args.delta, n=table.n_rows)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -225,7 +240,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
                         if ledger.budget is not None else "") + ".\n")
     result = sel.result
-    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names))
+    from core.export import join_keys
+
+    key_rows = None if key_frame is None else join_keys(key_frame, keys, public)
+    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_rows))
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),

@@ -32,7 +32,7 @@ import pandas as pd
 
 from core.errors import DataError, ParameterError
 
-__all__ = ["SEPARATORS", "DECIMALS", "CsvFormat", "check_csv_format", "decode", "detect_separator",
+__all__ = ["SEPARATORS", "DECIMALS", "CsvFormat", "check_csv_format", "decode", "detect_separator", "separator_hint",
            "detect_decimal", "decimal_points", "sniff_format"]
 
 SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab"}
@@ -251,6 +251,16 @@ def detect_separator(text: str) -> str:
     return ","
 
 
+def separator_hint(text: str, sep: str) -> str:
+    """A sentence naming the separator that would read ``text`` (" The file looks
+    semicolon-separated: read it with sep=';'."), or "" when ``sep`` is the one detected."""
+    found = detect_separator(text)
+    if found == sep or (found == "," and sep != ","):
+        return ""
+    option = "sep=tab" if found == "\t" else f"sep='{found}'"
+    return f" The file looks {SEPARATORS[found]}-separated: read it with {option}."
+
+
 def detect_decimal(frame: pd.DataFrame, sep: str) -> str:
     """The decimal mark of a frame of text cells: a comma when ``sep`` is not a comma and some cell
     of the first rows reads as a number with a decimal comma, none with a decimal point.
@@ -329,17 +339,17 @@ def sniff_format(path, given: CsvFormat | None = None, *, sample_bytes: int = 1 
         head = head[:head.rindex(b"\n") + 1]  # whole lines only (never half a UTF-8 character)
     try:
         text, encoding = decode(head, given.encoding, where=str(path))
+        sep = given.sep or detect_separator(text)
+        decimal = given.decimal
+        if decimal is None:
+            try:
+                frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, index_col=False, skipinitialspace=True,
+                                    on_bad_lines="skip")
+            except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error):
+                frame = pd.DataFrame()
+            decimal = detect_decimal(frame, sep)
     except DataError as exc:
         raise DataError(named(str(exc), str(path))) from None
-    sep = given.sep or detect_separator(text)
-    decimal = given.decimal
-    if decimal is None:
-        try:
-            frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, index_col=False, skipinitialspace=True,
-                                on_bad_lines="skip")
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error):
-            frame = pd.DataFrame()
-        decimal = detect_decimal(frame, sep)
     return CsvFormat(sep=sep, decimal=decimal, encoding=encoding)
 
 

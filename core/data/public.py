@@ -74,7 +74,9 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The public features with a fresh ``RangeIndex``, in the table's column order:
-        numeric columns as float64, categorical ones as object (text).
+        numeric columns as float64, categorical ones as object (text).  ``attrs["rows"]``
+        holds each row's position in ``public_frame`` (rows dropped for a missing value
+        leave gaps), so that columns kept out of the features (a join key) can follow.
 
     Raises
     ------
@@ -219,6 +221,7 @@ def check_public_coded(
         checked = checked.loc[~has_missing].reset_index(drop=True)
         coded = {column: (codes[~has_missing], values) for column, (codes, values) in coded.items()}
     checked.attrs["dropped_rows"] = dropped
+    checked.attrs["dropped_at"] = tuple(int(i) for i in np.flatnonzero(has_missing)) if dropped else ()
     return checked, coded
 
 

@@ -23,7 +23,7 @@ from core.errors import DataError, ParameterError
 
 from core.data.distinct import distinct, take
 from core.data.formats import SAVE_AS_CSV, SEPARATORS, CsvFormat, check_csv_format, decimal_points, decode, \
-    detect_decimal, detect_separator, named
+    detect_decimal, detect_separator, named, separator_hint
 from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
 
@@ -259,14 +259,14 @@ def _parse_csv(text: str, rename_duplicates: bool = False, sep: str = ",") -> pd
         detail = str(exc).replace("Error tokenizing data. C error: ", "").strip()
         raise DataError(
             f"The file cannot be read as CSV: {detail}. Every row must have as many "
-            f"{fields} as the header; quote fields that contain the separator."
+            f"{fields} as the header; quote fields that contain the separator.{separator_hint(text, sep)}"
         ) from None
     for warning in caught:
         if issubclass(warning.category, pd.errors.ParserWarning):
             raise DataError(
                 f"Some rows have more {fields} than the header has column names. "
                 "Add the missing names to the header (or delete the extra fields; quote fields "
-                "that contain the separator) and load the file again."
+                f"that contain the separator) and load the file again.{separator_hint(text, sep)}"
             )
     if frame.shape[1] != len(header):
         raise DataError(
@@ -504,9 +504,9 @@ def read_csv(source, max_bytes, no_rows: str, *, rename_duplicates: bool = False
         frame = _parse_csv(text, bool(rename_duplicates), sep)
         if frame.shape[0] == 0:
             raise DataError(no_rows)
+        decimal = given.decimal or detect_decimal(frame, sep)
     except DataError as exc:
         raise DataError(named(str(exc), where)) from None
-    decimal = given.decimal or detect_decimal(frame, sep)
     header = frame.attrs.get("header")
     frame = decimal_points(frame, decimal)
     frame.attrs.update(header=header, csv_format=CsvFormat(sep=sep, decimal=decimal, encoding=encoding))

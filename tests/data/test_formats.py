@@ -50,7 +50,7 @@ def test_separator_and_decimal_detection():
 
 def test_a_decimal_comma_with_points_elsewhere_is_refused_with_the_option():
     text = "x;y;label\n" + "".join(f"{i},5;{i}.5;a\n{i},25;{i};b\n" for i in range(20))
-    with pytest.raises(DataError, match="decimal comma \\('0,5' in column 'x'\\).*decimal point \\('0.5' in column "
+    with pytest.raises(DataError, match="semicolon-separated and writes numbers with a decimal comma \\('0,5' in column 'x'\\).*decimal point \\('0.5' in column "
                        "'y'\\).*decimal=','"):
         load_table(text.encode())
     table = load_table(text.replace(".", ",").encode())
