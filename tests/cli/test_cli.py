@@ -398,7 +398,7 @@ def test_progress_bar_when_asked_and_not_otherwise(files, tmp_path, capsys):
     assert "\rTraining 20 teachers [" in err and " 20/20\n" in err
     # a mechanism answering query by query labels the file as a stream: rows, rows/s, time left
     assert "\rLabeling [" + "#" * 24 + f"] {N_PUBLIC}/{N_PUBLIC} rows  " in err and " rows/s  0:00 left \n" in err
-    assert main(argv) == EXIT_OK  # captured stderr is not a terminal: no bar
+    assert main(argv + ["--overwrite"]) == EXIT_OK  # captured stderr is not a terminal: no bar
     assert "\r" not in capsys.readouterr().err
 
 

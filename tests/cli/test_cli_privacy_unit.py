@@ -34,7 +34,8 @@ def _label(files, *extra, out="labeled.csv", report="report.json"):
     root = files["root"]
     return main(["label", "--private", str(files["private"]), "--public", str(files["public"]),
                  "--learner", "logistic_regression", "--k", "20", "--epsilon", "2", "--delta", "1e-6",
-                 "--out", str(root / out), "--report", str(root / report), "--seed", "0", "--no-progress", *extra])
+                 "--out", str(root / out), "--report", str(root / report), "--seed", "0", "--no-progress", "--overwrite",
+                 *extra])
 
 
 def test_label_per_person_states_the_unit_everywhere(panel_files, capsys):

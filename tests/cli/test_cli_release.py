@@ -47,7 +47,7 @@ def data(tmp_path_factory) -> dict[str, Path]:
 def argv(data, out: Path, *extra: str, private="private", public="public") -> list[str]:
     return ["label", "--private", str(data[private]), "--public", str(data[public]), "--label-column", "label",
             "--learner", "gaussian_nb", "--k", "20", "--mechanism", "lnmax", "--gamma", "0.5", "--delta", "1e-5",
-            "--out", str(out / "labeled.csv"), "--seed", "3", *extra]
+            "--out", str(out / "labeled.csv"), "--overwrite", "--seed", "3", *extra]
 
 
 def test_ledger_grows_by_one_entry_per_run_and_a_refusal_leaves_it(data, tmp_path, capsys):
@@ -85,7 +85,11 @@ def test_features_and_drop(data, tmp_path, capsys):
     assert main(argv(data, tmp_path, "--features", "x0,x1")) == EXIT_OK
     assert list(pd.read_csv(tmp_path / "labeled.csv").columns) == ["x0", "x1", "label", "answered", "status"]
     assert main(argv(data, tmp_path, "--drop", "age")) == EXIT_OK
-    assert "age" not in pd.read_csv(tmp_path / "labeled.csv").columns
+    # A dropped column leaves the features only: the public file's 'age' is the export's join key, first.
+    labeled = pd.read_csv(tmp_path / "labeled.csv")
+    assert list(labeled.columns) == ["age", "x0", "x1", "x2", "label", "answered", "status"]
+    public = pd.read_csv(data["public"])
+    assert labeled["age"].tolist() == public["age"].tolist()
     capsys.readouterr()
     assert main(argv(data, tmp_path, "--drop", "agee,x9")) == EXIT_ERROR
     err = capsys.readouterr().err.strip().splitlines()[-1]
@@ -95,7 +99,8 @@ def test_features_and_drop(data, tmp_path, capsys):
 def test_compas_like_columns_warn_and_never_fail(data, tmp_path, capsys):
     base = ["label", "--private", str(data["compas"]), "--public", str(data["compas_public"]),
             "--label-column", "two_year_recid", "--learner", "gaussian_nb", "--k", "10", "--mechanism",
-            "lnmax", "--gamma", "0.5", "--delta", "1e-5", "--out", str(tmp_path / "l.csv"), "--seed", "1"]
+            "lnmax", "--gamma", "0.5", "--delta", "1e-5", "--out", str(tmp_path / "l.csv"), "--seed", "1",
+            "--overwrite"]
     assert main(base) == EXIT_OK
     err = capsys.readouterr().err
     lines = [l for l in err.splitlines() if l.startswith("private-label-lab: warning: Column")]
