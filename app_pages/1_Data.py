@@ -34,6 +34,10 @@ ss["data_ui"].setdefault("rename_duplicates", False)
 ss["data_ui"].setdefault("privacy_unit", "each row (no unit column)")
 ss["data_ui"].setdefault("drop_empty_columns", False)
 ss["data_ui"].setdefault("drop_before", [])
+DETECT = "detect"
+ss["data_ui"].setdefault("sep", DETECT)
+ss["data_ui"].setdefault("decimal", DETECT)
+ss["data_ui"].setdefault("encoding", "UTF-8")
 
 KIND_TITLES = {
     "label": "label column", "duplicate_header": "duplicate names", "empty_column": "empty column",
@@ -227,6 +231,19 @@ else:
     drop_empty = f2.checkbox("Drop columns empty in every row", key=session.widget_key("data_ui", "drop_empty_columns"),
                              help="Instead of refusing a file with an all-empty column.")
     session.remember("data_ui", "drop_empty_columns", bool(drop_empty))
+    with st.expander("File format: separator, decimal mark, encoding"):
+        st.caption("The separator (comma, semicolon or tab) and the decimal mark (a comma only in a file separated by "
+                   "semicolons or tabs) are detected from each file; set them here if the columns look wrong. Text "
+                   "is read as UTF-8 unless you choose another encoding (a file saved by an older Windows program is "
+                   "often latin-1 or cp1252).")
+        g1, g2, g3 = st.columns(3)
+        sep = g1.selectbox("Separator", [DETECT, ",", ";", "tab"], key=session.widget_key("data_ui", "sep"))
+        decimal = g2.selectbox("Decimal mark", [DETECT, ".", ","], key=session.widget_key("data_ui", "decimal"))
+        encoding = g3.selectbox("Encoding", ["UTF-8", "latin-1", "cp1252"], key=session.widget_key("data_ui", "encoding"))
+        for name, value in (("sep", sep), ("decimal", decimal), ("encoding", encoding)):
+            session.remember("data_ui", name, value)
+    csv_format = (None if sep == DETECT else sep, None if decimal == DETECT else decimal,
+                  None if encoding == "UTF-8" else encoding)
     if up_private is not None:
         ph = datasets.keep_upload(up_private)
         pubh = datasets.keep_upload(up_public) if up_public is not None else None
@@ -234,9 +251,11 @@ else:
         # offered as a suggestion (said so), and no column is ever taken for its position.
         box_key = f"label_column_{ph[:16]}"
         wanted = {"source": "upload", "private_hash": ph, "public_hash": pubh, "filename": up_private.name,
+                  "public_filename": None if up_public is None else up_public.name,
                   "label_column": ss.get(box_key), "missing": missing, "missing_markers": markers,
                   "public_fraction": pf, "test_fraction": tf, "rename_duplicates": bool(rename_dups),
-                  "drop_empty_columns": bool(drop_empty), "drop_before": list(ss["data_ui"]["drop_before"])}
+                  "drop_empty_columns": bool(drop_empty), "drop_before": list(ss["data_ui"]["drop_before"]),
+                  "csv_format": csv_format}
         upload_check = None
         with session.shown_errors():
             upload_check = datasets.upload_check(wanted)

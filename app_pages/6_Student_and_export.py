@@ -189,6 +189,10 @@ with session.shown_errors():
             public_frame = rows
         st.caption(f"Column **{literal(names['row'])}** is the row's number in the file "
                    "(1 = the first row after the header).")
+    if ds.public_keys is not None:
+        st.caption("The labeled CSV starts with the public file's column(s) "
+                   + ", ".join(f"**{literal(c)}**" for c in ds.public_keys.columns)
+                   + ", left out of the features: join the labels back to the file by them.")
     if names["label"] != "label" or names["status"] != "status" or names["answered"] != "answered":
         st.caption("The public file has columns named like the ones the export adds; the export's own are "
                    + ", ".join(f"**{literal(names[r])}**" for r in ("label", "answered", "status"))
@@ -212,7 +216,8 @@ with session.shown_errors():
                                  k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
                                  ledger_total=ledgers.ledger(ds, ens=ens).total(), unit=ds.private.privacy_unit)
         d[0].download_button("Download labeled CSV",
-                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names),
+                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names,
+                                                       keys=None if ds.teaching_split else ds.public_keys),
                              file_name="private_labels.csv", mime="text/csv", key="download_csv")
         d[1].download_button("Download privacy report (JSON)", data=report,
                              file_name="privacy_report.json", mime="application/json", key="download_report")

@@ -10,10 +10,11 @@ and a separate public file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ import core
 from core.errors import PrivacyWarning, PrivateLabelLabError
 from app_pages import _serving as serving
 from app_pages import _session as session
-from app_pages._text import literal
+from app_pages._text import app_words, literal
 
 # --------------------------------------------------------------------------------------
 # Data
@@ -76,12 +77,21 @@ class Dataset:
         return tuple(self.extra.get("all_columns", tuple(self.private.features.columns)))
 
     @property
+    def public_keys(self) -> pd.DataFrame | None:
+        """A two-file job's join keys: the public file's columns the user dropped (left out of the
+        features, kept in the export so that the labels join back to the file), one row per public
+        query; None when there are none (and always for a teaching split, whose rows are private)."""
+        keys = self.extra.get("public_keys")
+        return None if self.teaching_split or keys is None or not len(keys.columns) else keys
+
+    @property
     def export_columns(self) -> dict[str, str]:
         """The names of the columns an export adds, decided from the loaded files' columns
         (never one of them), so that a release is never refused for a clash."""
         from core.export import export_columns
 
-        return export_columns(list(self.all_columns))
+        keys = self.extra.get("public_keys")
+        return export_columns(list(self.all_columns) + ([] if keys is None else [str(c) for c in keys.columns]))
 
     @property
     def public_rows(self):
@@ -167,24 +177,32 @@ def _uploaded_dataset(
     fixes: tuple = (False, False),
     before: tuple = (),
     privacy_unit: str | None = None,
+    csv_format: tuple = (None, None, None),
+    public_name: str | None = None,
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     # ``fixes``: (rename duplicate column names, drop columns empty in every row);
-    # ``before``: columns left out before loading (a column that would stop the file from loading).
-    from core.data import load_table, read_public, split_public
+    # ``before``: columns left out before loading (a column that would stop the file from loading);
+    # ``csv_format``: the File format controls (separator, decimal mark, encoding; None: detected).
+    from core.data import CsvFormat, load_table, read_public, split_public
     from core.data.problems import without_columns
 
     if label_column is None:
         raise core.errors.DataError("Choose the label column: it is never guessed.")
     rename, drop_empty = (bool(f) for f in fixes)
-    private_bytes = without_columns(_private_bytes, before, rename_duplicates=rename) if before else _private_bytes
-    table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
-                       name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
-                       privacy_unit=privacy_unit)
-    if before and _public_bytes is not None:
-        _public_bytes = without_columns(_public_bytes, before, rename_duplicates=rename)
+    fmt = CsvFormat(*csv_format)
+    private_bytes = _private_bytes
+    with naming(filename):
+        if before:  # the columns left out; the bytes become plain CSV (comma, decimal point, UTF-8)
+            private_bytes, fmt_private = without_columns(_private_bytes, before, rename_duplicates=rename,
+                                                         csv_format=fmt), None
+        else:
+            fmt_private = fmt
+        table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
+                           name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
+                           privacy_unit=privacy_unit, csv_format=fmt_private)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -194,7 +212,8 @@ def _uploaded_dataset(
             public_note="teaching split: no public file uploaded, so the public queries are drawn at random "
             "from the private file (they are private rows)",
         )
-    public_X = read_public(_public_bytes, table, rename_duplicates=rename)
+    with naming(public_name or "the public file"):
+        public_X, keys = _public_rows(_public_bytes, table, before, rename, fmt)
     _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
@@ -206,8 +225,23 @@ def _uploaded_dataset(
         public_y=None,
         test=test,
         public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
-        extra={"two_file": True},
+        extra={"two_file": True, **({"public_keys": keys} if keys is not None else {})},
     )
+
+
+def _public_rows(data: bytes, table, before: tuple, rename: bool, fmt):
+    """The uploaded public file's checked rows (:func:`core.data.read_public`'s path) and, for the
+    columns left out before loading that it has, those columns of the same rows: the export's
+    join keys (public columns, never features), or None."""
+    from core.data import DEFAULT_MAX_BYTES, check_public, read_csv
+    from core.export import join_keys
+
+    raw, _ = read_csv(data, DEFAULT_MAX_BYTES, "The public file has a header row but no data rows. Add the points "
+                      "to label and load it again.", rename_duplicates=rename, csv_format=fmt)
+    left_out = [c for c in raw.columns if c in set(before) or c in table.dropped_columns]
+    public_X = check_public(table, raw.drop(columns=left_out))
+    keys = [c for c in raw.columns if c in set(before)]
+    return public_X, (join_keys(raw, keys, public_X) if keys else None)
 
 
 JOBS: dict[str, dict[str, str]] = {
@@ -275,13 +309,19 @@ def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
 
     ds = _ds
     private, test, public_X, public_y = ds.private, ds.test, ds.public_X, ds.public_y
+    extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
+             "public_rows": len(ds.public_X)}
     if drop:
         private = _without_columns(private, drop)
         test = None if test is None else _without_columns(test, drop)
+        if ds.extra.get("two_file"):  # a dropped public column stays in the export as a join key
+            dropped = public_X[[c for c in public_X.columns if c in set(drop)]].reset_index(drop=True)
+            before = ds.extra.get("public_keys")
+            extra["public_keys"] = dropped if before is None else pd.concat([before, dropped], axis=1)
         public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
-    extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
-             "public_rows": len(ds.public_X)}
     if n_label and n_label < len(public_X):
+        if extra.get("public_keys") is not None:
+            extra["public_keys"] = extra["public_keys"].iloc[:n_label].reset_index(drop=True)
         public_X = public_X.iloc[:n_label].reset_index(drop=True)
         public_y = None if public_y is None else np.asarray(public_y)[:n_label]
         if "public_source_rows" in extra:
@@ -331,18 +371,35 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
             tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None,
+            tuple(cfg.get("csv_format", (None, None, None))), cfg.get("public_filename"),
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking the columns…")
 def _file_check(private_hash: str, _data: bytes, label_column: str | None, missing: str, markers: tuple,
-                rename: bool, drop_empty: bool, drop: tuple, privacy_unit: str | None = None):
+                rename: bool, drop_empty: bool, drop: tuple, privacy_unit: str | None = None,
+                csv_format: tuple = (None, None, None)):
+    from core.data import CsvFormat
     from core.data.problems import check_file
 
     return check_file(_data, label_column=label_column, missing=missing, missing_markers=markers,
                       rename_duplicates=rename, drop_empty_columns=drop_empty, drop_columns=drop,
-                      privacy_unit=privacy_unit)
+                      privacy_unit=privacy_unit, csv_format=CsvFormat(*csv_format))
+
+
+@contextlib.contextmanager
+def naming(filename: str | None) -> Iterator[None]:
+    """Name the uploaded file ``filename`` in the library errors raised inside (the bytes the
+    library reads have no name of their own): ``The file 'x.csv' is ...``."""
+    from core.data.formats import named
+
+    try:
+        yield
+    except core.errors.DataError as exc:
+        renamed = type(exc)(named(str(exc), filename))
+        renamed.__dict__.update(exc.__dict__)
+        raise renamed from None
 
 
 def upload_check(cfg: dict[str, Any], drop: tuple = ()):
@@ -354,10 +411,11 @@ def upload_check(cfg: dict[str, Any], drop: tuple = ()):
     data = st.session_state.get("_uploads", {}).get(cfg["private_hash"])
     if data is None:
         raise core.errors.DataError("The uploaded file is no longer in memory; upload it again.")
-    return _file_check(cfg["private_hash"], data, cfg.get("label_column"), cfg.get("missing", "refuse"),
+    with naming(cfg.get("filename")):
+        return _file_check(cfg["private_hash"], data, cfg.get("label_column"), cfg.get("missing", "refuse"),
                        tuple(cfg.get("missing_markers", ())), bool(cfg.get("rename_duplicates")),
                        bool(cfg.get("drop_empty_columns")), tuple(sorted({*cfg.get("drop_before", ()), *drop})),
-                       cfg.get("privacy_unit") or None)
+                       cfg.get("privacy_unit") or None, tuple(cfg.get("csv_format", (None, None, None))))
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking the columns…")
@@ -420,7 +478,7 @@ def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
             warnings.simplefilter("always", PrivacyWarning)
             ds = load_dataset(cfg)
     except PrivateLabelLabError as exc:
-        st.error(literal(exc))
+        st.error(app_words(exc))
         return None
     for w in caught:
         if issubclass(w.category, UserWarning):

@@ -24,7 +24,7 @@ import numpy as np
 import streamlit as st
 
 from core.errors import PrivateLabelLabError
-from app_pages._text import literal
+from app_pages._text import app_words, literal
 
 DEMO_SEED = 2018
 """The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
@@ -278,7 +278,7 @@ def shown_errors() -> Iterator[None]:
     try:
         yield
     except PrivateLabelLabError as exc:
-        (st.info if getattr(exc, "shown_as", "error") == "info" else st.error)(literal(exc))
+        (st.info if getattr(exc, "shown_as", "error") == "info" else st.error)(app_words(exc))
 
 
 # --------------------------------------------------------------------------------------

@@ -87,3 +87,44 @@ def chart_text(text: object) -> str:
     show as their code points (``⟨U+202E⟩``), as in :func:`literal`.
     """
     return html.escape(visible_controls(str(text)), quote=False)
+
+
+# The library's keyword arguments named in its messages, and the app's controls for them
+# (the command line has its flags: core.cli.common.LIBRARY_WORDS).  Longest first.
+APP_WORDS = (
+    ("(label_column=...)", "(the **Label column** box)"),
+    ("Pass one of them as label_column.", "Choose one of them in the **Label column** box."),
+    ("with label_column", "in the **Label column** box"),
+    ("label_column", "the **Label column** box"),
+    ("load with missing='drop'", "choose **drop** under **Missing values**"),
+    ("load with missing='impute'", "choose **impute** under **Missing values**"),
+    ("missing='drop'", "**Missing values: drop**"),
+    ("missing='impute'", "**Missing values: impute**"),
+    ("missing='refuse'", "**Missing values: refuse**"),
+    ("missing=\"drop\"", "**Missing values: drop**"),
+    ("missing=\"impute\"", "**Missing values: impute**"),
+    ("rename_duplicates=True", "**Rename duplicate column names**"),
+    ("drop_empty_columns=True", "**Drop columns empty in every row**"),
+    ("with missing_markers", "with **Treat '?' as missing**"),
+    ("missing_markers=", "**Treat '?' as missing**: "),
+    ("privacy_unit=", "**Privacy unit** "),
+    ("encoding='latin-1' or another", "**File format: Encoding** (latin-1 or another)"),
+    ("encoding='latin-1'", "**File format: Encoding latin-1**"),
+    ("encoding='cp1252'", "**File format: Encoding cp1252**"),
+    ("decimal=','", "**File format: Decimal mark ,**"),
+    ("decimal='.'", "**File format: Decimal mark .**"),
+    ("sep=';'", "**File format: Separator ;**"),
+    ("sep=','", "**File format: Separator ,**"),
+    ("sep=tab", "**File format: Separator tab**"),
+)
+"""The library's option words (as :func:`literal` shows them) and the app's controls for them."""
+
+
+def app_words(text: object) -> str:
+    """A library message for Markdown (:func:`literal`) in the app's words: each option it names
+    becomes the control that sets it (:data:`APP_WORDS`), e.g. ``missing='drop'`` -> **Missing
+    values: drop**; the command line says flags instead (:func:`core.cli.common.cli_words`)."""
+    out = literal(text)
+    for library, control in APP_WORDS:
+        out = out.replace(literal(library), control)
+    return out

@@ -278,7 +278,7 @@ def export_columns(public_columns: Sequence[str]) -> dict[str, str]:
 
 def join_keys(frame: pd.DataFrame, columns: Sequence[str], public: pd.DataFrame) -> pd.DataFrame:
     """The join keys of the labeled public rows: ``columns`` of the public file's ``frame``, at the
-    rows that :func:`core.data.check_public` kept (``public.attrs["rows"]``; every row without it).
+    rows that :func:`core.data.check_public` kept (all but ``public.attrs["dropped_at"]``).
 
     A key is a public column kept out of the features (an identifier, a row number), so that
     the export can be joined back to the public file by it rather than by position.
@@ -297,8 +297,9 @@ def join_keys(frame: pd.DataFrame, columns: Sequence[str], public: pd.DataFrame)
     pandas.DataFrame
         ``len(public)`` rows, the key columns as written in the file, a fresh ``RangeIndex``.
     """
-    rows = np.asarray(public.attrs.get("rows", np.arange(len(public))), dtype=np.int64)
-    if len(rows) != len(public) or (len(rows) and rows.max() >= len(frame)):
+    dropped = np.asarray(public.attrs.get("dropped_at", ()), dtype=np.int64)
+    rows = np.delete(np.arange(len(public) + len(dropped)), dropped)
+    if len(public) + len(dropped) != len(frame):
         raise DataError("The public rows do not come from this public file: its key columns cannot follow them.")
     absent = [c for c in columns if c not in frame.columns]
     if absent:
@@ -390,15 +391,13 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
                 f"The labeling uses class id {int(ids.max())} but only {len(names)} class names were given."
             )
         label[answered] = [names[i] for i in ids] if names is not None else [str(i) for i in ids]
-    frame = public.copy()
+    frame = public.copy() if keys is None else pd.concat([keys.set_axis(public.index), public], axis=1)
     for column in frame.columns:  # whole numbers read as floats (e.g. age 40.0) go out as 40
         if pd.api.types.is_float_dtype(frame[column]):
             values = frame[column].to_numpy(dtype=float)
             known = values[~np.isnan(values)]
             if known.size and np.all(np.isfinite(known)) and np.all(known == np.round(known)) and np.all(np.abs(known) < 2**53):
                 frame[column] = frame[column].astype("Int64")
-    if keys is not None:
-        frame = pd.concat([keys.set_axis(public.index), frame], axis=1)
     frame[added["label"]] = pd.Series(label, index=public.index, dtype=object)
     frame[added["answered"]] = pd.Series(answered, index=public.index, dtype=bool)
     frame[added["status"]] = pd.Series(_status(labels), index=public.index, dtype=object)

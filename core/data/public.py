@@ -74,9 +74,10 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The public features with a fresh ``RangeIndex``, in the table's column order:
-        numeric columns as float64, categorical ones as object (text).  ``attrs["rows"]``
-        holds each row's position in ``public_frame`` (rows dropped for a missing value
-        leave gaps), so that columns kept out of the features (a join key) can follow.
+        numeric columns as float64, categorical ones as object (text).
+        ``attrs["dropped_at"]`` holds the positions in ``public_frame`` of the rows dropped
+        for a missing value (a tuple), so that columns kept out of the features (a join
+        key) can follow the rows kept.
 
     Raises
     ------
