@@ -32,7 +32,7 @@ def good_private(cols=("a", "b", "c"), n=400, label="label") -> bytes:
 
 
 BAD_PRIVATE = {
-    "empty file": (b"", "The file is empty"),
+    "empty file": (b"", "The file 'bad.csv' is empty"),  # the upload named in its error
     "header only": (b"a,b,label\n", "header row but no data rows"),
     "binary bytes": (bytes(range(256)) * 8, "not a CSV text file"),
     "non-UTF-8 text": ("a,b,label\n1,caf\xe9,0\n2,na\xefve,1\n".encode("latin-1"), "not UTF-8 text"),
