@@ -166,7 +166,8 @@ def _refuse_binary(data: bytes) -> None:
         )
 
 
-def decode(data: bytes | str, encoding: str | None = None, *, where: str | None = None) -> tuple[str, str]:
+def decode(data: bytes | str, encoding: str | None = None, *, where: str | None = None,
+           controls: bool = True) -> tuple[str, str]:
     """The text of a file's bytes (byte-order mark removed) and the encoding it was read with.
 
     Parameters
@@ -177,6 +178,8 @@ def decode(data: bytes | str, encoding: str | None = None, *, where: str | None 
         The encoding to use; None: UTF-8 (refused otherwise, with the option to give).
     where : str, optional
         The file's name (unused: :func:`named` adds it to the messages).
+    controls : bool, default True
+        Refuse control characters (False: a sample read only for its format).
 
     Returns
     -------
@@ -214,7 +217,7 @@ def decode(data: bytes | str, encoding: str | None = None, *, where: str | None 
                 ) from None
     if not text.strip():
         raise DataError("The file is empty. Choose a CSV file with a header row and at least one data row.")
-    control = _CONTROL.search(text)
+    control = _CONTROL.search(text) if controls else None
     if control is not None:
         raise DataError(
             f"The file is not a CSV text file: it holds the control character "
@@ -338,7 +341,7 @@ def sniff_format(path, given: CsvFormat | None = None, *, sample_bytes: int = 1 
     if more and b"\n" in head:
         head = head[:head.rindex(b"\n") + 1]  # whole lines only (never half a UTF-8 character)
     try:
-        text, encoding = decode(head, given.encoding, where=str(path))
+        text, encoding = decode(head, given.encoding, where=str(path), controls=False)
         sep = given.sep or detect_separator(text)
         decimal = given.decimal
         if decimal is None:
