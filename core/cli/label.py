@@ -405,9 +405,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
     #    the votes (or scores) of every row, on the chosen joblib backend.
     reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
+    trained = mech.inputs == "rows"  # one model trained with DP on the private rows: no teachers
     with backend:
-        teachers = pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
-                                  progress=bar.task(f"Training {k} teachers"))
+        teachers = None if trained else pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
+                                                       progress=bar.task(f"Training {k} teachers"))
         if streaming:
             charge()
             rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
@@ -439,7 +440,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         written.append(str(paths["--report"]))
     stdout.write(
         f"Labeled {result.m} public rows with {mech.name} "
-        f"({k} teachers, {args.learner}, on {table.n_rows} private rows; privacy unit: {checks.unit_text(table)}):\n"
+        + (f"(one model trained with DP on {table.n_rows} private rows, no teachers; " if trained else
+           f"({k} teachers, {args.learner}, on {table.n_rows} private rows; ")
+        + f"privacy unit: {checks.unit_text(table)}):\n"
         f"  answered       {result.n_answered}\n"
         f"  abstained      {result.n_bottom}\n"
         f"  not processed  {result.n_unprocessed}\n"
