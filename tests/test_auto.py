@@ -21,7 +21,8 @@ def test_flip_rate_and_noise_ratio_by_hand():
     # margin (2·0.9 − 1)·100 = 80; with σ = 80/√2 the argument is 1: Φ(−1) = 0.158655…
     assert auto.flip_rate(100, 80 / math.sqrt(2)) == pytest.approx(0.15865525393145707, rel=1e-12)
     r = auto.dp_noise_ratio(n=32_561, d=92, epsilon=1.0, delta=1e-5)
-    assert r == pytest.approx(math.sqrt(8 * math.log(2e5) + 4) * math.sqrt(93) / 32_561, rel=1e-12)
+    # σ = 2R √(8 log(2/δ) + 4ε)/ε (replace-one moves the gradient by up to 2R)
+    assert r == pytest.approx(2 * math.sqrt(8 * math.log(2e5) + 4) * math.sqrt(93) / 32_561, rel=1e-12)
 
 
 def test_adult_at_small_epsilon_chooses_the_dp_logistic_regression_and_says_why():

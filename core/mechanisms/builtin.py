@@ -6,6 +6,7 @@ mechanisms through the registry.
 
 from __future__ import annotations
 
+import math
 from importlib import import_module
 from typing import Any
 
@@ -379,14 +380,14 @@ def _dp_naive_bayes_map(m: int, *, epsilon, delta, **_: Any):
 
 
 def _dp_naive_bayes_entry(m: int, *, epsilon, delta, **_: Any):
-    from core.accounting.dp_training import naive_bayes_noise, naive_bayes_rdp
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS
+    from core.accounting.dp_training import naive_bayes_mu_sq
+    from core.accounting.ledger_maps import gaussian_entry
 
-    z = naive_bayes_noise(epsilon, delta, dimension=1).z
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(naive_bayes_rdp(z)), delta_conversion=float(delta),
-                    mechanism="dp-naive-bayes", description=f"DP Gaussian naive Bayes, noise multiplier z = {z:.4g}",
-                    params={"epsilon": float(epsilon)})
+    mu_sq = naive_bayes_mu_sq(epsilon, delta)
+    return gaussian_entry(mu_sq=mu_sq, delta=float(delta), mechanism="dp-naive-bayes",
+                          description=f"DP Gaussian naive Bayes: one Gaussian mechanism of μ² = {mu_sq:.4g} "
+                          f"(noise multiplier z = {1.0 / math.sqrt(mu_sq):.4g}), exact accounting",
+                          params={"epsilon": float(epsilon)})
 
 
 from core.mechanisms.registry import Parameter  # noqa: E402  (this section's own parameters)
