@@ -323,8 +323,9 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, 
     """Run ``runs`` on the private votes, each charged to the ledger before it runs.
 
     All of them fit in the budget or none runs (:func:`price` first); on a real job a
-    budget must be set (:class:`BudgetNeeded`).  Fresh noise every time (in demo mode a
-    fixed seed other than the exploring runs').  With ``keep_going`` a run its mechanism
+    budget must be set (:class:`BudgetNeeded`).  Fresh noise every time: from the operating
+    system on a real job, whatever the demo toggle (:func:`app_pages._session.noise_rng`); on
+    teaching data in demo mode a fixed seed other than the exploring runs'.  With ``keep_going`` a run its mechanism
     refuses leaves the others: its place holds the error (it stays counted, as charged).
 
     Returns
@@ -341,7 +342,7 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, 
     led = ledger(ds)
     out = []
     for i, (name, settings) in enumerate(runs):
-        rng = session.DEMO_SEED + 1 + i if session.demo_mode() else None
+        rng = session.noise_rng(ds, "release", offset=i)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
             try:
@@ -357,8 +358,8 @@ def release(ds: Dataset, ens: Any, mechanism: str, asked: dict[str, Any]) -> dic
     """A **release**: a fresh run at ``(mechanism, asked)``, fixed before it is shown.
 
     Never taken from the memo of :func:`app_pages._cache.labeling`: a new draw of the noise
-    (in demo mode a fixed seed other than the exploring runs' one, so the release is
-    still a new draw and still repeats), charged to the ledger before it runs
+    (operating-system entropy on a real job; on teaching data in demo mode a fixed seed other
+    than the exploring runs' one, so the release is still a new draw and still repeats), charged to the ledger before it runs
     (BudgetExhausted past the budget, BudgetNeeded on a real job without a budget:
     nothing runs and the previous release, if any, stays).  Stored in this session as
     the one run the downloads export.
@@ -393,7 +394,7 @@ def tune(ds: Dataset, ens: Any, candidates: Sequence[tuple[str, dict[str, Any]]]
     become this session's release; their ``epsilon``/``delta`` are the whole selection's.
     """
     require_budget(ds)
-    rng = session.DEMO_SEED + 2 if session.demo_mode() else None
+    rng = session.noise_rng(ds, "selection")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         sel = pipeline.tune(ens.votes, list(candidates), ledger=ledger(ds), rng=rng)

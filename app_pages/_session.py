@@ -27,7 +27,9 @@ from core.errors import PrivateLabelLabError
 from app_pages._text import literal
 
 DEMO_SEED = 2018
-"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
+"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported).
+It draws the noise of teaching data only: a real job's noise always comes from the
+operating system (:func:`noise_rng`)."""
 
 DEFAULT_DATASET = "breast_cancer"
 """The bundled dataset offered first when the user picks "Bundled dataset"."""
@@ -193,8 +195,35 @@ def seed() -> int:
     return DEMO_SEED if demo_mode() else int(st.session_state["_session_seed"])
 
 
-def noise_rng() -> int | None:
-    """The ``rng`` argument of the private mechanisms: OS entropy unless in demo mode."""
+NOISE_STREAMS = {"explore": 0, "release": 1, "selection": 2, "agreement": 3, "class_shares": 4}
+"""Offsets of the demo seed for the draws of teaching data: exploring runs, releases (a new
+draw, still repeatable), private selection and the two priced estimates."""
+
+
+def noise_rng(ds: Any = None, stream: str = "explore", offset: int = 0) -> int | None:
+    """The ``rng`` argument of a draw of noise: None (operating-system entropy) unless the
+    reproducible demo seed is on AND the data is teaching data.
+
+    A real job (:func:`is_real_job`) never draws from the demo seed, whatever the sidebar
+    toggle or the server's ``DEMO=1``: the seed is public, so a release drawn from it could
+    be recomputed offline by anyone, and no finite ε would hold.  ``ds`` is the loaded
+    dataset (None: the session's current one); ``stream`` and ``offset`` pick the demo
+    seed's offset (:data:`NOISE_STREAMS`), so that a release is a new draw of the lesson.
+    """
+    if not demo_mode():
+        return None
+    if ds is None:
+        from app_pages._datasets import dataset
+
+        ds = dataset()
+    if is_real_job(ds):
+        return None
+    return DEMO_SEED + NOISE_STREAMS[stream] + int(offset)
+
+
+def synthetic_rng() -> int | None:
+    """The ``rng`` of draws on made-up inputs only (the privacy audit's neighbouring pairs):
+    the demo seed when it is on, else operating-system entropy.  Never for the private data."""
     return DEMO_SEED if demo_mode() else None
 
 

@@ -189,7 +189,7 @@ def estimate_section(ds, ens) -> None:
                          what="this estimate"):
             with session.shown_errors():
                 ledgers.require_budget(ds)
-                rng = session.DEMO_SEED + 3 if session.demo_mode() else None
+                rng = session.noise_rng(ds, "agreement")
                 est = estimate_quality(ens.votes, epsilon=float(eps), assumed=assumed, ledger=ledgers.ledger(ds),
                                        rng=rng)
                 plan.set_quality("accuracy", round(est.quality.accuracy, 2))
@@ -203,7 +203,7 @@ def estimate_section(ds, ens) -> None:
                          what="this estimate"):
             with session.shown_errors():
                 ledgers.require_budget(ds)
-                rng = session.DEMO_SEED + 4 if session.demo_mode() else None
+                rng = session.noise_rng(ds, "class_shares")
                 shares = estimate_class_shares(ds.private.labels, n_classes=ds.n_classes, epsilon=float(eps),
                                                ledger=ledgers.ledger(ds), units=ds.private.unit, rng=rng)
                 plan.set_quality("majority", round(float(max(shares)), 2))

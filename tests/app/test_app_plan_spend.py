@@ -400,3 +400,33 @@ def test_the_plan_predicts_the_dp_training_routes_and_says_its_choice():
     after = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
     assert before != after
     assert spent(at)[2] == 0
+
+
+def test_a_real_job_never_draws_its_noise_from_the_demo_seed(lab):
+    """Two sessions on the same two-file upload with the demo toggle on (the ``lab`` sessions
+    start with it on, as under ``make run DEMO=1``): both read the same votes (one shared
+    partition), but each release draws fresh noise from the operating system, so GNMax's
+    labels at a small ε differ (each of 300 labels is close to a coin flip at σ ≈ 4,000:
+    equal vectors have probability below 1e-30)."""
+    files = two_files()
+    released = []
+    for i in range(2):
+        at = train(upload_two_files(lab(), files))
+        assert at.session_state["demo_seed"] is True
+        assert any("a real job's noise still comes from the operating system" in c
+                   for c in texts(at.sidebar.caption)), texts(at.sidebar.caption)
+        go(at, "Private labeling")
+        at.radio(key="w_privacy_mechanism").set_value("gnmax").run()
+        at.slider(key="w_privacy_epsilon").set_value(0.1).run()
+        if i == 0:
+            at.number_input(key="job_budget_epsilon").set_value(10.0)
+            at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+        at.button(key="run_private").click().run()
+        assert not at.exception, at.exception
+        rel = at.session_state["_release"]
+        assert rel["mechanism"] == "gnmax"
+        released.append((np.asarray(rel["result"].labels), at.session_state["_session_seed"]))
+    (one, _), (two, _) = released
+    assert one.shape == two.shape == (300,)
+    assert not np.array_equal(one, two)
+    assert np.mean(one != two) > 0.2  # noise, not a coincidence: about half of them differ

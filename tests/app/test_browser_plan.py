@@ -61,7 +61,7 @@ def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, 
             page.get_by_role("heading", name="Data", exact=True).wait_for()
             settle(page)
             page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
             settle(page)
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar).to_contain_text("Teaching data")  # the generated first view
