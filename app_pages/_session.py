@@ -200,23 +200,17 @@ NOISE_STREAMS = {"explore": 0, "release": 1, "selection": 2, "agreement": 3, "cl
 draw, still repeatable), private selection and the two priced estimates."""
 
 
-def noise_rng(ds: Any = None, stream: str = "explore", offset: int = 0) -> int | None:
+def noise_rng(ds: Any, stream: str = "explore", offset: int = 0) -> int | None:
     """The ``rng`` argument of a draw of noise: None (operating-system entropy) unless the
     reproducible demo seed is on AND the data is teaching data.
 
     A real job (:func:`is_real_job`) never draws from the demo seed, whatever the sidebar
     toggle or the server's ``DEMO=1``: the seed is public, so a release drawn from it could
     be recomputed offline by anyone, and no finite ε would hold.  ``ds`` is the loaded
-    dataset (None: the session's current one); ``stream`` and ``offset`` pick the demo
+    dataset the draw is about; ``stream`` and ``offset`` pick the demo
     seed's offset (:data:`NOISE_STREAMS`), so that a release is a new draw of the lesson.
     """
-    if not demo_mode():
-        return None
-    if ds is None:
-        from app_pages._datasets import dataset
-
-        ds = dataset()
-    if is_real_job(ds):
+    if not demo_mode() or is_real_job(ds):
         return None
     return DEMO_SEED + NOISE_STREAMS[stream] + int(offset)
 

@@ -163,8 +163,8 @@ def tune_section(ds, ens) -> None:
     sel = None if rel is None else rel.get("selection")
     if sel is not None:
         r = sel.result
-        st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g} "
-                   f"after {sel.runs} repetitions: {r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
+        st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g}: "
+                   f"{r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
                    f"processed. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
                    "the release the Student & export page exports.")
 

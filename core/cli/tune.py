@@ -234,18 +234,20 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
-            "chosen": sel.chosen, "repetitions": sel.runs, "repeat_mean": price.parts["repeat_mean"],
+            "chosen": sel.chosen, "repeat_mean": price.parts["repeat_mean"],
             "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
             "holdout_rows": 0 if held is None else (held.n_rows if held.unit is None else held.unit.n_units),
             "epsilon": sel.epsilon, "delta": sel.delta,
-            "statement": "The labels are the selected run's; epsilon and delta are the whole selection's.",
+            "statement": "The labels are the selected run's; epsilon and delta are the whole selection's. How many "
+                         "repetitions ran, and which candidates they ran, is not released: the guarantee holds for "
+                         "the best run with their number hidden.",
         }
         paths["--report"].write_text(report_json(rep), encoding="utf-8")
         written.append(str(paths["--report"]))
     stdout.write(
         f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at "
         f"{', '.join(f'{k} = {fmt(v) if isinstance(v, float) else v}' for k, v in sel.settings.items())} "
-        f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
+        f"(score by {sel.score_kind}: {fmt(sel.score)}).\n"
         f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
         f"({checks.adjacency_text(table)}).\n"

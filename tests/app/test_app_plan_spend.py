@@ -430,3 +430,31 @@ def test_a_real_job_never_draws_its_noise_from_the_demo_seed(lab):
     assert one.shape == two.shape == (300,)
     assert not np.array_equal(one, two)
     assert np.mean(one != two) > 0.2  # noise, not a coincidence: about half of them differ
+
+
+def test_tune_privately_shows_no_number_of_repetitions(lab, downloads, monkeypatch):
+    """The page, the report and the labeled CSV of a private selection say what was chosen and
+    the whole selection's guarantee, never how many repetitions ran (forced here to 1009)."""
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 1009)
+    at = go(lab(), "Private labeling")
+    at.toggle(key="show_tune").set_value(True).run()
+    at.multiselect(key="tune_mechanisms").set_value(["gnmax", "lnmax"]).run()
+    at.button(key="tune_private").click().run()
+    assert not at.exception, at.exception
+    assert any(s.startswith("Chosen: ") for s in texts(at.success)), texts(at.success)
+    shown = all_text(at) + "\n".join(f"{m.label} {m.value}" for m in at.main.metric)
+    go(at, "Student & export")
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = downloads[buttons["Download privacy report (JSON)"].proto.url][0]
+    csv = downloads[buttons["Download labeled CSV"].proto.url][0]
+    for text in (shown, all_text(at), report.decode() if isinstance(report, bytes) else report):
+        assert "1009" not in text and "tried" not in text.lower()
+        assert "repetitions drawn" not in text
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.BytesIO(csv if isinstance(csv, bytes) else csv.encode()))
+    assert list(frame.columns) == ["row", "label", "answered", "status"]  # the labels only, nothing of the selection

@@ -119,6 +119,27 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
     assert "Ledger " in out and "1 run(s) on this private file" in out
 
 
+def test_tune_writes_no_number_of_repetitions_anywhere(files, capsys, monkeypatch):
+    """stdout, the report and the labeled CSV say what was chosen and its guarantee, never how many
+    repetitions ran (forced here to 1009) nor which candidates were tried."""
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 1009)
+    folder, priv, pub = files
+    code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "gnmax", "--mechanism", "lnmax",
+                 "--epsilon", "1", "--epsilon", "2", "--delta", "1e-5", "--k", "10", "--score", "answered",
+                 "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json")])
+    captured = capsys.readouterr()
+    assert code == EXIT_OK, captured.err
+    report = json.loads((folder / "report.json").read_text())
+    assert set(report["selection"]) == {"method", "candidates", "chosen", "repeat_mean", "repeat_shape", "score",
+                                        "score_released", "holdout_rows", "epsilon", "delta", "statement"}
+    for text in (captured.out, captured.err, (folder / "report.json").read_text(),
+                 (folder / "labeled.csv").read_text()):
+        assert "1009" not in text and "tried" not in text.lower()
+    assert "after 1009" not in captured.out and "Selected candidate" in captured.out
+
+
 def test_tune_refuses_a_btt_candidate(capsys):
     assert main(["tune", "--public", "x.csv", "--mechanism", "btt", "--epsilon", "1", "--delta", "1e-5"]) == EXIT_ERROR
     assert "invalid choice: 'btt'" in capsys.readouterr().err
