@@ -20,10 +20,13 @@ export as data, not in a spreadsheet that evaluates formulas (docs/guide/data-ow
 "A real table, handled safely").
 
 Schema of :func:`labeled_frame` (columns, in order)
-    the public file's columns, as given (same names, order, values and index; a float
+    the join keys, when asked (``keys=``: columns of the public file carried into the
+    export without being features, e.g. an identifier left out of the features, so that
+    the labels can be joined back to the public file's rows; as given, text stays text);
+    the public file's feature columns, as given (same names, order, values and index; a float
     column holding only whole numbers becomes a nullable integer column, so Adult's
     ``age`` is written ``40``, not ``40.0``); then the columns the export adds, named by
-    :func:`export_columns` so that they never clash with the public file's own (by
+    :func:`export_columns` so that they never clash with the public file's own or the keys (by
     default ``label``, ``answered`` and ``status``; ``private_status`` when the public
     file has a ``status`` column, and so on):
     label: object column — for hard labels the class name (text), for soft labels
@@ -276,7 +279,7 @@ def export_columns(public_columns: Sequence[str]) -> dict[str, str]:
 
 
 def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None, *,
-                  columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+                  columns: Mapping[str, str] | None = None, keys: pd.DataFrame | None = None) -> pd.DataFrame:
     """The public rows with their private labels, ready to be written as a CSV.
 
     Parameters
@@ -291,13 +294,20 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
         hard labels None writes the class id as text.
     columns : mapping, optional (keyword-only)
         The names of the added columns (:func:`export_columns`, decided when the files
-        loaded).  Default: :func:`export_columns` of ``public``'s columns.
+        loaded).  Default: :func:`export_columns` of the keys' and ``public``'s columns.
+    keys : pandas.DataFrame, optional (keyword-only)
+        Join keys: columns of the PUBLIC file that are not features (an identifier or a
+        code left out of the features, :func:`core.data.default_features`), one row per
+        labeled row in the same order.  They come first in the export, values as given.
+        They are the public file's own values, so exporting them reveals nothing private;
+        never pass a column of the private file here.
 
     Returns
     -------
     pandas.DataFrame
-        A copy of ``public`` (same columns, order, values and index; float columns of whole
-        numbers as nullable ``Int64``) followed by, under the names of ``columns``:
+        The keys (if any), then a copy of ``public`` (same columns, order, values and
+        index; float columns of whole numbers as nullable ``Int64``) followed by, under
+        the names of ``columns``:
 
         - label (object): the class name for hard labels, the released score (float)
           for soft labels, ``""`` (empty) where the query was not answered;
@@ -310,10 +320,10 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
     ------
     DataError
         When ``public`` is not a DataFrame, its length differs from the labeling, or a
-        label has no class name.
+        label has no class name; when ``keys`` is not a DataFrame of as many rows.
     SchemaError
         When a name in ``columns`` is one of ``public``'s columns (names decided for
-        another file).
+        another file), or a key column is also a column of ``public``.
     """
     labels = _check_result(result)
     if not isinstance(public, pd.DataFrame):
@@ -323,8 +333,18 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
             f"There are {len(public)} public rows but the labeling has {labels.shape[0]} answers; "
             "pass the rows that were labeled, in the same order."
         )
-    added = export_columns(list(public.columns)) if columns is None else {r: str(columns[r]) for r in LABEL_COLUMNS}
-    clash = [added[r] for r in LABEL_COLUMNS if added[r] in public.columns]
+    if keys is not None:
+        if not isinstance(keys, pd.DataFrame) or len(keys) != len(public):
+            raise DataError(f"The join keys must be a DataFrame with one row per labeled row ({len(public)}), got "
+                            + (f"{len(keys)} rows." if isinstance(keys, pd.DataFrame) else f"{type(keys).__name__}."))
+        both = [str(c) for c in keys.columns if c in public.columns]
+        if both:
+            raise SchemaError(f"Column(s) {', '.join(map(repr, both))} are features of the export already; a join key "
+                              "is a column the export would not carry otherwise.")
+    key_names = [] if keys is None else [str(c) for c in keys.columns]
+    added = (export_columns(key_names + list(public.columns)) if columns is None
+             else {r: str(columns[r]) for r in LABEL_COLUMNS})
+    clash = [added[r] for r in LABEL_COLUMNS if added[r] in public.columns or added[r] in key_names]
     if clash or len({added[r] for r in LABEL_COLUMNS}) < len(LABEL_COLUMNS):
         raise SchemaError(
             f"The export's column names {', '.join(map(repr, clash or [added[r] for r in LABEL_COLUMNS]))} clash "
@@ -358,6 +378,10 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
     frame[added["label"]] = pd.Series(label, index=public.index, dtype=object)
     frame[added["answered"]] = pd.Series(answered, index=public.index, dtype=bool)
     frame[added["status"]] = pd.Series(_status(labels), index=public.index, dtype=object)
+    if keys is not None:
+        carried = keys.copy()
+        carried.index = public.index
+        frame = pd.concat([carried, frame], axis=1)
     return frame
 
 

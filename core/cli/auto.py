@@ -42,6 +42,7 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     given = given_settings(args)
     if "epsilon" not in given or "delta" not in given:
         raise ParameterError("--mechanism auto and --k auto need --epsilon and --delta (the choice depends on the budget).")
+    checks.private_columns(args, stderr)  # the run's features: flagged columns left out unless --keep
     raw_private = checks.raw_frame(args.private, args.rename_duplicates)
     raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(

@@ -107,6 +107,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       help="use only these feature columns (comma separated; in both files)")
     data.add_argument("--drop", default=None, metavar="X,Y",
                       help="leave these columns out (comma separated; in both files), e.g. an identifier")
+    data.add_argument("--keep", default=None, metavar="X,Y",
+                      help="use these flagged columns as features anyway: identifiers, survey weights and label "
+                      "stand-ins found by the column check are left out of the features unless kept here")
+    data.add_argument("--key", default=None, metavar="X,Y",
+                      help="carry these columns of the public file into --out as join keys (first, values as "
+                      "written), without using them as features, e.g. an id left out of the features")
 
     checks.add_privacy_unit(data)
     ens = label.add_argument_group("teachers")
@@ -291,8 +297,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
 
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
-    #    first the one column check, which says every problem of the private file at once.
-    checks.check_private(args, stderr)
+    #    first the one column check, which says every problem of the private file at once, and
+    #    the default features (flagged columns left out unless --keep).
+    checks.private_columns(args, stderr)
+    keys = checks.key_names(args)
     # Mechanisms that answer query by query (or keep a stream's state) label the public file
     # in chunks, written as they go; the others (scores, one test over every query) read it whole.
     streaming = mech.inputs == "counts" and (mech.online is not None or mech.per_query)
@@ -314,8 +322,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raw_public = checks.raw_frame(args.public, args.rename_duplicates)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
-        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit)
+        features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
+        keys=keys)
     checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
+    key_frame = raw_public[keys] if keys and not streaming else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
@@ -340,8 +350,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public = None
         chunks = itertools.chain([head], chunks)
     else:
-        public = read_public(args.public if public_src is None else public_src, table,
-                             rename_duplicates=args.rename_duplicates)
+        public, kept_rows = read_public(args.public if public_src is None else public_src, table,
+                                        rename_duplicates=args.rename_duplicates, return_rows=True)
+        if key_frame is not None:
+            key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
         n_public = len(public)
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
@@ -395,7 +407,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
             result, public = stream.write_stream(
                 paths["--out"], chunks=chunks, table=table, teachers=teachers, mechanism=mech.name,
-                settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths)
+                settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths,
+                keys=keys)
         else:
             inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
     del teachers  # non-private: never written
@@ -405,7 +418,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         charge()
         result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
         del inputs
-        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names), "--out")
+        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_frame), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,

@@ -62,6 +62,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
                       help="text that marks a missing cell, e.g. '?'")
     data.add_argument("--features", default=None, metavar="A,B,C", help="use only these feature columns")
     data.add_argument("--drop", default=None, metavar="X,Y", help="leave these columns out, e.g. an identifier")
+    data.add_argument("--keep", default=None, metavar="X,Y",
+                      help="use these flagged columns as features anyway (identifiers, survey weights and label "
+                      "stand-ins are left out of the features unless kept here)")
+    data.add_argument("--key", default=None, metavar="X,Y",
+                      help="carry these columns of the public file into --out as join keys, not as features")
     ens = p.add_argument_group("teachers")
     ens.add_argument("--learner", default="logistic_regression", metavar="NAME",
                      help="the teachers' and the student's learner (default logistic_regression)")
@@ -172,18 +177,24 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
+    checks.private_columns(args, stderr)  # the column check; flagged columns left out unless --keep
+    keys = checks.key_names(args)
     raw_private = checks.raw_frame(args.private)
     raw_public = checks.raw_frame(args.public)
     private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
                                                     features=checks.names_list(args.features),
-                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit)
+                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit,
+                                                    keys=keys)
+    key_frame = raw_public[keys] if keys else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
                        privacy_unit=args.privacy_unit)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public = read_public(args.public if public_src is None else public_src, table)
+    public, kept_rows = read_public(args.public if public_src is None else public_src, table, return_rows=True)
+    if key_frame is not None:
+        key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
     check_delta(args.delta, n=table.n_rows)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -225,7 +236,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
                         if ledger.budget is not None else "") + ".\n")
     result = sel.result
-    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names))
+    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_frame))
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),

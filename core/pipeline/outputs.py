@@ -46,7 +46,7 @@ def student(public_X, result, learner: str, params: Mapping[str, Any] | None, ta
     return train_student(public_X, result, model, bottom=bottom, n_classes=n_classes, rng=rng)
 
 
-def labeled_csv(public_frame, result, class_names, *, columns=None) -> bytes:
+def labeled_csv(public_frame, result, class_names, *, columns=None, keys=None) -> bytes:
     """The labeled CSV of the public rows (:func:`core.export.labeled_frame`), as UTF-8 bytes.
 
     Parameters
@@ -58,6 +58,8 @@ def labeled_csv(public_frame, result, class_names, *, columns=None) -> bytes:
     columns : mapping, optional (keyword-only)
         The names of the added columns, decided when the files loaded
         (:func:`core.export.export_columns`); default: decided from ``public_frame``.
+    keys : pandas.DataFrame, optional (keyword-only)
+        Join keys from the public file, carried first (:func:`core.export.labeled_frame`).
 
     Returns
     -------
@@ -65,7 +67,8 @@ def labeled_csv(public_frame, result, class_names, *, columns=None) -> bytes:
     """
     from core.export import labeled_frame
 
-    return labeled_frame(public_frame, result, class_names, columns=columns).to_csv(index=False).encode("utf-8")
+    return labeled_frame(public_frame, result, class_names, columns=columns,
+                         keys=keys).to_csv(index=False).encode("utf-8")
 
 
 def report(result, **context: Any) -> str:
