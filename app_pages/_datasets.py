@@ -84,6 +84,14 @@ class Dataset:
         return export_columns(list(self.all_columns))
 
     @property
+    def join_keys(self) -> pd.DataFrame | None:
+        """A two-file job's public columns left out of the features (identifiers, codes...), one
+        row per public query: what the export may carry as join keys (the public file's own
+        values, never the private file's).  None when there are none."""
+        keys = self.extra.get("public_keys")
+        return None if keys is None or keys.shape[1] == 0 else keys
+
+    @property
     def public_rows(self):
         """A teaching split's public queries as row numbers of the file they were drawn from
         (1 = the first data row), for an export that can be joined back to that file."""
@@ -167,24 +175,34 @@ def _uploaded_dataset(
     fixes: tuple = (False, False),
     before: tuple = (),
     privacy_unit: str | None = None,
+    left_out: tuple = (),
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     # ``fixes``: (rename duplicate column names, drop columns empty in every row);
-    # ``before``: columns left out before loading (a column that would stop the file from loading).
-    from core.data import load_table, read_public, split_public
+    # ``before``: columns left out before loading (a column that would stop the file from loading);
+    # ``left_out``: columns left out of the features by default (core.data.default_features), also
+    # before loading (a cause of death empty for the living must not refuse the file); the public
+    # file's copies of them are kept aside as join keys.
+    from core.data import DEFAULT_MAX_BYTES, load_table, read_csv, read_public, split_public
     from core.data.problems import without_columns
 
     if label_column is None:
         raise core.errors.DataError("Choose the label column: it is never guessed.")
     rename, drop_empty = (bool(f) for f in fixes)
-    private_bytes = without_columns(_private_bytes, before, rename_duplicates=rename) if before else _private_bytes
+    remove = tuple(before) + tuple(c for c in left_out if c not in before)
+    private_bytes = without_columns(_private_bytes, remove, rename_duplicates=rename) if remove else _private_bytes
     table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
                        name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
                        privacy_unit=privacy_unit)
-    if before and _public_bytes is not None:
-        _public_bytes = without_columns(_public_bytes, before, rename_duplicates=rename)
+    keys = None
+    if left_out and _public_bytes is not None:
+        raw, _ = read_csv(_public_bytes, DEFAULT_MAX_BYTES, "The public file has no data rows.", rename_duplicates=rename)
+        present = [c for c in left_out if c in raw.columns]
+        keys = raw[present].reset_index(drop=True) if present else None
+    if remove and _public_bytes is not None:
+        _public_bytes = without_columns(_public_bytes, remove, rename_duplicates=rename)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{left_out}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -194,7 +212,9 @@ def _uploaded_dataset(
             public_note="teaching split: no public file uploaded, so the public queries are drawn at random "
             "from the private file (they are private rows)",
         )
-    public_X = read_public(_public_bytes, table, rename_duplicates=rename)
+    public_X, kept_rows = read_public(_public_bytes, table, rename_duplicates=rename, return_rows=True)
+    if keys is not None:
+        keys = keys.iloc[kept_rows].reset_index(drop=True)
     _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
@@ -206,7 +226,7 @@ def _uploaded_dataset(
         public_y=None,
         test=test,
         public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
-        extra={"two_file": True},
+        extra={"two_file": True, "public_keys": keys},
     )
 
 
@@ -275,15 +295,21 @@ def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
 
     ds = _ds
     private, test, public_X, public_y = ds.private, ds.test, ds.public_X, ds.public_y
+    keys = ds.extra.get("public_keys")
     if drop:
         private = _without_columns(private, drop)
         test = None if test is None else _without_columns(test, drop)
+        if ds.extra.get("two_file"):  # the public file's copies of the columns left out: possible join keys
+            more = public_X[[c for c in drop if c in public_X.columns]].reset_index(drop=True)
+            keys = more if keys is None else pd.concat([keys, more], axis=1)
         public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
     extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
-             "public_rows": len(ds.public_X)}
+             "public_rows": len(ds.public_X), "public_keys": keys}
     if n_label and n_label < len(public_X):
         public_X = public_X.iloc[:n_label].reset_index(drop=True)
         public_y = None if public_y is None else np.asarray(public_y)[:n_label]
+        if keys is not None:
+            extra["public_keys"] = keys.iloc[:n_label].reset_index(drop=True)
         if "public_source_rows" in extra:
             extra["public_source_rows"] = np.asarray(extra["public_source_rows"])[:n_label]
     return dataclasses.replace(ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test,
@@ -330,7 +356,7 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             cfg["private_hash"], private, cfg.get("filename", "upload.csv"), cfg.get("label_column"),
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
-            tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None,
+            tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None, tuple(cfg.get("left_out", ())),
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 
@@ -373,6 +399,52 @@ def table_check(ds: Dataset):
     """The column checks of a loaded bundled, generated or two-file dataset
     (:func:`core.data.check_columns`; no stand-in check on generated data, said so)."""
     return _table_check(ds.key, ds.private, ds.source == "generator")
+
+
+WIDE_TABLE = 200
+"""A bundled table with more feature columns than this checks its columns on a click (each
+column alone takes time: MNIST's 784 pixels would slow the set's first opening)."""
+
+
+def _table_key(ds: Dataset) -> str:
+    return ds.key.split("|", 1)[0]  # the loaded table's, whatever columns are chosen from it
+
+
+def check_waits(ds: Dataset) -> bool:
+    """True for a wide bundled table whose column check has not been asked for yet."""
+    return (ds.source == "bundled" and len(ds.private.features.columns) > WIDE_TABLE
+            and _table_key(ds) not in st.session_state.setdefault("_checked_tables", set()))
+
+
+def check_now(ds: Dataset) -> None:
+    """Ask for a wide table's column check (the page's button)."""
+    st.session_state.setdefault("_checked_tables", set()).add(_table_key(ds))
+
+
+def column_choice(cfg: dict[str, Any]):
+    """The column check of the data ``cfg`` loads, every column included (but those the user
+    left out before loading), and its default features (:func:`core.data.default_features`,
+    the same decision as the command line's): identifiers, survey weights and label stand-ins
+    left out unless ``cfg["keep"]`` keeps them.
+
+    Returns
+    -------
+    (core.data.ColumnCheck, core.data.FeatureChoice)
+        ``(None, None)`` for a wide bundled table not checked yet (:func:`check_waits`).
+    """
+    from core.data import default_features
+
+    if cfg["source"] == "upload":
+        check = upload_check(cfg)
+    else:
+        pf = float(cfg.get("public_fraction", session.DEFAULT_DATA["public_fraction"]))
+        tf = float(cfg.get("test_fraction", session.DEFAULT_DATA["test_fraction"]))
+        base = _load_base(cfg, pf, tf, session.seed())
+        if check_waits(base):
+            return None, None
+        check = _table_check(base.key, base.private, base.source == "generator")
+    keep = [c for c in cfg.get("keep", ()) if c in check.features]
+    return check, default_features(check, keep=keep)
 
 
 def keep_upload(uploaded) -> str:

@@ -285,3 +285,20 @@ def test_cells_that_a_spreadsheet_would_read_as_formulas_are_written_exactly(pub
     assert list(back.columns) == ["height", "city", "=n", "label", "answered", "status"]
     assert list(back["label"]) == ["@SUM(A1)", "=1+1", "-1", "@SUM(A1)", "", ""]
     assert list(back["city"]) == ["+cmd", "=HYPERLINK(\"x\")", "-2", "@a", "c", "b"]
+
+
+def test_join_keys_come_first_and_are_never_a_feature_twice(public):
+    res = make_result([1, BOTTOM, 0, 1, 1, 0])
+    keys = pd.DataFrame({"id": ["p-01", "p-02", "p-03", "p-04", "p-05", "p-06"], "label": [7, 8, 9, 10, 11, 12]})
+    frame = labeled_frame(public, res, ["no", "yes"], keys=keys)
+    # the keys first, as given; the added columns named around every other name (the keys' 'label' too)
+    assert list(frame.columns[:2]) == ["id", "label"]
+    assert list(frame.columns[2:2 + public.shape[1]]) == list(public.columns)
+    assert list(frame.columns[-3:]) == ["private_label", "answered", "status"]
+    assert frame["id"].tolist() == ["p-01", "p-02", "p-03", "p-04", "p-05", "p-06"]
+    assert frame["private_label"].tolist() == ["yes", "", "no", "yes", "yes", "no"]
+    assert list(frame.index) == list(public.index)
+    with pytest.raises(SchemaError, match="features of the export already"):
+        labeled_frame(public, res, ["no", "yes"], keys=public[[public.columns[0]]])
+    with pytest.raises(DataError, match="one row per labeled row"):
+        labeled_frame(public, res, ["no", "yes"], keys=keys.iloc[:3])
