@@ -13,8 +13,8 @@ like
     generalise from it, and an export of it is a join key back to people;
 ``"survey_weight"``
     a survey's sampling weight, found by its name (``fnlwgt``, ``perwt``, ``pwgtp``,
-    ``wtfinl``, ``final_weight``, ``sampling_weight``...): it says how many people a row
-    stands for, not anything about the row's person;
+    ``wtfinl``, ``final_weight``, ``sampling_weight``...; not ``weight`` or ``wt.loss``): it
+    says how many people a row stands for, not anything about the row's person;
 ``"free_text"``
     many distinct long or many-word texts (one-hot encoding makes each its own column);
 ``"date"``
@@ -47,6 +47,7 @@ __all__ = [
     "WARNING_KINDS",
     "IDENTIFIER_NAMES",
     "SURVEY_WEIGHT_NAMES",
+    "SURVEY_WEIGHT_PHRASES",
     "PERSON_NAME_COLUMNS",
     "column_warnings",
     "identify",
@@ -69,12 +70,15 @@ IDENTIFIER_NAMES = frozenset({
 mark an identifier."""
 
 SURVEY_WEIGHT_NAMES = frozenset({
-    "fnlwgt", "finalwgt", "finwgt", "wgt", "wt", "perwt", "hhwt", "pwgtp", "wgtp", "wtfinl", "wtsupp", "sampwt",
-    "sampwgt", "wtpers", "weightfinal", "finalweight", "sampleweight", "samplingweight", "surveyweight",
-    "designweight", "personweight", "householdweight", "expansionfactor", "basewt", "basewgt",
+    "fnlwgt", "finalwgt", "finwgt", "perwt", "hhwt", "pwgtp", "wgtp", "wtfinl", "wtsupp", "sampwt", "sampwgt",
+    "wtpers", "basewgt", "expansionfactor",
 })
-"""Column names (whole, ignoring case and separators) or name words of survey weights.  A
-column called just ``weight`` is left alone: it is often a person's body weight."""
+"""Name words of survey weights (census and survey codes), matched whole."""
+
+SURVEY_WEIGHT_PHRASES = ("finalweight", "weightfinal", "sampleweight", "samplingweight", "surveyweight",
+                         "designweight", "personweight", "householdweight", "replicateweight", "baseweight")
+"""Phrases found in a name with its separators removed (``final_weight``, ``SampleWeight2019``).
+A column called just ``weight`` (often a person's body weight) or ``wt.loss`` is left alone."""
 
 PERSON_NAME_COLUMNS = frozenset({
     "name", "names", "first", "last", "firstname", "lastname", "fullname", "surname", "surnames",
@@ -242,7 +246,7 @@ def identify(values: pd.Series, name: str, *, min_rows: int = 20) -> tuple[str, 
         return "identifier", "phone numbers"
     if is_text and _share(sample, _POSTCODE) >= 0.8 and distinct > 5:
         return "identifier", "postcodes"
-    if not is_text and (joined in SURVEY_WEIGHT_NAMES or words & SURVEY_WEIGHT_NAMES):
+    if not is_text and (words & SURVEY_WEIGHT_NAMES or any(w in joined for w in SURVEY_WEIGHT_PHRASES)):
         return "survey_weight", f"its name ('{name}') marks a survey's sampling weight"
     if words & IDENTIFIER_NAMES:
         found = sorted(words & IDENTIFIER_NAMES)[0]

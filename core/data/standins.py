@@ -28,8 +28,9 @@ explain at least :data:`INFORMATION` of its entropy; when one threshold reaches
 :data:`THRESHOLD_ACCURACY` (an ordinary strong feature -- a tumour's size, a person's
 income -- predicts well, but not that well); or when a number named like a time or an
 event measured up to the outcome (follow-up, survival, duration, days, death...: see
-:data:`OUTCOME_TIME_WORDS`) removes at least :data:`OUTCOME_TIME_ERRORS` of the
-baseline's errors at one threshold.
+:data:`OUTCOME_TIME_WORDS`) removes at least :data:`OUTCOME_TIME_ERRORS` (a fifth) of
+the baseline's errors at one threshold (ACTG 175's follow-up ``days`` beside its event
+``cens``: 82 % against 76 %).
 
 All of it is computed on the private rows: **NON-PRIVATE diagnostics** for the data's
 owner, shown as such and never exported.
@@ -61,12 +62,13 @@ RARE_MIN = 10
 """A value seen on fewer training rows than this (or than 1 % of them) joins the "other" group."""
 
 OUTCOME_TIME_WORDS = frozenset({
-    "follow", "followup", "fu", "survival", "surv", "duration", "time", "days", "tte", "censor", "censored",
-    "los", "discharge", "death", "died", "dead", "deceased", "outcome", "event", "readmission", "readmitted",
+    "follow", "followup", "fu", "survival", "surv", "duration", "time", "days", "tte",
+    "censor", "censored", "los", "discharge", "death", "died", "dead", "deceased", "outcome", "event",
+    "readmission", "readmitted",
 })
 """Words of a number column's name that mark a time or an event measured up to the outcome."""
 
-OUTCOME_TIME_ERRORS = 1.0 / 3.0
+OUTCOME_TIME_ERRORS = 0.2
 """Share of the baseline's errors that one threshold on such a column must remove to be flagged."""
 
 AGREEMENT = 0.85
