@@ -125,7 +125,7 @@ def tune_section(ds, ens) -> None:
         "Chooses the best of a grid of settings **on the private votes**, judged by the number of queries each "
         "run answers (an output of the run itself), under one guarantee fixed before it starts: Papernot and "
         "Steinke's random-stopping selection. Only the chosen run's labels are released; the report states the "
-        "whole selection's guarantee."
+        "whole selection's guarantee. How many repetitions ran is never shown: the guarantee holds with it hidden."
     )
     names, why = selection_candidates()
     if not names:

@@ -300,9 +300,9 @@ def choose_features(args, check, stderr: TextIO):
             "--features names " + "; ".join(f"'{c.column}' ({c.reason})" for c in forced)
             + ": flagged columns are left out of the features unless kept explicitly; add --keep "
             + ",".join(c.column for c in forced) + " to use them.")
-    for c in choice.left_out:
-        stderr.write(f"{PROG}: note: '{c.column}' is left out of the features ({one_line(c.reason)}); "
-                     f"keep it with --keep {c.column}.\n")
+    if choice.left_out:  # each with its reason in the warnings above
+        stderr.write(f"{PROG}: note: left out of the features: {', '.join(choice.dropped)} (the warnings above say "
+                     "why; --keep NAME keeps one).\n")
     for c in choice.kept:
         stderr.write(f"{PROG}: note: '{c.column}' is kept as a feature on request (--keep) although flagged "
                      f"({one_line(c.reason)}).\n")

@@ -450,6 +450,7 @@ _builtin(
         "squares of its rows, each with Gaussian noise; the means and variances computed from them "
         "define a Gaussian naive Bayes that labels every public row."
     ),
-    formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad \rho(\alpha) = \alpha/(2z^2)",),
+    formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad "
+              r"\delta = \Phi\big(-\varepsilon z + \tfrac{1}{2z}\big) - e^{\varepsilon}\,\Phi\big(-\varepsilon z - \tfrac{1}{2z}\big)",),
     ledger_entry=_dp_naive_bayes_entry,
 )

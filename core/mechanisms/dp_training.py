@@ -13,7 +13,7 @@ number of public rows (the ensemble's aggregators pay per query).  Two models:
     :mod:`core.accounting.dp_training`.
 :func:`dp_naive_bayes_label`
     Gaussian naive Bayes from class counts, per-class sums and sums of squares released
-    by the Gaussian mechanism (Rényi accounting).
+    by the Gaussian mechanism, its noise set by the exact Gaussian privacy profile.
 
 **Norm bounds from public facts only.**  Both read :class:`PrivateRows`, made by
 :func:`private_rows`: the numeric columns are min–max scaled with the ranges of the

@@ -166,11 +166,14 @@ def test_upload_column_warnings_choice_and_missing_markers(lab):
     assert "rows with a missing value" in all_text(at)
     frames = [d.value for d in at.dataframe if "column" in getattr(d.value, "columns", [])]
     assert frames and "c" in list(frames[0]["column"])
+    # the identifiers are not features by default: said with their reasons, each with a Keep button
     cols_key = key_of(at, "multiselect", "keep_columns_")
-    at.multiselect(key=cols_key).set_value(["x", "c"]).run()
+    assert at.multiselect(key=cols_key).value == ["x", "c"] and metrics(at)["Features"] == "2"
+    assert "It is left out of the features unless you keep it explicitly" in warned
+    assert {"Keep 'person_id' as a feature", "Keep 'name' as a feature"} <= {b.label for b in at.button}
+    at.multiselect(key=cols_key).set_value(["x"]).run()
     assert not at.exception, at.exception
-    assert metrics(at)["Features"] == "2"
-    assert "person_id" not in " ".join(texts(at.warning))
+    assert metrics(at)["Features"] == "1"
 
 
 def test_ensemble_form_does_not_submit_on_enter(lab):
