@@ -424,11 +424,16 @@ with session.shown_errors():
             ss[cols_key] = [c_ for c_ in ds.all_columns if c_ in ds.private.features.columns]
         st.multiselect("Feature columns used", list(ds.all_columns), key=cols_key,
                        help="Dropped columns are left out of the private rows, the test rows and the public rows.")
+    # The findings of the features and of the columns left out by default (with their Keep buttons);
+    # a column the user dropped from the box is not checked any more.
     cfg_now = ss["data_cfg"]
+    features_now = set(ds.private.features.columns)
+    dropped = tuple(c for c in ds.all_columns if c not in features_now)
     if ds.source == "upload" and ds_cfg_is_upload(cfg_now):
-        full_check, choice = datasets.column_choice(cfg_now)
-        final = datasets.upload_check(cfg_now, tuple(cfg_now.get("left_out", ())))
-        show_check(merged(full_check, final), cols_key, "missing", choice=choice, upload=cfg_now["private_hash"])
+        _, choice = datasets.column_choice(cfg_now)
+        left = tuple(cfg_now.get("left_out", ()))
+        shown = merged(datasets.upload_check(cfg_now, dropped), datasets.upload_check(cfg_now, left + dropped))
+        show_check(shown, cols_key, "missing", choice=choice, upload=cfg_now["private_hash"])
     elif datasets.check_waits(ds):
         # A wide teaching table (MNIST's 784 pixels): checking every column takes seconds, so it
         # waits for a click instead of slowing the set's first opening.
@@ -440,9 +445,11 @@ with session.shown_errors():
             st.rerun()
     else:  # the flagged columns the user put back in the feature box are kept on request
         full_check, _ = datasets.column_choice(cfg_now)
-        features_now = set(ds.private.features.columns)
         choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now])
-        show_check(full_check, cols_key, "job_missing", choice=choice)
+        visible = features_now | set(choice.dropped)
+        shown = dataclasses.replace(full_check, problems=tuple(
+            p for p in full_check.problems if not p.columns or set(p.columns) & visible))
+        show_check(shown, cols_key, "job_missing", choice=choice)
 
     # ---- missing values, where they are
     st.markdown("**Missing values** (non-private counts, for the data's owner)")
