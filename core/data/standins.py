@@ -240,15 +240,7 @@ def uncertainty_coefficient(values: pd.Series, labels: Any, *, bins: int = 10) -
         codes = np.searchsorted(edges, x, side="right")
     else:
         codes = _codes(values)
-    codes = pd.factorize(codes)[0]
-    n_classes = int(y.max(initial=0)) + 1
-    table = np.bincount(codes * n_classes + y, minlength=(int(codes.max(initial=0)) + 1) * n_classes)
-    table = table.reshape(-1, n_classes).astype(float)
-    h_y = _entropy(table.sum(axis=0))
-    if h_y == 0.0:
-        return 0.0
-    h_y_given_x = sum(row.sum() / table.sum() * _entropy(row) for row in table)
-    return float(min(1.0, max(0.0, (h_y - h_y_given_x) / h_y)))
+    return _plug_in_information(codes, y)
 
 
 def _grouped_codes(codes: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, int]:
@@ -262,6 +254,7 @@ def _grouped_codes(codes: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, in
 
 
 def _plug_in_information(codes: np.ndarray, y: np.ndarray) -> float:
+    """Theil's U of the label given the codes, from the rows' plug-in frequencies."""
     codes = pd.factorize(codes)[0]
     n_classes = int(y.max(initial=0)) + 1
     table = np.bincount(codes * n_classes + y, minlength=(int(codes.max(initial=0)) + 1) * n_classes)
