@@ -98,9 +98,10 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
     "Keep it as a feature"; one kept on request offers "Leave it out".
     """
     st.markdown(f"**{title}**")
-    if choice is not None and choice.left_out:
-        st.info(literal(choice.sentence()) + (" Each has its Keep button below." if upload is not None else
-                                     " Keep one with its button below, or add it back in the box above."))
+    if choice is not None and (choice.left_out or choice.kept):
+        how = ("" if not choice.left_out else " Each has its Keep button below." if upload is not None else
+               " Keep one with its button below, or add it back in the box above.")
+        st.info(literal(choice.sentence()) + how)
     kept = set() if choice is None else {c.column for c in choice.kept}
     for i, p in enumerate(check.problems):
         where = ", ".join(f"**{literal(c)}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")

@@ -68,6 +68,12 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(f"{M:,}".replace(",", ""))
             expect(page.get_by_test_id("stSidebar")).to_contain_text("two-file job")
             expect(page.get_by_text(re.compile("on that teacher's chunk only")).first).to_be_visible()
+            # the census weight is left out of the features by default, said with its reason; kept in one click
+            # (the export below then carries it as a feature, as the file has it)
+            expect(page.get_by_text(re.compile(r"Left out of the features: 'fnlwgt' \(survey weight"))).to_be_visible()
+            page.get_by_role("button", name="Keep 'fnlwgt' as a feature").click()
+            settle(page)
+            expect(page.get_by_role("button", name="Leave 'fnlwgt' out of the features")).to_be_visible()
 
             # ---- Ensemble: logistic regression, k = K; Enter in the k box does not train
             go_to(page, "Ensemble", "Ensemble of teachers")
