@@ -64,14 +64,17 @@ def test_every_kind_of_stand_in_is_flagged_and_left_out_by_default(medical_check
     assert "whether it is missing agrees with the label on 100%" in found["cause_of_death"].sentence
     assert "a single threshold" in found["creatinine_lab"].sentence
     assert "measured up to the outcome" in found["time"].sentence
-    kinds = {p.column: p.kind for p in medical_check.problems if p.kind in ("identifier", "survey_weight")}
-    assert kinds == {"row": "identifier", "patient_id": "identifier", "perwt": "survey_weight"}, kinds
+    kinds = {p.column: p.kind for p in medical_check.problems if p.kind in ("person_key", "identifier", "survey_weight")}
+    assert kinds == {"row": "identifier", "patient_id": "person_key", "perwt": "survey_weight"}, kinds
+    # a person's id: the unit offered first, then Keep (it is left out by default); never a Drop
+    key = next(p for p in medical_check.problems if p.kind == "person_key")
+    assert [f.flag for f in key.fixes] == ["--privacy-unit patient_id", "--keep patient_id"]
     choice = default_features(medical_check)
     assert choice.features == ("age", "ejection_fraction", "anaemia")
     assert set(choice.dropped) == {"row", "patient_id", "cause_of_death", "time", "creatinine_lab", "perwt"}
     reasons = {c.column: c.reason for c in choice.left_out}
     assert reasons["row"].startswith("identifier: row numbers")
-    assert reasons["patient_id"].startswith("identifier:")  # an id repeated across rows: still no feature
+    assert reasons["patient_id"].startswith("person key")  # an id repeated across rows: still no feature
     assert reasons["perwt"].startswith("survey weight")
     assert "NON-PRIVATE" in reasons["cause_of_death"]
     assert "Left out of the features: 'row' (identifier" in choice.sentence()
