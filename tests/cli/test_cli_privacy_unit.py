@@ -57,7 +57,10 @@ def test_label_per_person_states_the_unit_everywhere(panel_files, capsys):
 def test_without_the_flag_the_check_offers_it_and_says_the_group_figure(panel_files, capsys):
     assert _label(panel_files, "--mechanism", "gnmax", report="flat.json", out="flat.csv") == EXIT_OK
     err = capsys.readouterr().err
-    assert "Column 'id' repeats its values like a person key" in err and "Fix: --privacy-unit id or --drop id" in err
+    assert "Column 'id' repeats its values like a person key" in err and "Fix: --privacy-unit id." in err
+    # a person's ID is no feature by default either: left out, with the Keep that would use it
+    assert "Left out of the features; to use it anyway: --keep id." in err
+    assert "left out of the features: id " in err and "id" not in pd.read_csv(panel_files["root"] / "flat.csv").columns
     assert "group privacy" in err and "NON-PRIVATE" in err
     report = json.loads((panel_files["root"] / "flat.json").read_text())
     assert report["privacy_unit"]["description"] == "per row" and report["adjacency"] == "replace one private row"
