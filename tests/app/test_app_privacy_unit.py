@@ -32,10 +32,13 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
     at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
     assert not at.exception, at.exception
-    # As a data owner meets it: the public rows have no 'id', so per row (id a feature) the files do not fit;
-    # the column check, shown with the error, offers to declare 'id' the unit instead of dropping it.
-    assert any("lacks 1 feature column" in e and "'id'" in e for e in texts(at.error)), texts(at.error)
+    # As a data owner meets it: 'id' names a person, so it is left out of the features by default (the
+    # public rows have no 'id': the files fit); the column check offers to declare it the unit instead.
+    assert not texts(at.error), texts(at.error)
+    assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.main.subheader)
+    assert any("Left out of the features: 'id' (person key" in i for i in texts(at.info)), texts(at.info)
     assert any("repeats its values like a person key" in w for w in texts(at.warning)), texts(at.warning)
+    assert "Privacy unit: **per row**" in " ".join(texts(at.sidebar.markdown))  # until declared
     declare = [b for b in at.button if b.label == "Declare 'id' the privacy unit (a guarantee per person)"]
     assert declare, [b.label for b in at.button]
     declare[0].click().run()
