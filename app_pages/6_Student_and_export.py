@@ -22,8 +22,9 @@ from app_pages._text import literal
 session.init()
 ss = st.session_state
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})
+# The learner of the model class a DP-training route trains: the student's default after such a run
+# (a comment: a bare string in a page is shown).
 TRAINED_MODEL_LEARNER = {"dp-logistic": "logistic_regression", "dp-naive-bayes": "gaussian_nb"}
-"""The learner of the model class a DP-training route trains: the student's default after such a run."""
 
 st.title("Student and export")
 st.markdown(
