@@ -1,11 +1,10 @@
-"""The steps of ``label`` around the data: column choice, column warnings, missing values
-said in place, and the privacy ledger file (issues "A real labeling job", "Release discipline").
+"""The steps of ``label`` around the data: column choice, column warnings, and missing
+values said in place (the privacy ledger: :mod:`core.cli.ledger`).
 """
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from core.cli.common import PROG, CommandError, one_line
@@ -22,7 +21,6 @@ __all__ = [
     "missing_lines",
     "warning_lines",
     "warn",
-    "ledger_fingerprint",
 ]
 
 MARKER_CANDIDATES = ("?", "-", "--", ".")
@@ -235,15 +233,3 @@ def warn(stderr: TextIO, lines: Sequence[str]) -> None:
     for line in lines:
         stderr.write(f"{PROG}: warning: {one_line(line)}\n")
     stderr.flush()
-
-
-def ledger_fingerprint(path: str) -> str:
-    """The ledger key of a private file: the fingerprint of its bytes (the same file is the
-    same people, whatever columns a run uses)."""
-    from core.accounting import dataset_fingerprint
-
-    try:
-        data = Path(path).expanduser().read_bytes()
-    except OSError as exc:
-        raise CommandError(f"Cannot read --private '{path}': {exc.strerror or exc}.") from None
-    return dataset_fingerprint(data=data)

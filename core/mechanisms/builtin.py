@@ -90,7 +90,7 @@ def _a_stab_map(m: int, *, epsilon, delta, **_: Any):
 
 def _planned(name: str):
     def entry(m: int, *, delta, epsilon=None, T=None, calibration="tight", gamma=None, **_: Any):
-        from core.accounting.ledger_maps import planned_entry
+        from core.ledger.maps import planned_entry
 
         return planned_entry(name, epsilon=epsilon, delta=delta, m=m, T=T, calibration=calibration, gamma=gamma)
 
@@ -98,13 +98,13 @@ def _planned(name: str):
 
 
 def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.ledger_maps import gnmax_entry
+    from core.ledger.maps import gnmax_entry
 
     return gnmax_entry(sigma=sigma, m=m, delta=delta)
 
 
 def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
-    from core.accounting.ledger_maps import confident_gnmax_entry
+    from core.ledger.maps import confident_gnmax_entry
 
     return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
@@ -355,7 +355,7 @@ def _dp_logistic_map(m: int, *, epsilon, delta, perturbation="gaussian", **_: An
 
 
 def _dp_logistic_entry(m: int, *, epsilon, delta, perturbation="gaussian", C=None, **_: Any):
-    from core.accounting.ledger_entries import ApproxDPEntry, PureDPEntry
+    from core.ledger.entries import ApproxDPEntry, PureDPEntry
 
     public = {"epsilon": float(epsilon), "perturbation": perturbation, **({} if C is None else {"C": float(C)})}
     if perturbation == "gamma":
@@ -380,7 +380,7 @@ def _dp_naive_bayes_map(m: int, *, epsilon, delta, **_: Any):
 
 def _dp_naive_bayes_entry(m: int, *, epsilon, delta, **_: Any):
     from core.accounting.dp_training import naive_bayes_noise, naive_bayes_rdp
-    from core.accounting.ledger_entries import RDPEntry
+    from core.ledger.entries import RDPEntry
     from core.accounting.rdp import ORDERS
 
     z = naive_bayes_noise(epsilon, delta, dimension=1).z

@@ -1,5 +1,19 @@
-"""Composition of ledger entries (:func:`compose_entries`): pure-DP sums, RDP curves
-converted at the best order, approximate-DP by PLD or the optimal bound; totals per group.
+"""Composition of ledger entries (docs/design.md §9): the optimal composition of pure-DP
+steps (closed form or dp-accounting's PLD), RDP curves added order by order and converted
+(or Gaussian runs composed exactly), approximate-DP entries by basic composition; the groups
+then by basic composition.
+
+:func:`compose_entries` composes a list of runs; :func:`compose_counts` the same multiset
+given as distinct privacy maps and how many runs had each (runs with one map are
+interchangeable: :func:`core.ledger.entries.map_key`), which is how the ledger composes a
+unit's history without listing its runs.
+
+References
+----------
+.. [KOV15] P. Kairouz, S. Oh, P. Viswanath, "The composition theorem for differential
+   privacy", ICML 2015.
+.. [M17] I. Mironov, "Rényi differential privacy", CSF 2017.
+.. [DR14] C. Dwork, A. Roth, "The algorithmic foundations of differential privacy", 2014.
 """
 
 from __future__ import annotations
@@ -7,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,11 +29,12 @@ import numpy as np
 from core.accounting.composition import exact_composition_epsilon
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import ParameterError
-from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value
+from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, map_key
 
 __all__ = [
     "GroupTotal",
     "LedgerTotal",
+    "compose_counts",
     "compose_entries",
 ]
 
@@ -83,15 +98,15 @@ def _pld_epsilon(steps: tuple, delta: float) -> float:
     return float(total.get_epsilon_for_delta(delta))
 
 
-def _compose_pure(entries: list, slack: float) -> GroupTotal:
+def _compose_pure(items: list, slack: float) -> GroupTotal:
     counter: Counter = Counter()
     laplace: Counter = Counter()
-    for e in entries:
+    for e, c in items:
         for eps, n in e.steps:
-            (laplace if e.laplace else counter)[eps] += n
+            (laplace if e.laplace else counter)[eps] += n * c
     generic = tuple(sorted(counter.items()))
     steps = tuple(sorted((counter + laplace).items()))
-    additive = math.fsum(e.delta_additive for e in entries)
+    additive = math.fsum(e.delta_additive * c for e, c in items)
     basic = math.fsum(eps * n for eps, n in steps)
     eps, method, used = basic, "basic", 0.0
     if steps and 0.0 < slack < 1.0:
@@ -107,54 +122,64 @@ def _compose_pure(entries: list, slack: float) -> GroupTotal:
                 opt, how = lap, "laplace-pld"
         if opt < basic:
             eps, method, used = opt, how, slack
-    return GroupTotal("pure", len(entries), float(eps), min(1.0, used + additive), used, additive, method)
+    n = sum(c for _, c in items)
+    return GroupTotal("pure", n, float(eps), min(1.0, used + additive), used, additive, method)
 
 
-def _compose_rdp(entries: list, slack: float) -> GroupTotal:
+def _compose_rdp(items: list, slack: float) -> GroupTotal:
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    grid = np.unique(np.concatenate([np.asarray(e.orders) for e in entries]))
+    grid = np.unique(np.concatenate([np.asarray(e.orders) for e, _ in items]))
     rho = np.zeros_like(grid)
-    for e in entries:
-        rho = rho + e.curve(grid)
-    additive = math.fsum(e.delta_additive for e in entries)
+    for e, c in items:
+        rho = rho + c * e.curve(grid)
+    additive = math.fsum(e.delta_additive * c for e, c in items)
     if not 0.0 < slack < 1.0:
         raise ParameterError(f"the RDP runs need a conversion δ strictly between 0 and 1, got {slack!r}.")
     eps, order = rdp.compute_epsilon(grid, rho, slack)
     method = "rdp"
-    if all(e.gaussian_mu_sq is not None for e in entries):
+    if all(e.gaussian_mu_sq is not None for e, _ in items):
         # Gaussian runs compose exactly into one Gaussian mechanism of μ² = Σ μ_i².
         from core.accounting.gaussian_dp import gaussian_epsilon
 
-        exact = gaussian_epsilon(math.fsum(e.gaussian_mu_sq for e in entries), delta=slack)
+        exact = gaussian_epsilon(math.fsum(e.gaussian_mu_sq * c for e, c in items), delta=slack)
         if exact < eps:
             eps, method = exact, "gaussian"
-    return GroupTotal("rdp", len(entries), float(eps), min(1.0, slack + additive), slack, additive, method, float(order))
+    n = sum(c for _, c in items)
+    return GroupTotal("rdp", n, float(eps), min(1.0, slack + additive), slack, additive, method, float(order))
 
 
-def _alone_epsilon(entry: LedgerEntry) -> float:
+def alone_epsilon(entry: LedgerEntry) -> float:
     """ε of ``entry`` composed alone at its own δ, remembered on the entry.
 
     Entries are immutable (frozen dataclasses), so the value cannot go stale; it is kept in
     the entry's own ``__dict__`` (not a field: equality, ``repr`` and ``dataclasses.replace``
-    ignore it).  A ledger's total floors its ε at every entry's own (below), so without this
-    a ledger of n runs composed each of them again on every charge: n² compositions.
+    ignore it).  A total floors its ε at every entry's own (below), so without this a
+    ledger of n runs composed each of them again on every charge: n² compositions.
+
+    Parameters
+    ----------
+    entry : LedgerEntry
+
+    Returns
+    -------
+    float
     """
     cached = entry.__dict__.get("_alone_epsilon")
     if cached is None:
-        cached = compose_entries([entry]).epsilon
+        cached = compose_counts([entry], [1]).epsilon
         object.__setattr__(entry, "_alone_epsilon", cached)
     return cached
 
 
-def _compose_approx(entries: list) -> GroupTotal:
-    eps = math.fsum(e.epsilon for e in entries)
-    d = math.fsum(e.delta for e in entries)
-    return GroupTotal("approx", len(entries), eps, min(1.0, d), 0.0, d, "basic")
+def _compose_approx(items: list) -> GroupTotal:
+    eps = math.fsum(e.epsilon * c for e, c in items)
+    d = math.fsum(e.delta * c for e, c in items)
+    return GroupTotal("approx", sum(c for _, c in items), eps, min(1.0, d), 0.0, d, "basic")
 
 
 def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = None) -> LedgerTotal:
-    """Compose privacy maps (the rules of the module docstring; docs/design.md §9).
+    """Compose privacy maps (the rules of docs/design.md §9).
 
     Parameters
     ----------
@@ -176,19 +201,62 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
         When ``delta`` leaves no slack for the groups that need one.
     """
     entries = list(entries)
+    _check_entries(entries)
+    first: dict[str, int] = {}
+    kinds: list = []
+    counts: list[int] = []
+    for e in entries:
+        key = map_key(e)
+        i = first.get(key)
+        if i is None:
+            first[key] = len(kinds)
+            kinds.append(e)
+            counts.append(1)
+        else:
+            counts[i] += 1
+    return compose_counts(kinds, counts, delta=delta)
+
+
+def _check_entries(entries: Sequence) -> None:
     for e in entries:
         if not isinstance(e, (PureDPEntry, RDPEntry, ApproxDPEntry)):
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(e).__name__}.")
-    pure = [e for e in entries if isinstance(e, PureDPEntry)]
-    rdp_ = [e for e in entries if isinstance(e, RDPEntry)]
-    approx = [e for e in entries if isinstance(e, ApproxDPEntry)]
+
+
+def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None) -> LedgerTotal:
+    """Compose ``counts[i]`` runs of privacy map ``kinds[i]`` for every i (as :func:`compose_entries`).
+
+    The composition reads the runs' maps only, so a multiset of runs is its distinct maps
+    and their counts: the result equals :func:`compose_entries` of the list holding each
+    ``kinds[i]`` ``counts[i]`` times, at the cost of one term per distinct map.
+
+    Parameters
+    ----------
+    kinds : sequence of LedgerEntry
+        Distinct privacy maps.
+    counts : sequence of int
+        How many runs had each (0 allowed: the map is absent).
+    delta : float, optional
+        As for :func:`compose_entries`.
+
+    Returns
+    -------
+    LedgerTotal
+    """
+    _check_entries(kinds)
+    items = [(e, int(c)) for e, c in zip(kinds, counts) if int(c) > 0]
+    pure = [(e, c) for e, c in items if isinstance(e, PureDPEntry)]
+    rdp_ = [(e, c) for e, c in items if isinstance(e, RDPEntry)]
+    approx = [(e, c) for e, c in items if isinstance(e, ApproxDPEntry)]
+    n_entries = sum(c for _, c in items)
     if delta is None:
-        slack_pure = math.fsum(e.delta_composition for e in pure)
-        slack_rdp = math.fsum(e.delta_conversion for e in rdp_)
+        slack_pure = math.fsum(e.delta_composition * c for e, c in pure)
+        slack_rdp = math.fsum(e.delta_conversion * c for e, c in rdp_)
     else:
         delta = delta_value(delta, "delta")
-        fixed = math.fsum(e.delta_additive for e in pure + rdp_) + math.fsum(e.delta for e in approx)
-        needy = int(any(e.steps for e in pure)) + int(bool(rdp_))
+        fixed = (math.fsum(e.delta_additive * c for e, c in pure + rdp_)
+                 + math.fsum(e.delta * c for e, c in approx))
+        needy = int(any(e.steps for e, _ in pure)) + int(bool(rdp_))
         rest = delta - fixed
         if needy and rest <= 0:
             raise ParameterError(
@@ -207,11 +275,11 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
     d = min(1.0, math.fsum(g.delta for g in groups))
     method = "+".join(f"{g.kind}:{g.method}" for g in groups) or "empty"
     floor = 0.0
-    if delta is None and len(entries) > 1:
+    if delta is None and n_entries > 1:
         # Summing slacks can make the composition cheaper in ε than one run at its own
         # (smaller) δ; floor ε there so the total never reads below a run it contains.
         # Valid: a larger ε at the same δ is a weaker statement.
-        floor = max(_alone_epsilon(e) for e in entries)
+        floor = max(alone_epsilon(e) for e, _ in items)
         if floor > eps:
             eps, method = floor, method + "+floor"
     words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",
@@ -228,4 +296,4 @@ def compose_entries(entries: Iterable[LedgerEntry], *, delta: float | None = Non
         detail += f" ε raised to {floor:.4g}, the largest single run's own ε (the summed slack made the composition smaller)."
     parts.update({f"{g.kind}_delta": g.delta for g in groups})
     return LedgerTotal(epsilon=float(eps), delta=float(d), method=method, detail=detail, parts=parts,
-                       groups=tuple(groups), n_entries=len(entries))
+                       groups=tuple(groups), n_entries=n_entries)
