@@ -114,9 +114,9 @@ with data_box:
         else:
             led = ledgers.ledger(ds)
             budget = led.budget
-            st.caption(f"Spent on this data ({ledgers.job_name(ds)}): ε {ledgers.total_text(led.total(), budget)} "
-                       f"over {len(led)} run{'s' if len(led) != 1 else ''}"
-                       + (" (no budget set yet)." if budget is None else "."))
+            st.caption(f"Spent on this data: ε {ledgers.total_text(led.total(), budget)} over {len(led)} "
+                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)" if budget is None else "")
+                       + f" · its ledger: {ledgers.job_name(ds)}.")
 with privacy_box:
     st.subheader("Privacy settings")
     st.markdown(widgets.privacy_summary(None if ds is None else ds.n_public))
