@@ -160,12 +160,12 @@ def test_encoding_reads_ranges_and_categories_from_the_public_rows_only():
 
 
 def test_registered_with_rows_inputs_and_charged_to_the_ledger():
-    from core.accounting.ledger import PrivacyLedger
+    from core.ledger import PrivacyLedger
 
     for name in ("dp-logistic", "dp-naive-bayes"):
         assert registry.get(name).inputs == "rows" and registry.get(name).takes_epsilon
     rows = pipeline.mechanism_inputs("dp-naive-bayes", None, _table(), _table().features.iloc[:50])
-    ledger = PrivacyLedger("sha256:" + "0" * 64, budget_epsilon=2.5, budget_delta=1e-4)
+    ledger = PrivacyLedger("test", budget_epsilon=2.5, budget_delta=1e-4)
     res = pipeline.label(rows, "dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
     assert res.n_answered == 50 and (res.epsilon, res.delta) == (1.0, 1e-5)
     res = pipeline.label(rows, "dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
