@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -76,13 +77,17 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def app_server(tmp_path):
-    """Serve ``app.py`` with Streamlit on a free port; yield its base URL."""
+@contextlib.contextmanager
+def serve_app(folder: Path, log_name: str = "streamlit.log"):
+    """Serve ``app.py`` with Streamlit on a free port (loopback only) while the block runs; yield its URL.
+
+    The server inherits this process's environment (the test's ledger store among it),
+    with ``HOME`` in ``folder``; it is stopped when the block ends.
+    """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log = open(tmp_path / "streamlit.log", "wb")
-    env = dict(os.environ, HOME=str(tmp_path), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = open(folder / log_name, "wb")
+    env = dict(os.environ, HOME=str(folder), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
@@ -103,7 +108,7 @@ def app_server(tmp_path):
             if proc.poll() is not None:
                 log.flush()
                 pytest.fail(f"streamlit exited with code {proc.returncode}:\n"
-                            + (tmp_path / "streamlit.log").read_text(errors="replace")[-3000:])
+                            + (folder / log_name).read_text(errors="replace")[-3000:])
             if time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not answer {url}/_stcore/health within 120 s")
             time.sleep(0.5)
@@ -116,6 +121,13 @@ def app_server(tmp_path):
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """Serve ``app.py`` with Streamlit on a free port; yield its base URL."""
+    with serve_app(tmp_path) as url:
+        yield url
 
 
 def start_app(*, demo: bool | None = True, timeout: int = 600):
