@@ -172,6 +172,40 @@ def alone_epsilon(entry: LedgerEntry) -> float:
     return cached
 
 
+def alone_upper(entry: LedgerEntry) -> float:
+    """A cheap upper bound on :func:`alone_epsilon` (remembered on the entry).
+
+    Pure steps: basic composition; an RDP curve: its RDP conversion at its own δ
+    (the exact rule takes the smaller of that and, for a Gaussian run, its exact ε);
+    an (ε, δ) run: its ε.  A total's floor can only bind where this bound exceeds the
+    composed ε, so the exact single-run ε (a root-finding per Gaussian run) is computed
+    only there.
+
+    Parameters
+    ----------
+    entry : LedgerEntry
+
+    Returns
+    -------
+    float
+    """
+    cached = entry.__dict__.get("_alone_upper")
+    if cached is None:
+        if "_alone_epsilon" in entry.__dict__:
+            cached = entry.__dict__["_alone_epsilon"]
+        elif isinstance(entry, PureDPEntry):
+            cached = entry.basic_epsilon
+        elif isinstance(entry, RDPEntry):
+            from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+            cached = float(rdp.compute_epsilon(np.asarray(entry.orders), np.asarray(entry.rho),
+                                               entry.delta_conversion)[0])
+        else:
+            cached = float(entry.epsilon)
+        object.__setattr__(entry, "_alone_upper", cached)
+    return cached
+
+
 def _compose_approx(items: list) -> GroupTotal:
     eps = math.fsum(e.epsilon * c for e, c in items)
     d = math.fsum(e.delta * c for e, c in items)
@@ -223,7 +257,8 @@ def _check_entries(entries: Sequence) -> None:
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(e).__name__}.")
 
 
-def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None) -> LedgerTotal:
+def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None,
+                   floor: bool = True) -> LedgerTotal:
     """Compose ``counts[i]`` runs of privacy map ``kinds[i]`` for every i (as :func:`compose_entries`).
 
     The composition reads the runs' maps only, so a multiset of runs is its distinct maps
@@ -238,6 +273,9 @@ def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta
         How many runs had each (0 allowed: the map is absent).
     delta : float, optional
         As for :func:`compose_entries`.
+    floor : bool
+        False: without raising ε to the largest single run's own ε (the ledger's total
+        over many units takes that maximum apart, :mod:`core.ledger.largest`).
 
     Returns
     -------
@@ -274,14 +312,15 @@ def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta
     eps = math.fsum(g.epsilon for g in groups)
     d = min(1.0, math.fsum(g.delta for g in groups))
     method = "+".join(f"{g.kind}:{g.method}" for g in groups) or "empty"
-    floor = 0.0
-    if delta is None and n_entries > 1:
+    top = 0.0
+    if floor and delta is None and n_entries > 1:
         # Summing slacks can make the composition cheaper in ε than one run at its own
         # (smaller) δ; floor ε there so the total never reads below a run it contains.
         # Valid: a larger ε at the same δ is a weaker statement.
-        floor = max(alone_epsilon(e) for e, _ in items)
-        if floor > eps:
-            eps, method = floor, method + "+floor"
+        # Only the runs whose cheap bound exceeds the composition can raise it.
+        top = max((alone_epsilon(e) for e, _ in items if alone_upper(e) > eps), default=0.0)
+        if top > eps:
+            eps, method = top, method + "+floor"
     words = {"basic": "basic composition", "kov-exact": "optimal composition (Kairouz–Oh–Viswanath closed form)",
              "pld": "optimal composition (dp-accounting PLD)",
              "laplace-pld": "privacy-loss distributions, Laplace steps by their own (dp-accounting PLD)", "rdp": "RDP added order by order, converted by dp-accounting",
@@ -292,8 +331,8 @@ def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta
               "; ".join(pieces) + (". Groups composed by basic composition." if len(groups) > 1 else "."))
     parts = {f"{g.kind}_epsilon": g.epsilon for g in groups}
     if method.endswith("+floor"):
-        parts["epsilon_floor"] = floor
-        detail += f" ε raised to {floor:.4g}, the largest single run's own ε (the summed slack made the composition smaller)."
+        parts["epsilon_floor"] = top
+        detail += f" ε raised to {top:.4g}, the largest single run's own ε (the summed slack made the composition smaller)."
     parts.update({f"{g.kind}_delta": g.delta for g in groups})
     return LedgerTotal(epsilon=float(eps), delta=float(d), method=method, detail=detail, parts=parts,
                        groups=tuple(groups), n_entries=n_entries)

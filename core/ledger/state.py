@@ -29,9 +29,10 @@ import numpy as np
 
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import BudgetExhausted, ParameterError
-from core.ledger.classes import UnitClasses, as_vectors, maximal, unique_rows, upper_bounds, worst_total
+from core.ledger.classes import UnitClasses
 from core.ledger.compose import LedgerTotal, compose_counts
 from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, map_key, nonnegative_value
+from core.ledger.largest import upper_bounds, worst_total
 
 __all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerState", "Run"]
 
@@ -189,8 +190,8 @@ class LedgerState:
         """Every recorded run's entry, oldest first."""
         return tuple(r.entry for r in self.runs)
 
-    def vectors(self, keys: np.ndarray | None = None) -> np.ndarray:
-        """Full count vectors (whole-data runs included) of every class, or of the classes of ``keys``.
+    def class_vectors(self, keys: np.ndarray | None = None) -> np.ndarray:
+        """The count vectors (without the whole-data runs) of every class, or of the classes of ``keys``.
 
         Parameters
         ----------
@@ -198,10 +199,10 @@ class LedgerState:
 
         Returns
         -------
-        numpy.ndarray of int64, shape (n, n_kinds)
+        numpy.ndarray, shape (n, n_kinds)
         """
-        cls = self.classes.vectors if keys is None else self.classes.vectors[self.classes.classes_of(keys)]
-        return as_vectors(self.common, cls)
+        v = self.classes.vectors
+        return v if keys is None else v[self.classes.classes_of(keys)]
 
     def total(self, *, delta: float | None = None, keys: np.ndarray | None = None) -> LedgerTotal:
         """The largest unit's total (of every unit, or of the units ``keys``).
@@ -215,11 +216,17 @@ class LedgerState:
         -------
         LedgerTotal
         """
-        return worst_total(self.kinds, self.vectors(keys), delta=delta)
+        if keys is not None:
+            return worst_total(self.kinds, self.class_vectors(keys), self.common, delta=delta)
+        # A state never changes (a run makes a new one): its totals are remembered on it.
+        cache = self.__dict__.setdefault("_totals", {})
+        if delta not in cache:
+            cache[delta] = worst_total(self.kinds, self.class_vectors(), self.common, delta=delta)
+        return cache[delta]
 
     def _best(self, v: np.ndarray) -> LedgerTotal:
-        """The smaller of ``v``'s own-δ composition and its composition at the budget's δ."""
-        counts = v.tolist()
+        """The smaller of the full vector ``v``'s own-δ composition and its composition at the budget's δ."""
+        counts = np.asarray(v, dtype=np.int64).tolist()
         candidates = [compose_counts(self.kinds, counts)]
         b = self.budget
         if b is not None and b.delta > 0:
@@ -231,10 +238,11 @@ class LedgerState:
     def check(self, entries: Sequence[LedgerEntry], keys: np.ndarray | None, *, what: str) -> tuple[LedgerState, LedgerTotal]:
         """Check that the runs ``entries`` (each reading ``keys``; None: everything) fit the budget.
 
-        Every unit the runs read must keep some valid composition within the budget (its
-        own-δ total, or its total at the budget's δ); only the maximal classes among them
-        are composed, and a class whose upper bound already fits is accepted without
-        composing it.
+        Every unit the runs read must keep some valid composition within the budget: its
+        own-δ total, or its total at the budget's δ.  The largest own-δ total of those units
+        (:func:`core.ledger.largest.worst_total`) within the budget accepts at once, and so
+        does the largest total at the budget's δ; otherwise each class is looked at, those
+        whose bounds already fit being accepted without composing them.
 
         Parameters
         ----------
@@ -254,25 +262,32 @@ class LedgerState:
             When a unit the runs read would pass the budget.
         """
         after = self.after_all(entries, keys)
-        V = after.vectors(keys)
-        if V.shape[0] > 1:
-            V, _ = unique_rows(V)
-            V = V[maximal(V)]
+        C = after.class_vectors(keys)
         b = self.budget
-        if V.shape[0] == 1:
-            total = after._best(V[0])
+        if C.shape[0] == 1:
+            full = np.asarray(C[0], dtype=np.int64) + after.common
+            total = after._best(full)
             if b is not None and not within(total, b):
-                raise self._refusal(after, V[0], entries, total, keys is None, what)
+                raise self._refusal(after, full, entries, total, keys is None, what)
             return after, total
-        if b is not None:
-            ub_e, ub_d = upper_bounds(after.kinds, V)
-            tol = 1.0 + BUDGET_TOLERANCE
-            doubtful = np.flatnonzero(~((ub_e <= b.epsilon * tol + 1e-15) & (ub_d <= b.delta * tol + 1e-300)))
-            for i in doubtful[np.argsort(-ub_e[doubtful], kind="stable")]:
-                best = after._best(V[i])
-                if not within(best, b):
-                    raise self._refusal(after, V[i], entries, best, keys is None, what)
-        return after, worst_total(after.kinds, V)
+        own = after.total(keys=keys)
+        if b is None or within(own, b):
+            return after, own
+        if b.delta > 0:
+            with contextlib.suppress(ParameterError):
+                at_budget = after.total(delta=b.delta, keys=keys)
+                if within(at_budget, b):
+                    return after, at_budget
+        # Some units fit one way, some the other: each class whose bounds do not fit both ways.
+        ub_e, ub_d = upper_bounds(after.kinds, C, after.common)
+        tol = 1.0 + BUDGET_TOLERANCE
+        doubtful = np.flatnonzero(~((ub_e <= b.epsilon * tol + 1e-15) & (ub_d <= b.delta * tol + 1e-300)))
+        for i in doubtful[np.argsort(-ub_e[doubtful], kind="stable")]:
+            full = np.asarray(C[i], dtype=np.int64) + after.common
+            best = after._best(full)
+            if not within(best, b):
+                raise self._refusal(after, full, entries, best, keys is None, what)
+        return after, own
 
     def _refusal(self, after: LedgerState, v: np.ndarray, entries: Sequence[LedgerEntry], total: LedgerTotal,
                  whole: bool, what: str) -> BudgetExhausted:

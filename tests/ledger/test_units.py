@@ -15,7 +15,8 @@ import pytest
 from core import accounting
 from core import ledger as L
 from core.errors import BudgetExhausted, DataError, ParameterError
-from core.ledger.classes import UnitClasses, maximal, upper_bounds, worst_total
+from core.ledger.classes import UnitClasses
+from core.ledger.largest import maximal, signature, upper_bounds, worst_total
 from core.ledger.units import canonical_id, unit_keys
 
 
@@ -36,25 +37,9 @@ def by_unit(runs, units):
     return out
 
 
-def maximal_lists(lists):
-    """The lists not contained (as multisets of privacy maps) in another one."""
-    from collections import Counter
-
-    from core.ledger.entries import map_key
-
-    counted = [Counter(map_key(e) for e in lst) for lst in lists]
-    keep = []
-    for i, ci in enumerate(counted):
-        covered = any(j != i and all(cj[k] >= n for k, n in ci.items()) and (cj != ci or j < i)
-                      for j, cj in enumerate(counted))
-        if not covered:
-            keep.append(lists[i])
-    return keep
-
-
 def slow_total(runs, units, delta=None):
-    lists = maximal_lists(list(by_unit(runs, units).values()))
-    totals = [L.compose_entries(lst, delta=delta) for lst in lists]
+    """The largest unit's total: every unit's own runs composed, the largest ε and δ (plain loop)."""
+    totals = [L.compose_entries(lst, delta=delta) for lst in by_unit(runs, units).values()]
     return max(t.epsilon for t in totals), max(t.delta for t in totals)
 
 
@@ -251,27 +236,53 @@ def test_classes_split_on_a_run_and_merge_equal_vectors():
     assert c.vectors[0].tolist() == [0, 0]  # the zero class stays first
 
 
-def test_maximal_keeps_exactly_the_rows_not_below_another():
-    rng = np.random.default_rng(3)
-    V = np.unique(rng.integers(0, 3, size=(60, 3)), axis=0)
-    keep = set(maximal(V).tolist())
+@pytest.mark.parametrize("columns", [1, 2, 3])
+def test_maximal_keeps_one_of_each_row_not_beaten_by_another(columns):
+    rng = np.random.default_rng(columns)
+    V = rng.integers(0, 4, size=(80, columns)).astype(float)
+    keep = maximal(V)
+    kept_rows = {tuple(V[i]) for i in keep}
+    assert len(kept_rows) == len(keep)  # one index per distinct row
     for i, v in enumerate(V):
-        below = any(j != i and np.all(v <= V[j]) for j in range(len(V)))
-        assert (i in keep) == (not below)
+        beaten = any(np.all(v <= V[j]) and np.any(v < V[j]) for j in range(len(V)))
+        assert (tuple(v) in kept_rows) == (not beaten)
 
 
-def test_upper_bounds_are_never_below_the_exact_totals():
+def test_the_sums_decide_the_composition_monotonely():
+    """A class whose sums are all beaten by another's never composes to more (the reason only
+    maximal sums are composed)."""
+    kinds = [pure(0.05, 40, delta_composition=1e-6), pure(0.05, 3, delta_composition=1e-4),
+             L.gnmax_entry(sigma=30.0, m=100, delta=1e-5), L.gnmax_entry(sigma=50.0, m=100, delta=1e-6),
+             L.ApproxDPEntry(epsilon=0.1, delta=1e-7)]
+    vectors = np.array(list(itertools.product(range(3), repeat=len(kinds))))
+    sig = signature(kinds, vectors, np.zeros(len(kinds), dtype=int))
+    eps = np.array([L.compose_counts(kinds, v.tolist(), floor=False).epsilon for v in vectors])
+    rng = np.random.default_rng(0)
+    for i, j in rng.integers(0, len(vectors), size=(3000, 2)):
+        if np.all(sig[i] <= sig[j]):
+            assert eps[i] <= eps[j] * (1 + 1e-12), (vectors[i], vectors[j])
+
+
+def test_upper_bounds_are_never_below_the_exact_compositions():
     kinds = [pure(0.05, 40, delta_composition=1e-6), L.gnmax_entry(sigma=30.0, m=100, delta=1e-5),
              L.RDPEntry.filter(order=8.0, rho_budget=0.5, delta_conversion=1e-6), L.ApproxDPEntry(epsilon=0.1, delta=1e-7),
              pure(0.2, 1, delta_additive=1e-8)]
     vectors = np.array(list(itertools.product(range(3), repeat=len(kinds))))[1:]
+    common = np.zeros(len(kinds), dtype=int)
     for delta in (None, 0.01):
-        ub_e, ub_d = upper_bounds(kinds, vectors, delta=delta)
+        ub_e, ub_d = upper_bounds(kinds, vectors, common, delta=delta)
         for v, be, bd in zip(vectors, ub_e, ub_d):
-            t = L.compose_counts(kinds, v.tolist(), delta=delta)
+            t = L.compose_counts(kinds, v.tolist(), delta=delta, floor=False)
             assert t.epsilon <= be and t.delta <= bd
-        assert worst_total(kinds, vectors, delta=delta).epsilon == pytest.approx(
-            max(L.compose_counts(kinds, v.tolist(), delta=delta).epsilon for v in vectors[maximal(vectors)]), rel=1e-12)
+        got = worst_total(kinds, vectors, common, delta=delta)
+        full = [L.compose_counts(kinds, v.tolist(), delta=delta) for v in vectors]
+        assert got.epsilon == pytest.approx(max(t.epsilon for t in full), rel=1e-12)
+        assert got.delta == pytest.approx(max(t.delta for t in full), rel=1e-12)
+    one_size = [pure(0.1, 10, delta_composition=1e-6), pure(0.1, 1, delta_composition=1e-5)]
+    vectors = np.array(list(itertools.product(range(6), repeat=2)))[1:]
+    ub_e, _ = upper_bounds(one_size, vectors, np.zeros(2, dtype=int))
+    for v, be in zip(vectors, ub_e):  # randomized response's RDP bound on the optimal composition
+        assert L.compose_counts(one_size, v.tolist(), floor=False).epsilon <= be
 
 
 # ----------------------------------------------------------------------------- one ledger
