@@ -30,7 +30,7 @@ import numpy as np
 from core.accounting.guarantee import PrivacyGuarantee
 from core.errors import BudgetExhausted, ParameterError
 from core.ledger.classes import UnitClasses
-from core.ledger.compose import LedgerTotal, compose_counts
+from core.ledger.compose import LedgerTotal, alone_upper, compose_counts
 from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, map_key, nonnegative_value
 from core.ledger.largest import upper_bounds, worst_total
 
@@ -278,9 +278,10 @@ class LedgerState:
                 at_budget = after.total(delta=b.delta, keys=keys)
                 if within(at_budget, b):
                     return after, at_budget
-        # Some units fit one way, some the other: each class whose bounds do not fit both ways.
-        ub_e, ub_d = upper_bounds(after.kinds, C, after.common)
+        # Some units fit one way, some the other (rare): each class whose own-δ bounds do not fit.
         tol = 1.0 + BUDGET_TOLERANCE
+        ub_e, ub_d = upper_bounds(after.kinds, C, after.common)
+        ub_e = np.maximum(ub_e, max((alone_upper(k) for k in after.kinds), default=0.0))  # the floor, bounded
         doubtful = np.flatnonzero(~((ub_e <= b.epsilon * tol + 1e-15) & (ub_d <= b.delta * tol + 1e-300)))
         for i in doubtful[np.argsort(-ub_e[doubtful], kind="stable")]:
             full = np.asarray(C[i], dtype=np.int64) + after.common

@@ -138,6 +138,46 @@ def test_a_budget_holds_for_each_unit_and_is_checked_on_the_units_a_run_reads():
     assert len(led) == 3 and led.n_units == 4
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_every_refusal_matches_the_units_own_compositions(seed):
+    """Charge after charge on random subsets, the ledger accepts a run exactly when every unit it
+    reads keeps its own-δ total or its total at the budget's δ within the budget (plain loop)."""
+    from core.ledger.state import Budget, within
+
+    rng = np.random.default_rng(seed)
+    units = list(range(12))
+    maps = [pure(0.3, 3, delta_composition=1e-5), pure(0.3, 1, delta_composition=1e-3),
+            L.gnmax_entry(sigma=25.0, m=60, delta=1e-5), L.ApproxDPEntry(epsilon=0.4, delta=1e-6)]
+    budget = Budget(float(rng.uniform(2.0, 4.0)), 1e-3)
+    led = L.PrivacyLedger(budget_epsilon=budget.epsilon, budget_delta=budget.delta)
+    runs = []
+    decisions = []
+    for _ in range(25):
+        e = maps[rng.integers(len(maps))]
+        ids = None if rng.random() < 0.2 else [u for u in units if rng.random() < 0.4] or [0]
+        touched = units if ids is None else ids
+        own = by_unit(runs + [(e, ids)], units)
+        fits = True
+        for u in touched:
+            ok = within(L.compose_entries(own[u]), budget)
+            try:
+                ok = ok or within(L.compose_entries(own[u], delta=budget.delta), budget)
+            except ParameterError:
+                pass
+            fits = fits and ok
+        try:
+            led.charge(e, units=ids)
+            accepted = True
+        except BudgetExhausted:
+            accepted = False
+        decisions.append(accepted)
+        assert accepted == fits
+        if accepted:
+            runs.append((e, ids))
+    assert True in decisions and False in decisions
+    assert len(led) == len(runs)
+
+
 def test_several_runs_priced_together():
     led = L.PrivacyLedger(budget_epsilon=1.0, budget_delta=0.0)
     led.charge(pure(0.5))
