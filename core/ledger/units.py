@@ -216,12 +216,13 @@ def unit_keys(units: Any, *, secret: bytes, dataset: str) -> np.ndarray:
     if not 16 <= len(secret) <= 64:
         raise ParameterError("the units' secret must be 16 to 64 bytes.")
     base = hashlib.blake2b(_PREFIX + dataset.encode("utf-8") + b"\x00", digest_size=8, key=secret)
-    out = bytearray()
-    for form in _forms(units):
-        h = base.copy()
+
+    def digest(form: bytes, copy=base.copy) -> bytes:
+        h = copy()
         h.update(form)
-        out += h.digest()
-    digests = bytes(out)
+        return h.digest()
+
+    digests = b"".join(map(digest, _forms(units)))
     return sorted_unique(np.frombuffer(digests, dtype="<u8").astype(np.uint64))
 
 
