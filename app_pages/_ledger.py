@@ -51,8 +51,8 @@ SPENT_EXPLANATION = (
 )
 REAL_JOB_EXPLANATION = (
     "Only the runs you asked for count here (each one a button that showed its price first); opening a page, "
-    "moving a control or reading a prediction spends nothing. This total belongs to the private data: every "
-    "session on the same rows adds to it."
+    "moving a control or reading a prediction spends nothing. This total belongs to the data's name: every "
+    "session, a restarted server and the command line (--dataset) charging that name add to it."
 )
 REAL_JOB_MEANING = (
     "On a real job this total would be what the published report must carry: every look at the private "

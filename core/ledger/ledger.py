@@ -171,6 +171,14 @@ class PrivacyLedger:
             return None
         return unit_keys(units, secret=secret(False) or secrets.token_bytes(32), dataset=self.dataset)
 
+    def _write_keys(self, units: Any) -> np.ndarray | None:
+        """The units' keys for a charge, hashed before the store's write transaction begins
+        (a million IDs take a second or more: other writers need not wait for it)."""
+        if units is None:
+            return None
+        secret = self._secret if self._store is None else self._store.units_secret()
+        return unit_keys(units, secret=secret, dataset=self.dataset)
+
     def _change(self, fn):
         """Apply ``fn(state, secret) -> (new_state, result)`` atomically; return the result."""
         if self._store is None:
@@ -340,9 +348,11 @@ class PrivacyLedger:
             As :meth:`check`.
         """
         entries = _entries_of(entry)
+        keys = self._write_keys(units)
 
         def change(state, secret):
-            keys = None if units is None else unit_keys(units, secret=secret(True), dataset=self.dataset)
+            if keys is not None:
+                secret(True)  # the secret the keys were made with is still the store's
             return state.check(entries, keys, what=entries[0].mechanism)
 
         return self._change(change)
@@ -363,9 +373,11 @@ class PrivacyLedger:
             The total of every recorded run, this one included.
         """
         entries = _entries_of(entry)
+        keys = self._write_keys(units)
 
         def change(state, secret):
-            keys = None if units is None else unit_keys(units, secret=secret(True), dataset=self.dataset)
+            if keys is not None:
+                secret(True)
             new = state.after_all(entries, keys)
             return new, new
 

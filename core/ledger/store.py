@@ -263,6 +263,26 @@ class LedgerStore:
                             f"{self.path}.key (or PRIVATE_LABEL_LAB_LEDGER_KEY); nothing was charged.")
         return self._secret
 
+    def units_secret(self) -> bytes:
+        """The units' secret, created (with the store's check value) when the store has none yet.
+
+        Returns
+        -------
+        bytes
+        """
+        if self._secret is not None:  # checked against (or written as) the store's check value already
+            return self._secret
+        with self._lock, self._connection() as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                secret = self.secret(con, create=True)
+                con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    con.execute("ROLLBACK")
+                raise
+        return secret
+
     # -- reading -------------------------------------------------------------------------
 
     def datasets(self) -> list[str]:
