@@ -351,9 +351,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     # The private data's ledger: the run is charged (and refused past the budget) before any
     # private row is read, in one transaction of the store shared with the app.
-    job_ledger = ledger.open_ledger(args, stderr)
+    job_ledger = ledger.open_ledger(args)
     job_ledger.charge(pipeline.ledger_entry(mech.name, given, n_public))
-    stdout.write(ledger.ledger_line(job_ledger))
+    stdout.write(ledger.ledger_line(job_ledger, args))
 
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
     #    the votes (or scores) of every row, on the chosen joblib backend.

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TextIO
-
-from core.cli.common import PROG, CommandError, fmt
+from core.cli.common import CommandError, fmt
 
 __all__ = ["add_ledger_arguments", "ledger_line", "open_ledger"]
 
@@ -25,7 +23,7 @@ DATASET_HELP = (
     "the name of the private data: its privacy budget and every run charged to it are kept under this name in the "
     "ledger store, shared with the app and the library. Give the same name to every copy of the same data "
     "(another file name, line endings, encoding or column order changes nothing). Default: the --private file's "
-    "name without its extension (e.g. credit for credit.csv), said on stderr"
+    "name without its extension (e.g. credit for credit.csv), said on the ledger line"
 )
 LEDGER_HELP = (
     "the ledger store (an SQLite file, created if missing) where each dataset's runs and budget are kept; the run's "
@@ -51,15 +49,13 @@ def add_ledger_arguments(group: argparse._ArgumentGroup) -> None:
                        help="the total delta allowed (default: the dataset's stored budget delta)")
 
 
-def open_ledger(args: argparse.Namespace, stderr: TextIO):
+def open_ledger(args: argparse.Namespace):
     """The ledger of the command's private dataset, with ``--budget-*`` applied (nothing charged).
 
     Parameters
     ----------
     args : argparse.Namespace
         With ``private``, ``dataset``, ``ledger``, ``budget_epsilon``, ``budget_delta``.
-    stderr : text stream
-        Where the default name is said.
 
     Returns
     -------
@@ -75,8 +71,6 @@ def open_ledger(args: argparse.Namespace, stderr: TextIO):
     name = args.dataset
     if name is None:
         name = Path(args.private).stem
-        stderr.write(f"{PROG}: note: this run is charged to the dataset '{name}' (named after the file; give "
-                     "--dataset NAME to keep one budget for every copy of this data).\n")
     elif not str(name).strip():
         raise CommandError("--dataset needs a name (the name this data's budget is kept under).")
     ledger = PrivacyLedger(str(name), store=store_path(args.ledger))
@@ -90,11 +84,14 @@ def open_ledger(args: argparse.Namespace, stderr: TextIO):
     return ledger
 
 
-def ledger_line(ledger) -> str:
-    """``Ledger PATH, dataset NAME: 3 run(s), total (e, d) of the budget (E, D).`` (one line, with a newline)."""
+def ledger_line(ledger, args: argparse.Namespace) -> str:
+    """``Ledger PATH, dataset 'NAME': 3 run(s), total (e, d) of the budget (E, D).`` (one line, with a newline);
+    a name taken from the file says so."""
     total = ledger.total()
     budget = ledger.budget
-    return (f"Ledger {ledger.store}, dataset '{ledger.dataset}': {len(ledger)} run(s), total "
+    named = ("" if args.dataset is not None else
+             " (named after the file: give --dataset NAME to keep one budget for every copy of this data)")
+    return (f"Ledger {ledger.store}, dataset '{ledger.dataset}'{named}: {len(ledger)} run(s), total "
             f"({fmt(total.epsilon)}, {fmt(total.delta)})"
             + (f" of the budget ({fmt(budget.epsilon)}, {fmt(budget.delta)})" if budget is not None else "")
             + ".\n")

@@ -191,10 +191,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
                      f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
-    job_ledger = open_ledger(args, stderr)  # the whole selection, charged before any private row is read
+    job_ledger = open_ledger(args)  # the whole selection, charged before any private row is read
     job_ledger.charge(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
                                          score_sigma=score_sigma, delta=args.delta)[1])
-    stdout.write(ledger_line(job_ledger))
+    stdout.write(ledger_line(job_ledger, args))
 
     teach, held = table, None
     if score_sigma is not None:

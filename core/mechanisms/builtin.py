@@ -103,9 +103,19 @@ def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
     return gnmax_entry(sigma=sigma, m=m, delta=delta)
 
 
-def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
+def _confident_entry(m: int, *, sigma1, sigma2, delta, accounting="fixed", **_: Any):
     from core.ledger.maps import confident_gnmax_entry
 
+    if accounting == "filter":  # the run's own claim: its Rényi filter's budget at its order (the result's map)
+        from core.accounting.rdp import confident_gnmax_guarantee
+        from core.ledger.entries import RDPEntry
+
+        alpha = float(confident_gnmax_guarantee(sigma1, sigma2, n_queries=m, delta=delta).parts["order"])
+        rho = m * alpha / (2.0 * sigma1 * sigma1) + m * alpha / (sigma2 * sigma2)
+        return RDPEntry.filter(order=alpha, rho_budget=rho, delta_conversion=delta, mechanism="confident-gnmax",
+                               params={"sigma1": float(sigma1), "sigma2": float(sigma2), "m": int(m),
+                                       "accounting": "filter", "order": alpha, "budget": rho},
+                               description=f"confident-gnmax under a Rényi filter: budget {rho:.4g} at α = {alpha:g}.")
     return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
 

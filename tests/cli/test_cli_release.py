@@ -87,10 +87,10 @@ def test_without_a_name_the_file_name_is_the_dataset_and_the_store_is_the_config
 
     assert main(argv(data, tmp_path)) == EXIT_OK
     captured = capsys.readouterr()
-    assert "charged to the dataset 'private' (named after the file; give --dataset NAME" in captured.err
     configured = store_path()
     assert str(configured) == os.environ["PRIVATE_LABEL_LAB_LEDGER"]  # the test's own store, never ~/.local
-    assert f"Ledger {configured}, dataset 'private': 1 run(s)" in captured.out
+    assert (f"Ledger {configured}, dataset 'private' (named after the file: give --dataset NAME to keep one budget "
+            "for every copy of this data): 1 run(s)") in captured.out
     assert len(PrivacyLedger("private", store=configured)) == 1
 
 

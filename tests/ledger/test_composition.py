@@ -536,3 +536,16 @@ def test_planned_entry_equals_entry_from_result(mech, kw, run):
     assert (planned.delta_composition, planned.delta_additive) == (after.delta_composition, after.delta_additive)
     with pytest.raises(ParameterError):
         L.planned_entry("gnmax", delta=1e-5, m=3)
+
+
+def test_a_filter_run_is_charged_what_its_result_claims():
+    """Confident-GNMax under a Rényi filter: the entry charged before the run (the pipeline's)
+    equals the result's map afterwards, so a report's ledger total is never below the run."""
+    from core import pipeline
+
+    settings = {"epsilon": 20.0, "accounting": "filter", "delta": 1e-5}
+    planned = pipeline.ledger_entry("confident-gnmax", settings, 30)
+    result = pipeline.label(_counts(3, m=30, k=100), "confident-gnmax", settings, rng=0)
+    after = L.entry_from_result(result)
+    assert planned.orders == after.orders and planned.rho == pytest.approx(after.rho, rel=1e-12)
+    assert L.compose_entries([planned]).epsilon == pytest.approx(result.epsilon, rel=1e-9)
