@@ -68,22 +68,46 @@ def within(total: PrivacyGuarantee, budget: Budget) -> bool:
     return total.epsilon <= budget.epsilon * tol + 1e-15 and total.delta <= budget.delta * tol + 1e-300
 
 
-@dataclass(frozen=True)
 class Run:
     """One recorded run: its privacy map and which units it read.
 
     Attributes
     ----------
     entry : LedgerEntry
+        The run's entry (read from the store's JSON on first use).
     whole : bool
         True: the run read the whole dataset (every unit, present and future).
     kind : int
         Its privacy map's index among the ledger's distinct maps.
     """
 
-    entry: LedgerEntry
-    whole: bool
-    kind: int
+    __slots__ = ("_entry", "_text", "whole", "kind")
+
+    def __init__(self, entry: LedgerEntry | None, whole: bool, kind: int, *, text: str | None = None) -> None:
+        if entry is None and text is None:
+            raise ParameterError("a run needs its entry.")
+        self._entry, self._text, self.whole, self.kind = entry, text, bool(whole), int(kind)
+
+    @property
+    def entry(self) -> LedgerEntry:
+        if self._entry is None:
+            import json
+
+            from core.ledger.entries import entry_from_dict
+
+            self._entry = entry_from_dict(json.loads(self._text))
+        return self._entry
+
+    def text(self) -> str:
+        """The entry as the store's JSON."""
+        if self._text is None:
+            import json
+
+            self._text = json.dumps(self._entry.to_dict(), allow_nan=False, ensure_ascii=False)
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Run(kind={self.kind}, whole={self.whole})"
 
 
 def _check_entry(entry) -> None:

@@ -39,7 +39,6 @@ References
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import threading
@@ -52,7 +51,6 @@ import numpy as np
 
 from core.errors import DataError, ParameterError
 from core.ledger.classes import UnitClasses
-from core.ledger.entries import entry_from_dict
 from core.ledger.state import Budget, LedgerState, Run
 from core.ledger.units import key_check, store_secret
 
@@ -310,7 +308,7 @@ class LedgerStore:
         runs = []
         for kind, whole, text in con.execute("SELECT kind, whole, entry FROM runs WHERE dataset_id = ? ORDER BY seq",
                                              (ds_id,)):
-            runs.append(Run(entry_from_dict(json.loads(text)), bool(whole), int(kind)))
+            runs.append(Run(None, bool(whole), int(kind), text=text))  # parsed when read (a kind's first run: now)
         u = con.execute("SELECT keys, class_of, class_dtype, vectors, vector_dtype, n_kinds FROM units "
                         "WHERE dataset_id = ?", (ds_id,)).fetchone()
         classes = None
@@ -408,8 +406,7 @@ class LedgerStore:
             raise ParameterError("a ledger's recorded runs are never changed or removed.")
         for seq, r in enumerate(new.runs[len(old.runs):], start=len(old.runs)):
             con.execute("INSERT INTO runs (dataset_id, seq, kind, whole, entry) VALUES (?, ?, ?, ?, ?)",
-                        (ds_id, seq, r.kind, int(r.whole),
-                         json.dumps(r.entry.to_dict(), allow_nan=False, ensure_ascii=False)))
+                        (ds_id, seq, r.kind, int(r.whole), r.text()))
         if new.classes is not old.classes and new.classes.n_units:
             keys, _ = _blob(new.classes.keys.astype(np.uint64))
             class_of, class_dtype = _blob(new.classes.class_of)
