@@ -35,6 +35,7 @@ __all__ = [
     "GroupTotal",
     "LedgerTotal",
     "compose_counts",
+    "compose_delta",
     "compose_entries",
 ]
 
@@ -255,6 +256,52 @@ def _check_entries(entries: Sequence) -> None:
     for e in entries:
         if not isinstance(e, (PureDPEntry, RDPEntry, ApproxDPEntry)):
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(e).__name__}.")
+
+
+def compose_delta(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None) -> float:
+    """The δ of :func:`compose_counts` alone, composing only what decides it.
+
+    A group's δ is a sum of its runs' δs, except that the pure group counts its slack only
+    when optimal composition beats basic composition; only that comparison is computed (no
+    RDP conversion, no Gaussian root-finding).
+
+    Parameters
+    ----------
+    kinds, counts, delta
+        As for :func:`compose_counts`.
+
+    Returns
+    -------
+    float
+        Exactly ``compose_counts(kinds, counts, delta=delta).delta``.
+    """
+    _check_entries(kinds)
+    items = [(e, int(c)) for e, c in zip(kinds, counts) if int(c) > 0]
+    pure = [(e, c) for e, c in items if isinstance(e, PureDPEntry)]
+    rdp_ = [(e, c) for e, c in items if isinstance(e, RDPEntry)]
+    approx = [(e, c) for e, c in items if isinstance(e, ApproxDPEntry)]
+    if delta is None:
+        slack_pure = math.fsum(e.delta_composition * c for e, c in pure)
+        slack_rdp = math.fsum(e.delta_conversion * c for e, c in rdp_)
+    else:
+        delta = delta_value(delta, "delta")
+        fixed = (math.fsum(e.delta_additive * c for e, c in pure + rdp_)
+                 + math.fsum(e.delta * c for e, c in approx))
+        needy = int(any(e.steps for e, _ in pure)) + int(bool(rdp_))
+        rest = delta - fixed
+        if needy and rest <= 0:
+            raise ParameterError(
+                f"δ = {delta:.3g} leaves no slack for composition: the runs' additive and (ε, δ) terms "
+                f"already sum to {fixed:.3g}; ask for a larger δ.")
+        slack_pure = slack_rdp = rest / needy if needy else 0.0
+    parts = []
+    if pure:
+        parts.append(_compose_pure(pure, slack_pure).delta)
+    if rdp_:
+        parts.append(min(1.0, slack_rdp + math.fsum(e.delta_additive * c for e, c in rdp_)))
+    if approx:
+        parts.append(min(1.0, math.fsum(e.delta * c for e, c in approx)))
+    return min(1.0, math.fsum(parts))
 
 
 def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None,

@@ -25,7 +25,8 @@ composes them all, and its result is exact (the maximum itself, never below it):
    each with a relative margin of 1e-9), and classes are composed exactly in decreasing
    order of their bounds until the next bound is at most the largest exact value found.
 4. **δ** is, per class, a sum of its runs' δs (and the pure slack when optimal
-   composition wins): the same bound-then-exact search on that sum.
+   composition wins): the same bound-then-exact search on that sum, computing only the
+   pure group's comparison (:func:`core.ledger.compose.compose_delta`).
 
 References
 ----------
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import ParameterError
-from core.ledger.compose import LedgerTotal, alone_epsilon, alone_upper, compose_counts
+from core.ledger.compose import LedgerTotal, alone_epsilon, alone_upper, compose_counts, compose_delta
 from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value
 
 __all__ = ["delta_bounds", "maximal", "signature", "upper_bounds", "worst_total"]
@@ -461,7 +462,8 @@ def worst_total(kinds: Sequence[LedgerEntry], classes: np.ndarray, common: np.nd
             if own > eps:
                 eps = own
     ub_delta = delta_bounds(kinds, classes, common, delta=delta)
-    top_delta, _ = _search(ub_delta, lambda i: composed(i).delta, max(t.delta for t in done.values()))
+    top_delta, _ = _search(ub_delta, lambda i: done[i].delta if i in done else compose_delta(kinds, counts(i), delta=delta),
+                           max(t.delta for t in done.values()))
     full = compose_counts(kinds, counts(worst), delta=delta)
     return _per_unit(full, max(eps, full.epsilon), max(top_delta, full.delta), n)
 

@@ -549,3 +549,13 @@ def test_a_filter_run_is_charged_what_its_result_claims():
     after = L.entry_from_result(result)
     assert planned.orders == after.orders and planned.rho == pytest.approx(after.rho, rel=1e-12)
     assert L.compose_entries([planned]).epsilon == pytest.approx(result.epsilon, rel=1e-9)
+
+
+def test_compose_delta_is_the_delta_of_the_full_composition():
+    kinds = [L.PureDPEntry.uniform(eps_step=0.1, n_steps=30, delta_composition=1e-6, delta_additive=1e-8),
+             L.PureDPEntry.uniform(eps_step=2.0, n_steps=1, delta_composition=0.3),  # basic wins here
+             L.gnmax_entry(sigma=30.0, m=100, delta=1e-5), L.ApproxDPEntry(epsilon=0.2, delta=1e-7)]
+    for counts in ([1, 0, 0, 0], [0, 1, 0, 0], [2, 1, 1, 1], [0, 0, 3, 2], [3, 0, 1, 0]):
+        for delta in (None, 0.5):
+            assert L.compose_counts(kinds, counts, delta=delta).delta == pytest.approx(
+                L.compose.compose_delta(kinds, counts, delta=delta), rel=1e-15, abs=0)
