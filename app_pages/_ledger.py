@@ -30,7 +30,6 @@ import threading
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
 import streamlit as st
 
 from core import pipeline

@@ -21,9 +21,10 @@ __all__ = ["add_ledger_arguments", "ledger_line", "open_ledger"]
 
 DATASET_HELP = (
     "the name of the private data: its privacy budget and every run charged to it are kept under this name in the "
-    "ledger store, shared with the app and the library. Give the same name to every copy of the same data "
-    "(another file name, line endings, encoding or column order changes nothing). Default: the --private file's "
-    "name without its extension (e.g. credit for credit.csv), said on the ledger line"
+    "ledger store, shared with the app and the library. Give the same name to every copy of the same data: "
+    "under one name, another file, other line endings, an encoding mark or another column order change nothing. "
+    "Default: the --private file's name without its extension (e.g. credit for credit.csv), said on the ledger "
+    "line; a real job should name its data"
 )
 LEDGER_HELP = (
     "the ledger store (an SQLite file, created if missing) where each dataset's runs and budget are kept; the run's "
