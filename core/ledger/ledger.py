@@ -323,9 +323,16 @@ class PrivacyLedger:
         entries = _entries_of(entry)
 
         def look(state, secret):
-            return state.check(entries, self._keys(units, secret), what=entries[0].mechanism)[1]
+            return self._admit(state, entries, self._keys(units, secret))[1]
 
         return self._look(look)
+
+    def _admit(self, state: LedgerState, entries: list, keys: np.ndarray | None) -> tuple[LedgerState, LedgerTotal]:
+        """The budget check of :meth:`check` and :meth:`charge`: the state after ``entries``
+        (each reading the units ``keys``; None: the whole dataset) and the total they report,
+        or :class:`BudgetExhausted`.  :meth:`LedgerState.check` here; a subclass may accept
+        a run by another valid composition of the same runs (never by reading a value)."""
+        return state.check(entries, keys, what=entries[0].mechanism)
 
     def charge(self, entry: LedgerEntry | Sequence[LedgerEntry], *, units: Any = None) -> LedgerTotal:
         """Check ``entry`` against the budget and record it, in one transaction.
