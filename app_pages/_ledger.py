@@ -140,7 +140,8 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
     ``ens`` is accepted for the callers that hold an ensemble; the ledger follows the
     dataset.  On teaching data the optional budget set on the Private labeling page is
     applied before every charge; on a real job the ledger is its name's in the store (an
-    empty in-memory one, which nothing may charge, until the job is named).
+    empty in-memory one, which nothing may charge, until the job is named), and with a
+    privacy unit its part for the persons of the private rows (:meth:`PrivacyLedger.part`).
     """
     from core.ledger import PrivacyLedger
 
@@ -149,7 +150,11 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
         name = job_name(ds)
         if name is None:
             return _unnamed_ledger()
-        return PrivacyLedger(name, store=store())
+        led = PrivacyLedger(name, store=store())
+        # With a privacy unit, the runs read the training part's persons (the test hold-out
+        # is split by person): each person one account, all of their rows together.
+        units = ds.private.ledger_units
+        return led if units is None else led.part(units)
     from app_pages import _lesson_ledger as lesson
 
     key = lesson_key(ds)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
@@ -130,7 +131,7 @@ def test_with_person_ids_group_folds_compose_in_parallel(data):
     import sklearn
 
     X, y, _ = data
-    persons = np.arange(len(X)) // 1  # one row per person here: the teachers' per-row split is per person
+    persons = np.arange(len(X)) // 3  # three rows per person: all under one teacher (train_teachers(units=))
     one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
     led = L.PrivacyLedger()
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
@@ -139,7 +140,7 @@ def test_with_person_ids_group_folds_compose_in_parallel(data):
         warnings.simplefilter("ignore", PrivacyWarning)
         routed = est.set_fit_request(groups=True)
         cross_validate(routed, X, y, params={"groups": persons}, cv=GroupKFold(5))
-    assert len(led) == 5 and led.n_units == len(X)  # every fold charged, to its own persons
+    assert len(led) == 5 and led.n_units == persons.max() + 1  # every fold charged, to its own persons
     four = L.PrivacyLedger(entries=[one] * 4).total()
     assert led.total().epsilon == pytest.approx(four.epsilon, rel=1e-12)  # each person sat in 4 of 5 fits
     assert led.total().epsilon < L.PrivacyLedger(entries=[one] * 5).total().epsilon
@@ -154,23 +155,37 @@ def test_with_person_ids_group_folds_compose_in_parallel(data):
     assert led2.total().epsilon == pytest.approx(four.epsilon, rel=1e-12)
 
 
-def test_ids_naming_several_rows_need_teachers_that_split_by_unit(data):
-    X, y, _ = data
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
-                                    rng=0, ledger=L.PrivacyLedger())
-    from core.ensemble.teachers import train_teachers
-    import inspect
+class _Recorder(ClassifierMixin, BaseEstimator):
+    """Remembers the person codes (column 0) of the rows it was fitted on."""
 
-    persons = np.arange(len(X)) // 3
-    if "units" in inspect.signature(train_teachers).parameters:  # the teachers partition by unit
-        est.fit(X, y, groups=persons)
-        assert est.ledger_.n_units == persons.max() + 1
-    else:
-        with pytest.raises(ParameterError, match="several rows"):
-            est.fit(X, y, groups=persons)
-        assert len(est.ledger) == 0  # refused before anything was charged
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.persons_ = frozenset(np.asarray(X)[:, 0].astype(int).tolist())
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_ids_naming_several_rows_put_each_persons_rows_under_one_teacher_and_charge_each_person_once(data):
+    X, y, _ = data
+    persons = np.random.default_rng(3).integers(0, 400, size=len(X))  # 1 to about 13 rows each, in any order
+    Xp = np.column_stack([persons.astype(float), X])
+    led = L.PrivacyLedger()
+    est = PrivateEnsembleClassifier(_Recorder(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+                                    rng=0, ledger=led)
+    est.fit(Xp, y, groups=persons)
+    owner = {}
+    for j, t in enumerate(est.teachers_._teachers):
+        for p in getattr(t, "persons_", ()):
+            assert owner.setdefault(p, j) == j, f"person {p} is under teachers {owner[p]} and {j}"
+    assert len(owner) == len(np.unique(persons))
+    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    assert led.n_units == len(np.unique(persons))  # one account per person, however many rows
+    assert led.total().epsilon == pytest.approx(L.PrivacyLedger(entries=[one]).total().epsilon, rel=1e-12)
     with pytest.raises(Exception, match="one privacy-unit ID per row"):
-        est.fit(X, y, groups=persons[:10])
+        est.fit(Xp, y, groups=persons[:10])
+    assert len(led) == 1  # refused before anything was charged
 
 
 def test_cross_validation_without_ids_charges_every_fold_in_full(data):

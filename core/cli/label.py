@@ -350,9 +350,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         )
 
     # The private data's ledger: the run is charged (and refused past the budget) before any
-    # private row is read, in one transaction of the store shared with the app.
+    # private row is read, in one transaction of the store shared with the app; with a
+    # privacy unit, to each person of the file (their own account), else to the whole dataset.
     job_ledger = ledger.open_ledger(args)
-    job_ledger.charge(pipeline.ledger_entry(mech.name, given, n_public))
+    job_ledger.charge(pipeline.ledger_entry(mech.name, given, n_public), units=table.ledger_units)
     stdout.write(ledger.ledger_line(job_ledger, args))
 
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)

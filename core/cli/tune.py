@@ -193,7 +193,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     job_ledger = open_ledger(args)  # the whole selection, charged before any private row is read
     job_ledger.charge(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
-                                         score_sigma=score_sigma, delta=args.delta)[1])
+                                         score_sigma=score_sigma, delta=args.delta)[1],
+                      units=table.ledger_units)  # with a unit: each person of the file, held-out ones too
     stdout.write(ledger_line(job_ledger, args))
 
     teach, held = table, None

@@ -37,6 +37,7 @@ from core._lazy import lazy_exports
 
 _EXPORTS = {
     "PrivacyLedger": "ledger",
+    "LedgerPart": "ledger",
     "Budget": "state",
     "default_ledger": "ledger",
     "LedgerStore": "store",

@@ -51,7 +51,7 @@ from core.ledger.state import BUDGET_TOLERANCE, Budget, LedgerState
 from core.ledger.store import LedgerStore, check_name
 from core.ledger.units import unit_keys
 
-__all__ = ["BUDGET_TOLERANCE", "Budget", "PrivacyLedger", "default_ledger", "forget_ledgers"]
+__all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerPart", "PrivacyLedger", "default_ledger", "forget_ledgers"]
 
 _IN_MEMORY = "in memory"
 
@@ -433,6 +433,83 @@ class PrivacyLedger:
                 return self._sessions[key]
             except KeyError:
                 raise ParameterError("this ledger keeps no such session; fit the estimator again.") from None
+
+
+    # -- a part of the dataset -----------------------------------------------------------------
+
+    def part(self, units: Any) -> LedgerPart:
+        """This ledger, charging every run to the privacy units ``units`` unless told otherwise.
+
+        For a caller whose runs all read one part of the dataset (the app's training part of
+        a table split by person): its charges, checks and planned totals name these units
+        (:meth:`charge` with ``units=``), while its totals, budget and runs stay the
+        dataset's.  The IDs stay in memory, in the returned object only.
+
+        Parameters
+        ----------
+        units : 1-D array-like
+            The privacy-unit IDs of the part's rows (repeats allowed).
+
+        Returns
+        -------
+        LedgerPart
+        """
+        return LedgerPart(self, units)
+
+
+class LedgerPart:
+    """A :class:`PrivacyLedger` whose runs read one part of its dataset (:meth:`PrivacyLedger.part`).
+
+    ``charge``, ``check``, ``total_with`` and ``record`` default to the part's units;
+    everything else (``total``, ``budget``, ``set_budget``, ``entries``, ``len``, the
+    streaming state) is the dataset's ledger's.  Never pickled with its IDs: a pickled part
+    comes back as its ledger (every later run then reads the whole dataset: over-counted,
+    never under-counted).
+    """
+
+    def __init__(self, ledger: PrivacyLedger, units: Any) -> None:
+        if units is None:
+            raise ParameterError("a ledger's part needs the privacy-unit IDs of its rows.")
+        self.ledger = ledger
+        self._units = units
+
+    def _units_or(self, units: Any) -> Any:
+        return self._units if units is None else units
+
+    def charge(self, entry: LedgerEntry | Sequence[LedgerEntry], *, units: Any = None) -> LedgerTotal:
+        """:meth:`PrivacyLedger.charge` on the part's units (or on ``units``)."""
+        return self.ledger.charge(entry, units=self._units_or(units))
+
+    def check(self, entry: LedgerEntry | Sequence[LedgerEntry], *, units: Any = None) -> LedgerTotal:
+        """:meth:`PrivacyLedger.check` on the part's units (or on ``units``)."""
+        return self.ledger.check(entry, units=self._units_or(units))
+
+    def total_with(self, entry: LedgerEntry | Sequence[LedgerEntry], *, delta: float | None = None,
+                   units: Any = None) -> LedgerTotal:
+        """:meth:`PrivacyLedger.total_with` on the part's units (or on ``units``): the dataset's total then."""
+        return self.ledger.total_with(entry, delta=delta, units=self._units_or(units))
+
+    def record(self, entry: LedgerEntry, *, units: Any = None) -> LedgerTotal:
+        """:meth:`PrivacyLedger.record` on the part's units (or on ``units``)."""
+        return self.ledger.record(entry, units=self._units_or(units))
+
+    def __len__(self) -> int:
+        return len(self.ledger)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("ledger", "_units"):
+            raise AttributeError(name)
+        return getattr(self.ledger, name)
+
+    def __reduce__(self):
+        return (_identity, (self.ledger,))
+
+    def __repr__(self) -> str:
+        return f"{self.ledger!r}.part(...)"
+
+
+def _identity(x: Any) -> Any:
+    return x
 
 
 # -- one object per ledger in a process ------------------------------------------------------

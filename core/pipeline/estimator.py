@@ -49,16 +49,15 @@ def _shape(X) -> tuple:
     return tuple(shape) if shape is not None else np.asarray(X).shape
 
 
-def _privacy_units(groups, n_rows: int, train_teachers) -> tuple[Any, dict]:
-    """The fit's privacy units (None: the whole dataset) and what the teachers are given for them.
+def _privacy_units(groups, n_rows: int) -> Any:
+    """The fit's privacy units (one ID per row), or None (the whole dataset).
 
-    A unit's rows must all sit in one teacher's chunk for a per-unit guarantee: the
-    teachers take the units (``train_teachers(..., units=)``) where they partition by
-    unit; otherwise only IDs that name one row each are accepted (each unit is then one
-    row, and the per-row partition is per unit).
+    The same IDs go to the ledger (each unit charged the fit) and to the teachers'
+    partition (``train_teachers(..., units=)``: all of a unit's rows in one chunk, so one
+    unit changes one teacher, docs/design.md §1.2).
     """
     if groups is None:
-        return None, {}
+        return None
     units = groups.to_numpy() if hasattr(groups, "to_numpy") else groups
     try:
         n = len(units)
@@ -66,18 +65,7 @@ def _privacy_units(groups, n_rows: int, train_teachers) -> tuple[Any, dict]:
         raise DataError("groups must hold one privacy-unit ID per row of X.") from None
     if n != n_rows:
         raise DataError(f"groups must hold one privacy-unit ID per row: {n_rows} rows, got {n} IDs.")
-    import inspect
-
-    if "units" in inspect.signature(train_teachers).parameters:
-        return units, {"units": units}
-    import pandas as pd
-
-    if len(pd.unique(pd.Series(np.asarray(units, dtype=object)))) < n:
-        raise ParameterError(
-            "groups names a privacy unit with several rows, but the teachers here split rows, not units: a unit's "
-            "rows could reach several teachers and the per-unit guarantee would not hold. Give one ID per row, or "
-            "leave groups out (the fit is then charged to the whole dataset).")
-    return units, {}
+    return units
 
 
 class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
@@ -281,8 +269,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         X : array-like or DataFrame, shape (n, p)
         y : array-like, shape (n,)
         groups : array-like, shape (n,), optional
-            The privacy unit of each row (e.g. a person ID): the fit is charged to these
-            units only, and each unit's own fits compose (docs/design.md §9).  Routed by
+            The privacy unit of each row (e.g. a person ID): the teachers' chunks hold
+            whole units (one unit changes one teacher, docs/design.md §1.2), the fit is
+            charged to these units only, and each unit's own fits compose
+            (docs/design.md §9).  Routed by
             scikit-learn's metadata routing: with
             ``sklearn.set_config(enable_metadata_routing=True)`` and
             ``clf.set_fit_request(groups=True)``, ``cross_validate(clf, X, y,
@@ -313,11 +303,11 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         params = self._resolve(settings, m_max)  # refuse bad settings before training
         entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
         classes, y_ids = np.unique(y, return_inverse=True)
-        units, by_unit = _privacy_units(groups, y.shape[0], train_teachers)
+        units = _privacy_units(groups, y.shape[0])
         ledger.charge(entry, units=units)  # the whole a-priori budget, committed before any row is read
         teachers = train_teachers(
             X, y_ids, clone(self.learner), self.k, n_classes=len(classes),
-            rng=gen, n_jobs=self.n_jobs, progress=progress, **by_unit,
+            rng=gen, n_jobs=self.n_jobs, progress=progress, units=units,
         )
         session = pipeline.session(self.mechanism, settings, m_max, rng=gen, strict=True)
         self.classes_ = classes

@@ -366,3 +366,25 @@ def test_gaussian_entries_compose_exactly_and_check_their_curve():
     assert "rdp:rdp" in mixed.method  # a non-Gaussian RDP run: composed by RDP
     back = L.entry_from_dict(e.to_dict())
     assert back.gaussian_mu_sq == e.gaussian_mu_sq
+
+
+def test_a_part_charges_its_units_and_shows_the_datasets_total(tmp_path):
+    """``ledger.part(ids)``: every charge, check and planned total reads the part's units;
+    the total, budget and runs are the dataset's; a pickled part is its ledger (no IDs)."""
+    led = L.PrivacyLedger("panel", store=tmp_path / "l.sqlite", budget_epsilon=2.5, budget_delta=0.0)
+    train, held = [f"p{i}" for i in range(80)], [f"p{i}" for i in range(80, 100)]
+    led.charge(pure(1.0), units=train + held)  # a run on every person
+    part = led.part(np.repeat(train, 3))  # three rows per person
+    assert part.check(pure(1.0)).epsilon == pytest.approx(2.0)
+    assert part.total_with(pure(1.0)).epsilon == pytest.approx(2.0)
+    part.charge(pure(1.0))
+    assert len(part) == len(led) == 2 and part.budget == led.budget and part.entries == led.entries
+    assert led.total(units=held).epsilon == pytest.approx(1.0)  # the held-out persons were not read
+    assert part.total().epsilon == led.total().epsilon == pytest.approx(2.0)
+    with pytest.raises(BudgetExhausted, match="for a privacy unit this run reads"):
+        part.charge(pure(1.0))
+    led.charge(pure(1.0), units=held)  # the held-out persons still have room
+    assert pickle.loads(pickle.dumps(part)) is led
+    assert "p1" not in repr(part)
+    with pytest.raises(ParameterError):
+        led.part(None)
