@@ -68,8 +68,8 @@ _CHUNK = 1 << 13
 @dataclass(frozen=True)
 class _Table:
     pure: np.ndarray          # is the map pure steps
-    steps: np.ndarray         # (d, n_sizes): steps of each size
-    sizes: np.ndarray         # the step sizes
+    steps: np.ndarray         # (d, n_columns): steps of each size (Laplace steps in their own columns)
+    sizes: np.ndarray         # each column's step size
     basic: np.ndarray         # Σ n ε of the map
     d_comp: np.ndarray
     d_add: np.ndarray
@@ -89,12 +89,16 @@ def _table(kinds: Sequence[LedgerEntry]) -> _Table:
     pure = np.array([isinstance(k, PureDPEntry) for k in kinds], dtype=bool)
     rdp = np.array([isinstance(k, RDPEntry) for k in kinds], dtype=bool)
     approx = np.array([isinstance(k, ApproxDPEntry) for k in kinds], dtype=bool)
-    sizes = np.array(sorted({e for k in kinds if isinstance(k, PureDPEntry) for e, _ in k.steps}), dtype=float)
+    # One column per step size and way of composing: Laplace coordinates (``laplace=True``) have
+    # their own loss distribution, so they are never summed with generic steps of the same size.
+    columns = sorted({(float(e), bool(k.laplace)) for k in kinds if isinstance(k, PureDPEntry) for e, _ in k.steps})
+    where = {c: j for j, c in enumerate(columns)}
+    sizes = np.array([e for e, _ in columns], dtype=float)
     steps = np.zeros((d, sizes.size))
     for i, k in enumerate(kinds):
         if isinstance(k, PureDPEntry):
             for e, n in k.steps:
-                steps[i, np.searchsorted(sizes, e)] += n
+                steps[i, where[(float(e), bool(k.laplace))]] += n
     rdp_kinds = [k for k in kinds if isinstance(k, RDPEntry)]
     if rdp_kinds:
         orders = np.unique(np.concatenate([np.asarray(k.orders) for k in rdp_kinds]))
@@ -169,7 +173,7 @@ def signature(kinds: Sequence[LedgerEntry], classes: np.ndarray, common: np.ndar
     """Per class, the sums its composition's ε (without the floor) depends on, each oriented
     so that a larger value never lowers that ε (module docstring, step 2).
 
-    Columns: pure steps per step size, minus the pure slack, the Gaussian runs' ``μ²`` (or
+    Columns: pure steps per step size (Laplace steps apart), minus the pure slack, the Gaussian runs' ``μ²`` (or
     each RDP map's count), minus the RDP slack, the approximate runs' ε.
 
     Parameters
@@ -332,7 +336,7 @@ def upper_bounds(kinds: Sequence[LedgerEntry], classes: np.ndarray, common: np.n
             basic = V @ t.basic
             pure = basic.copy()
             usable = s.has_pure & (s.slack_p > 0) & (s.slack_p < 1)
-            if t.sizes.size == 1 and usable.any():
+            if np.unique(t.sizes).size == 1 and usable.any():  # one step size (Laplace or not): pure steps
                 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
                 from core.ledger.maps import pure_dp_rdp
@@ -340,7 +344,7 @@ def upper_bounds(kinds: Sequence[LedgerEntry], classes: np.ndarray, common: np.n
                 grid = np.asarray(rdp.DEFAULT_RDP_ORDERS, dtype=float)
                 grid = grid[grid > 1.0]
                 rr = pure_dp_rdp([(float(t.sizes[0]), 1)], grid)
-                conv = _conversion(s.steps[usable, :1] * rr[None, :], grid, s.slack_p[usable])
+                conv = _conversion(s.steps[usable].sum(axis=1, keepdims=True) * rr[None, :], grid, s.slack_p[usable])
                 pure[usable] = np.minimum(basic[usable], conv)
             eps += np.where(s.has_pure, pure, 0.0)
             dlt += np.where(usable, s.slack_p, 0.0) + s.add_p

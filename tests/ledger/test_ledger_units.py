@@ -106,6 +106,22 @@ def test_random_subsets_match_every_units_own_composition(seed):
         assert (t.epsilon, t.delta) == pytest.approx(slow_total(runs, units, delta), rel=1e-9)
 
 
+def test_laplace_steps_are_never_counted_as_generic_steps_of_the_same_size():
+    """LNMax's Laplace coordinates compose by their own loss distribution: a unit with many
+    generic steps of size γ and one with as many Laplace steps of size γ have equal step counts
+    but different totals; the data's total is the larger (the generic one), as a plain loop says."""
+    lap = pure(0.05, 40, delta_composition=1e-6, laplace=True)
+    gen = pure(0.05, 40, delta_composition=1e-6)
+    runs = [(lap, ["a"]), (lap, ["a"]), (gen, ["b"]), (gen, ["b"]), (lap, ["c"]), (gen, ["c"])]
+    led = L.PrivacyLedger()
+    for e, ids in runs:
+        led.record(e, units=ids)
+    alone = {u: L.compose_entries([e for e, ids in runs if u in ids]).epsilon for u in "abc"}
+    assert alone["a"] < alone["c"] < alone["b"]
+    assert led.total().epsilon == pytest.approx(slow_total(runs, list("abc"))[0], rel=1e-9)
+    assert led.total().epsilon == pytest.approx(alone["b"], rel=1e-9)
+
+
 def test_with_basic_composition_the_total_is_the_largest_units_sum():
     rng = np.random.default_rng(5)
     units = list(range(40))
