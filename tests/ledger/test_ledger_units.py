@@ -236,7 +236,7 @@ def test_changing_one_private_value_never_changes_a_refusal_or_a_total():
 
     def history(X, y):
         led = L.PrivacyLedger(budget_epsilon=1.7, budget_delta=1e-4)  # room for 3 runs at ε 1 (1.56 at δ 1e-4)
-        clf = PrivateEnsembleClassifier(LogisticRegression(), k=10, mechanism="gnmax", epsilon=1.0, max_queries=50,
+        clf = PrivateEnsembleClassifier(LogisticRegression(), k=10, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=50,
                                         rng=0, ledger=led)
         out = []
         for rows in (slice(0, 400), slice(0, 200), slice(100, 400), slice(0, 400), slice(0, 400)):

@@ -271,7 +271,7 @@ def test_a_dictionary_attack_on_a_saved_store_recovers_no_row(tmp_path):
     X, y = rows[:, :3], rows[:, 3].astype(int)
     path = tmp_path / "ledger.sqlite"
     led = L.PrivacyLedger("small", store=path)
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="gnmax", epsilon=1.0, max_queries=20, rng=0,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=20, rng=0,
                                     ledger=led)
     est.fit(X, y)  # the whole dataset
     ids = np.arange(400)  # and, with IDs, each row its own unit
@@ -311,7 +311,7 @@ def test_nothing_in_the_store_depends_on_the_rows_values(tmp_path):
 
         from core.ensemble import PrivateEnsembleClassifier
 
-        est = PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="lnmax", epsilon=1.0, max_queries=10,
+        est = PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="lnmax", epsilon=1.0, delta=1e-5, max_queries=10,
                                         rng=0, ledger=led)
         est.fit(X, (X[:, 0] > 0).astype(int) if X[:, 0].std() else np.arange(len(X)) % 2)
         est.fit(X[:50], np.arange(50) % 2, groups=np.arange(50))
