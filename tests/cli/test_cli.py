@@ -694,8 +694,8 @@ def test_label_in_chunks_equals_one_chunk(files, tmp_path, mechanism):
     for rows in ("7", "1000"):
         folder = tmp_path / rows
         folder.mkdir()
-        argv = label_args(files, folder, "--seed", "5", "--chunk-rows", rows, "--dataset", f"run-{rows}",
-                          mechanism=mechanism, k=100)  # each run the first on its dataset: equal ledger sections
+        argv = label_args(files, folder, "--seed", "5", "--chunk-rows", rows, "--dataset", "run", "--ledger",
+                          str(folder / "ledger.sqlite"), mechanism=mechanism, k=100)  # each run the first in its store
         assert main(argv) in (EXIT_OK, EXIT_HALTED)
         outputs.append(((folder / "labeled.csv").read_bytes(), (folder / "report.json").read_text()))
         assert not list(folder.glob("*.part"))

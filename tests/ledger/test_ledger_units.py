@@ -229,7 +229,7 @@ def test_changing_one_private_value_never_changes_a_refusal_or_a_total():
     from sklearn.linear_model import LogisticRegression
 
     from core.data import halfspaces
-    from core.ensemble import PrivateEnsembleClassifier
+    from core.pipeline import PrivateEnsembleClassifier
 
     X, y = halfspaces(400, 3, rng=4)
     ids = np.repeat(np.arange(200), 2)  # two rows per person

@@ -261,7 +261,7 @@ def test_a_dictionary_attack_on_a_saved_store_recovers_no_row(tmp_path):
     secret it finds the IDs' keys: the attack works where there is something to find."""
     from sklearn.linear_model import LogisticRegression
 
-    from core.ensemble import PrivateEnsembleClassifier
+    from core.pipeline import PrivateEnsembleClassifier
     from core.ledger.units import unit_keys
 
     domain = list(itertools.product(range(3), range(5), range(2), range(2)))  # a, b, c, label: 60 rows
@@ -309,7 +309,7 @@ def test_nothing_in_the_store_depends_on_the_rows_values(tmp_path):
         led = L.PrivacyLedger("d", store=path, budget_epsilon=10.0, budget_delta=1e-4)
         from sklearn.linear_model import LogisticRegression
 
-        from core.ensemble import PrivateEnsembleClassifier
+        from core.pipeline import PrivateEnsembleClassifier
 
         est = PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="lnmax", epsilon=1.0, delta=1e-5, max_queries=10,
                                         rng=0, ledger=led)
