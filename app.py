@@ -110,11 +110,15 @@ with data_box:
                         st.rerun()
         if kind == session.TEACHING:
             lesson.sidebar(ds, ledger_box)
+        elif ledgers.job_name(ds) is None:
+            st.caption("Spent on this data: not known until you name it (Private labeling page): its budget is "
+                       "kept under that name.")
         else:
             led = ledgers.ledger(ds)
             budget = led.budget
             st.caption(f"Spent on this data: ε {ledgers.total_text(led.total(), budget)} over {len(led)} "
-                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)." if budget is None else "."))
+                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)" if budget is None else "")
+                       + f" · its ledger: {ledgers.job_name(ds)}.")
 with privacy_box:
     st.subheader("Privacy settings")
     st.markdown(widgets.privacy_summary(None if ds is None else ds.n_public))

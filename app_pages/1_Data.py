@@ -14,6 +14,7 @@ from app_pages import _session as session
 from app_pages import _cache as cache
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
+from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
 from app_pages._text import literal
@@ -416,6 +417,8 @@ with session.shown_errors():
     st.caption(ds.public_note)
     st.markdown(f"Label column **{literal(ds.private.label_column)}**; classes: "
                 + ", ".join(f"**{literal(c)}**" for c in ds.class_names))
+    if session.is_real_job(ds):
+        spending.name_box(ds)  # a real job's ledger is its name's: asked once, here and before any run
 
     # ---- columns: choose the features (private and public alike), with warnings
     st.markdown("**Feature columns**")

@@ -9,8 +9,8 @@
   drawn once per request, so a rerun shows the same draw. With the public demo seed a run
   is the same draw in every session, and is computed once for the process.
 * Every labeling run on the private data is charged to that data's privacy ledger
-  (:func:`app_pages._ledger.ledger`: per session on teaching data, per private table for the
-  process on a real job) before it runs; a **release** (:func:`app_pages._ledger.release`) is a
+  (:func:`app_pages._ledger.ledger`: per session on teaching data, the named dataset's in the
+  ledger store on a real job) before it runs; a **release** (:func:`app_pages._ledger.release`) is a
   fresh run at settings fixed before it is shown, and the only run the Student & export page
   lets the user download (docs/design.md §9).
 * On a **real job** (:func:`app_pages._session.data_kind`) :func:`labeling` never runs anything:

@@ -1,8 +1,9 @@
 """Spending on a real job, as the pages show it: the budget asked first, then priced buttons.
 
-* :func:`budget_box`: a real job asks for a total budget (ε, δ) on its data before its
-  first run; once set, it is shown with what is spent (and may be changed, said to weaken
-  the promise when raised).
+* :func:`budget_box`: a real job asks for the data's name (once: its ledger in the store
+  shared with the command line) and a total budget (ε, δ) on it before its first run;
+  once set, it is shown with what is spent (and may be changed, said to weaken the
+  promise when raised).
 * :func:`run_button`: before a run on the private votes the page shows its cost and the
   total after it ("this run: ε 1 · spent after it: 1 of 3"); the button is the only way to
   run, and a run that would pass the budget is refused in place (the button is disabled
@@ -29,8 +30,44 @@ BUDGET_HELP = (
 )
 
 
+NAME_HELP = (
+    "The name this data's privacy budget is kept under. Use the same name every time you load this data, from "
+    "any file or copy: every session, a restarted server and the command line (--dataset NAME) then charge one "
+    "ledger. A new name starts a new budget."
+)
+
+
+def name_box(ds) -> bool:
+    """A real job's name: asked for once (then remembered by the session); True once named."""
+    name = ledgers.job_name(ds)
+    if name is None:
+        st.markdown("**Name this data**")
+        st.info("A real job's privacy budget belongs to the data, under a name you give it once. Every run on it, "
+                "in any session, after a restart of this server, or from the command line (`--dataset NAME`), is "
+                "charged to that name's ledger.")
+        with st.form("job_name_form", enter_to_submit=False):
+            typed = st.text_input("Name of this data", value=ledgers.suggested_name(ds), key="job_name_input",
+                                  help=NAME_HELP, max_chars=200)
+            if st.form_submit_button("Use this name", type="primary"):
+                with session.shown_errors():
+                    ledgers.set_job_name(ds, typed)
+                    st.rerun()
+        return False
+    store = ledgers.store()
+    c = st.columns([4, 1])
+    c[0].markdown(f"**Ledger of this data: {name}** (kept in `{store.path}`, shared with every session and the "
+                  "command line)")
+    if c[1].button("Another name", key="job_name_change", help="Asks for the name again; the ledger of "
+                   f"{name} keeps every run charged to it."):
+        ledgers.forget_job_name(ds)
+        st.rerun()
+    return True
+
+
 def budget_box(ds) -> None:
-    """The real job's total budget: asked for before the first run, then shown."""
+    """The real job's name and total budget: asked for before the first run, then shown."""
+    if not name_box(ds):
+        return
     led = ledgers.ledger(ds)
     budget = led.budget
     if budget is None:
@@ -83,7 +120,9 @@ def priced_button(ds, p: dict[str, Any], *, label: str, key: str, what: str = "t
     led = ledgers.ledger(ds)
     st.markdown("**" + ledgers.price_line(p, what) + "**")
     blocked = None
-    if session.is_real_job(ds) and led.budget is None:
+    if session.is_real_job(ds) and ledgers.job_name(ds) is None:
+        blocked = "Name this data and set its total budget first (their box is on Private labeling and on Student & export)."
+    elif session.is_real_job(ds) and led.budget is None:
         blocked = "Set the total budget for this data first (its box is on Private labeling and on Student & export)."
     elif not p["fits"]:
         blocked = "Refused: " + p["refusal"]
@@ -171,7 +210,7 @@ def tune_section(ds, ens) -> None:
 
 def estimate_section(ds, ens) -> None:
     """Replace the assumed quality with private estimates: each one a priced, counted run."""
-    from core.accounting.ledger_entries import PureDPEntry
+    from core.ledger.entries import PureDPEntry
     from core.plan.estimate import estimate_class_shares, estimate_price, estimate_quality
 
     with st.expander("Estimate the teachers' quality privately instead of assuming it (priced)"):

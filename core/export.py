@@ -494,7 +494,7 @@ def privacy_report(
     ledger_total : LedgerTotal, PrivacyGuarantee, mapping or None (keyword-only)
         For a **release** (a fresh run at parameters fixed before it was shown): the
         privacy ledger's total on this private data, the release included
-        (:meth:`core.accounting.PrivacyLedger.total`) — anything with ``epsilon``,
+        (:meth:`core.ledger.PrivacyLedger.total`) — anything with ``epsilon``,
         ``delta`` and the number of runs (``n_entries`` or ``runs``), as attributes or
         keys.  Adds the ``release`` and ``ledger`` sections (:data:`RELEASE_KEYS`), each
         with a sentence saying what it covers.  None (default): the report of one run,

@@ -1,13 +1,12 @@
 """The steps of ``label`` and ``tune`` around the data: the column check, the default
 features (identifiers, survey weights and label stand-ins left out unless ``--keep``),
-column choice, join keys carried into ``--out`` (``--key``), missing values said in place,
-and the privacy ledger file.
+column choice, join keys carried into ``--out`` (``--key``) and missing values said in place
+(the privacy ledger: :mod:`core.cli.ledger`).
 """
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from core.cli.common import PROG, CommandError, one_line
@@ -27,7 +26,6 @@ __all__ = [
     "missing_lines",
     "warning_lines",
     "warn",
-    "ledger_fingerprint",
 ]
 
 MARKER_CANDIDATES = ("?", "-", "--", ".")
@@ -340,15 +338,3 @@ def warn(stderr: TextIO, lines: Sequence[str]) -> None:
     for line in lines:
         stderr.write(f"{PROG}: warning: {one_line(line)}\n")
     stderr.flush()
-
-
-def ledger_fingerprint(path: str) -> str:
-    """The ledger key of a private file: the fingerprint of its bytes (the same file is the
-    same people, whatever columns a run uses)."""
-    from core.accounting import dataset_fingerprint
-
-    try:
-        data = Path(path).expanduser().read_bytes()
-    except OSError as exc:
-        raise CommandError(f"Cannot read --private '{path}': {exc.strerror or exc}.") from None
-    return dataset_fingerprint(data=data)

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from core.cli.common import (EXIT_HALTED, EXIT_OK, EXIT_STUDENT_FAILED, PROG, CommandError, ProgressBar,
                              add_command, add_progress, add_seed, dataset_name, fmt, mechanism_name, one_line)
-from core.cli import checks, options
+from core.cli import checks, ledger, options
 
 __all__ = ["add_parser", "run"]
 
@@ -29,7 +29,7 @@ examples:
       --out labeled.csv --report report.json
   private-label-lab label --private adult_train.csv --label-column income --public adult_test.csv \
       --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 400 \
-      --mechanism gnmax --epsilon 2 --delta 1e-5 --ledger ledger.json --budget-epsilon 8 \
+      --mechanism gnmax --epsilon 2 --delta 1e-5 --dataset adult --budget-epsilon 8 \
       --budget-delta 1e-4 --out labeled.csv --report report.json --student student.joblib
 """
 
@@ -143,18 +143,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the student's learner (default: the teachers' learner)")
     out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the student's learner (default: its defaults)")
-    out.add_argument("--ledger", default=None, metavar="FILE",
-                     help="JSON privacy ledger: the run's a-priori (epsilon, delta) is charged to the private "
-                     "file's entry (keyed by the file's fingerprint; created if missing, several datasets per "
-                     "file) BEFORE the run, and the report gets the ledger's total")
-    out.add_argument("--budget-epsilon", type=float, default=None, metavar="E",
-                     help="with --ledger: the total epsilon allowed on this private file (stored in the "
-                     "ledger); a run that would pass it is refused (exit 2)")
-    out.add_argument("--budget-delta", type=float, default=None, metavar="D",
-                     help="with --ledger: the total delta allowed (default: the ledger's stored budget delta)")
     out.add_argument("--bottom", choices=("drop", "random", "semi"), default="drop",
                      help="the student's rows without a label: drop them (default), give them a random "
                      "class, or keep them unlabeled for a semi-supervised student")
+
+    ledger.add_ledger_arguments(label.add_argument_group(
+        "privacy ledger (every run is charged to the private data's name before it reads a private row)"))
 
     run_group = label.add_argument_group("execution")
     run_group.add_argument("--n-jobs", type=int, default=None, metavar="N",
@@ -292,9 +286,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    ledger_path = paths.pop("--ledger", None)
-    if ledger_path is None and (args.budget_epsilon is not None or args.budget_delta is not None):
-        raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
+    paths.pop("--ledger", None)  # checked as an output place; the store is opened below
 
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
     #    first the one column check, which says every problem of the private file at once, and
@@ -369,32 +361,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             f"holds {table.n_classes} classes. Use a mechanism reading votes ({votes}) instead."
         )
 
-    ledger = entry = None
-    if ledger_path is not None:  # refuse early, before training, when the run cannot fit
-        from core.accounting import load as load_ledger
-
-        fingerprint = checks.ledger_fingerprint(args.private)
-        ledger = load_ledger(ledger_path, fingerprint)
-        if args.budget_epsilon is not None or args.budget_delta is not None:
-            stored = ledger.budget
-            b_eps = args.budget_epsilon if args.budget_epsilon is not None else (stored.epsilon if stored else None)
-            b_delta = args.budget_delta if args.budget_delta is not None else (stored.delta if stored else None)
-            if b_eps is None or b_delta is None:
-                raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
-            ledger.set_budget(epsilon=b_eps, delta=b_delta)
-        entry = pipeline.ledger_entry(mech.name, given, n_public)
-        ledger.check(entry)
-
-    def charge() -> None:  # the private labeling is charged to the ledger file before it runs
-        if ledger is None:
-            return
-        ledger.charge(entry)
-        ledger.save(ledger_path)
-        total = ledger.total()
-        stdout.write(f"Ledger {ledger_path}: {len(ledger)} run(s) on this private file, total "
-                     f"({fmt(total.epsilon)}, {fmt(total.delta)})"
-                     + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
-                        if ledger.budget is not None else "") + ".\n")
+    # The private data's ledger: the run is charged (and refused past the budget) before any
+    # private row is read, in one transaction of the store shared with the app; with a
+    # privacy unit, to each person of the file (their own account), else to the whole dataset.
+    job_ledger = ledger.open_ledger(args)
+    job_ledger.charge(pipeline.ledger_entry(mech.name, given, n_public), units=table.ledger_units)
+    stdout.write(ledger.ledger_line(job_ledger, args))
 
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
     #    the votes (or scores) of every row, on the chosen joblib backend.
@@ -403,7 +375,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         teachers = pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
                                   progress=bar.task(f"Training {k} teachers"))
         if streaming:
-            charge()
             rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
             result, public = stream.write_stream(
                 paths["--out"], chunks=chunks, table=table, teachers=teachers, mechanism=mech.name,
@@ -413,9 +384,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
     del teachers  # non-private: never written
 
-    # 4. The private labeling (whole file), charged to the ledger file first; 5. outputs.
+    # 4. The private labeling (whole file, charged above); 5. outputs.
     if not streaming:
-        charge()
         result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
         del inputs
         _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_frame), "--out")
@@ -423,8 +393,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
                        dataset=dataset_name(args), unit=table.privacy_unit)
-        if ledger is not None and _takes_ledger_total():
-            context["ledger_total"] = ledger.total()
+        if _takes_ledger_total():
+            context["ledger_total"] = job_ledger.total()
         report = pipeline.report(result, **context)
         _write(paths["--report"], report.encode("utf-8"), "--report")
         written.append(str(paths["--report"]))

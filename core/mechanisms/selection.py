@@ -210,7 +210,7 @@ def selection_plan(candidates: Sequence[Any], m: int, *, prepare: Callable[[str,
 def _plan(prepare, key, m, mean, shape, score_sigma, delta):
     """The plan of :func:`selection_plan`, cached: the repeat-and-select curve is costly and
     depends on public settings only (``key``: the candidates as hashable pairs)."""
-    from core.accounting.ledger_compose import compose_entries
+    from core.ledger.compose import compose_entries
     from core.accounting.selection import selection_entry
     from core.validation import check_delta
 

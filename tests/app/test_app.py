@@ -290,6 +290,8 @@ def test_every_page_works_on_an_uploaded_csv(lab):
     at.radio(key=MECHANISM).set_value("lnmax").run()
     # an upload is a real job: the page predicts for free; a run is asked for, after a budget, at its price
     assert not at.exception and "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
+    at.text_input(key="job_name_input").set_value("job")  # a real job is named once: its ledger's name
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()

@@ -81,6 +81,8 @@ def test_adult_two_file_job(lab, downloads):
     assert not at.exception, at.exception
     # the bundled two-file job is a real job: predicted first, a run only on request, at its price
     assert "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
+    at.text_input(key="job_name_input").set_value("job")  # a real job is named once: its ledger's name
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()

@@ -61,7 +61,17 @@ def spent(at: AppTest) -> tuple[float, float, int]:
     return float(eps), float(delta), int(runs)
 
 
-def upload_two_files(at: AppTest, files=None) -> AppTest:
+def name_job(at: AppTest, name: str = "job") -> AppTest:
+    """Name the loaded real job (its ledger in the store), on the page that asks."""
+    at.text_input(key="job_name_input").set_value(name)
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Ledger of this data: {name}" in t for t in texts(at.main.markdown)), texts(at.main.markdown)
+    return at
+
+
+def upload_two_files(at: AppTest, files=None, name: str | None = "job") -> AppTest:
+    """Upload the two files (a real job) and, unless ``name`` is None, name it."""
     private, public = files or two_files()
     go(at, "Data")
     at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
@@ -70,6 +80,8 @@ def upload_two_files(at: AppTest, files=None) -> AppTest:
     assert not at.exception, at.exception
     assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.error)
     assert "Real job" in " ".join(texts(at.sidebar.markdown))
+    if name is not None:
+        name_job(at, name)
     return at
 
 
@@ -83,11 +95,11 @@ def train(at: AppTest, k: int = K) -> AppTest:
     return at
 
 
-def job_ledger_runs(at: AppTest) -> int:
-    """How many runs the process-wide ledger of the loaded upload holds (read from the library)."""
-    from core.accounting import ledger_registry
+def job_ledger_runs(at: AppTest, name: str = "job") -> int:
+    """How many runs the store's ledger of the named job holds (read from the library)."""
+    from core.ledger import PrivacyLedger, store_path
 
-    return sum(len(led) for led in ledger_registry._REGISTRY.values())
+    return len(PrivacyLedger(name, store=store_path()))
 
 
 def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price(lab):

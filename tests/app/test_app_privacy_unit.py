@@ -1,6 +1,7 @@
 """The privacy unit in the app (AppTest): on a real job's Data page the column check offers to declare a
 person column the unit (one click, instead of dropping it), every page's sidebar states the unit, the
-teachers hold whole persons, and the release's report says it."""
+teachers hold whole persons, the release's report says it, and the named dataset's ledger charges each
+person of the private part (the test hold-out's persons are not read by the release)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from core.data import panel
 from test_app import go, release, texts
-from test_app_plan_spend import all_text, train
+from test_app_plan_spend import all_text, name_job, train
 
 UNIT = "per person (column id): 270 persons"  # 300 less the 30 persons held out whole for the test
 
@@ -52,6 +53,7 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     # The test hold-out is split by person: persons, not rows, are counted.
     train(at, k=20)
     go(at, "Student & export")
+    name_job(at, "panel")
     at.number_input(key="job_budget_epsilon").set_value(50.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     release(at)
@@ -61,3 +63,8 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     assert report["adjacency"] == "replace all rows of one person (column id)"
     assert report["privacy_unit"]["description"].startswith("per person (column id): ")
     assert "at most" not in report["privacy_unit"]["description"]  # a person's row count stays with the owner
+    # The release is charged to the persons it read: the 270 of the private part, each one account.
+    from core.ledger import PrivacyLedger, store_path
+
+    led = PrivacyLedger("panel", store=store_path())
+    assert len(led) == 1 and led.n_units == 270

@@ -104,6 +104,11 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
             # a real job: predicted first; the budget, then the run on the private votes at its shown price
             expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
+            name = page.get_by_role("textbox", name="Name of this data")  # asked once: its ledger's name
+            name.fill("adult")
+            page.get_by_role("button", name="Use this name").click()
+            expect(main).to_contain_text("Ledger of this data: adult")
+            settle(page)
             budget = page.get_by_role("spinbutton", name="Total budget ε")
             budget.fill("10")
             budget.press("Tab")

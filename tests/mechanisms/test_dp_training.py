@@ -69,12 +69,12 @@ def test_gaussian_objective_perturbation_covers_a_replace_one_move_of_the_gradie
 
 
 def test_naive_bayes_run_is_charged_its_exact_gaussian_epsilon():
-    from core.accounting.ledger import PrivacyLedger
+    from core.ledger import PrivacyLedger
 
     entry = pipeline.ledger_entry("dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, 100)
     z = maps.naive_bayes_noise(1.0, 1e-5, dimension=5).z
     assert entry.gaussian_mu_sq == pytest.approx(1.0 / z ** 2, rel=1e-12)
-    ledger = PrivacyLedger("sha256:" + "1" * 64)
+    ledger = PrivacyLedger()
     ledger.charge(entry)
     assert f"{ledger.total().epsilon:.3g}" == "1" and ledger.total().delta == 1e-5
     # and two such runs compose as one Gaussian mechanism of 2μ² (exactly, not by RDP)
@@ -213,12 +213,12 @@ def test_encoding_reads_ranges_and_categories_from_the_public_rows_only():
 
 
 def test_registered_with_rows_inputs_and_charged_to_the_ledger():
-    from core.accounting.ledger import PrivacyLedger
+    from core.ledger import PrivacyLedger
 
     for name in ("dp-logistic", "dp-naive-bayes"):
         assert registry.get(name).inputs == "rows" and registry.get(name).takes_epsilon
     rows = pipeline.mechanism_inputs("dp-naive-bayes", None, _table(), _table().features.iloc[:50])
-    ledger = PrivacyLedger("sha256:" + "0" * 64, budget_epsilon=2.5, budget_delta=1e-4)
+    ledger = PrivacyLedger("test", budget_epsilon=2.5, budget_delta=1e-4)
     res = pipeline.label(rows, "dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
     assert res.n_answered == 50 and (res.epsilon, res.delta) == (1.0, 1e-5)
     res = pipeline.label(rows, "dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)

@@ -105,7 +105,7 @@ def test_held_out_score_drives_the_choice():
 
 
 def test_tune_charges_the_ledger_before_running():
-    from core.accounting.ledger import PrivacyLedger
+    from core.ledger import PrivacyLedger
 
     sv = simulate_votes(m=100, k=20, n_classes=2, quality=TeacherQuality(), rng=0)
     grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("gnmax", {"epsilon": 2.0, "delta": 1e-6})]
