@@ -370,7 +370,24 @@ def declare_teaching(teaching: bool) -> None:
     if ident is None:
         return
     declared = st.session_state.setdefault("_teaching_uploads", set())
+    if (ident in declared) == bool(teaching):
+        return
     (declared.add if teaching else declared.discard)(ident)
+    forget_runs()
+
+
+def forget_runs() -> None:
+    """Forget every run this session remembers: its labelings, its release, the paid comparison
+    and the students of them.
+
+    Called when an upload's kind changes (teaching data ↔ a real job): a run made under one
+    kind is never shown, released or exported under the other (a teaching run may have drawn
+    from the public demo seed and was charged to the lesson's ledger, not the data's).
+    """
+    ss = st.session_state
+    ss.get("_labelings", {}).clear()
+    for key in ("_release", "_paid_compare", "_students"):
+        ss.pop(key, None)
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
