@@ -31,11 +31,13 @@ $(VENV)/.test-deps: pyproject.toml | $(PY)
 # Only the command line opens the network: HOST is set with "=", not "?=", so a HOST variable that
 # a shell happens to export (often the machine's name) is ignored, and the class mode is on only
 # for DEMO=1 typed on make's command line (an exported DEMO, or DEMO=0, leaves it off).
+# make run LEDGER=path: the ledger store of real jobs (default: $PRIVATE_LABEL_LAB_LEDGER, else
+# ~/.local/share/private-label-lab/ledger.sqlite).
 CLASS := $(if $(and $(filter command line,$(origin DEMO)),$(filter 1,$(strip $(DEMO)))),1)
 HOST = $(if $(CLASS),0.0.0.0,127.0.0.1)
 run: $(VENV)/.run-deps
 	@$(PY) -m app_pages._serving '$(HOST)' '$(PORT)'
-	$(if $(CLASS),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) $$($(PY) -m app_pages._serving --streamlit-options '$(HOST)') --server.headless true --browser.gatherUsageStats false
+	$(if $(CLASS),PRIVATE_LABEL_LAB_DEMO_SEED=1 )$(if $(LEDGER),PRIVATE_LABEL_LAB_LEDGER='$(LEDGER)' )$(PY) -m streamlit run app.py --server.address '$(HOST)' --server.port $(PORT) $$($(PY) -m app_pages._serving --streamlit-options '$(HOST)') --server.headless true --browser.gatherUsageStats false
 
 # The documentation site, built offline into site/ (open site/index.html). The test suite builds
 # it with --strict (tests/test_docs.py): a broken link, anchor or API reference fails it.

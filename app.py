@@ -36,13 +36,15 @@ with st.sidebar:
     presets.preset_menu(st)
     serving.sidebar_notice()  # where the lab is served: this machine only, or the network
     st.toggle(
-        "Reproducible demo seed (reproducible, not for production)",
+        "Reproducible demo seed (teaching data only, not for production)",
         key="demo_seed",
-        help="Reproducible, not for production: fixes every random draw (split, teachers, noise) "
-        "to one public seed. Off, all randomness comes from the operating system. "
-        "A seed is never written to an export.",
+        help="Reproducible, not for production: on teaching data every random draw (split, teachers, noise) "
+        "comes from one public seed, so a lecture's numbers repeat. A real job (an upload or a two-file job) "
+        "always draws its noise, estimates and selections from the operating system, whatever this switch: "
+        "noise drawn from a public seed could be recomputed by anyone. A seed is never written to an export.",
     )
-    st.caption("Demo seed on: runs repeat exactly. Not for production." if session.demo_mode()
+    st.caption("Demo seed on: runs on teaching data repeat exactly; a real job's noise still comes from the "
+               "operating system. Not for production." if session.demo_mode()
                else "All randomness comes from the operating system.")
     st.toggle("Projector", key=style.PROJECTOR_KEY,
               help="For a room: larger type, thicker lines, big ⊥ and wrong-answer markers, and the ledger "
@@ -108,11 +110,15 @@ with data_box:
                         st.rerun()
         if kind == session.TEACHING:
             lesson.sidebar(ds, ledger_box)
+        elif ledgers.job_name(ds) is None:
+            st.caption("Spent on this data: not known until you name it (Private labeling page): its budget is "
+                       "kept under that name.")
         else:
             led = ledgers.ledger(ds)
             budget = led.budget
             st.caption(f"Spent on this data: ε {ledgers.total_text(led.total(), budget)} over {len(led)} "
-                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)." if budget is None else "."))
+                       f"run{'s' if len(led) != 1 else ''}" + (" (no budget set yet)" if budget is None else "")
+                       + f" · its ledger: {ledgers.job_name(ds)}.")
 with privacy_box:
     st.subheader("Privacy settings")
     st.markdown(widgets.privacy_summary(None if ds is None else ds.n_public))

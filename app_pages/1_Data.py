@@ -4,6 +4,7 @@ public rows to label."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import pandas as pd
@@ -13,14 +14,15 @@ from app_pages import _session as session
 from app_pages import _cache as cache
 from app_pages import _datasets as datasets
 from app_pages import _ledger as ledgers
+from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
 from app_pages._text import literal
+from core.data import default_features
+from core.data.problems import PROBLEM_KINDS
 
 session.init()
 ss = st.session_state
-# A bundled table with more feature columns than this checks its columns on a click (each column alone takes time).
-WIDE_TABLE = 200
 _SOURCE_LABELS = {"bundled": "Bundled dataset", "generator": "Generator", "upload": "Upload CSV",
                   "job": "Bundled two-file job"}
 ss.setdefault("data_ui", {"source": _SOURCE_LABELS[session.DEFAULT_DATA["source"]], "name": session.DEFAULT_DATASET,
@@ -42,15 +44,23 @@ ss["data_ui"].setdefault("encoding", "UTF-8")
 KIND_TITLES = {
     "label": "label column", "duplicate_header": "duplicate names", "empty_column": "empty column",
     "missing_values": "missing values", "not_numbers": "text in a number column", "identifier": "identifier",
-    "free_text": "free text", "date": "dates", "label_stand_in": "stand-in for the label (NON-PRIVATE diagnostic)",
+    "survey_weight": "survey weight", "free_text": "free text", "date": "dates",
+    "label_stand_in": "stand-in for the label (NON-PRIVATE diagnostic)",
     "person_key": "a person key (NON-PRIVATE diagnostic)", "duplicate_rows": "exact copies (NON-PRIVATE diagnostic)",
 }
 EACH_ROW = "each row (no unit column)"
 UI_SETTING = {"rename_duplicates": "rename_duplicates", "drop_empty_columns": "drop_empty_columns"}
 
 
-def apply_fix(action: str, columns: tuple, value, cols_key: str | None, missing_key: str) -> None:
-    """A fix's button (a callback: it runs before the page is drawn again)."""
+def apply_fix(action: str, columns: tuple, value, cols_key: str | None, missing_key: str,
+              upload: str | None = None) -> None:
+    """A fix's button (a callback: it runs before the page is drawn again).
+
+    ``keep_column`` keeps a column that is left out of the features by default (a flagged
+    identifier, survey weight or label stand-in); ``leave_out`` undoes it.  On an upload the
+    choice is remembered for the file (``upload``: its hash), since its left-out columns are
+    taken out before it loads; otherwise it edits the feature box.
+    """
     ui = ss["data_ui"]
     if action in UI_SETTING:
         ui[action] = True
@@ -61,30 +71,62 @@ def apply_fix(action: str, columns: tuple, value, cols_key: str | None, missing_
     elif action == "privacy_unit":  # declare the column the unit: a guarantee per person, the column kept out
         ui["privacy_unit"] = columns[0]
         ss["w_data_ui_privacy_unit"] = columns[0]
-    elif action == "drop_column":
+    elif action in ("keep_column", "leave_out") and upload is not None:
+        kept = ss.setdefault("_keep_columns", {}).setdefault(upload, [])
+        for c in columns:
+            if action == "keep_column" and c not in kept:
+                kept.append(c)
+            elif action == "leave_out" and c in kept:
+                kept.remove(c)
+    elif action == "keep_column":
+        if cols_key is not None and cols_key in ss:
+            ss[cols_key] = [*ss[cols_key], *[c for c in columns if c not in ss[cols_key]]]
+    elif action in ("drop_column", "leave_out"):
         if cols_key is not None and cols_key in ss:
             ss[cols_key] = [c for c in ss[cols_key] if c not in columns]
         else:  # before the file loads: leave the columns out of it
             ui["drop_before"] = sorted({*ui.get("drop_before", []), *columns})
 
 
-def show_check(check, cols_key: str | None, missing_key: str, title: str = "Column check") -> None:
-    """Every problem of the column check at once, each with its one-click fixes."""
+def merged(full, final):
+    """The column findings of ``full`` (every column) with the problems that block loading from
+    ``final`` (the columns left out by default taken out first): one list to show."""
+    problems = [p for p in full.problems if not p.blocking] + [p for p in final.problems if p.blocking]
+    return dataclasses.replace(full, problems=tuple(sorted(problems, key=lambda p: PROBLEM_KINDS.index(p.kind))))
+
+
+def show_check(check, cols_key: str | None, missing_key: str, title: str = "Column check", *, choice=None,
+               upload: str | None = None) -> None:
+    """Every problem of the column check at once, each with its one-click fixes.
+
+    A column left out of the features by default (``choice``: the default features) offers
+    "Keep it as a feature"; one kept on request offers "Leave it out".
+    """
     st.markdown(f"**{title}**")
+    if choice is not None and (choice.left_out or choice.kept):
+        how = ("" if not choice.left_out else " Each has its Keep button below." if upload is not None else
+               " Keep one with its button below, or add it back in the box above.")
+        st.info(literal(choice.sentence()) + how)
+    kept = set() if choice is None else {c.column for c in choice.kept}
     for i, p in enumerate(check.problems):
         where = ", ".join(f"**{literal(c)}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
         say = st.error if p.blocking else st.warning
         say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ")
             + literal(p.sentence))
         fixes = [f for f in p.fixes if f.action != "choose_label"]
+        fixes = [dataclasses.replace(f, action="leave_out") if f.action == "keep_column" and set(f.columns) <= kept
+                 else f for f in fixes]
         if fixes:
             for col, (j, fix) in zip(st.columns(max(len(fixes), 3)), enumerate(fixes)):
-                col.button(literal(fix.title), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}",
-                           on_click=apply_fix, args=(fix.action, fix.columns, fix.value, cols_key, missing_key))
+                title_ = fix.title if fix.action != "leave_out" else (
+                    "Leave " + ", ".join(f"'{c}'" for c in fix.columns) + " out of the features")
+                col.button(literal(title_), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}",
+                           on_click=apply_fix, args=(fix.action, fix.columns, fix.value, cols_key, missing_key, upload))
     if any(p.non_private for p in check.problems):
         st.caption("The stand-in, person-key and copy checks read the private rows: non-private diagnostics for you, "
                    "the data's owner, shown here only and never exported.")
     st.caption(literal(check.summary()))
+
 
 TEACHING_SPLIT = (
     "**Teaching split**: the public queries are a random split of the private file, so they are private "
@@ -291,11 +333,20 @@ else:
                      "feature. Choose it when a person can have several rows.")
             session.remember("data_ui", "privacy_unit", unit_choice)
             wanted["privacy_unit"] = None if unit_choice == EACH_ROW else unit_choice
+            upload_choice = None
             if label_column is not None:
-                upload_check = datasets.upload_check(wanted)
-            if label_column is None or upload_check.blocking:
-                show_check(upload_check, None, "missing",
-                           f"Column check of {literal(up_private.name)} (not loaded yet)")
+                # Identifiers, survey weights and label stand-ins are left out of the features by default
+                # (core.data.default_features), before the file loads, unless kept with their button.
+                wanted["keep"] = list(ss.setdefault("_keep_columns", {}).get(ph, []))
+                full_check = datasets.upload_check(wanted)
+                with session.shown_errors():
+                    full_check, upload_choice = datasets.column_choice(wanted)
+                left = list(upload_choice.dropped) if upload_choice is not None else []
+                wanted["left_out"] = left
+                upload_check = merged(full_check, datasets.upload_check(wanted, tuple(left)))
+            if label_column is None or upload_check.blocking or (label_column is not None and upload_choice is None):
+                show_check(upload_check, None, "missing", f"Column check of {literal(up_private.name)} (not loaded yet)",
+                           choice=upload_choice, upload=ph)
                 wanted = None
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
@@ -320,8 +371,15 @@ if wanted is not None:
     all_cols, total = ss.setdefault("_data_shape", {}).get(sig, (None, None))
     if cols_key in ss and all_cols is not None:
         drop = [c for c in all_cols if c not in ss[cols_key]]
-    else:
-        drop = list(active.get("drop_columns", [])) if same_base else []
+    elif same_base:
+        drop = list(active.get("drop_columns", []))
+    elif wanted["source"] == "upload":
+        drop = []  # its default left-out columns are taken out before it loads (wanted["left_out"])
+    else:  # a new table: identifiers, survey weights and stand-ins are not features by default
+        drop = []
+        with session.shown_errors():
+            choice = datasets.column_choice(wanted)[1]
+            drop = [] if choice is None else list(choice.dropped)  # None: a wide table checked on a click
     if n_key in ss:
         n_label = int(ss[n_key])
     elif same_base:
@@ -378,6 +436,8 @@ with session.shown_errors():
     st.caption(ds.public_note)
     st.markdown(f"Label column **{literal(ds.private.label_column)}**; classes: "
                 + ", ".join(f"**{literal(c)}**" for c in ds.class_names))
+    if session.is_real_job(ds):
+        spending.name_box(ds)  # a real job's ledger is its name's: asked once, here and before any run
 
     # ---- columns: choose the features (private and public alike), with warnings
     st.markdown("**Feature columns**")
@@ -387,21 +447,32 @@ with session.shown_errors():
             ss[cols_key] = [c_ for c_ in ds.all_columns if c_ in ds.private.features.columns]
         st.multiselect("Feature columns used", list(ds.all_columns), key=cols_key,
                        help="Dropped columns are left out of the private rows, the test rows and the public rows.")
-    if ds.source == "upload" and ds_cfg_is_upload(ss["data_cfg"]):
-        dropped = tuple(c for c in ds.all_columns if c not in ds.private.features.columns)
-        show_check(datasets.upload_check(ss["data_cfg"], dropped), cols_key, "missing")
-    elif (ds.source == "bundled" and len(ds.private.features.columns) > WIDE_TABLE
-          and not ss.setdefault("_checked_tables", set()) & {ds.key}):
+    # The findings of the features and of the columns left out by default (with their Keep buttons);
+    # a column the user dropped from the box is not checked any more.
+    cfg_now = ss["data_cfg"]
+    features_now = set(ds.private.features.columns)
+    dropped = tuple(c for c in ds.all_columns if c not in features_now)
+    if ds.source == "upload" and ds_cfg_is_upload(cfg_now):
+        _, choice = datasets.column_choice(cfg_now)
+        left = tuple(cfg_now.get("left_out", ()))
+        shown = merged(datasets.upload_check(cfg_now, dropped), datasets.upload_check(cfg_now, left + dropped))
+        show_check(shown, cols_key, "missing", choice=choice, upload=cfg_now["private_hash"])
+    elif datasets.check_waits(ds):
         # A wide teaching table (MNIST's 784 pixels): checking every column takes seconds, so it
         # waits for a click instead of slowing the set's first opening.
         st.markdown("**Column check**")
         st.caption(f"{len(ds.private.features.columns):,} feature columns: each is checked on its own (seconds), "
                    "so the check runs when you ask.")
         if st.button("Check the columns", key="check_wide_table"):
-            ss["_checked_tables"].add(ds.key)
+            datasets.check_now(ds)
             st.rerun()
-    else:
-        show_check(datasets.table_check(ds), cols_key, "job_missing")
+    else:  # the flagged columns the user put back in the feature box are kept on request
+        full_check, _ = datasets.column_choice(cfg_now)
+        choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now])
+        visible = features_now | set(choice.dropped)
+        shown = dataclasses.replace(full_check, problems=tuple(
+            p for p in full_check.problems if not p.columns or set(p.columns) & visible))
+        show_check(shown, cols_key, "job_missing", choice=choice)
 
     # ---- missing values, where they are
     st.markdown("**Missing values** (non-private counts, for the data's owner)")

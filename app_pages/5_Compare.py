@@ -185,7 +185,7 @@ def asked_first(ds, ens, runs, *, what: str, label: str, key: str) -> bool:
     from core import pipeline
 
     m = int(ens.votes.shape[0])
-    led = ledgers.lesson_ledger(ledgers.fingerprint(ds.private)) if not lesson.demonstration() else ledgers.ledger(ds)
+    led = ledgers.lesson_ledger(ledgers.lesson_key(ds)) if not lesson.demonstration() else ledgers.ledger(ds)
     price = lesson.lesson_price(led, [pipeline.ledger_entry(name, session.request(name, settings), m)
                                       for name, settings in runs])
     st.info(price.words(what) + (" A demonstration: not charged to your lesson." if lesson.demonstration() else "")

@@ -22,8 +22,8 @@ from app_pages._text import literal
 session.init()
 ss = st.session_state
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})
-# The learner of the model class a DP-training route trains: the student's default after such a run.
-# (A comment, not a string: a bare string in a page is shown on it.)
+# The learner of the model class a DP-training route trains: the student's default after such a run
+# (a comment: a bare string in a page is shown).
 TRAINED_MODEL_LEARNER = {"dp-logistic": "logistic_regression", "dp-naive-bayes": "gaussian_nb"}
 
 st.title("Student and export")
@@ -190,10 +190,21 @@ with session.shown_errors():
             public_frame = rows
         st.caption(f"Column **{literal(names['row'])}** is the row's number in the file "
                    "(1 = the first row after the header).")
-    if ds.public_keys is not None:
-        st.caption("The labeled CSV starts with the public file's column(s) "
-                   + ", ".join(f"**{literal(c)}**" for c in ds.public_keys.columns)
-                   + ", left out of the features: join the labels back to the file by them.")
+    keys = None
+    if not ds.teaching_split and ds.join_keys is not None:
+        # Columns of the public file left out of the features (an id, a code): carried on request,
+        # first, so that the labels join back to the public file's rows. Public values only.
+        chosen = st.multiselect("Join keys: public-file columns to carry into the labeled CSV (not features)",
+                                list(ds.join_keys.columns), default=[], key="export_keys",
+                                help="Columns of the public file that are not features (left out by default or by "
+                                "you). They are the public file's own values, written first, as they are.")
+        if chosen:
+            keys = ds.join_keys[chosen]
+            from core.export import export_columns
+
+            names = export_columns(list(keys.columns) + list(ds.all_columns))
+            st.caption("The labeled CSV starts with " + ", ".join(f"**{literal(c)}**" for c in chosen)
+                       + ": the public file's values, not used by the teachers or the student.")
     if names["label"] != "label" or names["status"] != "status" or names["answered"] != "answered":
         st.caption("The public file has columns named like the ones the export adds; the export's own are "
                    + ", ".join(f"**{literal(names[r])}**" for r in ("label", "answered", "status"))
@@ -217,8 +228,7 @@ with session.shown_errors():
                                  k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
                                  ledger_total=ledgers.ledger(ds, ens=ens).total(), unit=ds.private.privacy_unit)
         d[0].download_button("Download labeled CSV",
-                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names,
-                                                       keys=None if ds.teaching_split else ds.public_keys),
+                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names, keys=keys),
                              file_name="private_labels.csv", mime="text/csv", key="download_csv")
         d[1].download_button("Download privacy report (JSON)", data=report,
                              file_name="privacy_report.json", mime="application/json", key="download_report")

@@ -149,7 +149,7 @@ with session.shown_errors():
         line = float(pic.threshold(result.params))
         st.markdown(f"{pic.statistic.capitalize()}: **{stat:.4g}**; the line {pic.symbol} = **{line:.4g}**.")
         st.caption(pic.reads)
-        rng = session.noise_rng()
+        rng = session.noise_rng(ds)
         if st.button("Draw the noise once", type="primary"):
             ss["_microscope_one"] = (i, mechanism, scope.draw_once(mechanism, row, result.params, rng=rng)
                                      or scope.microscope(mechanism, row, result.params, truth=true_class, draws=1,

@@ -131,7 +131,7 @@ with results:
                 bar.progress(done / total, text=f"{done:,} of {total:,} runs")
 
             ss["audit_result"] = (run_key, A.run_scenario(
-                scn, n_trials=n_trials, confidence=confidence, rng=session.noise_rng(),
+                scn, n_trials=n_trials, confidence=confidence, rng=session.synthetic_rng(),
                 chunk_size=max(1_000, n_trials // 10), progress=progress,
             ))
             bar.empty()

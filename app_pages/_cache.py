@@ -9,8 +9,8 @@
   drawn once per request, so a rerun shows the same draw. With the public demo seed a run
   is the same draw in every session, and is computed once for the process.
 * Every labeling run on the private data is charged to that data's privacy ledger
-  (:func:`app_pages._ledger.ledger`: per session on teaching data, per private table for the
-  process on a real job) before it runs; a **release** (:func:`app_pages._ledger.release`) is a
+  (:func:`app_pages._ledger.ledger`: per session on teaching data, the named dataset's in the
+  ledger store on a real job) before it runs; a **release** (:func:`app_pages._ledger.release`) is a
   fresh run at settings fixed before it is shown, and the only run the Student & export page
   lets the user download (docs/design.md §9).
 * On a **real job** (:func:`app_pages._session.data_kind`) :func:`labeling` never runs anything:
@@ -318,20 +318,21 @@ def labeling(mechanism: str | None = None, settings: dict[str, Any] | None = Non
         # what it is shown, before it is shown (refused past its budget: nothing shown).
         m = max(int(np.shape(inputs)[0]), 1)
         led.charge(pipeline.ledger_entry(mechanism, asked, m))
-        memo[key] = _demo_runs().get_or_compute(key, lambda job: _run(inputs, mechanism, asked, None))
+        rng = session.noise_rng(ds)
+        memo[key] = _demo_runs().get_or_compute(key, lambda job: _run(inputs, mechanism, asked, None, rng))
     else:
         # Charged BEFORE the run (refused past the budget: BudgetExhausted, nothing runs).
-        memo[key] = _run(inputs, mechanism, asked, led)
+        memo[key] = _run(inputs, mechanism, asked, led, session.noise_rng(ds))
     while len(memo) > 200:
         memo.popitem(last=False)
     return memo[key]
 
 
-def _run(inputs, mechanism: str, asked: dict[str, Any], led) -> tuple[Any, list[str]]:
+def _run(inputs, mechanism: str, asked: dict[str, Any], led, rng) -> tuple[Any, list[str]]:
     """One labeling run (charged to ``led`` first, if given) and the texts of its privacy warnings."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
-        result = pipeline.label(inputs, mechanism, asked, rng=session.noise_rng(), ledger=led)
+        result = pipeline.label(inputs, mechanism, asked, rng=rng, ledger=led)
     return result, [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
 
 
@@ -397,7 +398,7 @@ def student(result, ds: Dataset, learner: str, bottom: str):
     hit = memo.get(key)
     if hit is not None and hit[0] is result:
         return hit[1]
-    fitted = pipeline.student(ds.public_X, result, learner, {}, ds.private, bottom=bottom, rng=session.noise_rng())
+    fitted = pipeline.student(ds.public_X, result, learner, {}, ds.private, bottom=bottom, rng=session.noise_rng(ds))
     if len(memo) > 20:
         memo.clear()
     memo[key] = (result, fitted)

@@ -77,21 +77,20 @@ class Dataset:
         return tuple(self.extra.get("all_columns", tuple(self.private.features.columns)))
 
     @property
-    def public_keys(self) -> pd.DataFrame | None:
-        """A two-file job's join keys: the public file's columns the user dropped (left out of the
-        features, kept in the export so that the labels join back to the file), one row per public
-        query; None when there are none (and always for a teaching split, whose rows are private)."""
-        keys = self.extra.get("public_keys")
-        return None if self.teaching_split or keys is None or not len(keys.columns) else keys
-
-    @property
     def export_columns(self) -> dict[str, str]:
         """The names of the columns an export adds, decided from the loaded files' columns
         (never one of them), so that a release is never refused for a clash."""
         from core.export import export_columns
 
+        return export_columns(list(self.all_columns))
+
+    @property
+    def join_keys(self) -> pd.DataFrame | None:
+        """A two-file job's public columns left out of the features (identifiers, codes...), one
+        row per public query: what the export may carry as join keys (the public file's own
+        values, never the private file's).  None when there are none."""
         keys = self.extra.get("public_keys")
-        return export_columns(list(self.all_columns) + ([] if keys is None else [str(c) for c in keys.columns]))
+        return None if keys is None or keys.shape[1] == 0 else keys
 
     @property
     def public_rows(self):
@@ -179,30 +178,33 @@ def _uploaded_dataset(
     privacy_unit: str | None = None,
     csv_format: tuple = (None, None, None),
     public_name: str | None = None,
+    left_out: tuple = (),
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     # ``fixes``: (rename duplicate column names, drop columns empty in every row);
     # ``before``: columns left out before loading (a column that would stop the file from loading);
-    # ``csv_format``: the File format controls (separator, decimal mark, encoding; None: detected).
-    from core.data import CsvFormat, load_table, read_public, split_public
+    # ``csv_format``: the File format controls (separator, decimal mark, encoding; None: detected);
+    # ``left_out``: columns left out of the features by default (core.data.default_features), also
+    # before loading (a cause of death empty for the living must not refuse the file); the public
+    # file's copies of the columns left out before loading are kept aside as possible join keys.
+    from core.data import CsvFormat, load_table, split_public
     from core.data.problems import without_columns
 
     if label_column is None:
         raise core.errors.DataError("Choose the label column: it is never guessed.")
     rename, drop_empty = (bool(f) for f in fixes)
     fmt = CsvFormat(*csv_format)
-    private_bytes = _private_bytes
+    remove = tuple(before) + tuple(c for c in left_out if c not in before)
+    private_bytes, fmt_private = _private_bytes, fmt
     with naming(filename):
-        if before:  # the columns left out; the bytes become plain CSV (comma, decimal point, UTF-8)
-            private_bytes, fmt_private = without_columns(_private_bytes, before, rename_duplicates=rename,
+        if remove:  # the columns left out; the bytes become plain CSV (comma, decimal point, UTF-8)
+            private_bytes, fmt_private = without_columns(_private_bytes, remove, rename_duplicates=rename,
                                                          csv_format=fmt), None
-        else:
-            fmt_private = fmt
         table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
                            name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
                            privacy_unit=privacy_unit, csv_format=fmt_private)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}:{left_out}")
     if _public_bytes is None:
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
@@ -213,7 +215,7 @@ def _uploaded_dataset(
             "from the private file (they are private rows)",
         )
     with naming(public_name or "the public file"):
-        public_X, keys = _public_rows(_public_bytes, table, before, rename, fmt)
+        public_X, keys = _public_rows(_public_bytes, table, remove, rename, fmt)
     _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
@@ -225,23 +227,23 @@ def _uploaded_dataset(
         public_y=None,
         test=test,
         public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
-        extra={"two_file": True, **({"public_keys": keys} if keys is not None else {})},
+        extra={"two_file": True, "public_keys": keys},
     )
 
 
-def _public_rows(data: bytes, table, before: tuple, rename: bool, fmt):
+def _public_rows(data: bytes, table, remove: tuple, rename: bool, fmt):
     """The uploaded public file's checked rows (:func:`core.data.read_public`'s path) and, for the
-    columns left out before loading that it has, those columns of the same rows: the export's
-    join keys (public columns, never features), or None."""
+    columns left out before loading that it has, those columns of the same rows (the rows kept
+    when ``missing="drop"`` leaves some out): the export's possible join keys (public columns,
+    never features), or None."""
     from core.data import DEFAULT_MAX_BYTES, check_public, read_csv
-    from core.export import join_keys
 
     raw, _ = read_csv(data, DEFAULT_MAX_BYTES, "The public file has a header row but no data rows. Add the points "
                       "to label and load it again.", rename_duplicates=rename, csv_format=fmt)
-    left_out = [c for c in raw.columns if c in set(before) or c in table.dropped_columns]
-    public_X = check_public(table, raw.drop(columns=left_out))
-    keys = [c for c in raw.columns if c in set(before)]
-    return public_X, (join_keys(raw, keys, public_X) if keys else None)
+    aside = [c for c in raw.columns if c in set(remove) or c in table.dropped_columns]
+    public_X, kept_rows = check_public(table, raw.drop(columns=aside), return_rows=True)
+    keys = [c for c in raw.columns if c in set(remove)]
+    return public_X, (raw[keys].iloc[kept_rows].reset_index(drop=True) if keys else None)
 
 
 JOBS: dict[str, dict[str, str]] = {
@@ -309,21 +311,21 @@ def _finished(key: str, _ds: Dataset, drop: tuple, n_label: int) -> Dataset:
 
     ds = _ds
     private, test, public_X, public_y = ds.private, ds.test, ds.public_X, ds.public_y
-    extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
-             "public_rows": len(ds.public_X)}
+    keys = ds.extra.get("public_keys")
     if drop:
         private = _without_columns(private, drop)
         test = None if test is None else _without_columns(test, drop)
-        if ds.extra.get("two_file"):  # a dropped public column stays in the export as a join key
-            dropped = public_X[[c for c in public_X.columns if c in set(drop)]].reset_index(drop=True)
-            before = ds.extra.get("public_keys")
-            extra["public_keys"] = dropped if before is None else pd.concat([before, dropped], axis=1)
+        if ds.extra.get("two_file"):  # the public file's copies of the columns left out: possible join keys
+            more = public_X[[c for c in drop if c in public_X.columns]].reset_index(drop=True)
+            keys = more if keys is None else pd.concat([keys, more], axis=1)
         public_X = public_X[[c for c in public_X.columns if c not in set(drop)]].copy()
+    extra = {**ds.extra, "all_columns": tuple(ds.private.features.columns), "dropped": drop,
+             "public_rows": len(ds.public_X), "public_keys": keys}
     if n_label and n_label < len(public_X):
-        if extra.get("public_keys") is not None:
-            extra["public_keys"] = extra["public_keys"].iloc[:n_label].reset_index(drop=True)
         public_X = public_X.iloc[:n_label].reset_index(drop=True)
         public_y = None if public_y is None else np.asarray(public_y)[:n_label]
+        if keys is not None:
+            extra["public_keys"] = keys.iloc[:n_label].reset_index(drop=True)
         if "public_source_rows" in extra:
             extra["public_source_rows"] = np.asarray(extra["public_source_rows"])[:n_label]
     return dataclasses.replace(ds, key=f"{ds.key}|drop={drop}|first={n_label}", private=private, test=test,
@@ -371,7 +373,7 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             cfg.get("missing", "refuse"), markers, cfg.get("public_hash"), public, pf, tf, s,
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
             tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None,
-            tuple(cfg.get("csv_format", (None, None, None))), cfg.get("public_filename"),
+            tuple(cfg.get("csv_format", (None, None, None))), cfg.get("public_filename"), tuple(cfg.get("left_out", ())),
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 
@@ -431,6 +433,52 @@ def table_check(ds: Dataset):
     """The column checks of a loaded bundled, generated or two-file dataset
     (:func:`core.data.check_columns`; no stand-in check on generated data, said so)."""
     return _table_check(ds.key, ds.private, ds.source == "generator")
+
+
+WIDE_TABLE = 200
+"""A bundled table with more feature columns than this checks its columns on a click (each
+column alone takes time: MNIST's 784 pixels would slow the set's first opening)."""
+
+
+def _table_key(ds: Dataset) -> str:
+    return ds.key.split("|", 1)[0]  # the loaded table's, whatever columns are chosen from it
+
+
+def check_waits(ds: Dataset) -> bool:
+    """True for a wide bundled table whose column check has not been asked for yet."""
+    return (ds.source == "bundled" and len(ds.private.features.columns) > WIDE_TABLE
+            and _table_key(ds) not in st.session_state.setdefault("_checked_tables", set()))
+
+
+def check_now(ds: Dataset) -> None:
+    """Ask for a wide table's column check (the page's button)."""
+    st.session_state.setdefault("_checked_tables", set()).add(_table_key(ds))
+
+
+def column_choice(cfg: dict[str, Any]):
+    """The column check of the data ``cfg`` loads, every column included (but those the user
+    left out before loading), and its default features (:func:`core.data.default_features`,
+    the same decision as the command line's): identifiers, survey weights and label stand-ins
+    left out unless ``cfg["keep"]`` keeps them.
+
+    Returns
+    -------
+    (core.data.ColumnCheck, core.data.FeatureChoice)
+        ``(None, None)`` for a wide bundled table not checked yet (:func:`check_waits`).
+    """
+    from core.data import default_features
+
+    if cfg["source"] == "upload":
+        check = upload_check(cfg)
+    else:
+        pf = float(cfg.get("public_fraction", session.DEFAULT_DATA["public_fraction"]))
+        tf = float(cfg.get("test_fraction", session.DEFAULT_DATA["test_fraction"]))
+        base = _load_base(cfg, pf, tf, session.seed())
+        if check_waits(base):
+            return None, None
+        check = _table_check(base.key, base.private, base.source == "generator")
+    keep = [c for c in cfg.get("keep", ()) if c in check.features]
+    return check, default_features(check, keep=keep)
 
 
 def keep_upload(uploaded) -> str:

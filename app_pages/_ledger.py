@@ -5,10 +5,13 @@ Whose ledger (:func:`ledger`) depends on the kind of data (:func:`app_pages._ses
 * **Teaching data**: every session keeps its own ledger (in ``st.session_state``, one per
   private table): the lesson is about one's own spending, so one student's exploring never
   fills another's total.  A "new lesson" (:func:`new_lesson`) starts it again.
-* **A real job**: one ledger per private table for the whole process
-  (:func:`core.accounting.ledger_for`), whoever looks: two sessions on the same private rows
-  add to the same total, and its budget (:func:`set_job_budget`) is held by the ledger
-  itself, set once for the data before its first run.
+* **A real job**: the ledger of the data's **name**, given once by the user
+  (:func:`set_job_name`, remembered for the session), in the store shared with the command
+  line and the library (:func:`core.ledger.store_path`: ``PRIVATE_LABEL_LAB_LEDGER`` or the
+  per-user default).  Whoever looks, the same name is the same ledger: two sessions, a
+  restarted server and ``private-label-lab label --dataset NAME`` all add to one total, and
+  its budget (:func:`set_job_budget`) is held by the ledger itself, set once for the data
+  before its first run.  Nothing is inferred from the file's bytes or values.
 
 A **priced run** (:func:`price`, :func:`spend`) is a run on the private votes whose cost and
 the total after it are shown before it runs; a **release** (:func:`release`) is a fresh run at
@@ -27,7 +30,6 @@ import threading
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
 import streamlit as st
 
 from core import pipeline
@@ -48,8 +50,8 @@ SPENT_EXPLANATION = (
 )
 REAL_JOB_EXPLANATION = (
     "Only the runs you asked for count here (each one a button that showed its price first); opening a page, "
-    "moving a control or reading a prediction spends nothing. This total belongs to the private data: every "
-    "session on the same rows adds to it."
+    "moving a control or reading a prediction spends nothing. This total belongs to the data's name: every "
+    "session, a restarted server and the command line (--dataset) charging that name add to it."
 )
 REAL_JOB_MEANING = (
     "On a real job this total would be what the published report must carry: every look at the private "
@@ -62,74 +64,74 @@ class BudgetNeeded(PrivateLabelLabError):
     """A real job has no total budget yet: no run on its private votes before one is set."""
 
 
-def fingerprint(table) -> str:
-    """The ledger key of a private table: :func:`core.accounting.dataset_fingerprint` of
-    its features and labels (the private rows as split, not the file they came from).
-
-    A SHA-256 of a canonical serialisation: equal private rows give the same ledger,
-    and the hash reveals nothing about the rows beyond equality (someone who could
-    guess the whole table could confirm the guess; it is never shown or exported).
-    Computed once per table and kept beside it.
-    """
-    from core.accounting import dataset_fingerprint
-
-    with _FINGERPRINT_LOCK:
-        hit = _FINGERPRINTS.get(id(table))
-        if hit is not None and hit[0] is table:
-            return hit[1]
-    fp = dataset_fingerprint(table.features, table.labels)
-    with _FINGERPRINT_LOCK:
-        _FINGERPRINTS[id(table)] = (table, fp)
-        while len(_FINGERPRINTS) > 32:
-            _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
-    return fp
+JOB_NAMES = "_job_names"
+"""Session-state section: the name this session gave each real job (by the loaded files)."""
 
 
-def job_fingerprint(ds: Dataset) -> str:
-    """The ledger key of a real job: the uploaded private file's rows, as a set.
-
-    The app holds some private rows out for testing, drawn at random in each session, so
-    the rows the teachers see differ from session to session; every one of them is a row of
-    the uploaded file.  Keying the job's ledger by the file's rows (the held-out rows
-    included, in any order: a SHA-256 of the sorted per-row fingerprints of
-    :func:`core.accounting.rows.row_fingerprints`) makes every session on the same file
-    charge one ledger: a reload, a new split or a reordered copy of the file cannot start a
-    fresh account.  Charging a run on a subset of the rows to the whole file's account only
-    over-counts (safe).
-    """
-    import hashlib
-
-    from core.accounting.rows import row_fingerprints
-
-    key = ("job", id(ds.private), id(ds.test))
-    with _FINGERPRINT_LOCK:
-        hit = _FINGERPRINTS.get(key)
-        if hit is not None and hit[0] is ds.private:
-            return hit[1]
-    parts = [row_fingerprints(ds.private.features, ds.private.labels)]
-    if ds.test is not None and ds.test.n_rows:
-        parts.append(row_fingerprints(ds.test.features, ds.test.labels))
-    rows = np.sort(np.concatenate(parts))
-    fp = "job:" + hashlib.sha256("\n".join(rows.tolist()).encode()).hexdigest()
-    with _FINGERPRINT_LOCK:
-        _FINGERPRINTS[key] = (ds.private, fp)
-        while len(_FINGERPRINTS) > 32:
-            _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
-    return fp
+def _job_identity() -> str:
+    """What this session loaded (the uploaded files, or the bundled job), to remember its name by."""
+    cfg = st.session_state.get("data_cfg") or {}
+    ident = session._upload_identity(cfg)
+    if ident is not None:
+        return "upload:" + ":".join(ident)
+    return f"{cfg.get('source', '')}:{cfg.get('name', '')}"
 
 
-_FINGERPRINTS: dict[Any, tuple] = {}
-_FINGERPRINT_LOCK = threading.Lock()
+def suggested_name(ds: Dataset) -> str:
+    """A name to offer for a real job: its private file's name without the extension."""
+    import re
+
+    title = str(getattr(ds, "title", "") or "my data")
+    return re.sub(r"\.(csv|txt|tsv)$", "", title, flags=re.IGNORECASE).strip() or "my data"
 
 
-def lesson_ledger(fp: str):
-    """This session's lesson ledger on the teaching table ``fp`` (:class:`app_pages._lesson_ledger.LessonLedger`)."""
+def job_name(ds: Dataset | None = None) -> str | None:
+    """The name this session gave the current real job, or None (not named yet)."""
+    return (st.session_state.get(JOB_NAMES) or {}).get(_job_identity())
+
+
+def set_job_name(ds: Dataset, name: str) -> None:
+    """Name the current real job: its ledger is the store's ledger of that name from now on."""
+    from core.ledger.store import check_name
+
+    name = check_name(name)
+    st.session_state.setdefault(JOB_NAMES, {})[_job_identity()] = name
+
+
+def forget_job_name(ds: Dataset) -> None:
+    """Ask for the current real job's name again."""
+    (st.session_state.get(JOB_NAMES) or {}).pop(_job_identity(), None)
+
+
+_STORES: dict[str, Any] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def store():
+    """The ledger store of this server (:func:`core.ledger.store_path`, read at each call)."""
+    from core.ledger import LedgerStore, store_path
+
+    path = str(store_path())
+    with _STORES_LOCK:
+        if path not in _STORES:
+            _STORES[path] = LedgerStore(path)
+        return _STORES[path]
+
+
+def lesson_key(ds: Dataset) -> str:
+    """The key of a teaching table's lesson ledger in this session: the loaded data's cache key
+    (what was loaded and how it was split; no private value is read to make it)."""
+    return ds.key
+
+
+def lesson_ledger(key: str):
+    """This session's lesson ledger on the teaching table ``key`` (:class:`app_pages._lesson_ledger.LessonLedger`)."""
     from app_pages import _lesson_ledger as lesson
 
     lessons = st.session_state.setdefault("_lesson_ledgers", {})
-    if fp not in lessons:
-        lessons[fp] = lesson.new_ledger(fp)
-    return lessons[fp]
+    if key not in lessons:
+        lessons[key] = lesson.new_ledger(key)
+    return lessons[key]
 
 
 def ledger(ds: Dataset | None = None, *, ens: Any = None):
@@ -137,21 +139,30 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
 
     ``ens`` is accepted for the callers that hold an ensemble; the ledger follows the
     dataset.  On teaching data the optional budget set on the Private labeling page is
-    applied before every charge; on a real job the budget is the ledger's own.
+    applied before every charge; on a real job the ledger is its name's in the store (an
+    empty in-memory one, which nothing may charge, until the job is named), and with a
+    privacy unit its part for the persons of the private rows (:meth:`PrivacyLedger.part`).
     """
-    from core.accounting import ledger_for
+    from core.ledger import PrivacyLedger
 
     ds = ds or dataset()
     if session.is_real_job(ds):
-        return ledger_for(job_fingerprint(ds))
+        name = job_name(ds)
+        if name is None:
+            return _unnamed_ledger()
+        led = PrivacyLedger(name, store=store())
+        # With a privacy unit, the runs read the training part's persons (the test hold-out
+        # is split by person): each person one account, all of their rows together.
+        units = ds.private.ledger_units
+        return led if units is None else led.part(units)
     from app_pages import _lesson_ledger as lesson
 
-    fp = fingerprint(ds.private)
-    led = lesson_ledger(fp)
+    key = lesson_key(ds)
+    led = lesson_ledger(key)
     # The first look at this ledger in a script run marks where this view's runs start.
-    st.session_state.setdefault("_view_marks", {}).setdefault(fp, len(led))
+    st.session_state.setdefault("_view_marks", {}).setdefault(key, len(led))
     if lesson.demonstration():  # marked by the lecturer: runs go to the demonstration's own ledger
-        return lesson.demonstration_ledger(fp)
+        return lesson.demonstration_ledger(key)
     wanted = st.session_state.get(BUDGET_SECTION) or {}
     eps = wanted.get("epsilon")
     if eps is not None and float(eps) > 0:
@@ -159,6 +170,12 @@ def ledger(ds: Dataset | None = None, *, ens: Any = None):
     elif led.budget is not None:
         led.set_budget(epsilon=None)
     return led
+
+
+def _unnamed_ledger():
+    from core.ledger import PrivacyLedger
+
+    return PrivacyLedger("not named yet")
 
 
 def begin_view() -> None:
@@ -174,10 +191,10 @@ def new_lesson(ds: Dataset) -> None:
     """
     from app_pages import _lesson_ledger as lesson
 
-    fp = fingerprint(ds.private)
-    st.session_state.setdefault("_lesson_ledgers", {})[fp] = lesson.new_ledger(fp)
-    st.session_state.get("_demonstration_ledgers", {}).pop(fp, None)
-    st.session_state.setdefault("_view_marks", {})[fp] = 0
+    key = lesson_key(ds)
+    st.session_state.setdefault("_lesson_ledgers", {})[key] = lesson.new_ledger(key)
+    st.session_state.get("_demonstration_ledgers", {}).pop(key, None)
+    st.session_state.setdefault("_view_marks", {})[key] = 0
     st.session_state.get("_labelings", {}).clear()
     st.session_state.pop("_release", None)
     st.session_state.pop("_paid_compare", None)
@@ -187,6 +204,8 @@ def set_job_budget(ds: Dataset, epsilon: float, delta: float) -> None:
     """Set a real job's total budget (ε, δ) on its ledger (the data's, whoever looks)."""
     if not float(epsilon) > 0:
         raise PrivateLabelLabError("The total budget needs an ε above 0.")
+    if job_name(ds) is None:
+        raise BudgetNeeded("Name this data first: its budget is kept under its name.")
     ledger(ds).set_budget(epsilon=float(epsilon), delta=float(delta))
 
 
@@ -208,6 +227,11 @@ def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> Non
     if not session.is_real_job(ds):
         _show_lesson_spent(where, ds)
         return
+    if job_name(ds) is None:
+        where.markdown("**Spent on this data so far: not known yet** — name this data (Private labeling page) "
+                       "to open its ledger.")
+        where.caption(REAL_JOB_EXPLANATION)
+        return
     led = ledger(ds)
     total = led.total()
     budget = led.budget
@@ -221,7 +245,7 @@ def _show_lesson_spent(where, ds: Dataset) -> None:
     """The lesson's total, this view's runs, and how the total grew (teaching data)."""
     from app_pages import _lesson_ledger as lesson
 
-    fp = fingerprint(ds.private)
+    fp = lesson_key(ds)
     led = lesson_ledger(fp)
     total = led.total()
     budget = led.budget
@@ -276,30 +300,18 @@ def price(ds: Dataset, runs: Sequence[tuple[str, dict[str, Any]]], m: int) -> di
 
 def price_entries(ds: Dataset, entries: Sequence[Any]) -> dict[str, Any]:
     """:func:`price` for ledger entries given as they are (e.g. a private selection's one entry)."""
-    from core.accounting import PrivacyLedger
-    from core.accounting.ledger_compose import compose_entries
     from core.errors import BudgetExhausted
+    from core.ledger import compose_entries
 
     led = ledger(ds)
     entries = list(entries)
-    trial = PrivacyLedger(led.fingerprint, entries=led.entries)
     budget = led.budget
-    if budget is not None:
-        trial.set_budget(epsilon=budget.epsilon, delta=budget.delta)
     refusal = None
     try:
-        for entry in entries:
-            trial.charge(entry)
+        led.check(entries)
     except BudgetExhausted as exc:
         refusal = str(exc)
-    after = compose_entries(list(led.entries) + entries)
-    if refusal is not None and len(entries) > 1:
-        # The trial ledger charged these runs one by one; its words would count the first of
-        # them as "recorded so far". Say it of the whole group instead: nothing has run.
-        refusal = (f"these {len(entries)} runs would take the total spent on this data from ε {led.total().epsilon:.4g} "
-                   f"over {len(led)} recorded run{'s' if len(led) != 1 else ''} to (ε {after.epsilon:.4g}, "
-                   f"δ {after.delta:.3g}), past its budget (ε {budget.epsilon:.4g}, δ {budget.delta:.3g}); "
-                   "nothing has run.")
+    after = led.total_with(entries)
     return {"entries": entries, "cost": compose_entries(entries), "after": after, "budget": budget,
             "fits": refusal is None, "refusal": refusal}
 
@@ -313,7 +325,10 @@ def price_line(p: dict[str, Any], what: str = "this run") -> str:
 
 
 def require_budget(ds: Dataset) -> None:
-    """Raise :class:`BudgetNeeded` on a real job that has no total budget yet."""
+    """Raise :class:`BudgetNeeded` on a real job that has no name or no total budget yet."""
+    if session.is_real_job(ds) and job_name(ds) is None:
+        raise BudgetNeeded("Name this data and set its total privacy budget (ε, δ) first (Private labeling page): "
+                           "a real job spends nothing before both are set.")
     if session.is_real_job(ds) and ledger(ds).budget is None:
         raise BudgetNeeded("Set a total privacy budget (ε, δ) for this data first (Private labeling page): "
                            "a real job spends nothing before its budget is set.")
@@ -323,8 +338,9 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, 
     """Run ``runs`` on the private votes, each charged to the ledger before it runs.
 
     All of them fit in the budget or none runs (:func:`price` first); on a real job a
-    budget must be set (:class:`BudgetNeeded`).  Fresh noise every time (in demo mode a
-    fixed seed other than the exploring runs').  With ``keep_going`` a run its mechanism
+    budget must be set (:class:`BudgetNeeded`).  Fresh noise every time: from the operating
+    system on a real job, whatever the demo toggle (:func:`app_pages._session.noise_rng`); on
+    teaching data in demo mode a fixed seed other than the exploring runs'.  With ``keep_going`` a run its mechanism
     refuses leaves the others: its place holds the error (it stays counted, as charged).
 
     Returns
@@ -341,7 +357,7 @@ def spend(ds: Dataset, ens: Any, runs: Sequence[tuple[str, dict[str, Any]]], *, 
     led = ledger(ds)
     out = []
     for i, (name, settings) in enumerate(runs):
-        rng = session.DEMO_SEED + 1 + i if session.demo_mode() else None
+        rng = session.noise_rng(ds, "release", offset=i)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
             try:
@@ -357,8 +373,8 @@ def release(ds: Dataset, ens: Any, mechanism: str, asked: dict[str, Any]) -> dic
     """A **release**: a fresh run at ``(mechanism, asked)``, fixed before it is shown.
 
     Never taken from the memo of :func:`app_pages._cache.labeling`: a new draw of the noise
-    (in demo mode a fixed seed other than the exploring runs' one, so the release is
-    still a new draw and still repeats), charged to the ledger before it runs
+    (operating-system entropy on a real job; on teaching data in demo mode a fixed seed other
+    than the exploring runs' one, so the release is still a new draw and still repeats), charged to the ledger before it runs
     (BudgetExhausted past the budget, BudgetNeeded on a real job without a budget:
     nothing runs and the previous release, if any, stays).  Stored in this session as
     the one run the downloads export.
@@ -393,7 +409,7 @@ def tune(ds: Dataset, ens: Any, candidates: Sequence[tuple[str, dict[str, Any]]]
     become this session's release; their ``epsilon``/``delta`` are the whole selection's.
     """
     require_budget(ds)
-    rng = session.DEMO_SEED + 2 if session.demo_mode() else None
+    rng = session.noise_rng(ds, "selection")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         sel = pipeline.tune(ens.votes, list(candidates), ledger=ledger(ds), rng=rng)

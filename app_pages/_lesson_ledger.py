@@ -34,7 +34,9 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from core.accounting import PrivacyLedger
+from core.errors import BudgetExhausted, ParameterError
+from core.ledger import PrivacyLedger, compose_entries
+from core.ledger.state import within
 
 DEMONSTRATION_KEY = "_demonstration"
 """Session-state flag: runs shown now are a demonstration, not charged to the lesson."""
@@ -67,35 +69,37 @@ def _with(total, epsilon: float, delta: float):
 
 
 class LessonLedger(PrivacyLedger):
-    """A session's ledger on teaching data: the library's ledger, with its totals kept per view.
+    """A session's ledger on teaching data: an in-memory :class:`core.ledger.PrivacyLedger`
+    (never stored: a lesson is about one's own spending), with its totals kept per view.
 
     ``total()`` of the first ``n`` runs is the smaller in ε of (a) every run composed together
     (:meth:`PrivacyLedger.total`, docs/design.md §9) and (b) the last remembered total plus the
     runs since (their own guarantees added, or composed together: basic composition of valid
     guarantees), reported at the larger of the two δs (a larger δ only weakens a valid
-    statement).  Each total is
-    remembered by its number of runs, so a view that shows the total again composes nothing;
-    the remembered points mark where each view ended (:func:`growth_steps`).
+    statement).  Each total is remembered by its number of runs, so a view that shows the
+    total again composes nothing; the remembered points mark where each view ended
+    (:func:`growth_steps`).
 
-    Without a budget a charge checks nothing and composes nothing (the total is composed once,
-    when it is shown): a view that makes many runs (Compare) no longer composes the whole
-    ledger once per run.  With a budget, the check uses the same totals as the display.
+    Every run reads the whole teaching table (no privacy units).  Without a budget a charge
+    checks nothing and composes nothing (the total is composed once, when it is shown): a
+    view that makes many runs (Compare) does not compose the whole ledger once per run.
+    With a budget, a run is accepted when either total fits it, so a refusal agrees with
+    what is shown.  Neither reads a private value: the totals compose the runs' public maps.
     """
 
-    def __init__(self, fingerprint: str, **kw: Any) -> None:
-        super().__init__(fingerprint, **kw)
+    def __init__(self, name: str = "lesson") -> None:
+        super().__init__(name)  # in memory only
         self._totals: dict[int, Any] = {}
         self._totals_lock = threading.RLock()
 
     # -- totals --------------------------------------------------------------------------
     def _total_of(self, entries: list) -> Any:
-        """The lesson's total of ``entries`` (a prefix of this ledger's, or one more run)."""
-        from core.accounting.ledger_compose import compose_entries
-
+        """The lesson's total of ``entries`` (a prefix of this ledger's, or it and more runs)."""
         n = len(entries)
+        recorded = len(self)
         with self._totals_lock:
             hit = self._totals.get(n)
-            if hit is not None and n <= len(self._entries):
+            if hit is not None and n <= recorded:
                 return hit
             together = compose_entries(entries)
             known = [i for i in self._totals if i < n]
@@ -113,54 +117,68 @@ class LessonLedger(PrivacyLedger):
                         eps, dlt = group.epsilon, max(group.delta, dlt)
                 eps, dlt = before.epsilon + eps, before.delta + dlt
                 together = _with(together, min(eps, together.epsilon), max(dlt, together.delta))
-            if n <= len(self._entries):
+            if n <= recorded:
                 self._totals[n] = together
             return together
 
-    def total(self, *, delta: float | None = None):
+    def total(self, *, delta: float | None = None, units: Any = None):
         """The lesson's total (class docstring); with ``delta`` the library's composition at that δ."""
-        if delta is not None or len(self._rows):
-            return super().total(delta=delta)
-        with self._lock:
-            entries = list(self._entries)
-        return self._total_of(entries) if entries else super().total()
+        entries = self.entries
+        if delta is not None or units is not None or not entries:
+            return super().total(delta=delta, units=units)
+        return self._total_of(list(entries))
 
     def total_at(self, n: int):
         """The lesson's total after its first ``n`` runs."""
-        with self._lock:
-            entries = list(self._entries[:n])
+        entries = list(self.entries[:n])
         return self._total_of(entries) if entries else super().total()
 
     def known_points(self) -> list[int]:
         """The run counts at which a total was shown (the ends of views), in order."""
+        n = len(self)
         with self._totals_lock:
-            return sorted(i for i in self._totals if i <= len(self))
+            return sorted(i for i in self._totals if i <= n)
 
-    def _best_total(self, entries: list):
-        """The budget check's total: the lesson's own (so a refusal agrees with what is shown)."""
-        if len(entries) == len(self._entries) + 1 and not len(self._rows):
-            ours = self._total_of(list(entries))
-            theirs = super()._best_total(entries)
-            return ours if ours.epsilon <= theirs.epsilon else theirs
-        return super()._best_total(entries)
+    # -- charging ------------------------------------------------------------------------
+    def _admit(self, state, entries: list, keys):
+        """Without a budget: recorded, nothing composed (None is reported).  With one: accepted
+        when the library's check or the lesson's total (class docstring) fits it."""
+        if keys is not None:
+            return super()._admit(state, entries, keys)
+        after = state.after_all(entries, None)
+        b = state.budget
+        if b is None:
+            return after, None
+        try:
+            new, theirs = super()._admit(state, entries, keys)
+        except BudgetExhausted:
+            ours = self._total_of(list(after.entries))
+            if within(ours, b):
+                return after, ours
+            raise
+        ours = self._total_of(list(after.entries))
+        return new, (ours if ours.epsilon <= theirs.epsilon else theirs)
 
-    def charge(self, entry, *, rows=None):
-        """Record a run before it runs; checked against the budget when there is one.
+    def charge(self, entry, *, units: Any = None):
+        """Record a run on the teaching table before it runs; checked against the budget when there is one.
 
         Without a budget nothing can refuse the run, so nothing is composed here (the total
         is composed when it is shown) and None is returned; with a budget as
         :meth:`PrivacyLedger.charge`.
+
+        Raises
+        ------
+        ParameterError
+            With ``units``: a lesson's runs read the whole teaching table.
+        BudgetExhausted
         """
-        if self.budget is None and rows is None:
-            with self._lock:
-                self._append(entry, rows)
-            return None
-        return super().charge(entry, rows=rows)
+        if units is not None:
+            raise ParameterError("a lesson's ledger charges every run to the whole teaching table (no units).")
+        return super().charge(entry)
 
 
 def _alone(entry):
     """A run's own guarantee (composed alone at its own δ), remembered on the entry."""
-    from core.accounting.ledger_compose import compose_entries
 
     hit = entry.__dict__.get("_lesson_alone")
     if hit is None:
@@ -169,9 +187,9 @@ def _alone(entry):
     return hit
 
 
-def new_ledger(fingerprint: str) -> LessonLedger:
-    """A fresh lesson ledger for a private table (:func:`app_pages._ledger.fingerprint`)."""
-    return LessonLedger(fingerprint)
+def new_ledger(key: str) -> LessonLedger:
+    """A fresh lesson ledger for the teaching table ``key`` (:func:`app_pages._ledger.lesson_key`)."""
+    return LessonLedger()
 
 
 # --------------------------------------------------------------------------------------
@@ -327,8 +345,6 @@ def lesson_price(led: LessonLedger, entries: Sequence[Any]) -> GroupPrice:
     ``after`` is the total before plus the runs composed together: the lesson's total after
     them is at most that (:class:`LessonLedger`).
     """
-    from core.accounting.ledger_compose import compose_entries
-
     entries = list(entries)
     before = led.total()
     cost = compose_entries(entries) if entries else before
@@ -436,8 +452,7 @@ def growth_steps(led: LessonLedger, *, last: int = 8) -> list[GrowthStep]:
         led.total()
         points = [p for p in led.known_points() if 0 < p <= n]
     bounds = [0] + points
-    with led._lock:
-        entries = list(led.entries)
+    entries = list(led.entries)
     out = []
     for a, b in reversed(list(zip(bounds[:-1], bounds[1:]))):
         if len(out) >= last:

@@ -70,7 +70,7 @@ def ledger_summary(ds=None) -> LedgerSummary | None:
         return None
     if session.is_real_job(ds):
         return None
-    fp = ledgers.fingerprint(ds.private)
+    fp = ledgers.lesson_key(ds)
     led = ledgers.lesson_ledger(fp)
     total = led.total()
     start = st.session_state.get("_view_marks", {}).get(fp, len(led))
@@ -93,7 +93,7 @@ def ledger_summary(ds=None) -> LedgerSummary | None:
 
 def sidebar(ds, where) -> None:
     """The lesson's ledger at the top of the sidebar: the total, this view, a demonstration switch, a new lesson."""
-    fp = ledgers.fingerprint(ds.private)
+    fp = ledgers.lesson_key(ds)
     led = ledgers.lesson_ledger(fp)
     summary = ledger_summary(ds)
     where.markdown(f"**Your lesson's ledger: ε {led.total().epsilon:.4g} over {len(led)} "

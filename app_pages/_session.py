@@ -27,7 +27,9 @@ from core.errors import PrivateLabelLabError
 from app_pages._text import app_words, literal
 
 DEMO_SEED = 2018
-"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported)."""
+"""The fixed seed of the "reproducible demo" option (never used otherwise, never exported).
+It draws the noise of teaching data only: a real job's noise always comes from the
+operating system (:func:`noise_rng`)."""
 
 DEFAULT_DATASET = "breast_cancer"
 """The bundled dataset offered first when the user picks "Bundled dataset"."""
@@ -193,8 +195,29 @@ def seed() -> int:
     return DEMO_SEED if demo_mode() else int(st.session_state["_session_seed"])
 
 
-def noise_rng() -> int | None:
-    """The ``rng`` argument of the private mechanisms: OS entropy unless in demo mode."""
+NOISE_STREAMS = {"explore": 0, "release": 1, "selection": 2, "agreement": 3, "class_shares": 4}
+"""Offsets of the demo seed for the draws of teaching data: exploring runs, releases (a new
+draw, still repeatable), private selection and the two priced estimates."""
+
+
+def noise_rng(ds: Any, stream: str = "explore", offset: int = 0) -> int | None:
+    """The ``rng`` argument of a draw of noise: None (operating-system entropy) unless the
+    reproducible demo seed is on AND the data is teaching data.
+
+    A real job (:func:`is_real_job`) never draws from the demo seed, whatever the sidebar
+    toggle or the server's ``DEMO=1``: the seed is public, so a release drawn from it could
+    be recomputed offline by anyone, and no finite ε would hold.  ``ds`` is the loaded
+    dataset the draw is about; ``stream`` and ``offset`` pick the demo
+    seed's offset (:data:`NOISE_STREAMS`), so that a release is a new draw of the lesson.
+    """
+    if not demo_mode() or is_real_job(ds):
+        return None
+    return DEMO_SEED + NOISE_STREAMS[stream] + int(offset)
+
+
+def synthetic_rng() -> int | None:
+    """The ``rng`` of draws on made-up inputs only (the privacy audit's neighbouring pairs):
+    the demo seed when it is on, else operating-system entropy.  Never for the private data."""
     return DEMO_SEED if demo_mode() else None
 
 
@@ -347,7 +370,24 @@ def declare_teaching(teaching: bool) -> None:
     if ident is None:
         return
     declared = st.session_state.setdefault("_teaching_uploads", set())
+    if (ident in declared) == bool(teaching):
+        return
     (declared.add if teaching else declared.discard)(ident)
+    forget_runs()
+
+
+def forget_runs() -> None:
+    """Forget every run this session remembers: its labelings, its release, the paid comparison
+    and the students of them.
+
+    Called when an upload's kind changes (teaching data ↔ a real job): a run made under one
+    kind is never shown, released or exported under the other (a teaching run may have drawn
+    from the public demo seed and was charged to the lesson's ledger, not the data's).
+    """
+    ss = st.session_state
+    ss.get("_labelings", {}).clear()
+    for key in ("_release", "_paid_compare", "_students"):
+        ss.pop(key, None)
 
 
 def fmt(x: float | None, digits: int = 3) -> str:

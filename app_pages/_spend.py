@@ -1,8 +1,9 @@
 """Spending on a real job, as the pages show it: the budget asked first, then priced buttons.
 
-* :func:`budget_box`: a real job asks for a total budget (ε, δ) on its data before its
-  first run; once set, it is shown with what is spent (and may be changed, said to weaken
-  the promise when raised).
+* :func:`budget_box`: a real job asks for the data's name (once: its ledger in the store
+  shared with the command line) and a total budget (ε, δ) on it before its first run;
+  once set, it is shown with what is spent (and may be changed, said to weaken the
+  promise when raised).
 * :func:`run_button`: before a run on the private votes the page shows its cost and the
   total after it ("this run: ε 1 · spent after it: 1 of 3"); the button is the only way to
   run, and a run that would pass the budget is refused in place (the button is disabled
@@ -29,8 +30,44 @@ BUDGET_HELP = (
 )
 
 
+NAME_HELP = (
+    "The name this data's privacy budget is kept under. Use the same name every time you load this data, from "
+    "any file or copy: every session, a restarted server and the command line (--dataset NAME) then charge one "
+    "ledger. A new name starts a new budget."
+)
+
+
+def name_box(ds) -> bool:
+    """A real job's name: asked for once (then remembered by the session); True once named."""
+    name = ledgers.job_name(ds)
+    if name is None:
+        st.markdown("**Name this data**")
+        st.info("A real job's privacy budget belongs to the data, under a name you give it once. Every run on it, "
+                "in any session, after a restart of this server, or from the command line (`--dataset NAME`), is "
+                "charged to that name's ledger.")
+        with st.form("job_name_form", enter_to_submit=False):
+            typed = st.text_input("Name of this data", value=ledgers.suggested_name(ds), key="job_name_input",
+                                  help=NAME_HELP, max_chars=200)
+            if st.form_submit_button("Use this name", type="primary"):
+                with session.shown_errors():
+                    ledgers.set_job_name(ds, typed)
+                    st.rerun()
+        return False
+    store = ledgers.store()
+    c = st.columns([4, 1])
+    c[0].markdown(f"**Ledger of this data: {name}** (kept in `{store.path}`, shared with every session and the "
+                  "command line)")
+    if c[1].button("Another name", key="job_name_change", help="Asks for the name again; the ledger of "
+                   f"{name} keeps every run charged to it."):
+        ledgers.forget_job_name(ds)
+        st.rerun()
+    return True
+
+
 def budget_box(ds) -> None:
-    """The real job's total budget: asked for before the first run, then shown."""
+    """The real job's name and total budget: asked for before the first run, then shown."""
+    if not name_box(ds):
+        return
     led = ledgers.ledger(ds)
     budget = led.budget
     if budget is None:
@@ -83,7 +120,9 @@ def priced_button(ds, p: dict[str, Any], *, label: str, key: str, what: str = "t
     led = ledgers.ledger(ds)
     st.markdown("**" + ledgers.price_line(p, what) + "**")
     blocked = None
-    if session.is_real_job(ds) and led.budget is None:
+    if session.is_real_job(ds) and ledgers.job_name(ds) is None:
+        blocked = "Name this data and set its total budget first (their box is on Private labeling and on Student & export)."
+    elif session.is_real_job(ds) and led.budget is None:
         blocked = "Set the total budget for this data first (its box is on Private labeling and on Student & export)."
     elif not p["fits"]:
         blocked = "Refused: " + p["refusal"]
@@ -125,7 +164,7 @@ def tune_section(ds, ens) -> None:
         "Chooses the best of a grid of settings **on the private votes**, judged by the number of queries each "
         "run answers (an output of the run itself), under one guarantee fixed before it starts: Papernot and "
         "Steinke's random-stopping selection. Only the chosen run's labels are released; the report states the "
-        "whole selection's guarantee."
+        "whole selection's guarantee. How many repetitions ran is never shown: the guarantee holds with it hidden."
     )
     names, why = selection_candidates()
     if not names:
@@ -163,15 +202,15 @@ def tune_section(ds, ens) -> None:
     sel = None if rel is None else rel.get("selection")
     if sel is not None:
         r = sel.result
-        st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g} "
-                   f"after {sel.runs} repetitions: {r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
+        st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g}: "
+                   f"{r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
                    f"processed. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
                    "the release the Student & export page exports.")
 
 
 def estimate_section(ds, ens) -> None:
     """Replace the assumed quality with private estimates: each one a priced, counted run."""
-    from core.accounting.ledger_entries import PureDPEntry
+    from core.ledger.entries import PureDPEntry
     from core.plan.estimate import estimate_class_shares, estimate_price, estimate_quality
 
     with st.expander("Estimate the teachers' quality privately instead of assuming it (priced)"):
@@ -189,7 +228,7 @@ def estimate_section(ds, ens) -> None:
                          what="this estimate"):
             with session.shown_errors():
                 ledgers.require_budget(ds)
-                rng = session.DEMO_SEED + 3 if session.demo_mode() else None
+                rng = session.noise_rng(ds, "agreement")
                 est = estimate_quality(ens.votes, epsilon=float(eps), assumed=assumed, ledger=ledgers.ledger(ds),
                                        rng=rng)
                 plan.set_quality("accuracy", round(est.quality.accuracy, 2))
@@ -203,7 +242,7 @@ def estimate_section(ds, ens) -> None:
                          what="this estimate"):
             with session.shown_errors():
                 ledgers.require_budget(ds)
-                rng = session.DEMO_SEED + 4 if session.demo_mode() else None
+                rng = session.noise_rng(ds, "class_shares")
                 shares = estimate_class_shares(ds.private.labels, n_classes=ds.n_classes, epsilon=float(eps),
                                                ledger=ledgers.ledger(ds), units=ds.private.unit, rng=rng)
                 plan.set_quality("majority", round(float(max(shares)), 2))

@@ -3,8 +3,9 @@
 A private labeled dataset trains an ensemble of any scikit-learn learner on disjoint
 chunks (:mod:`core.ensemble.teachers`); public unlabeled points are labeled with
 differential-privacy guarantees (:mod:`core.mechanisms`, accounted in
-:mod:`core.accounting`); the private labels train a student model that is safe to
-publish (:mod:`core.ensemble.student`).  :mod:`core.theory` holds the theory calculators and
+:mod:`core.accounting`, every run on a dataset charged to its ledger in
+:mod:`core.ledger`); the private labels train a student model that is safe to publish
+(:mod:`core.ensemble.student`).  :mod:`core.theory` holds the theory calculators and
 :mod:`core.audit` the empirical privacy audit.
 
 The top-level names and the subpackages (``core.accounting``, ``core.data``,
@@ -40,9 +41,8 @@ _EXPORTS = {
     "gnmax_label": "mechanisms",
     "confident_gnmax_label": "mechanisms",
     "certified_confident_gnmax_label": "mechanisms",
-    # accounting: the privacy ledger
-    "PrivacyLedger": "accounting",
-    "ledger_for": "accounting",
+    # the privacy ledger
+    "PrivacyLedger": "ledger",
     # settings suggested from public sizes
     "recommend_settings": "recommend",
     # transfer

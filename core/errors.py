@@ -14,6 +14,7 @@ __all__ = [
     "ParameterError",
     "BudgetExhausted",
     "NotFittedError",
+    "ConvergenceError",
     "PrivacyWarning",
 ]
 
@@ -40,6 +41,10 @@ class BudgetExhausted(PrivateLabelLabError, RuntimeError):
 
 class NotFittedError(PrivateLabelLabError, AttributeError):
     """An estimator was used before ``fit``."""
+
+
+class ConvergenceError(PrivateLabelLabError, RuntimeError):
+    """An optimisation whose privacy proof needs its exact solution did not reach it: nothing is released."""
 
 
 class PrivacyWarning(UserWarning):

@@ -20,10 +20,13 @@ export as data, not in a spreadsheet that evaluates formulas (docs/guide/data-ow
 "A real table, handled safely").
 
 Schema of :func:`labeled_frame` (columns, in order)
-    the public file's columns, as given (same names, order, values and index; a float
+    the join keys, when asked (``keys=``: columns of the public file carried into the
+    export without being features, e.g. an identifier left out of the features, so that
+    the labels can be joined back to the public file's rows; as given, text stays text);
+    the public file's feature columns, as given (same names, order, values and index; a float
     column holding only whole numbers becomes a nullable integer column, so Adult's
     ``age`` is written ``40``, not ``40.0``); then the columns the export adds, named by
-    :func:`export_columns` so that they never clash with the public file's own (by
+    :func:`export_columns` so that they never clash with the public file's own or the keys (by
     default ``label``, ``answered`` and ``status``; ``private_status`` when the public
     file has a ``status`` column, and so on):
     label: object column — for hard labels the class name (text), for soft labels
@@ -75,7 +78,6 @@ __all__ = [
     "LIBRARY",
     "EXPORT_ROLES",
     "export_columns",
-    "join_keys",
     "labeled_frame",
     "privacy_report",
     "report_json",
@@ -276,37 +278,6 @@ def export_columns(public_columns: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def join_keys(frame: pd.DataFrame, columns: Sequence[str], public: pd.DataFrame) -> pd.DataFrame:
-    """The join keys of the labeled public rows: ``columns`` of the public file's ``frame``, at the
-    rows that :func:`core.data.check_public` kept (all but ``public.attrs["dropped_at"]``).
-
-    A key is a public column kept out of the features (an identifier, a row number), so that
-    the export can be joined back to the public file by it rather than by position.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The public file as read (every row, every column).
-    columns : sequence of str
-        The key columns (columns of ``frame``).
-    public : pandas.DataFrame
-        The checked public rows (:func:`core.data.check_public` of ``frame``'s features).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``len(public)`` rows, the key columns as written in the file, a fresh ``RangeIndex``.
-    """
-    dropped = np.asarray(public.attrs.get("dropped_at", ()), dtype=np.int64)
-    rows = np.delete(np.arange(len(public) + len(dropped)), dropped)
-    if len(public) + len(dropped) != len(frame):
-        raise DataError("The public rows do not come from this public file: its key columns cannot follow them.")
-    absent = [c for c in columns if c not in frame.columns]
-    if absent:
-        raise SchemaError(f"The public file has no column(s) {', '.join(map(repr, absent))} to keep as a key.")
-    return frame[list(columns)].iloc[rows].reset_index(drop=True)
-
-
 def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Sequence[str] | None, *,
                   columns: Mapping[str, str] | None = None, keys: pd.DataFrame | None = None) -> pd.DataFrame:
     """The public rows with their private labels, ready to be written as a CSV.
@@ -323,17 +294,20 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
         hard labels None writes the class id as text.
     columns : mapping, optional (keyword-only)
         The names of the added columns (:func:`export_columns`, decided when the files
-        loaded).  Default: :func:`export_columns` of ``keys``' and ``public``'s columns.
+        loaded).  Default: :func:`export_columns` of the keys' and ``public``'s columns.
     keys : pandas.DataFrame, optional (keyword-only)
-        Join keys of the same rows (:func:`join_keys`): written first, as they are, so that the
-        labels can be joined back to the public file.  Public columns only, never a feature.
+        Join keys: columns of the PUBLIC file that are not features (an identifier or a
+        code left out of the features, :func:`core.data.default_features`), one row per
+        labeled row in the same order.  They come first in the export, values as given.
+        They are the public file's own values, so exporting them reveals nothing private;
+        never pass a column of the private file here.
 
     Returns
     -------
     pandas.DataFrame
-        The ``keys`` (if any), then a copy of ``public`` (same columns, order, values and index;
-        float columns of whole numbers as nullable ``Int64``), followed by, under the names of
-        ``columns``:
+        The keys (if any), then a copy of ``public`` (same columns, order, values and
+        index; float columns of whole numbers as nullable ``Int64``) followed by, under
+        the names of ``columns``:
 
         - label (object): the class name for hard labels, the released score (float)
           for soft labels, ``""`` (empty) where the query was not answered;
@@ -346,10 +320,10 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
     ------
     DataError
         When ``public`` is not a DataFrame, its length differs from the labeling, or a
-        label has no class name.
+        label has no class name; when ``keys`` is not a DataFrame of as many rows.
     SchemaError
         When a name in ``columns`` is one of ``public``'s columns (names decided for
-        another file).
+        another file), or a key column is also a column of ``public``.
     """
     labels = _check_result(result)
     if not isinstance(public, pd.DataFrame):
@@ -361,13 +335,16 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
         )
     if keys is not None:
         if not isinstance(keys, pd.DataFrame) or len(keys) != len(public):
-            raise DataError("The join keys must be a DataFrame with one row per public row (core.export.join_keys).")
+            raise DataError(f"The join keys must be a DataFrame with one row per labeled row ({len(public)}), got "
+                            + (f"{len(keys)} rows." if isinstance(keys, pd.DataFrame) else f"{type(keys).__name__}."))
         both = [str(c) for c in keys.columns if c in public.columns]
         if both:
-            raise SchemaError(f"Column(s) {', '.join(map(repr, both))} are both a join key and a feature.")
-    every = ([] if keys is None else list(keys.columns)) + list(public.columns)
-    added = export_columns(every) if columns is None else {r: str(columns[r]) for r in LABEL_COLUMNS}
-    clash = [added[r] for r in LABEL_COLUMNS if added[r] in every]
+            raise SchemaError(f"Column(s) {', '.join(map(repr, both))} are features of the export already; a join key "
+                              "is a column the export would not carry otherwise.")
+    key_names = [] if keys is None else [str(c) for c in keys.columns]
+    added = (export_columns(key_names + list(public.columns)) if columns is None
+             else {r: str(columns[r]) for r in LABEL_COLUMNS})
+    clash = [added[r] for r in LABEL_COLUMNS if added[r] in public.columns or added[r] in key_names]
     if clash or len({added[r] for r in LABEL_COLUMNS}) < len(LABEL_COLUMNS):
         raise SchemaError(
             f"The export's column names {', '.join(map(repr, clash or [added[r] for r in LABEL_COLUMNS]))} clash "
@@ -391,7 +368,7 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
                 f"The labeling uses class id {int(ids.max())} but only {len(names)} class names were given."
             )
         label[answered] = [names[i] for i in ids] if names is not None else [str(i) for i in ids]
-    frame = public.copy() if keys is None else pd.concat([keys.set_axis(public.index), public], axis=1)
+    frame = public.copy()
     for column in frame.columns:  # whole numbers read as floats (e.g. age 40.0) go out as 40
         if pd.api.types.is_float_dtype(frame[column]):
             values = frame[column].to_numpy(dtype=float)
@@ -401,6 +378,10 @@ def labeled_frame(public: pd.DataFrame, result: LabelingResult, class_names: Seq
     frame[added["label"]] = pd.Series(label, index=public.index, dtype=object)
     frame[added["answered"]] = pd.Series(answered, index=public.index, dtype=bool)
     frame[added["status"]] = pd.Series(_status(labels), index=public.index, dtype=object)
+    if keys is not None:
+        carried = keys.copy()
+        carried.index = public.index
+        frame = pd.concat([carried, frame], axis=1)
     return frame
 
 
@@ -513,7 +494,7 @@ def privacy_report(
     ledger_total : LedgerTotal, PrivacyGuarantee, mapping or None (keyword-only)
         For a **release** (a fresh run at parameters fixed before it was shown): the
         privacy ledger's total on this private data, the release included
-        (:meth:`core.accounting.PrivacyLedger.total`) — anything with ``epsilon``,
+        (:meth:`core.ledger.PrivacyLedger.total`) — anything with ``epsilon``,
         ``delta`` and the number of runs (``n_entries`` or ``runs``), as attributes or
         keys.  Adds the ``release`` and ``ledger`` sections (:data:`RELEASE_KEYS`), each
         with a sentence saying what it covers.  None (default): the report of one run,

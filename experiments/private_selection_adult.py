@@ -99,12 +99,11 @@ def run(args) -> dict:
         chosen_acc = student_accuracy(split.X_public, sel.result, teach, split.X_eval, split.y_eval,
                                       common.rng_for(args.seed, 7, r))
         best = int(np.nanargmax(accs))
-        one = {"accs": accs, "best": best, "chosen": sel.chosen, "chosen_acc": chosen_acc, "runs": sel.runs,
-               "answered": sel.result.n_answered, "epsilon": sel.epsilon, "seconds": timer.elapsed,
-               "tried": len(set(sel.tried))}
+        one = {"accs": accs, "best": best, "chosen": sel.chosen, "chosen_acc": chosen_acc,
+               "answered": sel.result.n_answered, "epsilon": sel.epsilon, "seconds": timer.elapsed}
         out["runs"].append(one)
-        print(f"run {r + 1}: chose {grid[sel.chosen][0]} ε = {grid[sel.chosen][1]['epsilon']:g} after {sel.runs} "
-              f"repetitions, student {chosen_acc:.4f}; grid best {grid[best][0]} ε = {grid[best][1]['epsilon']:g} "
+        print(f"run {r + 1}: chose {grid[sel.chosen][0]} ε = {grid[sel.chosen][1]['epsilon']:g}, "
+              f"student {chosen_acc:.4f}; grid best {grid[best][0]} ε = {grid[best][1]['epsilon']:g} "
               f"{accs[best]:.4f} ({timer.elapsed:.0f} s)", flush=True)
     return out
 
@@ -118,9 +117,9 @@ def report(args, data: dict) -> tuple[list[str], Any]:
         ok = gap <= 1.0
         within += int(ok)
         rows.append([str(i + 1), name(r["chosen"]), f"{r['chosen_acc']:.4f}", name(r["best"]), f"{r['accs'][r['best']]:.4f}",
-                     f"{gap:+.2f}", "yes" if ok else "NO", str(r["runs"]), f"{r['answered']:,}"])
+                     f"{gap:+.2f}", "yes" if ok else "NO", f"{r['answered']:,}"])
     cols = ["run", "selected candidate", "its student accuracy", "grid's best candidate (NON-PRIVATE)",
-            "its mean student accuracy", "gap (points)", "within 1 point", "repetitions", "answered (of m)"]
+            "its mean student accuracy", "gap (points)", "within 1 point", "answered (of m)"]
     grid_rows = [[name(j), common.mean_sd([r["accs"][j] for r in runs], 4)] for j in range(len(grid))]
     params = (
         f"UCI Adult (rows with a missing cell dropped): {data['n_private']:,} private rows, {args.holdout:,} of them held "

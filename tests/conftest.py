@@ -8,16 +8,22 @@
 * ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
 * ``lab``: a factory of fresh ``AppTest`` sessions of ``app.py`` in demo mode
   (:func:`start_app`); ``settle`` and ``go_to``: the browser tests' waits.
-* ``fresh_ledgers`` (automatic): every test starts with no privacy ledger in the process,
-  so the app's "spent on this data so far" counts only the test's own runs.
+* ``fresh_ledgers`` (automatic): every test starts with an empty ledger store of its own
+  (``PRIVATE_LABEL_LAB_LEDGER`` set to a file in the test's temporary folder, inherited by
+  every app and command it starts) and a fresh in-memory default ledger, so the app's
+  "spent on this data so far" counts only the test's own runs.  The real per-user store
+  (``~/.local/share/private-label-lab``) is never written: the variable is set for the
+  whole session before any test runs, and ``XDG_DATA_HOME`` points into it too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -48,6 +54,13 @@ PROGRESS_RECORDER = """() => {
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # `from app_pages import _session`, as under `streamlit run app.py`
 
+# Never the real per-user ledger store: this session's own, before any test (or anything a
+# test starts) can open the default one.
+_SESSION_DATA = tempfile.mkdtemp(prefix="private-label-lab-tests-")
+os.environ["PRIVATE_LABEL_LAB_LEDGER"] = os.path.join(_SESSION_DATA, "ledger.sqlite")
+os.environ["XDG_DATA_HOME"] = _SESSION_DATA
+os.environ.pop("PRIVATE_LABEL_LAB_LEDGER_KEY", None)
+
 
 def free_port() -> int:
     """A TCP port that is free right now on localhost."""
@@ -64,13 +77,17 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def app_server(tmp_path):
-    """Serve ``app.py`` with Streamlit on a free port; yield its base URL."""
+@contextlib.contextmanager
+def serve_app(folder: Path, log_name: str = "streamlit.log"):
+    """Serve ``app.py`` with Streamlit on a free port (loopback only) while the block runs; yield its URL.
+
+    The server inherits this process's environment (the test's ledger store among it),
+    with ``HOME`` in ``folder``; it is stopped when the block ends.
+    """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log = open(tmp_path / "streamlit.log", "wb")
-    env = dict(os.environ, HOME=str(tmp_path), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = open(folder / log_name, "wb")
+    env = dict(os.environ, HOME=str(folder), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
@@ -91,7 +108,7 @@ def app_server(tmp_path):
             if proc.poll() is not None:
                 log.flush()
                 pytest.fail(f"streamlit exited with code {proc.returncode}:\n"
-                            + (tmp_path / "streamlit.log").read_text(errors="replace")[-3000:])
+                            + (folder / log_name).read_text(errors="replace")[-3000:])
             if time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not answer {url}/_stcore/health within 120 s")
             time.sleep(0.5)
@@ -104,6 +121,13 @@ def app_server(tmp_path):
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """Serve ``app.py`` with Streamlit on a free port; yield its base URL."""
+    with serve_app(tmp_path) as url:
+        yield url
 
 
 def start_app(*, demo: bool | None = True, timeout: int = 600):
@@ -190,13 +214,16 @@ def downloads(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def fresh_ledgers():
-    """Forget the process-wide privacy ledgers (``core.accounting.ledger_for``) before a test.
+def fresh_ledgers(tmp_path_factory, monkeypatch):
+    """A ledger store of the test's own (``PRIVATE_LABEL_LAB_LEDGER``), and a fresh default ledger.
 
-    The app and the estimator add every run on a private dataset to that data's ledger
-    for the whole process; tests in one worker share the process, so each starts afresh.
+    The app, the command line and the library charge the configured store; tests in one
+    worker share the process, so each starts with an empty store of its own (its path is
+    ``os.environ["PRIVATE_LABEL_LAB_LEDGER"]``).
     """
-    from core.accounting import forget_ledgers
+    from core.ledger import forget_ledgers
 
+    store = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
+    monkeypatch.setenv("PRIVATE_LABEL_LAB_LEDGER", str(store))
     forget_ledgers()
     yield

@@ -21,18 +21,31 @@ def test_flip_rate_and_noise_ratio_by_hand():
     # margin (2·0.9 − 1)·100 = 80; with σ = 80/√2 the argument is 1: Φ(−1) = 0.158655…
     assert auto.flip_rate(100, 80 / math.sqrt(2)) == pytest.approx(0.15865525393145707, rel=1e-12)
     r = auto.dp_noise_ratio(n=32_561, d=92, epsilon=1.0, delta=1e-5)
-    assert r == pytest.approx(math.sqrt(8 * math.log(2e5) + 4) * math.sqrt(93) / 32_561, rel=1e-12)
+    # σ = 2R √(8 log(2/δ) + 4ε)/ε (replace-one moves the gradient by up to 2R)
+    assert r == pytest.approx(2 * math.sqrt(8 * math.log(2e5) + 4) * math.sqrt(93) / 32_561, rel=1e-12)
 
 
-def test_adult_at_small_epsilon_chooses_the_dp_logistic_regression_and_says_why():
-    choice = auto.choose(epsilon=1.0, learner="logistic_regression", **ADULT)
+@pytest.fixture(scope="module")
+def adult_public():
+    """Adult's public rows as the DP-training routes encode them (the first 1,500 of adult_test)."""
+    from core.data import load_bundled
+    from core.plan import PublicRows
+
+    train, test = load_bundled("adult_train", missing="impute"), load_bundled("adult_test", missing="impute")
+    return PublicRows.of(train, test.features.iloc[:1_500].reset_index(drop=True))
+
+
+def test_adult_at_small_epsilon_chooses_the_dp_logistic_regression_and_says_why(adult_public):
+    # The plan reads the job's public rows, as the command line passes them (a stand-in of d
+    # uniform columns is kinder to naive Bayes's Gaussian likelihoods than Adult's one-hot rows).
+    choice = auto.choose(epsilon=1.0, learner="logistic_regression", public=adult_public, **ADULT)
     assert choice.mechanism == "dp-logistic" and choice.settings == {"perturbation": "gaussian"}
     sigma = float(gnmax_sigma_for_epsilon(1.0, n_answers=1_500, delta=1e-5))
     assert choice.predictions["sigma"] == pytest.approx(sigma)
     assert choice.predictions["flip_rate"] > 0.2  # σ ≈ 222 against at most 50 teachers' margins
     assert "Chose the DP logistic regression" in choice.reason and f"σ = {sigma:.1f}" in choice.reason
     # a flexible learner too: the ensemble's labels would flip too often at ε = 1
-    assert auto.choose(epsilon=1.0, learner="random_forest", **ADULT).mechanism == "dp-logistic"
+    assert auto.choose(epsilon=1.0, learner="random_forest", public=adult_public, **ADULT).mechanism == "dp-logistic"
 
 
 def test_a_large_budget_on_few_queries_keeps_the_ensemble_for_a_flexible_learner():

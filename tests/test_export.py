@@ -291,16 +291,30 @@ def test_join_keys_follow_the_rows_the_public_check_kept():
     """A key column left out of the features is written first, each row its own (rows dropped for a
     missing value leave gaps), so that the labels join back to the public file."""
     from core.data import check_public, load_table
-    from core.export import join_keys
 
     table = load_table(b"x,label\n1,a\n2,b\n3,a\n4,b\n", missing="drop")
     raw = pd.DataFrame({"id": ["r1", "r2", "r3"], "x": ["1", None, "3"]})
-    public = check_public(table, raw[["x"]])
-    keys = join_keys(raw, ["id"], public)
+    public, rows = check_public(table, raw[["x"]], return_rows=True)
+    keys = raw[["id"]].iloc[rows].reset_index(drop=True)
     assert keys["id"].tolist() == ["r1", "r3"]
     result = make_result([0, 1])
     frame = labeled_frame(public, result, table.class_names, keys=keys)
     assert list(frame.columns) == ["id", "x", "label", "answered", "status"]
     assert frame["id"].tolist() == ["r1", "r3"] and frame["label"].tolist() == ["a", "b"]
-    with pytest.raises(SchemaError, match="both a join key and a feature"):
-        labeled_frame(public, result, table.class_names, keys=public[["x"]])
+
+
+def test_join_keys_come_first_and_are_never_a_feature_twice(public):
+    res = make_result([1, BOTTOM, 0, 1, 1, 0])
+    keys = pd.DataFrame({"id": ["p-01", "p-02", "p-03", "p-04", "p-05", "p-06"], "label": [7, 8, 9, 10, 11, 12]})
+    frame = labeled_frame(public, res, ["no", "yes"], keys=keys)
+    # the keys first, as given; the added columns named around every other name (the keys' 'label' too)
+    assert list(frame.columns[:2]) == ["id", "label"]
+    assert list(frame.columns[2:2 + public.shape[1]]) == list(public.columns)
+    assert list(frame.columns[-3:]) == ["private_label", "answered", "status"]
+    assert frame["id"].tolist() == ["p-01", "p-02", "p-03", "p-04", "p-05", "p-06"]
+    assert frame["private_label"].tolist() == ["yes", "", "no", "yes", "yes", "no"]
+    assert list(frame.index) == list(public.index)
+    with pytest.raises(SchemaError, match="features of the export already"):
+        labeled_frame(public, res, ["no", "yes"], keys=public[[public.columns[0]]])
+    with pytest.raises(DataError, match="one row per labeled row"):
+        labeled_frame(public, res, ["no", "yes"], keys=keys.iloc[:3])

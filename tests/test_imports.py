@@ -148,7 +148,7 @@ LAYERS = (
     ("core.errors", "core._lazy"),
     ("core.validation", "core.noise"),
     ("core.data",),
-    ("core.accounting",),
+    ("core.accounting", "core.ledger"),  # the ledger composes accounting's maps; selection's map is a ledger entry
     ("core.mechanisms",),
     ("core.theory",),
     ("core.ensemble",),

@@ -1,5 +1,5 @@
 """The library as a researcher uses it from a notebook: what is asked is what is spent,
-every run on a row is counted, the estimator says when it answers nothing, calibration
+every fit on the data is counted (in full without privacy-unit IDs, per unit with them), the estimator says when it answers nothing, calibration
 reaches every target, and the API is findable.  One test (or more) per reported gap."""
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import KFold, cross_val_score
+from sklearn.model_selection import GroupKFold, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from core import PrivateEnsembleClassifier, pipeline
 from core import accounting as acc
+from core import ledger as L
 from core.data import halfspaces
 from core.pipeline.estimator import PrivacyWarning
 from core.errors import BudgetExhausted, ParameterError
@@ -44,7 +46,7 @@ def votes(m=60, k=50, seed=0):
 def test_a_target_epsilon_decides_lnmax_noise_in_the_estimator(data):
     X, y, Xq = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5, max_queries=50,
-                                    rng=0, ledger=acc.PrivacyLedger())
+                                    rng=0, ledger=L.PrivacyLedger())
     est.fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -57,7 +59,7 @@ def test_a_target_epsilon_decides_lnmax_noise_in_the_estimator(data):
 def test_epsilon_and_the_noise_it_decides_are_refused_naming_both(data):
     X, y, _ = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="lnmax", epsilon=1.0, delta=1e-5, gamma=0.05,
-                                    max_queries=200, ledger=acc.PrivacyLedger())
+                                    max_queries=200, ledger=L.PrivacyLedger())
     with pytest.raises(ParameterError, match=r"epsilon = 1 was asked and gamma = 0\.05 \(gamma = 0\.05 spends ε = 4\.317"):
         est.fit(X, y)
     # the noise alone decides ε when epsilon=None, and get_params shows exactly that
@@ -74,7 +76,7 @@ def test_unknown_settings_are_refused_with_the_nearest_name(data):
         pipeline.privacy_map("gnmax", {"epsilon": 2, "detla": 1e-7}, 10)
     X, y, _ = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=None, delta=1e-5, max_queries=10,
-                                    mechanism_params={"sigam": 5}, ledger=acc.PrivacyLedger())
+                                    mechanism_params={"sigam": 5}, ledger=L.PrivacyLedger())
     with pytest.raises(ParameterError, match="did you mean 'sigma' for 'sigam'"):
         est.fit(X, y)
     with pytest.raises(ParameterError, match="delta is a parameter of the estimator itself"):
@@ -83,83 +85,129 @@ def test_unknown_settings_are_refused_with_the_nearest_name(data):
         est.set_params(mechanism_params=None, epsilon=2.0, T=3).fit(X, y)
 
 
-# ----------------------------------------------------------------------------- a ledger per row
+# ----------------------------------------------------------------------------- one ledger per dataset, units declared
 
 
-def test_row_fingerprints_ignore_order_container_and_dtype(data):
-    X, y, _ = data
-    fp = acc.row_fingerprints(X, y)
-    perm = np.random.default_rng(0).permutation(len(X))
+def _evasions(X, y):
+    """The same private rows in the disguises an audit tried on a per-row, by-value ledger."""
+    rng = np.random.default_rng(1)
+    boot = rng.integers(0, len(X), len(X))  # rows present 0, 1, 2, ... times
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
-    assert np.array_equal(acc.row_fingerprints(X[perm], y[perm]), fp[perm])
-    assert np.array_equal(acc.row_fingerprints(frame, pd.Series(y)), fp)
-    assert np.array_equal(acc.row_fingerprints(X.astype(np.float32), y), fp)
-    assert np.array_equal(acc.row_fingerprints(X.tolist(), y.tolist()), fp)
-    assert len(set(fp)) == len(fp)  # distinct rows, distinct fingerprints
-    other = acc.row_fingerprints(X, 1 - y)
-    assert not set(other) & set(fp)  # the label is part of the row
+    return {
+        "same": (X, y),
+        "noise 1e-6": (X * (1 + 1e-6 * rng.standard_normal(X.shape)), y),
+        "rounded": (np.round(X, 3), y),
+        "scaled": (X * 10.0, y),
+        "column dropped": (X[:, :-1], y),
+        "column added": (np.column_stack([X, rng.normal(size=len(X))]), y),
+        "labels recoded": (X, np.where(y == 1, "yes", "no")),
+        "bootstrap": (X[boot], y[boot]),
+        "subset": (X[:500], y[:500]),
+        "reordered frame": (frame.iloc[::-1], y[::-1]),
+    }
 
 
-def test_twins_reordered_copies_and_float32_are_refused_once_the_rows_are_spent(data):
+def test_without_ids_every_fit_on_a_copy_subset_or_transform_is_charged_in_full(data):
     X, y, _ = data
-    led = acc.PrivacyLedger()
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, delta=1e-5, max_queries=100,
+    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    two = L.PrivacyLedger(entries=[one, one]).total()
+    for name, (Xe, ye) in _evasions(X, y).items():
+        led = L.PrivacyLedger()
+        est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+                                        rng=0, ledger=led)
+        est.fit(X, y)
+        est.fit(Xe, ye)
+        assert len(led) == 2 and led.total().epsilon == pytest.approx(two.epsilon, rel=1e-12), name  # about 1.4
+        assert est.ledger_total_[0] == pytest.approx(two.epsilon, rel=1e-12)
+    led = L.PrivacyLedger(budget_epsilon=1.2, budget_delta=2e-5)  # room for one run at ε 1 only
+    est.set_params(ledger=led).fit(X[:1000], y[:1000])
+    for name, (Xe, ye) in _evasions(X[1000:], y[1000:]).items():  # even the other half: one dataset
+        with pytest.raises(BudgetExhausted, match="for this dataset"):
+            est.fit(Xe, ye)
+    assert len(led) == 1
+
+
+def test_with_person_ids_group_folds_compose_in_parallel(data):
+    import sklearn
+
+    X, y, _ = data
+    persons = np.arange(len(X)) // 3  # three rows per person: all under one teacher (train_teachers(units=))
+    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    led = L.PrivacyLedger()
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
                                     rng=0, ledger=led)
-    est.fit(X, y)
-    est.fit(X, y)
-    spent = led.total()
-    led.set_budget(epsilon=spent.epsilon, delta=spent.delta)
-    perm = np.random.default_rng(1).permutation(len(X))
-    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
-    for twin in [(X, y), (frame, y), (X[perm], y[perm]), (X.astype(np.float32), y), (X[:500], y[:500])]:
-        with pytest.raises(BudgetExhausted, match="this row"):
-            est.fit(*twin)
-    assert len(led) == 2
-    fresh_X, fresh_y = halfspaces(800, 4, rng=99)
-    est.fit(fresh_X, fresh_y)  # other rows: their own spending
-    assert len(led) == 3 and led.total().epsilon == pytest.approx(spent.epsilon)
+    with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        routed = est.set_fit_request(groups=True)
+        cross_validate(routed, X, y, params={"groups": persons}, cv=GroupKFold(5))
+    assert len(led) == 5 and led.n_units == persons.max() + 1  # every fold charged, to its own persons
+    four = L.PrivacyLedger(entries=[one] * 4).total()
+    assert led.total().epsilon == pytest.approx(four.epsilon, rel=1e-12)  # each person sat in 4 of 5 fits
+    assert led.total().epsilon < L.PrivacyLedger(entries=[one] * 5).total().epsilon
+    # the held-out fold of each fit is charged nothing by it: a fit on one fold's persons alone adds to them only
+    est.set_params(ledger=led).fit(X[:400], y[:400], groups=persons[:400])
+    assert led.total(units=persons[:400]).epsilon > led.total(units=persons[1600:]).epsilon
+    # without routing, the legacy way: fit params sliced per fold
+    led2 = L.PrivacyLedger()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        cross_validate(est.set_params(ledger=led2), X, y, groups=persons, params={"groups": persons}, cv=GroupKFold(5))
+    assert led2.total().epsilon == pytest.approx(four.epsilon, rel=1e-12)
 
 
-def test_cross_validation_charges_each_row_its_training_folds(data):
+class _Recorder(ClassifierMixin, BaseEstimator):
+    """Remembers the person codes (column 0) of the rows it was fitted on."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.persons_ = frozenset(np.asarray(X)[:, 0].astype(int).tolist())
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_ids_naming_several_rows_put_each_persons_rows_under_one_teacher_and_charge_each_person_once(data):
     X, y, _ = data
-    led = acc.PrivacyLedger()
+    persons = np.random.default_rng(3).integers(0, 400, size=len(X))  # 1 to about 13 rows each, in any order
+    Xp = np.column_stack([persons.astype(float), X])
+    led = L.PrivacyLedger()
+    est = PrivateEnsembleClassifier(_Recorder(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+                                    rng=0, ledger=led)
+    est.fit(Xp, y, groups=persons)
+    owner = {}
+    for j, t in enumerate(est.teachers_._teachers):
+        for p in getattr(t, "persons_", ()):
+            assert owner.setdefault(p, j) == j, f"person {p} is under teachers {owner[p]} and {j}"
+    assert len(owner) == len(np.unique(persons))
+    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    assert led.n_units == len(np.unique(persons))  # one account per person, however many rows
+    assert led.total().epsilon == pytest.approx(L.PrivacyLedger(entries=[one]).total().epsilon, rel=1e-12)
+    with pytest.raises(Exception, match="one privacy-unit ID per row"):
+        est.fit(Xp, y, groups=persons[:10])
+    assert len(led) == 1  # refused before anything was charged
+
+
+def test_cross_validation_without_ids_charges_every_fold_in_full(data):
+    X, y, _ = data
+    led = L.PrivacyLedger()
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=2.0, delta=1e-5, max_queries=700,
                                     rng=0, ledger=led)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        cross_val_score(est, X, y, cv=KFold(3, shuffle=True, random_state=0))  # folds chosen without the labels
-    assert len(led) == 3 and led.n_rows == len(X)  # one ledger, every fold on it
+        cross_val_score(est, X, y, cv=KFold(3, shuffle=True, random_state=0))
     one = pipeline.ledger_entry("gnmax", {"epsilon": 2.0, "delta": 1e-5}, 700)
-    two = acc.PrivacyLedger(entries=[one, one]).total()
-    total = led.total()
-    assert total.epsilon == pytest.approx(two.epsilon, rel=1e-12) and total.delta == pytest.approx(two.delta)
-    assert 2.0 < total.epsilon < 4.0  # every row sat in 2 of 3 training folds: composed, not 2 per fold
-    # at δ = 1e-5 the two Gaussian runs compose exactly into one of twice the μ²
+    three = L.PrivacyLedger(entries=[one] * 3).total()
+    assert len(led) == 3 and led.n_units == 0  # one ledger, every fold on it, against the whole data
+    assert led.total().epsilon == pytest.approx(three.epsilon, rel=1e-12)
+    # at δ = 3e-5 the three Gaussian runs compose exactly into one of three times the μ²
     mu_sq = acc.gaussian_mu_sq_for_epsilon(2.0, delta=1e-5)
-    exact = acc.gaussian_epsilon(2 * mu_sq, delta=1e-5)
-    assert led.total(delta=1e-5).epsilon == pytest.approx(exact, rel=1e-9)
-    # without ledger=: the process-wide per-row ledger, found again by the rows' values
-    Xf, yf = halfspaces(1500, 4, rng=21)
+    assert led.total(delta=3e-5).epsilon == pytest.approx(acc.gaussian_epsilon(3 * mu_sq, delta=3e-5), rel=1e-9)
+    # without ledger=: the process's default ledger
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        cross_val_score(est.set_params(ledger=None), Xf, yf, cv=KFold(3, shuffle=True, random_state=0))
-    rows = acc.row_fingerprints(pd.DataFrame(Xf), yf.astype(np.float32))
-    assert acc.default_ledger().rows_total(rows).epsilon == pytest.approx(two.epsilon, rel=1e-12)
-
-
-def test_the_data_guarantee_is_the_largest_rows():
-    e1 = acc.PureDPEntry.uniform(eps_step=0.5, n_steps=1)
-    e2 = acc.PureDPEntry.uniform(eps_step=0.25, n_steps=1)
-    led = acc.PrivacyLedger()
-    led.record(e1, rows=["a", "b"])
-    led.record(e2, rows=["b", "c"])
-    led.record(e2, rows=["c"])
-    assert led.rows_total(["a"]).epsilon == pytest.approx(0.5)
-    assert led.rows_total(["b"]).epsilon == pytest.approx(0.75)
-    assert led.rows_total(["c"]).epsilon == pytest.approx(0.5)
-    assert led.total().epsilon == pytest.approx(0.75)  # b, the row in most runs
-    back = acc.PrivacyLedger.from_json(led.to_json())
-    assert back.total().epsilon == pytest.approx(0.75) and back.n_rows == 3
+        cross_val_score(est.set_params(ledger=None), X, y, cv=KFold(3, shuffle=True, random_state=0))
+    assert L.default_ledger().total().epsilon == pytest.approx(three.epsilon, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- copies cannot restart spending
@@ -174,7 +222,7 @@ def big():
 def _btt(data, **kw):
     X, y, _ = data
     return PrivateEnsembleClassifier(LogisticRegression(), k=200, mechanism="btt", epsilon=8.0, delta=1e-5, T=10,
-                                     max_queries=300, rng=3, ledger=acc.PrivacyLedger(), **kw).fit(X, y)
+                                     max_queries=300, rng=3, ledger=L.PrivacyLedger(), **kw).fit(X, y)
 
 
 def test_a_pickled_or_copied_btt_estimator_continues_the_same_budget(big):
@@ -210,7 +258,7 @@ def test_a_pickled_estimator_loaded_in_another_process_does_not_restart(big, tmp
 def test_every_fitted_estimator_pickles(data, mechanism):
     X, y, Xq = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism=mechanism, epsilon=4.0, delta=1e-5, max_queries=30,
-                                    rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
+                                    rng=0, ledger=L.PrivacyLedger()).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         est.predict(Xq[:10])
@@ -252,7 +300,7 @@ def test_per_teacher_scaling_keeps_the_vote_change_within_two_and_a_shared_scale
 def test_the_estimator_warns_with_the_reason_when_it_answers_nothing(data):
     X, y, Xq = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, delta=1e-5, T=3,
-                                    max_queries=200, rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
+                                    max_queries=200, rng=0, ledger=L.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match=r"answered none.*teachers are needed.*ran out"):
         out = est.predict(Xq[:200])
     assert np.all(out == -1)
@@ -261,7 +309,7 @@ def test_the_estimator_warns_with_the_reason_when_it_answers_nothing(data):
 def test_the_estimator_warns_when_the_budget_runs_out_mid_call(data):
     X, y, Xq = data
     est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=4.0, delta=1e-5, max_queries=30,
-                                    rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
+                                    rng=0, ledger=L.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match="the last 20 of these 50 queries were not processed"):
         est.predict(Xq[:50])
 
@@ -270,7 +318,7 @@ def test_a_failed_certified_test_warns_with_its_reason():
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((2000, 4)), rng.integers(2, size=2000)  # labels independent of X: teachers split
     est = PrivateEnsembleClassifier(LogisticRegression(), k=40, mechanism="certified-gnmax", epsilon=8.0, delta=1e-5,
-                                    max_queries=20, rng=0, ledger=acc.PrivacyLedger()).fit(X, y)
+                                    max_queries=20, rng=0, ledger=L.PrivacyLedger()).fit(X, y)
     with pytest.warns(PrivacyWarning, match="certified-gnmax released nothing: The private budget test failed"):
         out = est.predict(rng.standard_normal((20, 4)))
     assert np.all(out == -1) and not est.session_.result.feasible
@@ -284,17 +332,17 @@ def test_low_level_results_compose_like_the_pipeline():
     sigma = acc.gnmax_sigma_for_epsilon(2.0, n_answers=100, delta=1e-5)
     from core import gnmax_label
 
-    low = acc.PrivacyLedger()
+    low = L.PrivacyLedger()
     for seed in (0, 1):
-        low.record(acc.entry_from_result(gnmax_label(counts, sigma=sigma, delta=1e-5, rng=seed)))
-    high = acc.PrivacyLedger()
+        low.record(L.entry_from_result(gnmax_label(counts, sigma=sigma, delta=1e-5, rng=seed)))
+    high = L.PrivacyLedger()
     for seed in (0, 1):
         pipeline.label(counts, "gnmax", {"epsilon": 2.0, "delta": 1e-5}, rng=seed, ledger=high)
     assert low.total().epsilon == pytest.approx(high.total().epsilon, rel=1e-12)
     assert low.total().epsilon < 3.0  # not 4.00 by basic composition
-    planned = acc.planned_entry("gnmax", epsilon=2.0, delta=1e-5, m=100)
+    planned = L.planned_entry("gnmax", epsilon=2.0, delta=1e-5, m=100)
     assert planned.gaussian_mu_sq == pytest.approx(high.entries[0].gaussian_mu_sq, rel=1e-12)
-    assert acc.PrivacyLedger(entries=[planned]).total().epsilon == pytest.approx(2.0, rel=1e-9)
+    assert L.PrivacyLedger(entries=[planned]).total().epsilon == pytest.approx(2.0, rel=1e-9)
 
 
 def test_a_data_dependent_epsilon_above_the_guarantee_is_said_to_be_of_no_use():
@@ -360,18 +408,25 @@ def test_subpackages_are_attributes_of_core_and_listed():
 def test_accounting_exports_its_public_api_only():
     import core.accounting as A
 
-    assert 30 <= len(A.__all__) <= 45 and sorted(dir(A)) == sorted(A.__all__)
+    assert 20 <= len(A.__all__) <= 45 and sorted(dir(A)) == sorted(A.__all__)
     for name in A.__all__:
         assert getattr(A, name) is not None
     assert "check_sigma" not in A.__all__ and A.rdp.check_sigma(1.0) == 1.0  # in its submodule
     assert A.check_sigma is A.rdp.check_sigma  # existing callers keep working
+    # the ledger lives in one place of its own
+    import core.ledger as led
+
+    assert "PrivacyLedger" not in A.__all__ and "PrivacyLedger" in led.__all__
+    assert sorted(dir(led)) == sorted(led.__all__) and len(led.__all__) <= 25
+    for name in led.__all__:
+        assert getattr(led, name) is not None
 
 
 def test_signatures_are_short():
     import importlib
     import inspect
 
-    for sub in ("accounting", "data", "ensemble", "mechanisms", "audit", "pipeline", "noise", "validation"):
+    for sub in ("accounting", "ledger", "data", "ensemble", "mechanisms", "audit", "pipeline", "noise", "validation"):
         mod = importlib.import_module(f"core.{sub}")
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)

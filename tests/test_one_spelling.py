@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 
 import core
 from core import accounting, pipeline, theory
+from core.ledger import PrivacyLedger, planned_entry
 from core import mechanisms as mech
 from core.audit import BTTSampler, BTTSoftSampler
 from core.ensemble import train_teachers
@@ -47,7 +48,7 @@ def test_every_btt_calibration_default_is_tight():
         "btt_label": inspect.signature(mech.btt_label).parameters["calibration"].default,
         "btt_soft_label": inspect.signature(mech.btt_soft_label).parameters["calibration"].default,
         "calibrate_btt": inspect.signature(accounting.calibrate_btt).parameters["calibration"].default,
-        "planned_entry": inspect.signature(accounting.planned_entry).parameters["calibration"].default,
+        "planned_entry": inspect.signature(planned_entry).parameters["calibration"].default,
         "BTTSampler": inspect.signature(BTTSampler).parameters["calibration"].default,
         "BTTSoftSampler": inspect.signature(BTTSoftSampler).parameters["calibration"].default,
         "btt_min_teachers": inspect.signature(theory.btt_min_teachers).parameters["calibration"].default,
@@ -104,7 +105,7 @@ def test_the_pipeline_never_runs_at_a_default_budget(mechanism, settings, missin
 def test_the_estimator_never_fits_at_a_default_budget(given, missing):
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((200, 3)), rng.integers(2, size=200)
-    led = accounting.PrivacyLedger()
+    led = PrivacyLedger()
     est = PrivateEnsembleClassifier(LogisticRegression(), k=10, mechanism="gnmax", max_queries=10, ledger=led, **given)
     assert est.get_params()["delta"] == given.get("delta")
     with pytest.raises(ParameterError, match=f"needs {missing}"):
@@ -203,7 +204,7 @@ def test_one_privacy_warning_catches_the_estimators():
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((2000, 3)), rng.integers(2, size=2000)
     est = PrivateEnsembleClassifier(LogisticRegression(), k=100, mechanism="btt", epsilon=1.0, delta=1e-5, T=3,
-                                    max_queries=200, rng=0, ledger=accounting.PrivacyLedger()).fit(X, y)
+                                    max_queries=200, rng=0, ledger=PrivacyLedger()).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", core.errors.PrivacyWarning)
         with pytest.raises(core.errors.PrivacyWarning, match="answered none"):

@@ -3,7 +3,8 @@
 One interface: every accountant returns a :class:`PrivacyGuarantee` (ε, δ, the method
 and a sentence saying how it was computed).  ``__all__`` is the public API; the
 helpers behind it live in the submodules (:mod:`.rdp`, :mod:`.gaussian_dp`,
-:mod:`.data_dependent`, :mod:`.ledger` …).  Adjacency: replace one private row
+:mod:`.data_dependent` …).  The privacy ledger that composes the runs on a dataset is
+:mod:`core.ledger`.  Adjacency: replace one private row
 (docs/design.md §1); at most one teacher changes.
 """
 
@@ -26,21 +27,6 @@ _EXPORTS = {
     "gaussian_mu_sq_for_epsilon": "gaussian_dp",
     "PrivacyGuarantee": "guarantee",
     "data_dependent_note": "guarantee",
-    "Budget": "ledger",
-    "PrivacyLedger": "ledger",
-    "default_ledger": "ledger_registry",
-    "ledger_for": "ledger_registry",
-    "load_ledgers": "ledger",
-    "LedgerTotal": "ledger_compose",
-    "ApproxDPEntry": "ledger_entries",
-    "LedgerEntry": "ledger_entries",
-    "PureDPEntry": "ledger_entries",
-    "RDPEntry": "ledger_entries",
-    "dataset_fingerprint": "ledger_entries",
-    "entry_from_result": "ledger_maps",
-    "planned_entry": "ledger_maps",
-    "register_privacy_map": "ledger_maps",
-    "repeat_and_select": "ledger_maps",
     "lnmax_gamma_for_epsilon": "pate",
     "lnmax_guarantee": "pate",
     "pate_moments_epsilon": "pate",
@@ -54,7 +40,6 @@ _EXPORTS = {
     "gnmax_sigma_for_epsilon": "rdp",
     "rdp_epsilon_floor": "rdp",
     "rdp_to_dp": "rdp",
-    "row_fingerprints": "rows",
 }
 
 # Still reachable as ``core.accounting.<name>`` for existing callers, but not public API:
@@ -87,22 +72,6 @@ _MORE = {
     "GNMaxSensitivity": "gnmax_sensitivity",
     "check_conditions": "gnmax_sensitivity",
     "gnmax_sensitivity": "gnmax_sensitivity",
-    "BUDGET_TOLERANCE": "ledger",
-    "FILE_FORMAT": "ledger",
-    "FILE_VERSION": "ledger",
-    "append_to_file": "ledger",
-    "forget_ledgers": "ledger_registry",
-    "load": "ledger",
-    "GroupTotal": "ledger_compose",
-    "compose_entries": "ledger_compose",
-    "delta_value": "ledger_entries",
-    "entry_from_dict": "ledger_entries",
-    "nonnegative_value": "ledger_entries",
-    "public_params": "ledger_entries",
-    "confident_gnmax_entry": "ledger_maps",
-    "gaussian_entry": "ledger_maps",
-    "gnmax_entry": "ledger_maps",
-    "pure_dp_rdp": "ledger_maps",
     "pate_gamma_for_epsilon": "pate",
     "pate_moments_alpha": "pate",
     "pate_simple_epsilon": "pate",

@@ -27,13 +27,30 @@ Objective perturbation, pure ε (Chaudhuri, Monteleoni, Sarwate 2011, Algorithm 
 
     With Λ from ``C`` as in scikit-learn (``Λ = 1/(C n)``), ``nΛ = 1/C``.
 
-Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2)
-    The same objective with ``b ~ N(0, σ² I)``, ``σ = ζ √(8 log(2/δ) + 4ε) / ε`` where
-    ``ζ = R`` bounds the loss gradient's norm, is (ε, δ)-DP when the total regularization
-    (in the sum form ``n(Λ + Δ)``) is at least ``2β/ε`` with ``β = c R² = R²/4`` the
-    largest eigenvalue of one row's loss Hessian (rank one for a linear model); so
-    ``Δ = max(0, R²/(2εn) − Λ)``.  Better than the Gamma norm when ``d`` is large:
-    ``E‖b‖ ≈ σ√d`` against ``2dR/ε'``.
+Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2), replace-one
+    The same objective with ``b ~ N(0, σ² I)``, ``σ = ζ √(8 log(2/δ) + 4ε) / ε`` and the total
+    regularization (in the sum form ``n(Λ + Δ)``) at least ``2β/ε``, where ``β = c R² = R²/4``
+    is the largest eigenvalue of one row's loss Hessian (rank one for a linear model), so
+    ``Δ = max(0, R²/(2εn) − Λ)``.  ``ζ`` bounds how far one change of the data moves the
+    gradient of the data term: under replace-one adjacency (docs/design.md §1) one row's
+    gradient ``ℓ'(y fᵀx) y x`` (norm at most ``R``) is swapped for another's, so ``ζ = 2R``.
+    Better than the Gamma norm when ``d`` is large: ``E‖b‖ ≈ σ√d`` against ``2dR/ε'``.
+
+    Proof sketch (replace-one).  As above, the minimiser ``f`` determines
+    ``b_D(f) = −∇(Σ_i ℓ_i + (nΛ_tot/2)‖·‖²)(f)``, a bijection, and the density of ``f`` is
+    ``φ_σ(b_D(f)) |det ∇b_D(f)|``.  For ``D, D'`` differing in row ``z = (x, y)`` against
+    ``z' = (x', y')``: (i) *Jacobian.*  ``∇b_D = −(H₀ + h xxᵀ)`` and ``∇b_{D'} = −(H₀ + h' x'x'ᵀ)``
+    with ``H₀ ⪰ nΛ_tot I`` and ``0 ≤ h, h' ≤ c``, so the determinant ratio is
+    ``(1 + h xᵀH₀⁻¹x)/(1 + h' x'ᵀH₀⁻¹x') ≤ 1 + β/(nΛ_tot) ≤ 1 + ε/2 ≤ e^{ε/2}``.  (ii) *Noise.*
+    ``b_{D'}(f) = b_D(f) − Δ(f)`` with ``Δ(f) = ∇ℓ_{z'}(f) − ∇ℓ_z(f)`` in the fixed plane
+    ``V = span{x, x'}`` and ``‖Δ(f)‖ ≤ 2R = ζ``.  The log-ratio of the Gaussian densities is
+    ``(‖b − Δ‖² − ‖b‖²)/(2σ²) ≤ ζ‖Π_V b‖/σ² + ζ²/(2σ²)``.  ``‖Π_V b‖²/σ²`` is χ² with 2 degrees
+    of freedom, so ``‖Π_V b‖ ≤ σ√(2 log(2/δ))`` except with probability exactly ``δ/2``; there,
+    with ``A = 8 log(2/δ) + 4ε`` and ``ρ = √(8 log(2/δ)/A) < 1``, the log-ratio is at most
+    ``ε ρ/2 + ε(1 − ρ²)/8 ≤ ε/2`` (``(1 − ρ)(3 − ρ) ≥ 0``).  Together: ``(ε, δ/2)``-DP, so
+    ``(ε, δ)``.  KST12's constant with ``ζ = R`` covers a gradient move of ``R`` (adding or
+    removing a row); with ``R`` a replace-one change could move it by ``2R`` and the same
+    argument gives only ``(1.5ε, δ/2)``, which is why ``ζ = 2R`` here.
 
 Several classes: one-vs-rest, ``c`` binary models each at ``(ε/c, δ/c)``; basic
 composition gives ``(ε, δ)``.
@@ -54,9 +71,12 @@ Per person, at most ``r`` rows each (docs/design.md §1.2, §12.6)
 
     - Gamma: ``ε' = ε − 2r log(1 + c̃/(nΛ))``; if ``ε' ≤ 0``,
       ``Δ = c̃/(n(e^{ε/(4r)} − 1)) − Λ`` and ``ε' = ε/2``; ``‖b‖ ~ Gamma(d, 2rR/ε')``.
-    - Gaussian: ``σ = rR √(8 log(2/δ) + 4ε)/ε`` and ``n(Λ + Δ) ≥ 2rβ/ε`` (then
+    - Gaussian: ``ζ = 2rR`` and ``n(Λ + Δ) ≥ 2rβ/ε`` (then
       ``r log(1 + β/(n(Λ+Δ))) ≤ r · ε/(2r) = ε/2``, the share of ε the one-row proof gives the
-      Jacobian).
+      Jacobian).  The move ``Δ(f)`` now lies in the span ``V`` of the person's ``r₁ + r₂ ≤ 2r``
+      rows, so ``‖Π_V b‖²/σ²`` is χ² with at most ``2r`` degrees of freedom: with ``t_r`` its
+      upper ``δ/2`` point (``t_1 = 2 log(2/δ)``, exactly), ``σ = ζ √(4 t_r + 4ε)/ε`` gives the
+      same algebra with ``ρ = √(4 t_r/(4 t_r + 4ε))``.  One row is ``σ = 2R √(8 log(2/δ) + 4ε)/ε``.
 
     ``r = 1`` is the one-row case above, exactly.  The naive Bayes sensitivities scale by
     ``r`` exactly: a person's ``r₁`` rows leaving class ``a`` and ``r₂`` entering class
@@ -64,16 +84,19 @@ Per person, at most ``r`` rows each (docs/design.md §1.2, §12.6)
     ``‖Σu' − Σu‖`` whose every coordinate is at most ``(r₁ + r₂)/2 ≤ r`` (values in
     ``[−½, ½]``), so ``≤ r√d``, and when ``a ≠ b`` by ``√(r₁² + r₂²) √d/2 ≤ r√(d/2)``; the
     squares (values in ``[0, ¼]``) by ``≤ r√d/4`` or ``√(r₁² + r₂²) √d/4 ≤ r√(2d)/4``.
-    ``σ_b = z r Δ_b/√w_b`` keeps the joint release's RDP at ``α/(2z²)``.
+    ``σ_b = z r Δ_b/√w_b`` keeps the joint release one Gaussian mechanism of ``μ = 1/z``.
 
-Gaussian naive Bayes, Gaussian mechanism
+Gaussian naive Bayes, Gaussian mechanism, exact accounting
     Features centred on the public range, ``u ∈ [−½, ½]^d``.  The release is the class
     counts ``N_c``, the per-class sums ``S_c = Σ u`` and sums of squares ``Q_c = Σ u²``.
     Replacing one row moves the L2 norm of (counts, sums, squares) by at most ``√2``,
     ``√d`` (same class, ``u`` to ``u'``) and ``√(2d)/4`` respectively.  Each block gets
     Gaussian noise ``σ_b = z Δ_b / √w_b`` with shares ``w_b`` summing to 1, so the joint
-    release has Rényi divergence at most ``α/(2z²)`` (Mironov 2017), converted to (ε, δ)
-    by :func:`core.accounting.rdp.rdp_to_dp`; ``z`` is solved for the target ε.
+    release is one Gaussian mechanism of ``μ = 1/z`` (``Σ_b Δ_b²/σ_b² = 1/z²``).  Its exact
+    privacy profile ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Balle–Wang 2018,
+    :mod:`core.accounting.gaussian_dp`) is solved for ``μ`` at the target (ε, δ), so a
+    release at ``(1, 1e-5)`` is exactly ``ε = 1``; its ledger entry carries ``μ²`` and
+    composes with other Gaussian runs exactly (its RDP curve ``α/(2z²)`` with the rest).
 
 References
 ----------
@@ -82,6 +105,8 @@ References
 .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
    and High-dimensional Regression. COLT 2012.
 .. [Mir17] I. Mironov. Rényi Differential Privacy. IEEE CSF 2017.
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy:
+   Analytical Calibration and Optimal Denoising. ICML 2018.
 """
 
 from __future__ import annotations
@@ -103,6 +128,8 @@ __all__ = [
     "logistic_guarantee",
     "NaiveBayesNoise",
     "naive_bayes_noise",
+    "naive_bayes_mu_sq",
+    "naive_bayes_rdp",
     "naive_bayes_guarantee",
     "nb_sensitivities",
 ]
@@ -137,7 +164,7 @@ class ObjectiveNoise:
     epsilon_prime : float or None
         ``ε'`` of the Gamma-norm noise (None for Gaussian noise).
     scale : float
-        The Gamma norm's scale ``2R/ε'``, or the Gaussian σ.
+        The Gamma norm's scale ``2R/ε'``, or the Gaussian σ (``ζ = 2R``: replace-one).
     data_norm : float
         ``R``, the bound on a row's norm (the intercept's constant 1 included).
     """
@@ -197,10 +224,20 @@ def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
         return ObjectiveNoise("gamma", eps, 0.0, lam, extra, eps_p, 2.0 * r * R / eps_p, R)
     if perturbation == "gaussian":
         d = check_delta(delta)
-        sigma = r * R * math.sqrt(8.0 * math.log(2.0 / d) + 4.0 * eps) / eps
+        # ζ = 2rR: one person's rows replaced (module docstring); t_r the χ²_{2r} point at δ/2.
+        sigma = 2.0 * r * R * math.sqrt(4.0 * _chi2_tail_point(2 * r, d) + 4.0 * eps) / eps
         extra = max(0.0, 2.0 * r * c_tilde / (eps * n) - lam)
         return ObjectiveNoise("gaussian", eps, d, lam, extra, None, sigma, R)
     raise ParameterError(f"perturbation must be 'gamma' or 'gaussian', got {perturbation!r}.")
+
+
+def _chi2_tail_point(dof: int, delta: float) -> float:
+    """The point ``t`` with ``P(χ²_dof > t) = δ/2`` (``2 log(2/δ)`` in closed form for 2 degrees)."""
+    if dof == 2:
+        return 2.0 * math.log(2.0 / delta)
+    from scipy.stats import chi2
+
+    return float(chi2.isf(delta / 2.0, dof))
 
 
 def _per_person(rows_per_unit) -> str:
@@ -277,8 +314,27 @@ def nb_sensitivities(dimension: int, rows_per_unit: int = 1) -> tuple[float, flo
     return r * math.sqrt(2.0), r * math.sqrt(d), r * math.sqrt(2.0 * d) / 4.0
 
 
+def naive_bayes_mu_sq(epsilon, delta) -> float:
+    """``μ² = 1/z²`` of the naive Bayes release at ``(ε, δ)``: the exact Gaussian profile solved for μ.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+
+    Returns
+    -------
+    float
+    """
+    from core.accounting.gaussian_dp import gaussian_mu_sq_for_epsilon
+
+    return float(gaussian_mu_sq_for_epsilon(check_epsilon(epsilon), delta=check_delta(delta)))
+
+
 def naive_bayes_noise(epsilon, delta, *, dimension: int, rows_per_unit: int = 1) -> NaiveBayesNoise:
     """The noise of the DP Gaussian naive Bayes at ``(ε, δ)`` on ``dimension`` features.
+
+    ``z = 1/μ`` with ``μ`` from :func:`naive_bayes_mu_sq` (the exact Gaussian profile), and
+    each block's ``σ_b = z Δ_b/√w_b``.
 
     Parameters
     ----------
@@ -292,22 +348,20 @@ def naive_bayes_noise(epsilon, delta, *, dimension: int, rows_per_unit: int = 1)
     -------
     NaiveBayesNoise
     """
-    from core.accounting.rdp import gnmax_sigma_for_epsilon
     from core.data.units import check_bound
 
     r = check_bound(rows_per_unit)
-    eps, d = check_epsilon(epsilon), check_delta(delta)
     if int(dimension) < 1:
         raise ParameterError(f"dimension must be at least 1, got {dimension!r}.")
-    # GNMax's one answer has RDP α/σ_g²; the Gaussian mechanism at multiplier z has α/(2z²).
-    z = float(gnmax_sigma_for_epsilon(eps, n_answers=1, delta=d)) / math.sqrt(2.0)
+    z = 1.0 / math.sqrt(naive_bayes_mu_sq(epsilon, delta))
     sens = nb_sensitivities(dimension, r)
     s = [z * s_b / math.sqrt(w) for s_b, w in zip(sens, NB_SHARES)]
     return NaiveBayesNoise(z, *s)
 
 
 def naive_bayes_rdp(z: float, orders=None) -> np.ndarray:
-    """The RDP curve ``α/(2z²)`` of the naive Bayes release at multiplier ``z``."""
+    """The RDP curve ``α/(2z²)`` of the naive Bayes release at multiplier ``z`` (for composing
+    with runs known by their RDP curve only)."""
     from core.accounting.rdp import ORDERS
 
     orders = ORDERS if orders is None else np.asarray(orders, dtype=float)
@@ -320,11 +374,13 @@ def naive_bayes_guarantee(epsilon, delta, *, rows_per_unit: int | None = None) -
     Returns
     -------
     PrivacyGuarantee
-        ``(ε, δ)``: the RDP curve ``α/(2z²)`` at the ``z`` solved for ε, converted at δ.
+        ``(ε, δ)``: the exact profile of one Gaussian mechanism of ``μ = 1/z``, with ``z``
+        solved for (ε, δ).
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    return PrivacyGuarantee(eps, d, "rdp",
+    return PrivacyGuarantee(eps, d, "pld-gaussian",
                             "Gaussian naive Bayes: class counts, per-class sums and sums of squares with "
-                            "Gaussian noise, one Gaussian mechanism of RDP α/(2z²) converted at δ; the public "
-                            "rows are labeled by the released model (post-processing, any number of queries)."
+                            "Gaussian noise, one Gaussian mechanism whose exact privacy profile (Balle–Wang 2018) "
+                            "is solved for its noise at (ε, δ); the public rows are labeled by the released model "
+                            "(post-processing, any number of queries)."
                             + _per_person(rows_per_unit))

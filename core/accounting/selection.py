@@ -24,7 +24,7 @@ The privacy map, fixed before anything runs, from public quantities only:
    its index: ``exp((α−1)ρ(α)) = Σ_j p_j exp((α−1)ρ_Qj(α))``, at most ``max_j ρ_Qj(α)``.
 3. *Repeat and select* (Papernot–Steinke 2022, Theorem 2): the RDP of releasing the best
    of ``K`` repetitions, computed by dp-accounting's treatment of
-   ``RepeatAndSelectDpEvent`` (:func:`core.accounting.ledger_maps.repeat_and_select`),
+   ``RepeatAndSelectDpEvent`` (:func:`core.ledger.maps.repeat_and_select`),
    converted to (ε, δ) by dp-accounting.
 
 Candidates must have an RDP (or pure-DP) privacy map without an additive δ (GNMax,
@@ -98,8 +98,8 @@ def candidate_curve(entry, orders: Sequence[float]) -> np.ndarray:
     ParameterError
         For a map with an additive δ or known only by (ε, δ).
     """
-    from core.accounting.ledger_entries import PureDPEntry, RDPEntry
-    from core.accounting.ledger_maps import pure_dp_rdp
+    from core.ledger.entries import PureDPEntry, RDPEntry
+    from core.ledger.maps import pure_dp_rdp
 
     if isinstance(entry, RDPEntry) and entry.delta_additive == 0:
         return entry.curve(orders)
@@ -160,8 +160,8 @@ def selection_entry(entries: Sequence[Any], *, mean: float, shape: float = 1.0, 
     -------
     RDPEntry
     """
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.ledger_maps import repeat_and_select
+    from core.ledger.entries import RDPEntry
+    from core.ledger.maps import repeat_and_select
     from core.accounting.rdp import ORDERS
 
     mean, shape = check_repetitions(mean, shape)
@@ -198,7 +198,7 @@ def selection_guarantee(entries: Sequence[Any], *, mean: float, shape: float = 1
     PrivacyGuarantee
     """
     from core.accounting.guarantee import PrivacyGuarantee
-    from core.accounting.ledger_compose import compose_entries
+    from core.ledger.compose import compose_entries
 
     entry = selection_entry(entries, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
     g = compose_entries([entry])

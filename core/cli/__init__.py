@@ -4,8 +4,9 @@ Modules, one topic each: :mod:`core.cli.parser` (``build_parser``, ``main``),
 :mod:`core.cli.common` (exit codes, messages, progress bar, shared options),
 :mod:`core.cli.options` (the mechanisms' flags, generated from the registry),
 :mod:`core.cli.label`, :mod:`core.cli.recommend`, :mod:`core.cli.bounds` and
-:mod:`core.cli.audit` (the commands); :mod:`core.cli.checks` (the column, missing-value
-and ledger steps of ``label``).
+:mod:`core.cli.audit` (the commands); :mod:`core.cli.checks` (the column and
+missing-value steps of ``label``); :mod:`core.cli.ledger` (the private data's ledger:
+``--dataset``, ``--ledger``, the budget).
 """
 
 from __future__ import annotations

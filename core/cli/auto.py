@@ -42,13 +42,14 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     given = given_settings(args)
     if "epsilon" not in given or "delta" not in given:
         raise ParameterError("--mechanism auto and --k auto need --epsilon and --delta (the choice depends on the budget).")
+    checks.private_columns(args, stderr)  # the run's features: flagged columns left out unless --keep
     read_as = checks.csv_format(args)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates, read_as)
     raw_public = checks.raw_frame(args.public, args.rename_duplicates, read_as)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
         features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
-        key=checks.names_list(getattr(args, "key", None)))
+        keys=checks.key_names(args, raw_public.columns))
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,

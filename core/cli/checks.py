@@ -1,11 +1,12 @@
-"""The steps of ``label`` around the data: column choice, column warnings, missing values
-said in place, and the privacy ledger file (issues "A real labeling job", "Release discipline").
+"""The steps of ``label`` and ``tune`` around the data: the column check, the default
+features (identifiers, survey weights and label stand-ins left out unless ``--keep``),
+column choice, join keys carried into ``--out`` (``--key``) and missing values said in place
+(the privacy ledger: :mod:`core.cli.ledger`).
 """
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from core.cli.common import PROG, CommandError, one_line
@@ -13,6 +14,9 @@ from core.cli.common import PROG, CommandError, one_line
 __all__ = [
     "MARKER_CANDIDATES",
     "check_private",
+    "choose_features",
+    "private_columns",
+    "key_names",
     "problem_lines",
     "names_list",
     "raw_frame",
@@ -20,12 +24,10 @@ __all__ = [
     "csv_format",
     "choose_label_column",
     "select_columns",
-    "key_columns",
     "marker_hints",
     "missing_lines",
     "warning_lines",
     "warn",
-    "ledger_fingerprint",
 ]
 
 MARKER_CANDIDATES = ("?", "-", "--", ".")
@@ -110,11 +112,8 @@ def adjacency_text(table) -> str:
 
 
 def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str],
-                   unit: str | None = None, key: Sequence[str] = ()):
-    """Apply ``--features``/``--drop``/``--key`` to the private and public text frames.
-
-    A ``--key`` column is never a feature (left out of both files like a dropped one); it
-    must be a column of the public file, and need not be one of the private file.
+                   unit: str | None = None, keys: Sequence[str] = ()):
+    """Apply ``--features``/``--drop`` to the private and public text frames; take ``--key`` out of the features.
 
     Returns
     -------
@@ -126,31 +125,34 @@ def select_columns(private, public, *, label_column: str | None, features: list[
     ------
     CommandError
         An unknown column name (the message lists the columns that exist), the label
-        column among ``--drop``/``--features``, or nothing left to learn from.
+        column among ``--drop``/``--features``/``--key``, a key that is a feature, or
+        nothing left to learn from.
     """
-    if not features and not drop and not key:
+    if not features and not drop and not keys:
         return None, None
     columns = [str(c) for c in private.columns]
+    public_columns = [str(c) for c in public.columns]
     _unknown(features, columns, "--features", "the private file")
     _unknown(drop, columns, "--drop", "the private file")
-    _unknown(list(key), [str(c) for c in public.columns], "--key", "the public file")
+    _unknown(list(keys), public_columns, "--key", "the public file")
     label = choose_label_column(columns, label_column)
     if label is None:
         raise CommandError(f"The private file has no column {label_column!r}; its columns are "
                            f"{', '.join(repr(c) for c in columns)}.")
-    if label in features or label in drop or label in key:
-        raise CommandError(f"'{label}' is the label column; leave it out of --features, --drop and --key.")
-    both = [c for c in key if c in features]
-    if both:
-        raise CommandError(f"{', '.join(map(repr, both))} cannot be both a feature (--features) and a key (--key).")
-    drop = [*drop, *(c for c in key if c not in drop)]
+    if label in features or label in drop:
+        raise CommandError(f"'{label}' is the label column; leave it out of --features and --drop.")
     if unit is not None and (unit in features or unit in drop):
         raise CommandError(f"'{unit}' is the privacy unit column (never a feature); leave it out of --features and "
                            "--drop.")
+    if label in keys:
+        raise CommandError(f"'{label}' is the label column; a join key is a column of the public file that is no feature.")
     kept = [c for c in (features or columns) if c != label and c not in drop and c != unit]
     if not kept:
         raise CommandError("--features and --drop leave no feature column; keep at least one.")
-    public_columns = [str(c) for c in public.columns]
+    featured = [k for k in keys if k in kept]
+    if featured:
+        raise CommandError(f"--key {', '.join(repr(k) for k in featured)}: a feature is in --out already; a join key is a "
+                           "column left out of the features (e.g. an identifier), carried into --out beside them.")
     public_kept = [c for c in public_columns if c in kept or c == label]
     missing = [c for c in kept if c not in public_columns]
     if missing:
@@ -161,11 +163,20 @@ def select_columns(private, public, *, label_column: str | None, features: list[
     return _csv(private[kept + unit_kept + [label]]), _csv(public[public_kept])
 
 
-def key_columns(public, drop: Sequence[str], key: Sequence[str]) -> list[str]:
-    """The export's join keys: the public file's ``--key`` and ``--drop`` columns, in its order
-    (a dropped column leaves the features only; the labels can be joined back by it)."""
-    wanted = {*drop, *key}
-    return [str(c) for c in public.columns if str(c) in wanted]
+def key_names(args, public_columns: Sequence[str] | None = None) -> list[str]:
+    """The export's join keys: ``--key A,B`` (columns of the public file carried into ``--out``),
+    then, given the public file's columns, each column the user named in ``--drop`` that the
+    public file has (a dropped column leaves the features only; the labels join back by it).
+    Columns left out of the features by default (:func:`choose_features`) are not keys unless
+    ``--key`` names them."""
+    keys = names_list(getattr(args, "key", None))
+    if public_columns is None:
+        return keys
+    present = {str(c) for c in public_columns}
+    done = getattr(args, "_private_columns", None)
+    by_default = set() if done is None else set(done[1].dropped)
+    dropped = [c for c in names_list(args.drop) if c in present and c not in by_default and c not in keys]
+    return keys + dropped
 
 
 def _csv(frame) -> bytes:
@@ -214,12 +225,22 @@ def missing_lines(table, public) -> list[str]:
     return out
 
 
-def problem_lines(problems) -> list[str]:
-    """Each :class:`core.data.Problem` as one line: its sentence, then the flag(s) that fix it."""
+def problem_lines(problems, kept: Sequence[str] = ()) -> list[str]:
+    """Each :class:`core.data.Problem` as one line: its sentence, then the flag(s) that fix it.
+
+    A column left out of the features by default says so with the ``--keep`` that keeps it
+    (or, when it is in ``kept``, that it was kept on request).
+    """
     lines = []
     for p in problems:
-        flags = " or ".join(f.flag for f in p.fixes)
-        lines.append(p.sentence + (f" Fix: {flags}." if flags else ""))
+        keeps = [f for f in p.fixes if f.action == "keep_column"]
+        flags = " or ".join(f.flag for f in p.fixes if f.action != "keep_column")
+        line = p.sentence + (f" Fix: {flags}." if flags else "")
+        if keeps and all(c in kept for f in keeps for c in f.columns):
+            line += " Kept as a feature on request (--keep)."
+        elif keeps:
+            line += " Left out of the features; to use it anyway: " + " ".join(f.flag for f in keeps) + "."
+        lines.append(line)
     return lines
 
 
@@ -228,10 +249,11 @@ def check_private(args, stderr: TextIO):
 
     Every problem is said at once: the blocking ones (duplicate names, empty columns,
     missing values the ``--missing`` choice refuses, no label column) in one error, each
-    with the flag that fixes it; the others (identifiers, free text, dates, label stand-ins
-    -- the last a NON-PRIVATE diagnostic on the private rows) as warnings, each with its
-    ``--drop``.  The label column is taken from ``--label-column``, else from a column
-    named label, target, y or class; never from a column's position.
+    with the flag that fixes it; the others (identifiers, survey weights, free text, dates,
+    label stand-ins -- the last a NON-PRIVATE diagnostic on the private rows) as warnings,
+    each with its ``--drop`` or, for a column left out by default, its ``--keep``.  The
+    label column is taken from ``--label-column``, else from a column named label, target,
+    y or class; never from a column's position.
 
     Returns
     -------
@@ -242,22 +264,98 @@ def check_private(args, stderr: TextIO):
     CommandError
         When a problem stops the file from loading (all of them listed).
     """
+    from core.data.features import default_features
     from core.data.problems import check_file
+    from core.errors import DataError
 
-    check = check_file(args.private, csv_format=csv_format(args), label_column=args.label_column, missing=args.missing,
-                       missing_markers=args.missing_marker or None, rename_duplicates=args.rename_duplicates,
-                       drop_empty_columns=args.drop_empty_columns,
-                       drop_columns=names_list(args.drop) + names_list(getattr(args, "key", None)),
-                       features=names_list(args.features) or None, privacy_unit=getattr(args, "privacy_unit", None))
-    problems = [p for p in check.problems
+    def run_check(drop: list[str]):
+        return check_file(args.private, csv_format=csv_format(args), label_column=args.label_column,
+                          missing=args.missing,
+                          missing_markers=args.missing_marker or None,
+                          rename_duplicates=getattr(args, "rename_duplicates", False),
+                          drop_empty_columns=getattr(args, "drop_empty_columns", False), drop_columns=drop,
+                          features=names_list(args.features) or None, privacy_unit=getattr(args, "privacy_unit", None))
+
+    drop = names_list(args.drop)
+    keep = names_list(getattr(args, "keep", None))
+    check = run_check(drop)
+    final = check
+    try:  # a column left out by default (e.g. a cause of death, empty for the living) cannot block the file
+        left_out = default_features(check, keep=keep).dropped
+    except DataError as exc:
+        if keep and any(k not in check.features for k in keep):
+            raise CommandError(f"--keep: {exc}") from None
+        left_out = ()  # every column flagged: said by choose_features
+    if left_out and any(p.blocking for p in check.problems):
+        final = run_check(drop + list(left_out))
+    problems = [p for p in check.problems if not p.blocking]
+    problems += [p for p in final.problems if p.blocking]
+    problems = [p for p in problems
                 if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]
     blocking = [p for p in problems if p.blocking]
-    warn(stderr, problem_lines([p for p in problems if not p.blocking]))
+    warn(stderr, problem_lines([p for p in problems if not p.blocking], keep))
     if blocking:
         listed = "\n".join(f"  {i}. {line}" for i, line in enumerate(problem_lines(blocking), 1))
         raise CommandError(f"The private file '{args.private}' cannot be used as it is ({len(blocking)} problem(s); "
                            f"nothing was trained or spent):\n{listed}")
     return check
+
+
+def choose_features(args, check, stderr: TextIO):
+    """The run's feature columns (:func:`core.data.default_features`): flagged columns left out
+    unless ``--keep`` names them, said on ``stderr`` with their reasons; ``args.drop`` then
+    names them too, so every later step (``auto``, the column selection) reads the same features.
+
+    Returns
+    -------
+    core.data.FeatureChoice
+
+    Raises
+    ------
+    CommandError
+        ``--keep`` naming no feature column, or ``--features`` naming a flagged column
+        without ``--keep``.
+    """
+    from core.data.features import default_features
+    from core.errors import DataError
+
+    keep = names_list(getattr(args, "keep", None))
+    try:
+        choice = default_features(check, keep=keep)
+    except DataError as exc:
+        raise CommandError(f"--keep: {exc}" if keep else str(exc)) from None
+    named = names_list(args.features)
+    forced = [c for c in choice.left_out if c.column in named]
+    if forced:
+        raise CommandError(
+            "--features names " + "; ".join(f"'{c.column}' ({c.reason})" for c in forced)
+            + ": flagged columns are left out of the features unless kept explicitly; add --keep "
+            + ",".join(c.column for c in forced) + " to use them.")
+    if choice.left_out:  # each with its reason in the warnings above
+        stderr.write(f"{PROG}: note: left out of the features: {', '.join(choice.dropped)} (the warnings above say "
+                     "why; --keep NAME keeps one).\n")
+    for c in choice.kept:
+        stderr.write(f"{PROG}: note: '{c.column}' is kept as a feature on request (--keep) although flagged "
+                     f"({one_line(c.reason)}).\n")
+    stderr.flush()
+    drop = names_list(args.drop)
+    args.drop = ",".join(drop + [c for c in choice.dropped if c not in drop]) or None
+    return choice
+
+
+def private_columns(args, stderr: TextIO):
+    """:func:`check_private` then :func:`choose_features`, once per command (the result is kept on ``args``).
+
+    Returns
+    -------
+    (core.data.ColumnCheck, core.data.FeatureChoice)
+    """
+    done = getattr(args, "_private_columns", None)
+    if done is None:
+        check = check_private(args, stderr)
+        done = (check, choose_features(args, check, stderr))
+        args._private_columns = done
+    return done
 
 
 def warning_lines(table) -> list[str]:
@@ -273,15 +371,3 @@ def warn(stderr: TextIO, lines: Sequence[str]) -> None:
     for line in lines:
         stderr.write(f"{PROG}: warning: {one_line(line)}\n")
     stderr.flush()
-
-
-def ledger_fingerprint(path: str) -> str:
-    """The ledger key of a private file: the fingerprint of its bytes (the same file is the
-    same people, whatever columns a run uses)."""
-    from core.accounting import dataset_fingerprint
-
-    try:
-        data = Path(path).expanduser().read_bytes()
-    except OSError as exc:
-        raise CommandError(f"Cannot read --private '{path}': {exc.strerror or exc}.") from None
-    return dataset_fingerprint(data=data)

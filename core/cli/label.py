@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from core.cli.common import (EXIT_HALTED, EXIT_OK, EXIT_STUDENT_FAILED, PROG, CommandError, ProgressBar,
                              add_command, add_progress, add_seed, dataset_name, fmt, mechanism_name, one_line)
-from core.cli import checks, options
+from core.cli import checks, ledger, options
 
 __all__ = ["add_parser", "run"]
 
@@ -29,7 +29,7 @@ examples:
       --out labeled.csv --report report.json
   private-label-lab label --private adult_train.csv --label-column income --public adult_test.csv \
       --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 400 \
-      --mechanism gnmax --epsilon 2 --delta 1e-5 --ledger ledger.json --budget-epsilon 8 \
+      --mechanism gnmax --epsilon 2 --delta 1e-5 --dataset adult --budget-epsilon 8 \
       --budget-delta 1e-4 --out labeled.csv --report report.json --student student.joblib
 """
 
@@ -109,9 +109,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--drop", default=None, metavar="X,Y",
                       help="leave these columns out of the features (comma separated; in both files), e.g. an "
                       "identifier; a dropped column of the public file stays in --out as a join key")
-    data.add_argument("--key", default=None, metavar="COL",
-                      help="a column of the public file that identifies its rows (comma separated for several): "
-                      "written first in --out so that the labels join back to the file; never a feature")
+    data.add_argument("--keep", default=None, metavar="X,Y",
+                      help="use these flagged columns as features anyway: identifiers, survey weights and label "
+                      "stand-ins found by the column check are left out of the features unless kept here")
+    data.add_argument("--key", default=None, metavar="X,Y",
+                      help="carry these columns of the public file into --out as join keys (first, values as "
+                      "written), without using them as features, e.g. an id left out of the features")
 
     checks.add_privacy_unit(data)
     checks.add_csv_format(data)
@@ -143,21 +146,15 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the student's learner (default: the teachers' learner)")
     out.add_argument("--student-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the student's learner (default: its defaults)")
-    out.add_argument("--ledger", default=None, metavar="FILE",
-                     help="JSON privacy ledger: the run's a-priori (epsilon, delta) is charged to the private "
-                     "file's entry (keyed by the file's fingerprint; created if missing, several datasets per "
-                     "file) BEFORE the run, and the report gets the ledger's total")
-    out.add_argument("--budget-epsilon", type=float, default=None, metavar="E",
-                     help="with --ledger: the total epsilon allowed on this private file (stored in the "
-                     "ledger); a run that would pass it is refused (exit 2)")
-    out.add_argument("--budget-delta", type=float, default=None, metavar="D",
-                     help="with --ledger: the total delta allowed (default: the ledger's stored budget delta)")
     out.add_argument("--overwrite", action="store_true",
                      help="replace --out, --report and --student files that exist already (default: refuse, so "
                      "that a run never overwrites an earlier run's files)")
     out.add_argument("--bottom", choices=("drop", "random", "semi"), default="drop",
                      help="the student's rows without a label: drop them (default), give them a random "
                      "class, or keep them unlabeled for a semi-supervised student")
+
+    ledger.add_ledger_arguments(label.add_argument_group(
+        "privacy ledger (every run is charged to the private data's name before it reads a private row)"))
 
     run_group = label.add_argument_group("execution")
     run_group.add_argument("--n-jobs", type=int, default=None, metavar="N",
@@ -299,13 +296,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    ledger_path = paths.pop("--ledger", None)
-    if ledger_path is None and (args.budget_epsilon is not None or args.budget_delta is not None):
-        raise CommandError("--budget-epsilon and --budget-delta need --ledger FILE to keep the account in.")
+    paths.pop("--ledger", None)  # checked as an output place; the store is opened below
 
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
-    #    first the one column check, which says every problem of the private file at once.
-    checks.check_private(args, stderr)
+    #    first the one column check, which says every problem of the private file at once, and
+    #    the default features (flagged columns left out unless --keep).
+    checks.private_columns(args, stderr)
     # Mechanisms that answer query by query (or keep a stream's state) label the public file
     # in chunks, written as they go; the others (scores, one test over every query) read it whole.
     streaming = mech.inputs == "counts" and (mech.online is not None or mech.per_query)
@@ -326,13 +322,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         raw_public = head
     else:
         raw_public = checks.raw_frame(args.public, args.rename_duplicates, read_as)
+    keys = checks.key_names(args, raw_public.columns)  # --key, and the --drop columns the public file has
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
         features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
-        key=checks.names_list(args.key))
-    keys = checks.key_columns(raw_public, checks.names_list(args.drop), checks.names_list(args.key))
-    key_frame = raw_public[keys] if keys and not streaming else None  # public columns only, never features
+        keys=keys)
     checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
+    key_frame = raw_public[keys] if keys and not streaming else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
@@ -358,8 +354,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public = None
         chunks = itertools.chain([head], chunks)
     else:
-        public = read_public(args.public if public_src is None else public_src, table,
-                             rename_duplicates=args.rename_duplicates, csv_format=read_as if public_src is None else None)
+        public, kept_rows = read_public(args.public if public_src is None else public_src, table,
+                                        rename_duplicates=args.rename_duplicates, return_rows=True,
+                                        csv_format=read_as if public_src is None else None)
+        if key_frame is not None:
+            key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
         n_public = len(public)
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
@@ -375,32 +374,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             f"holds {table.n_classes} classes. Use a mechanism reading votes ({votes}) instead."
         )
 
-    ledger = entry = None
-    if ledger_path is not None:  # refuse early, before training, when the run cannot fit
-        from core.accounting import load as load_ledger
-
-        fingerprint = checks.ledger_fingerprint(args.private)
-        ledger = load_ledger(ledger_path, fingerprint)
-        if args.budget_epsilon is not None or args.budget_delta is not None:
-            stored = ledger.budget
-            b_eps = args.budget_epsilon if args.budget_epsilon is not None else (stored.epsilon if stored else None)
-            b_delta = args.budget_delta if args.budget_delta is not None else (stored.delta if stored else None)
-            if b_eps is None or b_delta is None:
-                raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
-            ledger.set_budget(epsilon=b_eps, delta=b_delta)
-        entry = pipeline.ledger_entry(mech.name, given, n_public)
-        ledger.check(entry)
-
-    def charge() -> None:  # the private labeling is charged to the ledger file before it runs
-        if ledger is None:
-            return
-        ledger.charge(entry)
-        ledger.save(ledger_path)
-        total = ledger.total()
-        stdout.write(f"Ledger {ledger_path}: {len(ledger)} run(s) on this private file, total "
-                     f"({fmt(total.epsilon)}, {fmt(total.delta)})"
-                     + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
-                        if ledger.budget is not None else "") + ".\n")
+    # The private data's ledger: the run is charged (and refused past the budget) before any
+    # private row is read, in one transaction of the store shared with the app; with a
+    # privacy unit, to each person of the file (their own account), else to the whole dataset.
+    job_ledger = ledger.open_ledger(args)
+    job_ledger.charge(pipeline.ledger_entry(mech.name, given, n_public), units=table.ledger_units)
+    stdout.write(ledger.ledger_line(job_ledger, args))
 
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
     #    the votes (or scores) of every row, on the chosen joblib backend.
@@ -410,31 +389,26 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         teachers = None if trained else pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
                                                        progress=bar.task(f"Training {k} teachers"))
         if streaming:
-            charge()
             rate = stream.RateBar(stderr if bar.enabled else None, "Labeling", n_public)
             result, public = stream.write_stream(
                 paths["--out"], chunks=chunks, table=table, teachers=teachers, mechanism=mech.name,
                 settings=given, m=n_public, rng=rng, prepare=prepare, progress=rate, keep="--student" in paths,
-                keys=tuple(keys))
+                keys=keys)
         else:
             inputs = pipeline.mechanism_inputs(mech.name, teachers, table, public, progress=bar.task(reading))
     del teachers  # non-private: never written
 
-    # 4. The private labeling (whole file), charged to the ledger file first; 5. outputs.
+    # 4. The private labeling (whole file, charged above); 5. outputs.
     if not streaming:
-        charge()
         result = pipeline.label(inputs, mech.name, given, rng=rng, strict=True)
         del inputs
-        from core.export import join_keys
-
-        key_rows = None if key_frame is None else join_keys(key_frame, keys, public)
-        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_rows), "--out")
+        _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_frame), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
                        dataset=dataset_name(args), unit=table.privacy_unit)
-        if ledger is not None and _takes_ledger_total():
-            context["ledger_total"] = ledger.total()
+        if _takes_ledger_total():
+            context["ledger_total"] = job_ledger.total()
         report = pipeline.report(result, **context)
         _write(paths["--report"], report.encode("utf-8"), "--report")
         written.append(str(paths["--report"]))

@@ -20,7 +20,7 @@ import gzip
 import io
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -274,7 +274,7 @@ def label_stream(
     prepare: Callable[[Any], Any] | None = None,
     progress: Callable[[int], None] | None = None,
     keep: bool = False,
-    keys: tuple[str, ...] = (),
+    keys: Sequence[str] = (),
 ):
     """Label a stream of public chunks under one budget and write the labeled CSV.
 
@@ -300,9 +300,9 @@ def label_stream(
         ``progress(rows_done)`` after each chunk.
     keep : bool
         Keep the checked public rows (for a student; memory then grows with the rows).
-    keys : tuple of str
-        Columns of the raw chunks written first in the export as join keys
-        (:func:`core.export.join_keys`), taken before ``prepare``; never features.
+    keys : sequence of str
+        Columns of the public file carried into the CSV as join keys (first, as written;
+        :func:`core.export.labeled_frame`), following the rows kept.
 
     Returns
     -------
@@ -325,25 +325,27 @@ def label_stream(
     kept: list[Any] = []
     done = 0
     first = True
+    keys = list(keys)
     for raw in chunks:
-        key_frame = raw[list(keys)] if keys else None
+        key_part = raw[keys].reset_index(drop=True) if keys else None  # the public file's text, before selection
         if prepare is not None:
             raw = prepare(raw)
         done += len(raw)
         # a chunk whose every row is dropped is skipped, not refused
-        public, coded = check_public_coded(table, raw, skip_empty=True) if len(raw) else (raw, {})
+        if len(raw):
+            public, coded, rows = check_public_coded(table, raw, skip_empty=True, return_rows=True)
+        else:
+            public, coded, rows = raw, {}, np.arange(0)
+        if key_part is not None:  # the keys follow the rows kept
+            key_part = key_part.iloc[rows].reset_index(drop=True)
         if len(public):
             counts = pipeline.mechanism_inputs(mechanism, teachers, table, public, codes=coded)
             ids = session.answer(counts)
             part = make_result(mechanism, ids, None, None, session.spent(), {})
-            if keys or not _write_fast(out, public, _cell_texts(public, coded, numeric), part, table.class_names,
-                                       first):
-                key_rows = None
-                if key_frame is not None:  # the rows kept: all but those dropped for a missing value
-                    dropped_at = np.asarray(public.attrs.get("dropped_at", ()), dtype=np.int64)
-                    key_rows = key_frame.iloc[np.delete(np.arange(len(key_frame)), dropped_at)].reset_index(drop=True)
+            if key_part is not None or not _write_fast(out, public, _cell_texts(public, coded, numeric), part,
+                                                       table.class_names, first):
                 labeled_frame(_whole_numbers_as_int(public), part, table.class_names,
-                              keys=key_rows).to_csv(out, header=first, index=False)
+                              keys=key_part).to_csv(out, header=first, index=False)
             first = False
             labels.append(ids.astype(np.int8 if table.n_classes <= 127 else np.int32))
             if keep:

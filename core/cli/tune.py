@@ -3,7 +3,8 @@
 A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune`
 (docs/design.md §10.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
 whole selection's guarantee is computed and printed before any private row is read
-(``--price-only`` stops there), charged to ``--ledger`` before the run, and stated in
+(``--price-only`` stops there), charged to the dataset's ledger (``--dataset``, ``--ledger``:
+:mod:`core.cli.ledger`) before any private row is read, and stated in
 the report of the release.  What is written is the selected run's labels, as
 ``label`` writes them.  With ``--score holdout`` the candidates are judged by the
 student's correct predictions on ``--holdout`` private rows kept out of every teacher's
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 
 from core.cli.common import (EXIT_OK, PROG, CommandError, ProgressBar, add_command, add_progress, add_seed,
                              dataset_name, fmt, mechanism_name)
+from core.cli.ledger import add_ledger_arguments, ledger_line, open_ledger
 
 __all__ = ["add_parser", "run", "grid_of"]
 
@@ -36,8 +38,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "Private selection (Papernot and Steinke's random stopping): a random number of repetitions, "
             "each running a random candidate of the grid (--mechanism x --epsilon) on the teachers' votes "
             "and scoring it privately; only the best run's labels are written. The whole selection's "
-            "(epsilon, delta) is fixed and printed before any private row is read, charged to --ledger "
-            "before the run, and stated in --report."
+            "(epsilon, delta) is fixed and printed before any private row is read, charged to the --dataset's "
+            "ledger before the teachers are trained, and stated in --report."
         ),
         epilog=(
             "examples:\n"
@@ -64,9 +66,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--drop", default=None, metavar="X,Y",
                       help="leave these columns out of the features, e.g. an identifier (a dropped column of the "
                       "public file stays in --out as a join key)")
-    data.add_argument("--key", default=None, metavar="COL",
-                      help="a column of the public file that identifies its rows: written first in --out; never a "
-                      "feature")
+    data.add_argument("--keep", default=None, metavar="X,Y",
+                      help="use these flagged columns as features anyway (identifiers, survey weights and label "
+                      "stand-ins are left out of the features unless kept here)")
+    data.add_argument("--key", default=None, metavar="X,Y",
+                      help="carry these columns of the public file into --out as join keys, not as features")
     from core.cli.checks import add_csv_format
 
     add_csv_format(data)
@@ -105,10 +109,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     out.add_argument("--report", default=None, metavar="FILE", help="the JSON privacy report to write")
     out.add_argument("--overwrite", action="store_true",
                      help="replace --out and --report files that exist already (default: refuse)")
-    out.add_argument("--ledger", default=None, metavar="FILE",
-                     help="JSON privacy ledger charged with the whole selection before it runs")
-    out.add_argument("--budget-epsilon", type=float, default=None, metavar="E", help="with --ledger: total epsilon allowed")
-    out.add_argument("--budget-delta", type=float, default=None, metavar="D", help="with --ledger: total delta allowed")
+    add_ledger_arguments(p.add_argument_group(
+        "privacy ledger (the whole selection is charged to the private data's name before it reads a private row)"))
     add_seed(p)
     add_progress(p)
     p.set_defaults(handler=run)
@@ -177,28 +179,31 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     ns = argparse.Namespace(out=args.out, report=args.report, student=None, ledger=args.ledger,
                             private=args.private, public=args.public, overwrite=args.overwrite)
     paths = output_paths(ns)
-    ledger_path = paths.pop("--ledger", None)
+    paths.pop("--ledger", None)  # checked as an output place; the store is opened below
     params = parse_assignments(args.learner, args.learner_param)
     if args.seed is not None:
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
+    checks.private_columns(args, stderr)  # the column check; flagged columns left out unless --keep
     raw_private = checks.raw_frame(args.private, csv_format=read_as)
     raw_public = checks.raw_frame(args.public, csv_format=read_as)
+    keys = checks.key_names(args, raw_public.columns)  # --key, and the --drop columns the public file has
     private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
                                                     features=checks.names_list(args.features),
                                                     drop=checks.names_list(args.drop), unit=args.privacy_unit,
-                                                    key=checks.names_list(args.key))
-    keys = checks.key_columns(raw_public, checks.names_list(args.drop), checks.names_list(args.key))
-    key_frame = raw_public[keys] if keys else None  # public columns only, never features
+                                                    keys=keys)
+    key_frame = raw_public[keys] if keys else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
                        privacy_unit=args.privacy_unit, csv_format=read_as if private_src is None else None)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public = read_public(args.public if public_src is None else public_src, table,
-                         csv_format=read_as if public_src is None else None)
+    public, kept_rows = read_public(args.public if public_src is None else public_src, table, return_rows=True,
+                                    csv_format=read_as if public_src is None else None)
+    if key_frame is not None:
+        key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
     check_delta(args.delta, n=table.n_rows)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -206,20 +211,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
                      f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
-    ledger = None
-    if ledger_path is not None:
-        from core.accounting import load as load_ledger
-
-        ledger = load_ledger(ledger_path, checks.ledger_fingerprint(args.private))
-        if args.budget_epsilon is not None or args.budget_delta is not None:
-            stored = ledger.budget
-            b_eps = args.budget_epsilon if args.budget_epsilon is not None else (stored.epsilon if stored else None)
-            b_delta = args.budget_delta if args.budget_delta is not None else (stored.delta if stored else None)
-            if b_eps is None or b_delta is None:
-                raise CommandError("A new ledger budget needs both --budget-epsilon and --budget-delta.")
-            ledger.set_budget(epsilon=b_eps, delta=b_delta)
-        ledger.check(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
-                                        score_sigma=score_sigma, delta=args.delta)[1])
+    job_ledger = open_ledger(args)  # the whole selection, charged before any private row is read
+    job_ledger.charge(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
+                                         score_sigma=score_sigma, delta=args.delta)[1],
+                      units=table.ledger_units)  # with a unit: each person of the file, held-out ones too
+    stdout.write(ledger_line(job_ledger, args))
 
     teach, held = table, None
     if score_sigma is not None:
@@ -230,40 +226,32 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     del teachers
     score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
     sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
-                        delta=args.delta, ledger=ledger, rng=rng)
+                        delta=args.delta, rng=rng)  # charged above, before training
     del votes
-    if ledger is not None:
-        ledger.save(ledger_path)
-        total = ledger.total()
-        stdout.write(f"Ledger {ledger_path}: {len(ledger)} run(s) on this private file, total "
-                     f"({fmt(total.epsilon)}, {fmt(total.delta)})"
-                     + (f" of the budget ({fmt(ledger.budget.epsilon)}, {fmt(ledger.budget.delta)})"
-                        if ledger.budget is not None else "") + ".\n")
     result = sel.result
-    from core.export import join_keys
-
-    key_rows = None if key_frame is None else join_keys(key_frame, keys, public)
-    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_rows))
+    paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_frame))
     written = [str(paths["--out"])]
     if "--report" in paths:
         rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
-                             **({} if ledger is None else {"ledger_total": ledger.total()}))
+                             ledger_total=job_ledger.total())
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
-            "chosen": sel.chosen, "repetitions": sel.runs, "repeat_mean": price.parts["repeat_mean"],
+            "chosen": sel.chosen, "repeat_mean": price.parts["repeat_mean"],
             "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
             "holdout_rows": 0 if held is None else (held.n_rows if held.unit is None else held.unit.n_units),
             "epsilon": sel.epsilon, "delta": sel.delta,
-            "statement": "The labels are the selected run's; epsilon and delta are the whole selection's.",
+            "statement": "The labels are the selected run's; epsilon and delta are the whole selection's. How many "
+                         "repetitions ran, and which candidates they ran, is not released: the guarantee holds for "
+                         "the best run with their number hidden.",
         }
         paths["--report"].write_text(report_json(rep), encoding="utf-8")
         written.append(str(paths["--report"]))
     stdout.write(
         f"Selected candidate {sel.chosen + 1} of {len(candidates)}: {sel.mechanism} at "
         f"{', '.join(f'{k} = {fmt(v) if isinstance(v, float) else v}' for k, v in sel.settings.items())} "
-        f"after {sel.runs} repetitions (score by {sel.score_kind}: {fmt(sel.score)}).\n"
+        f"(score by {sel.score_kind}: {fmt(sel.score)}).\n"
         f"  answered       {result.n_answered}\n  abstained      {result.n_bottom}\n"
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
         f"({checks.adjacency_text(table)}).\n"

@@ -1,4 +1,4 @@
-"""What each column of a private table looks like: identifiers, free text, dates, label stand-ins.
+"""What each column of a private table looks like: identifiers, survey weights, free text, dates, label stand-ins.
 
 :func:`column_warnings` reads each feature column and says, in a sentence, when it looks
 like
@@ -9,17 +9,24 @@ like
     ``zip``...) or by its content: e-mail addresses, phone numbers, postcodes, people's
     names (values found in lists of common first names and surnames, or shaped like
     capitalised names and nearly all different), text nearly unique per row (case
-    numbers, codes), or whole numbers unique in every row.  Teachers cannot generalise
-    from it, and an export of it is a join key back to people;
+    numbers, codes), or whole numbers unique in every row (row numbers).  Teachers cannot
+    generalise from it, and an export of it is a join key back to people;
+``"survey_weight"``
+    a survey's sampling weight, found by its name (``fnlwgt``, ``perwt``, ``pwgtp``,
+    ``wtfinl``, ``final_weight``, ``sampling_weight``...; not ``weight`` or ``wt.loss``): it
+    says how many people a row stands for, not anything about the row's person;
 ``"free_text"``
     many distinct long or many-word texts (one-hot encoding makes each its own column);
 ``"date"``
     dates written as text (read as categories, one per day);
 ``"label_stand_in"``
-    a column that agrees with the label, or tells almost everything about it
-    (:mod:`core.data.standins`): often the outcome itself or a leak of it.  A NON-PRIVATE
+    a column that agrees with the label, or tells almost everything about it, by its
+    values, its missingness or one threshold (:mod:`core.data.standins`; every column is
+    tested, identifiers included): often the outcome itself or a leak of it.  A NON-PRIVATE
     diagnostic computed on the private rows, for the data's owner only, never exported.
 
+Identifiers, survey weights and label stand-ins are left out of the features by default
+(:func:`core.data.features.default_features`, :data:`core.data.features.LEFT_OUT_KINDS`).
 The sentences name no command-line flag; :mod:`core.data.problems` attaches the fixes
 (an app button, a command-line flag) to each.
 """
@@ -39,6 +46,8 @@ __all__ = [
     "ColumnWarning",
     "WARNING_KINDS",
     "IDENTIFIER_NAMES",
+    "SURVEY_WEIGHT_NAMES",
+    "SURVEY_WEIGHT_PHRASES",
     "PERSON_NAME_COLUMNS",
     "column_warnings",
     "identify",
@@ -49,7 +58,7 @@ __all__ = [
     "single_column_accuracy",
 ]
 
-WARNING_KINDS = ("identifier", "free_text", "date", "label_stand_in")
+WARNING_KINDS = ("identifier", "survey_weight", "free_text", "date", "label_stand_in")
 """The kinds of :class:`ColumnWarning`, in the order they are checked."""
 
 IDENTIFIER_NAMES = frozenset({
@@ -59,6 +68,17 @@ IDENTIFIER_NAMES = frozenset({
 })
 """Words of a column name (split at anything but letters and digits, and at camelCase) that
 mark an identifier."""
+
+SURVEY_WEIGHT_NAMES = frozenset({
+    "fnlwgt", "finalwgt", "finwgt", "perwt", "hhwt", "pwgtp", "wgtp", "wtfinl", "wtsupp", "sampwt", "sampwgt",
+    "wtpers", "basewgt", "expansionfactor",
+})
+"""Name words of survey weights (census and survey codes), matched whole."""
+
+SURVEY_WEIGHT_PHRASES = ("finalweight", "weightfinal", "sampleweight", "samplingweight", "surveyweight",
+                         "designweight", "personweight", "householdweight", "replicateweight", "baseweight")
+"""Phrases found in a name with its separators removed (``final_weight``, ``SampleWeight2019``).
+A column called just ``weight`` (often a person's body weight) or ``wt.loss`` is left alone."""
 
 PERSON_NAME_COLUMNS = frozenset({
     "name", "names", "first", "last", "firstname", "lastname", "fullname", "surname", "surnames",
@@ -200,8 +220,8 @@ def identify(values: pd.Series, name: str, *, min_rows: int = 20) -> tuple[str, 
     Returns
     -------
     (kind, reason) or None
-        ``kind`` is ``"identifier"``, ``"free_text"`` or ``"date"``; ``reason`` says what was
-        found, in a few words.
+        ``kind`` is ``"identifier"``, ``"survey_weight"``, ``"free_text"`` or ``"date"``;
+        ``reason`` says what was found, in a few words.
     """
     present = values.dropna()
     n = len(present)
@@ -226,6 +246,8 @@ def identify(values: pd.Series, name: str, *, min_rows: int = 20) -> tuple[str, 
         return "identifier", "phone numbers"
     if is_text and _share(sample, _POSTCODE) >= 0.8 and distinct > 5:
         return "identifier", "postcodes"
+    if not is_text and (words & SURVEY_WEIGHT_NAMES or any(w in joined for w in SURVEY_WEIGHT_PHRASES)):
+        return "survey_weight", f"its name ('{name}') marks a survey's sampling weight"
     if words & IDENTIFIER_NAMES:
         found = sorted(words & IDENTIFIER_NAMES)[0]
         return "identifier", f"its name ('{found}') marks an identifier"
@@ -244,8 +266,16 @@ def identify(values: pd.Series, name: str, *, min_rows: int = 20) -> tuple[str, 
             and _name_list_share(sample) >= 0.2:
         return "identifier", f"people's names ({distinct} distinct capitalised values in {n} rows)"
     if enough and distinct == n and not is_text and _whole_numbers(present):
+        x = np.sort(pd.to_numeric(present, errors="coerce").to_numpy(dtype=float))
+        if np.all(np.diff(x) == 1.0):
+            return "identifier", f"row numbers (consecutive whole numbers, one per row, from {x[0]:.0f} to {x[-1]:.0f})"
         return "identifier", f"whole numbers different in every one of the {n} rows"
     return None
+
+
+LEFT_OUT_SENTENCE = ("It is left out of the features unless you keep it explicitly (it can still be carried into "
+                     "the export as a join key).")
+"""What the sentence of an identifier or a survey weight adds: the default and how to change it."""
 
 
 def _sentence(column: str, kind: str, reason: str) -> str:
@@ -255,21 +285,43 @@ def _sentence(column: str, kind: str, reason: str) -> str:
     if kind == "free_text":
         return (f"Column '{column}' looks like {reason}: each text would be a category of its own. "
                 "Drop it, or turn it into a few features first.")
+    if kind == "survey_weight":
+        return (f"Column '{column}' looks like a survey weight: {reason}. It says how many people a row stands for, "
+                "not something about the row's person, so it is no feature. " + LEFT_OUT_SENTENCE)
     return (f"Column '{column}' looks like an identifier: {reason}. An identifier teaches the teachers nothing, "
-            "and copied into an export it links rows back to people. Drop it.")
+            "and copied into an export it links rows back to people. " + LEFT_OUT_SENTENCE)
 
 
 def _stand_in_sentence(column: str, label: str | None, s: StandIn) -> str:
     label_text = f"the label '{label}'" if label is not None else "the label"
-    if s.discrete:
-        found = (f"agrees with {label_text} on {s.agreement:.0%} of held-out rows (always answering the most "
-                 f"common class: {s.baseline:.0%}) and explains {s.information:.0%} of its uncertainty")
-    else:
+    if s.test == "missingness":
+        found = (f"is filled in or empty with {label_text}: whether it is missing agrees with the label on "
+                 f"{s.agreement:.0%} of held-out rows (always answering the most common class: {s.baseline:.0%})")
+    elif s.test == "threshold":
         found = (f"turns into {label_text} at a single threshold on {s.agreement:.0%} of held-out rows (always "
                  f"answering the most common class: {s.baseline:.0%})")
-    return (f"Column '{column}' {found}. It may be the outcome itself or a leak of it: drop it unless its value "
-            "is known whenever the labels are used. NON-PRIVATE diagnostic computed on the private rows: for the "
-            "data's owner only, never exported.")
+    elif s.test == "outcome time":
+        found = (f"is named like a time or an event measured up to the outcome, and a single threshold on it gives "
+                 f"{label_text} on {s.agreement:.0%} of held-out rows (always answering the most common class: "
+                 f"{s.baseline:.0%})")
+    else:
+        grouped = f", its {s.grouped} rare values grouped" if s.grouped else ""
+        found = (f"agrees with {label_text} on {s.agreement:.0%} of held-out rows (always answering the most "
+                 f"common class: {s.baseline:.0%}) and explains {s.information:.0%} of its uncertainty{grouped}")
+    return (f"Column '{column}' {found}. It may be the outcome itself or a leak of it: it is left out of the "
+            "features unless you keep it explicitly, which is right only if its value is known whenever the labels "
+            "are used. NON-PRIVATE diagnostic computed on the private rows: for the data's owner only, never exported.")
+
+
+def _stand_in_reason(s: StandIn) -> str:
+    if s.test == "missingness":
+        return f"whether it is filled in agrees with the label on {s.agreement:.0%} of held-out rows"
+    if s.test == "threshold":
+        return f"one threshold gives the label on {s.agreement:.0%} of held-out rows"
+    if s.test == "outcome time":
+        return (f"named like a time up to the outcome; one threshold gives the label on {s.agreement:.0%} of "
+                "held-out rows")
+    return f"agrees with the label on {s.agreement:.0%} of held-out rows"
 
 
 def column_warnings(
@@ -304,8 +356,9 @@ def column_warnings(
     Returns
     -------
     list of ColumnWarning
-        In column order; at most one of identifier/free text/date per column, and a
-        stand-in finding for a column that is none of those.
+        In column order; at most one of identifier/survey weight/free text/date per
+        column, and a stand-in finding for any column (identifiers included: every column
+        is tested).
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
@@ -326,16 +379,12 @@ def column_warnings(
         if found is not None:
             kind, reason = found
             out.append(ColumnWarning(str(column), kind, _sentence(str(column), kind, reason), reason))
-            if kind == "identifier":
-                continue
-        if not stand_ins or labels is None or int(values.notna().sum()) < min_rows:
+        if not stand_ins or labels is None or len(values) < min_rows:
             continue
-        s = stand_in(values.reset_index(drop=True), labels, rng=rng)
+        s = stand_in(values.reset_index(drop=True), labels, rng=rng, name=str(column))
         if s.flagged:
-            reason = (f"agrees with the label on {s.agreement:.0%} of held-out rows" if s.discrete
-                      else f"one threshold gives the label on {s.agreement:.0%} of held-out rows")
             out.append(ColumnWarning(str(column), "label_stand_in", _stand_in_sentence(str(column), label_column, s),
-                                     reason, s))
+                                     _stand_in_reason(s), s))
     return out
 
 

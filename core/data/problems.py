@@ -4,10 +4,13 @@
 instead of refusing it at the first problem it lists them all: the label column (never
 guessed from position), duplicate column names, columns empty in every row, missing
 values, number columns holding text, and then, column by column
-(:mod:`core.data.columns`), identifiers, free text, dates and label stand-ins.  Each
+(:mod:`core.data.columns`), identifiers, survey weights, free text, dates and label
+stand-ins.  Each
 :class:`Problem` says what was found in a sentence (no command-line flag), whether the
 file can be loaded as it is (``blocking``), and its :class:`Fix` es: the app shows one
-button per fix, the command line names its flag (:attr:`Fix.flag`).
+button per fix, the command line names its flag (:attr:`Fix.flag`).  Identifiers, survey
+weights and label stand-ins are left out of the features by default
+(:func:`core.data.features.default_features`): their fix is to keep them explicitly.
 
 :func:`check_columns` makes the same column checks on a table already loaded (a bundled or
 generated one).  A :class:`ColumnCheck` records the checks it made and those it did not
@@ -44,13 +47,15 @@ __all__ = [
     "without_columns",
 ]
 
-FIX_ACTIONS = ("choose_label", "rename_duplicates", "drop_empty_columns", "missing", "drop_column", "privacy_unit")
+FIX_ACTIONS = ("choose_label", "rename_duplicates", "drop_empty_columns", "missing", "drop_column", "privacy_unit",
+               "keep_column")
 """What a :class:`Fix` does: choose the label column, rename repeated header names, drop
 columns empty in every row, set the missing-value option (``Fix.value``), drop columns,
-declare a column the privacy unit (the persons: every guarantee then holds per person)."""
+declare a column the privacy unit (the persons: every guarantee then holds per person),
+keep a column that is left out of the features by default."""
 
 PROBLEM_KINDS = ("label", "duplicate_header", "empty_column", "missing_values", "not_numbers",
-                 "person_key", "duplicate_rows", "identifier", "free_text", "date", "label_stand_in")
+                 "person_key", "duplicate_rows", "identifier", "survey_weight", "free_text", "date", "label_stand_in")
 """The kinds of :class:`Problem`, in the order they are listed."""
 
 _CHECKS = {
@@ -62,7 +67,8 @@ _CHECKS = {
     "person_key": "columns repeating like a person key (a NON-PRIVATE diagnostic on the private rows)",
     "duplicate_rows": "exact duplicate rows (a NON-PRIVATE diagnostic on the private rows)",
     "identifier": "identifiers (by name, and by content: people's names, e-mail addresses, phone numbers, "
-                  "postcodes, codes unique per row)",
+                  "postcodes, codes unique per row, row numbers)",
+    "survey_weight": "survey weights (by name)",
     "free_text": "free text",
     "date": "dates",
     "label_stand_in": "label stand-ins (a NON-PRIVATE diagnostic on the private rows)",
@@ -101,6 +107,8 @@ class Fix:
             return "Drop " + ", ".join(f"'{c}'" for c in self.columns)
         if self.action == "privacy_unit":
             return f"Declare '{self.columns[0]}' the privacy unit (a guarantee per person)"
+        if self.action == "keep_column":
+            return "Keep " + ", ".join(f"'{c}'" for c in self.columns) + " as a feature"
         return "Choose the label column"
 
     @property
@@ -116,6 +124,8 @@ class Fix:
             return "--drop " + ",".join(self.columns)
         if self.action == "privacy_unit":
             return f"--privacy-unit {self.columns[0]}"
+        if self.action == "keep_column":
+            return "--keep " + ",".join(self.columns)
         return "--label-column NAME"
 
 
@@ -138,6 +148,8 @@ class Problem:
     non_private : bool
         True when found by reading the private labels (a NON-PRIVATE diagnostic for the
         data's owner, never exported).
+    reason : str
+        The finding in a few words (a column finding's :attr:`ColumnWarning.reason`).
     """
 
     kind: str
@@ -146,6 +158,7 @@ class Problem:
     fixes: tuple[Fix, ...] = ()
     blocking: bool = False
     non_private: bool = False
+    reason: str = ""
 
     @property
     def column(self) -> str | None:
@@ -172,6 +185,9 @@ class ColumnCheck:
     suggested_label : str or None
         A column named like a label (``label``, ``target``, ``y``, ``class``), if any: a
         suggestion, never applied silently.
+    features : tuple of str
+        The feature columns checked (the columns but the label, less those the user left
+        out), in file order: :func:`core.data.features.default_features` chooses among them.
     """
 
     problems: tuple[Problem, ...]
@@ -180,6 +196,7 @@ class ColumnCheck:
     columns: tuple[str, ...] = ()
     label_column: str | None = None
     suggested_label: str | None = None
+    features: tuple[str, ...] = ()
 
     @property
     def blocking(self) -> tuple[Problem, ...]:
@@ -260,19 +277,36 @@ def _group_sentence(k: int) -> str:
             f"({g_eps:g}, {g_delta:.2g}) for that person.")
 
 
-def _person_problems(frame: pd.DataFrame, label_column: str | None) -> list[Problem]:
-    """Columns repeating like a person key, and exact duplicate rows (NON-PRIVATE diagnostics)."""
+def _person_problems(frame: pd.DataFrame, label_column: str | None,
+                     identifiers: dict[str, str] | None = None) -> list[Problem]:
+    """Columns repeating like a person key, and exact duplicate rows (NON-PRIVATE diagnostics).
+
+    A key named like a person or record, or also found an identifier (``identifiers``:
+    column to reason), is a person's ID: left out of the features by default, with the unit
+    offered and a Keep; a key found by its blocks of rows alone stays a feature, with the
+    unit offered and a Drop.
+    """
     from core.data.columns import duplicate_rows, person_keys
 
+    identifiers = identifiers or {}
     out = []
     for key in person_keys(frame, skip=(label_column,) if label_column else ()):
-        sentence = (f"Column '{key.column}' repeats its values like a person key ({key.reason}): {key.n_keys:,} "
-                    f"distinct values, up to {key.largest} rows each. {_group_sentence(key.largest)} Declare it the "
-                    "privacy unit instead of dropping it: every guarantee then holds per person (all of a person's "
-                    f"rows under one teacher), and the column is not a feature. {_NON_PRIVATE}")
-        out.append(Problem("person_key", (key.column,), sentence,
-                           (Fix("privacy_unit", (key.column,)), Fix("drop_column", (key.column,))),
-                           blocking=False, non_private=True))
+        named = key.reason.startswith("its name") or key.column in identifiers
+        head = (f"Column '{key.column}' repeats its values like a person key ({key.reason}): {key.n_keys:,} "
+                f"distinct values, up to {key.largest} rows each. {_group_sentence(key.largest)} ")
+        if named:
+            why = key.reason if key.column not in identifiers else f"{identifiers[key.column]}; {key.reason}"
+            sentence = (head + "It names a person, so it is left out of the features. Declare it the privacy unit: "
+                        "every guarantee then holds per person (all of a person's rows under one teacher), and the "
+                        f"column is not a feature. {_NON_PRIVATE}")
+            fixes = (Fix("privacy_unit", (key.column,)), Fix("keep_column", (key.column,)))
+        else:
+            why = key.reason
+            sentence = (head + "Declare it the privacy unit instead of dropping it: every guarantee then holds per "
+                        "person (all of a person's rows under one teacher), and the column is not a feature. "
+                        + _NON_PRIVATE)
+            fixes = (Fix("privacy_unit", (key.column,)), Fix("drop_column", (key.column,)))
+        out.append(Problem("person_key", (key.column,), sentence, fixes, blocking=False, non_private=True, reason=why))
     copies, largest = duplicate_rows(frame)
     if copies:
         sentence = (f"{copies:,} row(s) are exact copies of another row (up to {largest} identical rows). A per-row "
@@ -285,13 +319,18 @@ def _person_problems(frame: pd.DataFrame, label_column: str | None) -> list[Prob
 
 def _column_problems(features: pd.DataFrame, label_column: str | None, labels, stand_ins: bool, *,
                      unit: str | None = None, whole: pd.DataFrame | None = None) -> list[Problem]:
-    out = [] if unit is not None or whole is None else _person_problems(whole, label_column)
+    from core.data.features import LEFT_OUT_KINDS
+
+    warnings = column_warnings(features, label_column, labels=labels, stand_ins=stand_ins)
+    identifiers = {w.column: w.reason for w in warnings if w.kind == "identifier"}
+    out = [] if unit is not None or whole is None else _person_problems(whole, label_column, identifiers)
     keyed = {p.column for p in out if p.kind == "person_key"}
-    for w in column_warnings(features, label_column, labels=labels, stand_ins=stand_ins):
+    for w in warnings:
         if w.column in keyed and w.kind == "identifier":
-            continue  # said once, as a person key, with the unit offered before the drop
-        out.append(Problem(w.kind, (w.column,), w.sentence, (Fix("drop_column", (w.column,)),),
-                           blocking=False, non_private=w.kind == "label_stand_in"))
+            continue  # said once, as a person key, with the unit offered before keeping it
+        fix = Fix("keep_column" if w.kind in LEFT_OUT_KINDS else "drop_column", (w.column,))
+        out.append(Problem(w.kind, (w.column,), w.sentence, (fix,), blocking=False,
+                           non_private=w.kind == "label_stand_in", reason=w.reason))
     return out
 
 
@@ -480,7 +519,8 @@ def check_file(
     found = _column_problems(kept, label, labels[rows].to_numpy() if use_labels else None, use_labels,
                              unit=privacy_unit, whole=whole)
     made, not_made = _made(reason, labels is not None)
-    return ColumnCheck(_order(problems + found), made, not_made, tuple(columns), label, suggested)
+    return ColumnCheck(_order(problems + found), made, not_made, tuple(columns), label, suggested,
+                       tuple(str(c) for c in features.columns))
 
 
 def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None = None) -> ColumnCheck:
@@ -519,5 +559,5 @@ def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None
     made, not_made = _made(stand_ins_reason, True)
     columns = (*table.features.columns, table.label_column)
     return ColumnCheck(_order(problems), made, not_made, tuple(str(c) for c in columns), table.label_column,
-                       suggest_label_column(columns))
+                       suggest_label_column(columns), tuple(str(c) for c in table.features.columns))
 

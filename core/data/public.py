@@ -40,7 +40,7 @@ def _category_text(value: Any) -> Any:
     return text if text else np.nan
 
 
-def check_public(table: Table, public_frame) -> pd.DataFrame:
+def check_public(table: Table, public_frame, *, return_rows: bool = False):
     """Check a public (query) table against the private table's feature schema.
 
     The public table must hold every feature column of ``table``.  A column named like
@@ -69,15 +69,16 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     public_frame : pandas.DataFrame or 2-D array-like
         The public features.  A plain array must have exactly the table's feature columns
         in order.
+    return_rows : bool, default False (keyword-only)
+        Also return the kept rows' positions.
 
     Returns
     -------
     pandas.DataFrame
         The public features with a fresh ``RangeIndex``, in the table's column order:
-        numeric columns as float64, categorical ones as object (text).
-        ``attrs["dropped_at"]`` holds the positions in ``public_frame`` of the rows dropped
-        for a missing value (a tuple), so that columns kept out of the features (a join
-        key) can follow the rows kept.
+        numeric columns as float64, categorical ones as object (text).  With
+        ``return_rows``, also each kept row's position in ``public_frame`` (to carry
+        join keys along when ``missing="drop"`` leaves rows out).
 
     Raises
     ------
@@ -86,12 +87,15 @@ def check_public(table: Table, public_frame) -> pd.DataFrame:
     DataError
         No rows, infinite values, or missing values the table's option refuses.
     """
+    if return_rows:
+        checked, _, rows = check_public_coded(table, public_frame, return_rows=True)
+        return checked, rows
     return check_public_coded(table, public_frame)[0]
 
 
 def check_public_coded(
-    table: Table, public_frame, *, skip_empty: bool = False
-) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    table: Table, public_frame, *, skip_empty: bool = False, return_rows: bool = False
+) -> tuple:
     """:func:`check_public`, and the distinct values of the checked columns read from text.
 
     Parameters
@@ -102,6 +106,8 @@ def check_public_coded(
     skip_empty : bool, keyword-only
         With ``missing="drop"``, a frame whose every row is dropped gives no rows (and
         ``attrs["dropped_rows"]`` = its length) instead of an error: a chunk of a stream.
+    return_rows : bool, keyword-only
+        Also return each kept row's position in ``public_frame`` (a third item).
 
     Returns
     -------
@@ -113,6 +119,8 @@ def check_public_coded(
         missing), so that ``checked[column]`` is ``values[codes]`` (categorical: the
         distinct texts; numeric: the distinct numbers).  What a consumer of the rows
         would otherwise factorize again (the teachers' shared encoder, a CSV writer).
+    rows : numpy.ndarray
+        With ``return_rows``: each kept row's position in ``public_frame``.
     """
     check_table(table)
     if not isinstance(public_frame, pd.DataFrame):
@@ -211,6 +219,7 @@ def check_public_coded(
             "inside each teacher's pipeline)."
         )
     dropped = 0
+    source_rows = np.arange(len(checked))
     if table.missing == "drop" and has_missing.any():
         if has_missing.all() and not skip_empty:
             raise DataError(
@@ -221,13 +230,13 @@ def check_public_coded(
         dropped = int(has_missing.sum())
         checked = checked.loc[~has_missing].reset_index(drop=True)
         coded = {column: (codes[~has_missing], values) for column, (codes, values) in coded.items()}
+        source_rows = source_rows[~has_missing]
     checked.attrs["dropped_rows"] = dropped
-    checked.attrs["dropped_at"] = tuple(int(i) for i in np.flatnonzero(has_missing)) if dropped else ()
-    return checked, coded
+    return (checked, coded, source_rows) if return_rows else (checked, coded)
 
 
 def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False,
-                csv_format=None) -> pd.DataFrame:
+                csv_format=None, return_rows: bool = False):
     """Read a public (query) CSV file and check it against ``table`` (:func:`check_public`).
 
     Parameters
@@ -244,6 +253,8 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
     csv_format : core.data.CsvFormat, optional
         The file's encoding, separator and decimal mark; None fields are detected (as for
         :func:`load_table`; the public file may be written another way than the private one).
+    return_rows : bool, default False
+        Also return the kept rows' positions in the file (:func:`check_public`).
 
     Returns
     -------
@@ -265,4 +276,4 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
         csv_format=csv_format,
     )
     frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
-    return check_public(table, frame)
+    return check_public(table, frame, return_rows=return_rows)

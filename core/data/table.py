@@ -163,9 +163,7 @@ class Table:
         """The privacy-unit ID of each row: the person's ID (text) with a unit, else the row's
         number in the source file (:attr:`rows`).  Private (in memory only).
 
-        What a ledger needs to account a run that reads only this part of a dataset (a split
-        with a held-out part): ``ledger.charge(entry, units=part.unit_ids)``; a run that reads
-        the whole dataset needs none.
+        A ledger charges runs by :attr:`ledger_units` (the IDs only where a unit is declared).
 
         Returns
         -------
@@ -174,6 +172,24 @@ class Table:
         if self.unit is None:
             return self.rows.copy()
         return self.unit.ids[self.unit.codes]
+
+    @property
+    def ledger_units(self) -> np.ndarray | None:
+        """What a ledger charges a run on this table to (docs/design.md §9):
+        ``ledger.charge(entry, units=table.ledger_units)``.
+
+        With a declared unit, the persons' IDs (:attr:`unit_ids`): each person's runs
+        compose in their own account, so a run on a part split by person (the app's
+        training part, a fold) charges only that part's persons, all of a person's rows
+        together.  Without one, None: the run counts against the whole dataset.  Row numbers
+        are no identity (a re-saved file with rows added in front renumbers every row), so
+        charging by them could under-count.
+
+        Returns
+        -------
+        numpy.ndarray or None
+        """
+        return None if self.unit is None else self.unit_ids
 
     @property
     def privacy_unit(self):

@@ -6,6 +6,7 @@ mechanisms through the registry.
 
 from __future__ import annotations
 
+import math
 from importlib import import_module
 from typing import Any
 
@@ -90,7 +91,7 @@ def _a_stab_map(m: int, *, epsilon, delta, **_: Any):
 
 def _planned(name: str):
     def entry(m: int, *, delta, epsilon=None, T=None, calibration="tight", gamma=None, **_: Any):
-        from core.accounting.ledger_maps import planned_entry
+        from core.ledger.maps import planned_entry
 
         return planned_entry(name, epsilon=epsilon, delta=delta, m=m, T=T, calibration=calibration, gamma=gamma)
 
@@ -98,14 +99,24 @@ def _planned(name: str):
 
 
 def _gnmax_entry(m: int, *, sigma, delta, **_: Any):
-    from core.accounting.ledger_maps import gnmax_entry
+    from core.ledger.maps import gnmax_entry
 
     return gnmax_entry(sigma=sigma, m=m, delta=delta)
 
 
-def _confident_entry(m: int, *, sigma1, sigma2, delta, **_: Any):
-    from core.accounting.ledger_maps import confident_gnmax_entry
+def _confident_entry(m: int, *, sigma1, sigma2, delta, accounting="fixed", **_: Any):
+    from core.ledger.maps import confident_gnmax_entry
 
+    if accounting == "filter":  # the run's own claim: its Rényi filter's budget at its order (the result's map)
+        from core.accounting.rdp import confident_gnmax_guarantee
+        from core.ledger.entries import RDPEntry
+
+        alpha = float(confident_gnmax_guarantee(sigma1, sigma2, n_queries=m, delta=delta).parts["order"])
+        rho = m * alpha / (2.0 * sigma1 * sigma1) + m * alpha / (sigma2 * sigma2)
+        return RDPEntry.filter(order=alpha, rho_budget=rho, delta_conversion=delta, mechanism="confident-gnmax",
+                               params={"sigma1": float(sigma1), "sigma2": float(sigma2), "m": int(m),
+                                       "accounting": "filter", "order": alpha, "budget": rho},
+                               description=f"confident-gnmax under a Rényi filter: budget {rho:.4g} at α = {alpha:g}.")
     return confident_gnmax_entry(sigma1=sigma1, sigma2=sigma2, m=m, delta=delta)
 
 
@@ -355,7 +366,7 @@ def _dp_logistic_map(m: int, *, epsilon, delta, perturbation="gaussian", **_: An
 
 
 def _dp_logistic_entry(m: int, *, epsilon, delta, perturbation="gaussian", C=None, **_: Any):
-    from core.accounting.ledger_entries import ApproxDPEntry, PureDPEntry
+    from core.ledger.entries import ApproxDPEntry, PureDPEntry
 
     public = {"epsilon": float(epsilon), "perturbation": perturbation, **({} if C is None else {"C": float(C)})}
     if perturbation == "gamma":
@@ -379,14 +390,14 @@ def _dp_naive_bayes_map(m: int, *, epsilon, delta, **_: Any):
 
 
 def _dp_naive_bayes_entry(m: int, *, epsilon, delta, **_: Any):
-    from core.accounting.dp_training import naive_bayes_noise, naive_bayes_rdp
-    from core.accounting.ledger_entries import RDPEntry
-    from core.accounting.rdp import ORDERS
+    from core.accounting.dp_training import naive_bayes_mu_sq
+    from core.ledger.maps import gaussian_entry
 
-    z = naive_bayes_noise(epsilon, delta, dimension=1).z
-    return RDPEntry(orders=tuple(ORDERS), rho=tuple(naive_bayes_rdp(z)), delta_conversion=float(delta),
-                    mechanism="dp-naive-bayes", description=f"DP Gaussian naive Bayes, noise multiplier z = {z:.4g}",
-                    params={"epsilon": float(epsilon)})
+    mu_sq = naive_bayes_mu_sq(epsilon, delta)
+    return gaussian_entry(mu_sq=mu_sq, delta=float(delta), mechanism="dp-naive-bayes",
+                          description=f"DP Gaussian naive Bayes: one Gaussian mechanism of μ² = {mu_sq:.4g} "
+                          f"(noise multiplier z = {1.0 / math.sqrt(mu_sq):.4g}), exact accounting",
+                          params={"epsilon": float(epsilon)})
 
 
 from core.mechanisms.registry import Parameter  # noqa: E402  (this section's own parameters)
@@ -449,6 +460,7 @@ _builtin(
         "squares of its rows, each with Gaussian noise; the means and variances computed from them "
         "define a Gaussian naive Bayes that labels every public row."
     ),
-    formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad \rho(\alpha) = \alpha/(2z^2)",),
+    formulas=(r"\tilde S_c = \sum_{i: y_i = c} u_i + \mathcal{N}(0, \sigma_S^2 I), \qquad "
+              r"\delta = \Phi\big(-\varepsilon z + \tfrac{1}{2z}\big) - e^{\varepsilon}\,\Phi\big(-\varepsilon z - \tfrac{1}{2z}\big)",),
     ledger_entry=_dp_naive_bayes_entry,
 )

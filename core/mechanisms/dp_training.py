@@ -13,7 +13,7 @@ number of public rows (the ensemble's aggregators pay per query).  Two models:
     :mod:`core.accounting.dp_training`.
 :func:`dp_naive_bayes_label`
     Gaussian naive Bayes from class counts, per-class sums and sums of squares released
-    by the Gaussian mechanism (Rényi accounting).
+    by the Gaussian mechanism, its noise set by the exact Gaussian privacy profile.
 
 **Norm bounds from public facts only.**  Both read :class:`PrivateRows`, made by
 :func:`private_rows`: the numeric columns are min–max scaled with the ranges of the
@@ -34,7 +34,8 @@ encoder is ever used on these routes' input.
 
 The optimisation is exact Newton on the strongly convex objective, to a gradient norm
 of 1e-9 (the proofs are stated for the exact minimiser; the remaining error is far
-below the noise).
+below the noise); a fit that does not get there raises
+:class:`core.errors.ConvergenceError` and releases nothing.
 
 **Per person.**  When the private table declares a privacy unit (``PrivateRows.units``),
 both routes keep at most ``rows_per_unit = r`` rows of each person, chosen at random by
@@ -64,7 +65,7 @@ from threadpoolctl import threadpool_limits
 
 from core import noise
 from core.accounting import dp_training as maps
-from core.errors import ParameterError
+from core.errors import ConvergenceError, ParameterError
 from core.mechanisms.result import LabelingResult, make_result
 from core.validation import check_delta, check_epsilon
 
@@ -349,7 +350,9 @@ def fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, to
     """Minimise ``(1/n) Σ log(1 + exp(−s_i fᵀx_i)) + (λ/2)‖f‖² + bᵀf/n`` for each row of ``b``.
 
     Exact Newton with backtracking (the objective is λ-strongly convex), batched over the
-    rows of ``b`` (the audit solves many noise draws at once).
+    rows of ``b`` (the audit solves many noise draws at once).  The privacy proofs of
+    objective perturbation are stated for the exact minimiser, so a fit that has not
+    reached it is never returned: every row's gradient norm must fall below ``tol``.
 
     Parameters
     ----------
@@ -369,6 +372,12 @@ def fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, to
     -------
     numpy.ndarray, shape (B, p)
         The minimisers.
+
+    Raises
+    ------
+    ConvergenceError
+        When a row's gradient norm is still at least ``tol`` after ``max_iter`` Newton
+        steps, or when its line search cannot decrease the objective (nothing is released).
     """
     # One BLAS thread: the Newton steps are many modest products and solves, where a second
     # OpenBLAS thread mostly busy-waits. Measured on the 2-core machine (one DP logistic regression,
@@ -388,15 +397,18 @@ def _fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, t
     def objective(F, b):
         return _log1pexp(-(F @ sX.T)).mean(axis=1) + 0.5 * lam * (F * F).sum(axis=1) + (b * F).sum(axis=1) / n
 
+    def gradient(Fa, ba):
+        q = _expit(-(Fa @ sX.T))  # σ(−z), shape (a, n)
+        return q, -(q @ sX) / n + lam * Fa + ba / n
+
     active = np.arange(B)
     val = objective(F, b)
     for _ in range(max_iter):
         Fa, ba = F[active], b[active]
-        q = _expit(-(Fa @ sX.T))  # σ(−z), shape (a, n)
-        grad = -(q @ sX) / n + lam * Fa + ba / n
+        q, grad = gradient(Fa, ba)
         moving = np.linalg.norm(grad, axis=1) >= tol
         if not moving.any():
-            break
+            return F
         active, Fa, ba, q, grad = active[moving], Fa[moving], ba[moving], q[moving], grad[moving]
         w = q * (1.0 - q) / n
         if active.size == 1:
@@ -415,7 +427,21 @@ def _fit_logistic(Xa: np.ndarray, s: np.ndarray, lam: float, b: np.ndarray, *, t
             if ok.all() or t.min() < 1e-8:
                 break
             t = np.where(ok, t, t / 2)
+        if not ok.all():
+            worst = float(np.linalg.norm(grad[~ok], axis=1).max())
+            raise ConvergenceError(
+                f"The logistic fit did not converge: its line search cannot decrease the objective at a gradient "
+                f"norm of {worst:.3g} (needed below {tol:g}). The privacy proof holds for the exact minimiser "
+                "only, so nothing is released; a larger regularization (smaller C) makes the problem better "
+                "conditioned.")
         F[active], val[active] = cand, new
+    _, grad = gradient(F[active], b[active])
+    worst = float(np.linalg.norm(grad, axis=1).max())
+    if worst >= tol:
+        raise ConvergenceError(
+            f"The logistic fit did not converge in {max_iter} Newton steps (gradient norm {worst:.3g}, needed "
+            f"below {tol:g}). The privacy proof holds for the exact minimiser only, so nothing is released; a "
+            "larger regularization (smaller C) makes the problem better conditioned.")
     return F
 
 

@@ -250,7 +250,7 @@ class Mechanism:
     ledger_entry : callable or None
         ``ledger_entry(m, **params)``: the run's privacy map in the ledger's terms (pure-DP
         steps or an RDP curve, which compose more tightly than (ε, δ)); None records the
-        privacy map's (ε, δ) (:mod:`core.accounting.ledger`).
+        privacy map's (ε, δ) (:mod:`core.ledger`).
     picture : TestPicture or None
         The statistic its test reads, the line on that axis and its own explicit bound
         (:class:`TestPicture`); pages draw the test from it.  None: no picture.

@@ -13,7 +13,11 @@ teachers' votes -- with a guarantee fixed before anything runs
    count over private rows held out of every teacher's chunk (e.g. the student's correct
    predictions there) plus discrete Gaussian noise ``σ_s``;
 4. only the best repetition is released: its candidate, its labels and its score.  The
-   other repetitions' labels and scores are discarded (releasing them is not covered).
+   other repetitions' labels and scores are discarded (releasing them is not covered),
+   and so are ``K`` and the sequence of candidates tried: Papernot–Steinke's theorem
+   bounds the best output with ``K`` *hidden*.  Shown beside it, the release is the best
+   of ``K`` for a known ``K``, which the theorem does not cover (docs/design.md §10.3
+   measures the gap).  The distribution of ``K`` (its mean and shape) is public.
 
 The released :class:`SelectionResult` carries the chosen run's
 :class:`~core.mechanisms.LabelingResult` with ``epsilon``/``delta`` set to the WHOLE
@@ -44,7 +48,10 @@ MEAN_PER_CANDIDATE = 3.0
 
 @dataclass(frozen=True)
 class SelectionResult:
-    """What a private selection releases.
+    """What a private selection releases: the chosen candidate, its labels, its score and the guarantee.
+
+    Nothing here says how many repetitions ran or which candidates were tried: the
+    guarantee holds for the best repetition with their number hidden (module docstring).
 
     Attributes
     ----------
@@ -57,10 +64,6 @@ class SelectionResult:
         The selected run's labels; its ``epsilon``/``delta`` are the whole selection's.
     epsilon, delta : float
         The whole selection's guarantee (fixed before it ran).
-    runs : int
-        The number of repetitions drawn (independent of the data, so public).
-    tried : tuple of int
-        The candidate picked in each repetition (independent of the data, so public).
     score : float
         The selected repetition's released score.
     score_kind : str
@@ -75,8 +78,6 @@ class SelectionResult:
     result: Any
     epsilon: float
     delta: float
-    runs: int
-    tried: tuple = ()
     score: float = float("nan")
     score_kind: str = "answered"
     entry: Any = field(default=None, repr=False)
@@ -209,7 +210,7 @@ def selection_plan(candidates: Sequence[Any], m: int, *, prepare: Callable[[str,
 def _plan(prepare, key, m, mean, shape, score_sigma, delta):
     """The plan of :func:`selection_plan`, cached: the repeat-and-select curve is costly and
     depends on public settings only (``key``: the candidates as hashable pairs)."""
-    from core.accounting.ledger_compose import compose_entries
+    from core.ledger.compose import compose_entries
     from core.accounting.selection import selection_entry
     from core.validation import check_delta
 
@@ -254,10 +255,14 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     delta : float, optional
         δ of the whole selection (default: the largest candidate δ).
     rng : Generator, int or None
+        A Generator given here is advanced by every repetition: its later draws depend on
+        how many ran, so it must not feed anything that is published (pass None, the
+        default everywhere, for operating-system entropy).
 
     Returns
     -------
     SelectionResult
+        The number of repetitions and the candidates tried are not part of it.
     """
     from core import noise
     from core.mechanisms import registry
@@ -277,12 +282,9 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
                                         delta=delta)
     mean = float(entry.params["repeat_mean"])
     gen = noise.check_rng(rng)
-    K = draw_repetitions(mean, shape, gen)
     best = None
-    tried = []
-    for _ in range(K):
+    for _ in range(draw_repetitions(mean, shape, gen)):  # K itself is never kept: it is not released
         j = int(gen.integers(len(resolved)))
-        tried.append(j)
         name, params = resolved[j]
         res = registry.get(name).label(counts, **params, rng=gen)
         if score is None:
@@ -296,13 +298,13 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     kind = "answered" if score is None else "held-out count"
     params = dict(res.params)
     params.update(run_epsilon=float(res.epsilon), run_delta=float(res.delta), selection_candidates=len(resolved),
-                  selection_mean=mean, selection_shape=float(shape), selection_runs=K, selection_score=kind)
+                  selection_mean=mean, selection_shape=float(shape), selection_score=kind)
     if score_sigma is not None:
         params["selection_score_sigma"] = float(score_sigma)
     released = replace(res, epsilon=float(g.epsilon), delta=float(g.delta), params=params,
-                       accounting=(f"Private selection (Papernot–Steinke 2022) over {len(resolved)} candidates, "
-                                   f"{K} repetitions drawn (mean {mean:g}, shape {shape:g}), the best by {kind} released: "
-                                   f"({g.epsilon:.4g}, {g.delta:.3g}) for the whole selection; this run alone: "
-                                   f"({res.epsilon:.4g}, {res.delta:.3g}). {res.accounting}"))
+                       accounting=(f"Private selection (Papernot–Steinke 2022) over {len(resolved)} candidates, a random "
+                                   f"number of repetitions (mean {mean:g}, shape {shape:g}; how many ran is not released), "
+                                   f"the best by {kind} released: ({g.epsilon:.4g}, {g.delta:.3g}) for the whole selection; "
+                                   f"this run alone: ({res.epsilon:.4g}, {res.delta:.3g}). {res.accounting}"))
     return SelectionResult(chosen=j, mechanism=resolved[j][0], settings=given, result=released, epsilon=float(g.epsilon),
-                           delta=float(g.delta), runs=K, tried=tuple(tried), score=s, score_kind=kind, entry=entry)
+                           delta=float(g.delta), score=s, score_kind=kind, entry=entry)

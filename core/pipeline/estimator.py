@@ -3,12 +3,14 @@
 :class:`PrivateEnsembleClassifier` trains the teachers in ``fit`` and answers queries
 privately in ``predict``, spending one privacy budget across all calls.  The state that
 bounds that budget (the sparse vector's rounds and noisy thresholds, the queries
-answered) lives in the privacy ledger (:class:`core.accounting.PrivacyLedger`), not in
+answered) lives in the privacy ledger (:class:`core.ledger.PrivacyLedger`), not in
 the estimator: a copy of a fitted estimator (``copy.deepcopy``, ``pickle``, ``clone``'s
 ledger parameter) continues the same budget and cannot restart it.  Every ``fit`` is
-charged to the ledger row by row (:func:`core.accounting.row_fingerprints`), so
-cross-validation folds, refits on subsets, reordered copies and DataFrame/array twins
-of the same rows are all counted against the same rows (docs/design.md §13).
+charged to the ledger before it reads a row: without privacy-unit IDs against the whole
+dataset (so a fit on any copy, subset, transformation or bootstrap sample of the data is
+counted in full), with IDs (``groups``, routed by scikit-learn's metadata routing) against
+the units it trains on, so that folds of ``GroupKFold`` compose in parallel
+(docs/design.md §9, §13).
 
 References
 ----------
@@ -45,6 +47,25 @@ def _shape(X) -> tuple:
     """The shape of a table, array or array-like (without NumPy's ``ndim`` dispatch)."""
     shape = getattr(X, "shape", None)
     return tuple(shape) if shape is not None else np.asarray(X).shape
+
+
+def _privacy_units(groups, n_rows: int) -> Any:
+    """The fit's privacy units (one ID per row), or None (the whole dataset).
+
+    The same IDs go to the ledger (each unit charged the fit) and to the teachers'
+    partition (``train_teachers(..., units=)``: all of a unit's rows in one chunk, so one
+    unit changes one teacher, docs/design.md §1.2).
+    """
+    if groups is None:
+        return None
+    units = groups.to_numpy() if hasattr(groups, "to_numpy") else groups
+    try:
+        n = len(units)
+    except TypeError:
+        raise DataError("groups must hold one privacy-unit ID per row of X.") from None
+    if n != n_rows:
+        raise DataError(f"groups must hold one privacy-unit ID per row: {n_rows} rows, got {n} IDs.")
+    return units
 
 
 class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
@@ -109,11 +130,12 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         Parallel teacher training.
     rng : Generator, int or None
         Noise and split randomness; None (default) seeds from the operating system.
-    ledger : core.accounting.PrivacyLedger or None
-        The ledger every ``fit`` is charged to, row by row (as diffprivlib's models take
-        ``accountant=``); None: the process-wide per-row ledger
-        (:func:`core.accounting.default_ledger`).  A ledger with a budget refuses a
-        ``fit`` that would take any of its rows past it (before training).
+    ledger : core.ledger.PrivacyLedger or None
+        The ledger of the private dataset every ``fit`` is charged to (as diffprivlib's
+        models take ``accountant=``), e.g. ``PrivacyLedger("credit", store=path)``; None:
+        the process's in-memory ledger (:func:`core.ledger.default_ledger`).  A ledger
+        with a budget refuses a ``fit`` that would take the data (or, with ``groups``, a
+        unit it trains on) past it, before training.
 
     Attributes
     ----------
@@ -126,12 +148,12 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     privacy_spent_ : tuple (epsilon, delta)
         The a-priori guarantee of the queries processed so far (data-independent; for
         BTT ``min(T, queries)`` rounds, never the realised number of ⊥).
-    ledger_ : core.accounting.PrivacyLedger
+    ledger_ : core.ledger.PrivacyLedger
         The ledger this fit was charged to (it holds the budget's state).
     ledger_total_ : tuple (epsilon, delta)
-        The guarantee of the training rows over every run charged to them so far (the
-        largest row's): every ``fit`` charges its whole budget for ``max_queries``
-        queries to the rows it trains on, before any answer (docs/design.md §13).
+        The guarantee of the training data over every run charged to it so far (with
+        ``groups``: the largest of its units'): every ``fit`` charges its whole budget
+        for ``max_queries`` queries before it reads a row (docs/design.md §13).
     n_queries_ : int
         Queries processed so far.
     n_bottom_ : int
@@ -154,8 +176,8 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
-    >>> from core.accounting import PrivacyLedger
-    >>> ledger = PrivacyLedger(budget_epsilon=4.0, budget_delta=1e-5)
+    >>> from core.ledger import PrivacyLedger
+    >>> ledger = PrivacyLedger("credit", budget_epsilon=4.0, budget_delta=1e-5)
     >>> clf = PrivateEnsembleClassifier(make_pipeline(StandardScaler(), LogisticRegression()),
     ...                                 k=100, mechanism="gnmax", epsilon=2.0, max_queries=500,
     ...                                 ledger=ledger)  # doctest: +SKIP
@@ -235,22 +257,40 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
                                      "the estimator.") from None
             raise
 
-    def fit(self, X, y, progress=None) -> "PrivateEnsembleClassifier":
+    def fit(self, X, y, groups=None, progress=None) -> "PrivateEnsembleClassifier":
         """Train the k teachers on disjoint chunks of ``(X, y)`` and start the budget.
 
         The run's whole a-priori budget (for ``max_queries`` queries) is charged to the
-        ledger, row by row, before any answer; a ledger budget that any of these rows
-        would exceed refuses the fit before training (:class:`BudgetExhausted`).
+        ledger before any row is read; a ledger budget this fit would pass refuses it
+        (:class:`BudgetExhausted`) and nothing is trained.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n, p)
+        y : array-like, shape (n,)
+        groups : array-like, shape (n,), optional
+            The privacy unit of each row (e.g. a person ID): the teachers' chunks hold
+            whole units (one unit changes one teacher, docs/design.md §1.2), the fit is
+            charged to these units only, and each unit's own fits compose
+            (docs/design.md §9).  Routed by
+            scikit-learn's metadata routing: with
+            ``sklearn.set_config(enable_metadata_routing=True)`` and
+            ``clf.set_fit_request(groups=True)``, ``cross_validate(clf, X, y,
+            params={"groups": ids}, cv=GroupKFold(5))`` hands each fold its units' IDs
+            (and GroupKFold its groups), so disjoint folds compose in parallel.  None:
+            the fit counts against the whole dataset.
+        progress : callable, optional
+            ``progress(done, total)`` during training.
         """
-        from core.accounting import PrivacyLedger, default_ledger, row_fingerprints
         from core.ensemble.teachers import train_teachers
+        from core.ledger import PrivacyLedger, default_ledger
 
         registry.get(self.mechanism)  # a clear error for an unknown name
         if y is None:
             raise DataError("PrivateEnsembleClassifier requires y to be passed, but the target y is None.")
         ledger = default_ledger() if self.ledger is None else self.ledger
         if not isinstance(ledger, PrivacyLedger):
-            raise ParameterError(f"ledger must be a core.accounting.PrivacyLedger or None, got {type(ledger).__name__}.")
+            raise ParameterError(f"ledger must be a core.ledger.PrivacyLedger or None, got {type(ledger).__name__}.")
         gen = noise.check_rng(self.rng)
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -263,13 +303,12 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         params = self._resolve(settings, m_max)  # refuse bad settings before training
         entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
         classes, y_ids = np.unique(y, return_inverse=True)
-        rows = row_fingerprints(X, y)
-        ledger.check(entry, rows=rows)  # a fit past the budget is refused before training
+        units = _privacy_units(groups, y.shape[0])
+        ledger.charge(entry, units=units)  # the whole a-priori budget, committed before any row is read
         teachers = train_teachers(
             X, y_ids, clone(self.learner), self.k, n_classes=len(classes),
-            rng=gen, n_jobs=self.n_jobs, progress=progress,
+            rng=gen, n_jobs=self.n_jobs, progress=progress, units=units,
         )
-        ledger.charge(entry, rows=rows)  # the session's whole a-priori budget, before any answer
         session = pipeline.session(self.mechanism, settings, m_max, rng=gen, strict=True)
         self.classes_ = classes
         shape = _shape(X)
@@ -279,7 +318,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.teachers_ = teachers
         self.settings_ = dict(params)
         self.ledger_ = ledger
-        self._rows = rows
+        self._units = units
         self._session_key = ledger.open_session(session)
         self.calibration_ = getattr(session, "calibration", None)
         return self
@@ -296,9 +335,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def ledger_total_(self) -> tuple[float, float]:
-        """The guarantee of the training rows over every run charged to them (the largest row's)."""
+        """The guarantee of the training data over every run charged to it (with ``groups``:
+        the largest of its units')."""
         self._fitted("ledger_total_")
-        g = self.ledger_.rows_total(self._rows)
+        g = self.ledger_.total(units=self._units)
         return (float(g.epsilon), float(g.delta))
 
     @property

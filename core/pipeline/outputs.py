@@ -59,7 +59,7 @@ def labeled_csv(public_frame, result, class_names, *, columns=None, keys=None) -
         The names of the added columns, decided when the files loaded
         (:func:`core.export.export_columns`); default: decided from ``public_frame``.
     keys : pandas.DataFrame, optional (keyword-only)
-        Join keys of the same rows, written first (:func:`core.export.join_keys`).
+        Join keys from the public file, carried first (:func:`core.export.labeled_frame`).
 
     Returns
     -------
@@ -67,7 +67,8 @@ def labeled_csv(public_frame, result, class_names, *, columns=None, keys=None) -
     """
     from core.export import labeled_frame
 
-    return labeled_frame(public_frame, result, class_names, columns=columns, keys=keys).to_csv(index=False).encode("utf-8")
+    return labeled_frame(public_frame, result, class_names, columns=columns,
+                         keys=keys).to_csv(index=False).encode("utf-8")
 
 
 def report(result, **context: Any) -> str:

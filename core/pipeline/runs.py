@@ -158,7 +158,7 @@ def privacy_map(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: 
 
 
 def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict: bool | None = None):
-    """A run's a-priori privacy map as a ledger entry (:mod:`core.accounting.ledger`).
+    """A run's a-priori privacy map as a ledger entry (:mod:`core.ledger`).
 
     The mechanism's own ``ledger_entry`` (pure-DP steps, an RDP curve) where it has one,
     else its privacy map's (ε, δ).
@@ -183,7 +183,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict:
     I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
     docs/design.md §9.
     """
-    from core.accounting.ledger_entries import ApproxDPEntry
+    from core.ledger.entries import ApproxDPEntry
 
     mech = registry.get(mechanism)
     params = resolve(mechanism, settings, m, strict=strict)
@@ -195,7 +195,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict:
                          description=g.detail, params=public)
 
 
-def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool | None = None, ledger=None, rows=None):
+def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, strict: bool | None = None, ledger=None, units=None):
     """Label queries with a registered mechanism.
 
     Parameters
@@ -209,16 +209,16 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     rng : Generator, int or None
     strict : bool or None, default None
         See :func:`resolve`.
-    ledger : core.accounting.PrivacyLedger or None
+    ledger : core.ledger.PrivacyLedger or None
         The ledger of the private data the inputs come from: the run's a-priori privacy
         map is charged to it BEFORE the run (a run past the ledger's budget is refused
         with :class:`core.errors.BudgetExhausted` and nothing runs).  Every run that
         touches the private data should be charged, including runs that are only looked
         at (docs/design.md §9).
-    rows : sequence of str, optional
-        The fingerprints of the private rows the votes come from
-        (:func:`core.accounting.row_fingerprints`): the run is charged to those rows only
-        (docs/design.md §13); None charges every row of the ledger.
+    units : 1-D array-like, optional
+        The privacy-unit IDs (e.g. person IDs) of the private rows the votes come from,
+        one per row (repeats allowed): the run is charged to those units only, and each
+        unit's own runs compose (docs/design.md §9); None charges the whole dataset.
 
     Returns
     -------
@@ -228,7 +228,7 @@ def label(inputs, mechanism: str, settings: Mapping[str, Any], *, rng=None, stri
     m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
     params = resolve(mechanism, settings, m, strict=strict)
     if ledger is not None:
-        ledger.charge(ledger_entry(mechanism, params, m), rows=rows)
+        ledger.charge(ledger_entry(mechanism, params, m), units=units)
     return mech.label(inputs, **params, rng=rng)
 
 

@@ -66,7 +66,7 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
         See :func:`tune_price`.
     score : callable, optional
         A held-out count (:func:`holdout_score`); None scores by the number answered.
-    ledger : core.accounting.PrivacyLedger, optional
+    ledger : core.ledger.PrivacyLedger, optional
     rng : Generator, int or None
 
     Returns

@@ -79,9 +79,9 @@ def estimate_price(*, epsilon: float, m: int, k: int):
 
     Returns
     -------
-    core.accounting.ledger_entries.PureDPEntry
+    core.ledger.entries.PureDPEntry
     """
-    from core.accounting.ledger_entries import PureDPEntry
+    from core.ledger.entries import PureDPEntry
     from core.validation import check_epsilon
 
     epsilon = check_epsilon(epsilon)
@@ -111,7 +111,7 @@ def estimate_quality(counts, *, epsilon: float, assumed: TeacherQuality | None =
         The estimate's cost.
     assumed : TeacherQuality, optional
         The assumption whose hard share, hard accuracy and class shares are kept.
-    ledger : core.accounting.PrivacyLedger, optional
+    ledger : core.ledger.PrivacyLedger, optional
         Charged with :func:`estimate_price` BEFORE the estimate (refused past its budget).
     rng : Generator, int or None
 
@@ -150,7 +150,7 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
         The private rows' class ids (private).
     n_classes : int
     epsilon : float
-    ledger : core.accounting.PrivacyLedger, optional
+    ledger : core.ledger.PrivacyLedger, optional
         Charged with one pure ε step BEFORE the count (refused past its budget).
     units : core.data.units.PrivacyUnit or array-like, optional
         The privacy unit of each row (persons): one row of each person is counted.
@@ -162,7 +162,7 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
         Shares summing to 1 (uniform if every noisy count is 0).
     """
     from core import noise
-    from core.accounting.ledger_entries import PureDPEntry
+    from core.ledger.entries import PureDPEntry
     from core.validation import check_epsilon, check_integer
 
     epsilon = check_epsilon(epsilon)

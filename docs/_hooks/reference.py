@@ -30,6 +30,7 @@ PACKAGES = [
     ("pipeline", "core.pipeline", "The one path: train → vote → label → student → export; the estimator"),
     ("mechanisms", "core.mechanisms", "The mechanisms and their registry"),
     ("accounting", "core.accounting", "Privacy accounting"),
+    ("ledger", "core.ledger", "The privacy ledger: one per named dataset, in one store"),
     ("theory", "core.theory", "Theory calculators"),
     ("ensemble", "core.ensemble", "Teachers, learners and the student"),
     ("data", "core.data", "Reading and checking tables, bundled data, generators"),

@@ -12,7 +12,8 @@ from scipy import integrate, optimize
 
 from core import accounting, pipeline
 from core.accounting.composition import laplace_composition_epsilon
-from core.accounting.ledger_entries import PureDPEntry, entry_from_dict
+from core.ledger import PrivacyLedger
+from core.ledger.entries import PureDPEntry, entry_from_dict
 from core.errors import ParameterError
 
 
@@ -171,7 +172,7 @@ def test_the_ledger_charges_an_lnmax_run_its_guarantee_and_composes_it_with_othe
     assert isinstance(entry, PureDPEntry) and entry.laplace and entry.steps == ((0.05, 1000),)
     back = entry_from_dict(entry.to_dict())
     assert back.laplace and back.to_dict() == entry.to_dict()
-    led = accounting.PrivacyLedger()
+    led = PrivacyLedger()
     led.charge(entry)
     assert led.total().epsilon == pytest.approx(run.epsilon, rel=1e-9) == pytest.approx(7.4213, abs=5e-4)
     # with a BTT run: composed together, below the two runs' sum, above each alone
@@ -180,7 +181,7 @@ def test_the_ledger_charges_an_lnmax_run_its_guarantee_and_composes_it_with_othe
     total = led.total().epsilon
     assert max(run.epsilon, 2.0) < total < run.epsilon + 2.0
     generic = PureDPEntry(steps=entry.steps, delta_composition=entry.delta_composition)
-    from core.accounting.ledger_compose import compose_entries
+    from core.ledger import compose_entries
 
     assert compose_entries([entry, btt]).epsilon < compose_entries([generic, btt]).epsilon
 

@@ -290,6 +290,8 @@ def test_every_page_works_on_an_uploaded_csv(lab):
     at.radio(key=MECHANISM).set_value("lnmax").run()
     # an upload is a real job: the page predicts for free; a run is asked for, after a budget, at its price
     assert not at.exception and "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
+    at.text_input(key="job_name_input").set_value("job")  # a real job is named once: its ledger's name
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()
@@ -483,3 +485,20 @@ def test_every_rerun_runs_through_app_py(monkeypatch):
     assert not at.exception, at.exception
     assert at.title[0].value == TITLES["Compare"] and "BTT, hard labels" in sidebar_text(at)
     assert at.session_state["_page"] == "Compare"  # app.py's enter_page ran for the new page
+
+
+@pytest.mark.slow
+def test_a_wide_bundled_table_checks_its_columns_on_a_click(lab):
+    """MNIST's 784 pixel columns: the set opens without the column check (each column alone takes
+    time) and without leaving any column out; the check runs when asked, once, and stays."""
+    at = lab()
+    at.radio(key="w_data_ui_source").set_value("Bundled dataset").run()
+    at.selectbox(key="w_data_ui_name").set_value("mnist_5k").run()
+    assert not at.exception and "Loaded: mnist_5k" in texts(at.main.subheader), at.exception
+    assert any("784 feature columns" in c for c in texts(at.caption)), texts(at.caption)
+    assert not at.session_state["data_cfg"].get("drop_columns")
+    at.button(key="check_wide_table").click().run()
+    assert not at.exception, at.exception
+    assert not [b for b in at.button if b.key == "check_wide_table"]
+    assert any("Checked: " in c or "No problem found by these checks" in c for c in texts(at.caption)), texts(at.caption)
+    assert not any("784 feature columns" in c for c in texts(at.caption))

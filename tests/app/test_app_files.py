@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from test_app import go, metrics, release, texts
-from test_app_plan_spend import train
+from test_app_plan_spend import name_job, train
 
 
 def euro_files() -> tuple[bytes, bytes, pd.DataFrame]:
@@ -42,20 +42,21 @@ def test_a_semicolon_latin1_upload_reaches_its_columns_and_the_dropped_key_reach
     at.selectbox(key="w_data_ui_encoding").set_value("latin-1").run()
     assert not at.exception, at.exception
     assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
-    # The semicolons and decimal commas reach the right columns: four features, two of them numbers.
-    assert metrics(at)["Features"] == "4", metrics(at)
-    keep = [m for m in at.multiselect if m.label == "Feature columns used"][0]
-    assert set(keep.options) == {"rownum", "x1", "x2", "city"}
+    # The semicolons and decimal commas reach the right columns: the row number is an identifier,
+    # left out of the features by default; three features, two of them numbers.
+    assert metrics(at)["Features"] == "3", metrics(at)
     assert not any("people's names" in w for w in texts(at.warning))
-    keep.set_value(["x1", "x2", "city"]).run()  # the row number is no feature: dropped
-    assert not at.exception, at.exception
-    assert metrics(at)["Features"] == "3"
     train(at, k=20)
     go(at, "Student & export")
+    name_job(at)
     at.number_input(key="job_budget_epsilon").set_value(50.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     release(at)
-    assert any("join the labels back to the file" in c and "rownum" in c for c in texts(at.caption))
+    # The row number left the features only: it is offered as the export's join key, and leads it.
+    assert "rownum" in at.multiselect(key="export_keys").options
+    at.multiselect(key="export_keys").set_value(["rownum"]).run()
+    assert not at.exception, at.exception
+    assert any("rownum" in c and "public file's values" in c for c in texts(at.caption))
     buttons = {b.label: b for b in at.get("download_button")}
     labeled = pd.read_csv(io.BytesIO(downloads[buttons["Download labeled CSV"].proto.url][0]))
     # The dropped column left the features only: it is the export's first column, each row's own.

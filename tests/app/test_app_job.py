@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from test_app import go, metrics, release, sidebar_text, texts
+from test_app import ROOT, go, metrics, release, sidebar_text, texts
+from test_app_plan_spend import name_job
 
 SOURCE = "w_data_ui_source"
 
@@ -60,10 +61,14 @@ def test_adult_two_file_job(lab, downloads):
     n_key = key_of(at, "number_input", "n_label_")
     at.number_input(key=n_key).set_value(500).run()
     assert metrics(at)["Public queries (m)"] == "500"
-    # column choice, applied to private and public rows
+    # the census weight is no feature by default, its reason shown; a Keep button would keep it
     cols_key = key_of(at, "multiselect", "keep_columns_")
+    assert "fnlwgt" not in at.multiselect(key=cols_key).value
+    assert any("Left out of the features: 'fnlwgt' (survey weight" in i for i in texts(at.info)), texts(at.info)
+    assert any(b.label == "Keep 'fnlwgt' as a feature" for b in at.button)
+    # column choice, applied to private and public rows
     before = int(metrics(at)["Features"])
-    kept = [c for c in at.multiselect(key=cols_key).value if c != "fnlwgt"]
+    kept = [c for c in at.multiselect(key=cols_key).value if c != "education"]
     at.multiselect(key=cols_key).set_value(kept).run()
     assert not at.exception, at.exception
     assert int(metrics(at)["Features"]) == before - 1
@@ -77,6 +82,8 @@ def test_adult_two_file_job(lab, downloads):
     assert not at.exception, at.exception
     # the bundled two-file job is a real job: predicted first, a run only on request, at its price
     assert "Answered (plan)" in metrics(at) and "Answered" not in metrics(at)
+    at.text_input(key="job_name_input").set_value("job")  # a real job is named once: its ledger's name
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()
@@ -103,12 +110,15 @@ def test_adult_two_file_job(lab, downloads):
     assert not any("Teaching split" in w for w in texts(at.warning))
     csv = downloads[at.get("download_button")[0].proto.url][0]
     frame = pd.read_csv(io.BytesIO(csv))
-    assert len(frame) == 500 and "age" in frame.columns and "income" not in frame.columns
-    # The dropped column left the features only: it leads the export as a join key, each row's own.
-    from core.data import DATASETS_DIR
-
-    public = pd.read_csv(DATASETS_DIR / "adult_test.csv.gz", na_values=["?"], skipinitialspace=True).dropna().head(500)
-    assert frame.columns[0] == "fnlwgt" and frame["fnlwgt"].tolist() == public["fnlwgt"].tolist()
+    assert len(frame) == 500 and "fnlwgt" not in frame.columns and "age" in frame.columns
+    assert "income" not in frame.columns and "education" not in frame.columns
+    # a column left out of the features is carried into the export as a join key on request
+    assert set(at.multiselect(key="export_keys").options) == {"fnlwgt", "education"}
+    at.multiselect(key="export_keys").set_value(["fnlwgt"]).run()
+    assert not at.exception, at.exception
+    keyed = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url][0]))
+    public = pd.read_csv(ROOT / "datasets" / "adult_test.csv.gz", na_values=["?"], skipinitialspace=True).dropna().head(500)
+    assert keyed.columns[0] == "fnlwgt" and keyed["fnlwgt"].tolist() == public["fnlwgt"].tolist()
 
 
 def test_teaching_split_is_said_and_its_export_leaves_the_features_out(lab, downloads):
@@ -159,11 +169,14 @@ def test_upload_column_warnings_choice_and_missing_markers(lab):
     assert "rows with a missing value" in all_text(at)
     frames = [d.value for d in at.dataframe if "column" in getattr(d.value, "columns", [])]
     assert frames and "c" in list(frames[0]["column"])
+    # the identifiers are not features by default: said with their reasons, each with a Keep button
     cols_key = key_of(at, "multiselect", "keep_columns_")
-    at.multiselect(key=cols_key).set_value(["x", "c"]).run()
+    assert at.multiselect(key=cols_key).value == ["x", "c"] and metrics(at)["Features"] == "2"
+    assert "It is left out of the features unless you keep it explicitly" in warned
+    assert {"Keep 'person_id' as a feature", "Keep 'name' as a feature"} <= {b.label for b in at.button}
+    at.multiselect(key=cols_key).set_value(["x"]).run()
     assert not at.exception, at.exception
-    assert metrics(at)["Features"] == "2"
-    assert "person_id" not in " ".join(texts(at.warning))
+    assert metrics(at)["Features"] == "1"
 
 
 def test_ensemble_form_does_not_submit_on_enter(lab):
@@ -196,3 +209,57 @@ def test_ensemble_page_recommends_settings_for_the_data(lab):
     assert "Recommend" in " ".join(e.label for e in at.expander)
     assert "teachers" in text and "k =" in text
     assert any("outside the (ε, δ) guarantee" in c.value for c in at.caption)
+
+
+def flagged_files(n: int = 900, seed: int = 0) -> tuple[bytes, bytes]:
+    """A private and a public file with row numbers, a person id, a survey weight, an outcome text
+    filled in exactly for label 1 (70 distinct values) and a lab value that is the label at one threshold."""
+    g = np.random.default_rng(seed)
+    x = g.normal(size=n)
+    y = (x + g.normal(scale=0.8, size=n) > 0).astype(int)
+    frame = pd.DataFrame({
+        "row": np.arange(1, n + 1), "person_id": np.repeat(np.arange(n // 3), 3), "x": x.round(4),
+        "z": g.normal(size=n).round(4), "weight_final": g.uniform(10, 500, n).round(1),
+        "outcome_note": np.where(y == 1, [f"note {g.integers(0, 70)}" for _ in range(n)], ""),
+        "lab": np.where(y == 1, g.uniform(2.1, 4, n), g.uniform(0, 1.9, n)).round(3),
+        "label": np.where(y == 1, "yes", "no"),
+    })
+    private, public = frame.iloc[:700], frame.iloc[700:].drop(columns=["label"])
+    return private.to_csv(index=False).encode(), public.to_csv(index=False).encode()
+
+
+def test_flagged_columns_are_not_features_of_an_upload_unless_kept(lab, downloads):
+    private, public = flagged_files()
+    at = lab()
+    at.radio(key=SOURCE).set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.error)  # the empty notes do not refuse it
+    cols_key = key_of(at, "multiselect", "keep_columns_")
+    assert at.multiselect(key=cols_key).value == ["x", "z"] and metrics(at)["Features"] == "2"
+    info = " ".join(texts(at.info))
+    for column in ("row", "person_id", "weight_final", "outcome_note", "lab"):
+        assert f"'{column}' (" in info, (column, info)
+    assert "identifier: row numbers" in info and "survey weight" in info and "NON-PRIVATE" in info
+    # keeping one explicitly makes it a feature; leaving it out again undoes that
+    at.button(key=next(b.key for b in at.button if b.label == "Keep 'lab' as a feature")).click().run()
+    assert not at.exception, at.exception
+    cols_key = key_of(at, "multiselect", "keep_columns_")
+    assert at.multiselect(key=cols_key).value == ["x", "z", "lab"] and metrics(at)["Features"] == "3"
+    assert any("Kept as features on request although flagged: 'lab'" in i for i in texts(at.info))
+    at.button(key=next(b.key for b in at.button if b.label == "Leave 'lab' out of the features")).click().run()
+    assert metrics(at)["Features"] == "2"
+    # a left-out column is offered as a join key of the export, from the public file
+    train(at, "gaussian_nb", 10)
+    go(at, "Student & export")
+    name_job(at)
+    at.number_input(key="job_budget_epsilon").set_value(10.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    release(at)
+    assert set(at.multiselect(key="export_keys").options) == {"row", "person_id", "weight_final", "outcome_note",
+                                                               "lab"}
+    at.multiselect(key="export_keys").set_value(["row"]).run()
+    frame = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url][0]))
+    assert list(frame.columns) == ["row", "x", "z", "label", "answered", "status"]
+    assert frame["row"].tolist() == list(range(701, 901))  # the public file's own row numbers

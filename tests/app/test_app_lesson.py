@@ -174,7 +174,7 @@ def test_each_lecture_step_is_one_click_away(lab):
 def test_the_lesson_ledger_never_grows_by_more_than_a_run_and_stays_valid():
     """The lesson's total against the library's composition, on runs of every kind (no Streamlit session needed)."""
     from core import pipeline
-    from core.accounting.ledger_compose import compose_entries
+    from core.ledger import compose_entries
     from core.mechanisms import registry
     from app_pages._lesson_ledger import LessonLedger, _alone
     from app_pages._session import default_privacy

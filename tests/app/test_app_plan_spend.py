@@ -61,7 +61,17 @@ def spent(at: AppTest) -> tuple[float, float, int]:
     return float(eps), float(delta), int(runs)
 
 
-def upload_two_files(at: AppTest, files=None) -> AppTest:
+def name_job(at: AppTest, name: str = "job") -> AppTest:
+    """Name the loaded real job (its ledger in the store), on the page that asks."""
+    at.text_input(key="job_name_input").set_value(name)
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Ledger of this data: {name}" in t for t in texts(at.main.markdown)), texts(at.main.markdown)
+    return at
+
+
+def upload_two_files(at: AppTest, files=None, name: str | None = "job") -> AppTest:
+    """Upload the two files (a real job) and, unless ``name`` is None, name it."""
     private, public = files or two_files()
     go(at, "Data")
     at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
@@ -70,6 +80,8 @@ def upload_two_files(at: AppTest, files=None) -> AppTest:
     assert not at.exception, at.exception
     assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.error)
     assert "Real job" in " ".join(texts(at.sidebar.markdown))
+    if name is not None:
+        name_job(at, name)
     return at
 
 
@@ -83,11 +95,11 @@ def train(at: AppTest, k: int = K) -> AppTest:
     return at
 
 
-def job_ledger_runs(at: AppTest) -> int:
-    """How many runs the process-wide ledger of the loaded upload holds (read from the library)."""
-    from core.accounting import ledger_registry
+def job_ledger_runs(at: AppTest, name: str = "job") -> int:
+    """How many runs the store's ledger of the named job holds (read from the library)."""
+    from core.ledger import PrivacyLedger, store_path
 
-    return sum(len(led) for led in ledger_registry._REGISTRY.values())
+    return len(PrivacyLedger(name, store=store_path()))
 
 
 def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price(lab):
@@ -400,3 +412,61 @@ def test_the_plan_predicts_the_dp_training_routes_and_says_its_choice():
     after = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
     assert before != after
     assert spent(at)[2] == 0
+
+
+def test_a_real_job_never_draws_its_noise_from_the_demo_seed(lab):
+    """Two sessions on the same two-file upload with the demo toggle on (the ``lab`` sessions
+    start with it on, as under ``make run DEMO=1``): both read the same votes (one shared
+    partition), but each release draws fresh noise from the operating system, so GNMax's
+    labels at a small ε differ (each of 300 labels is close to a coin flip at σ ≈ 4,000:
+    equal vectors have probability below 1e-30)."""
+    files = two_files()
+    released = []
+    for i in range(2):
+        at = train(upload_two_files(lab(), files))
+        assert at.session_state["demo_seed"] is True
+        assert any("a real job's noise still comes from the operating system" in c
+                   for c in texts(at.sidebar.caption)), texts(at.sidebar.caption)
+        go(at, "Private labeling")
+        at.radio(key="w_privacy_mechanism").set_value("gnmax").run()
+        at.slider(key="w_privacy_epsilon").set_value(0.1).run()
+        if i == 0:
+            at.number_input(key="job_budget_epsilon").set_value(10.0)
+            at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+        at.button(key="run_private").click().run()
+        assert not at.exception, at.exception
+        rel = at.session_state["_release"]
+        assert rel["mechanism"] == "gnmax"
+        released.append((np.asarray(rel["result"].labels), at.session_state["_session_seed"]))
+    (one, _), (two, _) = released
+    assert one.shape == two.shape == (300,)
+    assert not np.array_equal(one, two)
+    assert np.mean(one != two) > 0.2  # noise, not a coincidence: about half of them differ
+
+
+def test_tune_privately_shows_no_number_of_repetitions(lab, downloads, monkeypatch):
+    """The page, the report and the labeled CSV of a private selection say what was chosen and
+    the whole selection's guarantee, never how many repetitions ran (forced here to 1009)."""
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 1009)
+    at = go(lab(), "Private labeling")
+    at.toggle(key="show_tune").set_value(True).run()
+    at.multiselect(key="tune_mechanisms").set_value(["gnmax", "lnmax"]).run()
+    at.button(key="tune_private").click().run()
+    assert not at.exception, at.exception
+    assert any(s.startswith("Chosen: ") for s in texts(at.success)), texts(at.success)
+    shown = all_text(at) + "\n".join(f"{m.label} {m.value}" for m in at.main.metric)
+    go(at, "Student & export")
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = downloads[buttons["Download privacy report (JSON)"].proto.url][0]
+    csv = downloads[buttons["Download labeled CSV"].proto.url][0]
+    for text in (shown, all_text(at), report.decode() if isinstance(report, bytes) else report):
+        assert "1009" not in text and "tried" not in text.lower()
+        assert "repetitions drawn" not in text
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.BytesIO(csv if isinstance(csv, bytes) else csv.encode()))
+    assert list(frame.columns) == ["row", "label", "answered", "status"]  # the labels only, nothing of the selection

@@ -1,6 +1,7 @@
 """The privacy unit in the app (AppTest): on a real job's Data page the column check offers to declare a
 person column the unit (one click, instead of dropping it), every page's sidebar states the unit, the
-teachers hold whole persons, and the release's report says it."""
+teachers hold whole persons, the release's report says it, and the named dataset's ledger charges each
+person of the private part (the test hold-out's persons are not read by the release)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from core.data import panel
 from test_app import go, release, texts
-from test_app_plan_spend import all_text, train
+from test_app_plan_spend import all_text, name_job, train
 
 UNIT = "per person (column id): 270 persons"  # 300 less the 30 persons held out whole for the test
 
@@ -32,10 +33,13 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
     at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
     assert not at.exception, at.exception
-    # As a data owner meets it: the public rows have no 'id', so per row (id a feature) the files do not fit;
-    # the column check, shown with the error, offers to declare 'id' the unit instead of dropping it.
-    assert any("lacks 1 feature column" in e and "'id'" in e for e in texts(at.error)), texts(at.error)
+    # As a data owner meets it: 'id' names a person, so it is left out of the features by default (the
+    # public rows have no 'id': the files fit); the column check offers to declare it the unit instead.
+    assert not texts(at.error), texts(at.error)
+    assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.main.subheader)
+    assert any("Left out of the features: 'id' (person key" in i for i in texts(at.info)), texts(at.info)
     assert any("repeats its values like a person key" in w for w in texts(at.warning)), texts(at.warning)
+    assert "Privacy unit: **per row**" in " ".join(texts(at.sidebar.markdown))  # until declared
     declare = [b for b in at.button if b.label == "Declare 'id' the privacy unit (a guarantee per person)"]
     assert declare, [b.label for b in at.button]
     declare[0].click().run()
@@ -49,6 +53,7 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     # The test hold-out is split by person: persons, not rows, are counted.
     train(at, k=20)
     go(at, "Student & export")
+    name_job(at, "panel")
     at.number_input(key="job_budget_epsilon").set_value(50.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     release(at)
@@ -58,3 +63,8 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     assert report["adjacency"] == "replace all rows of one person (column id)"
     assert report["privacy_unit"]["description"].startswith("per person (column id): ")
     assert "at most" not in report["privacy_unit"]["description"]  # a person's row count stays with the owner
+    # The release is charged to the persons it read: the 270 of the private part, each one account.
+    from core.ledger import PrivacyLedger, store_path
+
+    led = PrivacyLedger("panel", store=store_path())
+    assert len(led) == 1 and led.n_units == 270

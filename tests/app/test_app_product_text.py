@@ -186,10 +186,16 @@ def test_the_fixes_are_one_click_each_and_the_real_table_loads():
     warned = " ".join(w.value for w in at.warning)
     for column in ("first", "last", "is_recid", "event", "c_case_number", "dob"):
         assert f"**{column}**" in warned, column
+    # the identifiers and stand-ins are left out of the features by default: one click keeps one
+    assert any("Left out of the features: 'id' (identifier" in i.value for i in at.info)
     features = int(next(m.value for m in at.main.metric if m.label == "Features"))
-    click("Drop 'first'")
+    click("Keep 'first' as a feature")
+    assert int(next(m.value for m in at.main.metric if m.label == "Features")) == features + 1
+    click("Leave 'first' out of the features")
+    assert int(next(m.value for m in at.main.metric if m.label == "Features")) == features
+    click("Drop 'dob'")
     assert int(next(m.value for m in at.main.metric if m.label == "Features")) == features - 1
-    assert "**first**" not in " ".join(w.value for w in at.warning)
+    assert "**dob**" not in " ".join(w.value for w in at.warning)
 
 
 def test_the_demo_data_says_which_check_it_did_not_make(session):

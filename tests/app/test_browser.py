@@ -91,7 +91,7 @@ def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_ex
             settle(page)
             # reproducible demo seed (sidebar), so that the run below is the same every time
             page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
             settle(page)
 
             # ---- Data: pick a dataset (two Gaussians, 6,000 rows)

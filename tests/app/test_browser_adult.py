@@ -68,6 +68,12 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(f"{M:,}".replace(",", ""))
             expect(page.get_by_test_id("stSidebar")).to_contain_text("two-file job")
             expect(page.get_by_text(re.compile("on that teacher's chunk only")).first).to_be_visible()
+            # the census weight is left out of the features by default, said with its reason; kept in one click
+            # (the export below then carries it as a feature, as the file has it)
+            expect(page.get_by_text(re.compile(r"Left out of the features: 'fnlwgt' \(survey weight"))).to_be_visible()
+            page.get_by_role("button", name="Keep 'fnlwgt' as a feature").click()
+            settle(page)
+            expect(page.get_by_role("button", name="Leave 'fnlwgt' out of the features")).to_be_visible()
 
             # ---- Ensemble: logistic regression, k = K; Enter in the k box does not train
             go_to(page, "Ensemble", "Ensemble of teachers")
@@ -98,6 +104,11 @@ def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executab
             expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
             # a real job: predicted first; the budget, then the run on the private votes at its shown price
             expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
+            name = page.get_by_role("textbox", name="Name of this data")  # asked once: its ledger's name
+            name.fill("adult")
+            page.get_by_role("button", name="Use this name").click()
+            expect(main).to_contain_text("Ledger of this data: adult")
+            settle(page)
             budget = page.get_by_role("spinbutton", name="Total budget ε")
             budget.fill("10")
             budget.press("Tab")

@@ -47,7 +47,7 @@ def test_lecture_pages_at_1400_and_1024_px(app_server, chromium_executable, tmp_
             expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
             settle(page)
             page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
             settle(page)
 
             for width in WIDTHS:

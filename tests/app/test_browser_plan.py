@@ -61,7 +61,7 @@ def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, 
             page.get_by_role("heading", name="Data", exact=True).wait_for()
             settle(page)
             page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs repeat exactly.")).to_be_visible()
+            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
             settle(page)
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar).to_contain_text("Teaching data")  # the generated first view
@@ -79,6 +79,13 @@ def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, 
             settle(page)
             expect(sidebar).to_contain_text("Real job")
             expect(sidebar).to_contain_text("nothing runs on the private votes unless you ask")
+            # ---- a real job is named once (its ledger's name in the store); the file's name is offered
+            name = page.get_by_role("textbox", name="Name of this data")
+            expect(name).to_have_value("private")
+            name.fill("job")
+            page.get_by_role("button", name="Use this name").click()
+            expect(page.get_by_test_id("stMainBlockContainer")).to_contain_text("Ledger of this data: job")
+            settle(page)
 
             # ---- Ensemble: train the teachers (training spends nothing)
             go_to(page, "Ensemble", "Ensemble of teachers")

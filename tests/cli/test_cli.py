@@ -30,7 +30,7 @@ from core.accounting import a_stab_threshold, calibrate_btt, composition_baselin
 from core.cli import EXIT_ERROR, EXIT_HALTED, EXIT_OK, EXIT_VIOLATION, ProgressBar, main
 from core.data import load_table, read_public
 from core.data import DATASETS_DIR, halfspaces
-from core.export import REPORT_KEYS, labeled_frame, privacy_report, report_json
+from core.export import RELEASE_KEYS, REPORT_KEYS, labeled_frame, privacy_report, report_json
 from core.ensemble.learners import make_learner
 from core.ensemble.teachers import train_teachers
 
@@ -98,7 +98,7 @@ def check_outputs(out_dir: Path, mechanism: str) -> tuple[pd.DataFrame, dict]:
     report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     assert list(labeled.columns) == FEATURES + ["label", "answered", "status"]
     assert len(labeled) == N_PUBLIC
-    assert tuple(report) == REPORT_KEYS
+    assert tuple(report) == REPORT_KEYS + RELEASE_KEYS  # every run is charged: the report carries the ledger
     assert report["mechanism"] == mechanism
     assert report["counts"]["queries"] == report["counts"]["public_rows"] == N_PUBLIC
     assert report["ensemble"] == {"learner": "gaussian_nb", "k": 160, "n_private": N_PRIVATE}
@@ -135,8 +135,12 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     counts = pipeline.mechanism_inputs("btt", teachers, table, public)
     result = pipeline.label(counts, "btt", {"epsilon": 50.0, "delta": 1e-5, "T": 30}, rng=rng)
     assert (tmp_path / "labeled.csv").read_bytes() == pipeline.labeled_csv(public, result, table.class_names)
+    from core.ledger import PrivacyLedger, store_path
+
+    charged = PrivacyLedger("private", store=store_path())  # the run, charged to the file's name before it ran
+    assert len(charged) == 1
     expected_report = pipeline.report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                      learner="gaussian_nb", k=160, dataset="private")
+                                      learner="gaussian_nb", k=160, dataset="private", ledger_total=charged.total())
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == expected_report
     # ... and the same as the labeling function called by hand on the teachers of the
     # app's full pipeline (preprocessor + learner on the DataFrame): the plain-numeric
@@ -149,7 +153,8 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     assert (tmp_path / "labeled.csv").read_text(encoding="utf-8") == labeled_frame(
         public, by_hand, table.class_names).to_csv(index=False)
     assert expected_report == report_json(privacy_report(by_hand, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                                         learner="gaussian_nb", k=160, dataset="private"))
+                                                         learner="gaussian_nb", k=160, dataset="private",
+                                                         ledger_total=charged.total()))
     student = joblib.load(tmp_path / "student.joblib")
     assert set(np.unique(student.predict(public))) <= {"no", "yes"}
     assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"
@@ -689,7 +694,8 @@ def test_label_in_chunks_equals_one_chunk(files, tmp_path, mechanism):
     for rows in ("7", "1000"):
         folder = tmp_path / rows
         folder.mkdir()
-        argv = label_args(files, folder, "--seed", "5", "--chunk-rows", rows, mechanism=mechanism, k=100)
+        argv = label_args(files, folder, "--seed", "5", "--chunk-rows", rows, "--dataset", "run", "--ledger",
+                          str(folder / "ledger.sqlite"), mechanism=mechanism, k=100)  # each run the first in its store
         assert main(argv) in (EXIT_OK, EXIT_HALTED)
         outputs.append(((folder / "labeled.csv").read_bytes(), (folder / "report.json").read_text()))
         assert not list(folder.glob("*.part"))

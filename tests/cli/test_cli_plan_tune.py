@@ -104,7 +104,8 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
     assert f"({price.epsilon:.4g}, 1e-05)" in price_line
     code = main(["tune", "--private", str(priv), "--public", str(pub), *grid, "--k", "10", "--holdout", "100",
                  "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
-                 "--ledger", str(folder / "ledger.json"), "--budget-epsilon", "50", "--budget-delta", "1e-3", "--seed", "3"])
+                 "--ledger", str(folder / "ledger.sqlite"), "--dataset", "tune-job", "--budget-epsilon", "50",
+                 "--budget-delta", "1e-3", "--seed", "3"])
     out = capsys.readouterr().out
     assert code == EXIT_OK and "Guarantee of the whole selection" in out
     labeled = pd.read_csv(folder / "labeled.csv")
@@ -113,10 +114,33 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
     assert report["guarantee"]["epsilon"] == pytest.approx(price.epsilon)
     assert report["selection"]["epsilon"] == pytest.approx(price.epsilon) and report["selection"]["holdout_rows"] == 100
     assert len(report["selection"]["candidates"]) == 4
-    text = (folder / "ledger.json").read_text()
-    assert "private-selection" in text
+    from core.ledger import PrivacyLedger
+
+    led = PrivacyLedger("tune-job", store=folder / "ledger.sqlite")
+    assert len(led) == 1 and "private-selection" in led.entries[0].mechanism
     assert report["ledger"]["epsilon"] == pytest.approx(price.epsilon)  # the ledger's total, as label's report
-    assert "Ledger " in out and "1 run(s) on this private file" in out
+    assert "Ledger " in out and "dataset 'tune-job': 1 run(s)" in out
+
+
+def test_tune_writes_no_number_of_repetitions_anywhere(files, capsys, monkeypatch):
+    """stdout, the report and the labeled CSV say what was chosen and its guarantee, never how many
+    repetitions ran (forced here to 1009) nor which candidates were tried."""
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 1009)
+    folder, priv, pub = files
+    code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "gnmax", "--mechanism", "lnmax",
+                 "--epsilon", "1", "--epsilon", "2", "--delta", "1e-5", "--k", "10", "--score", "answered",
+                 "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json")])
+    captured = capsys.readouterr()
+    assert code == EXIT_OK, captured.err
+    report = json.loads((folder / "report.json").read_text())
+    assert set(report["selection"]) == {"method", "candidates", "chosen", "repeat_mean", "repeat_shape", "score",
+                                        "score_released", "holdout_rows", "epsilon", "delta", "statement"}
+    for text in (captured.out, captured.err, (folder / "report.json").read_text(),
+                 (folder / "labeled.csv").read_text()):
+        assert "1009" not in text and "tried" not in text.lower()
+    assert "after 1009" not in captured.out and "Selected candidate" in captured.out
 
 
 def test_tune_refuses_a_btt_candidate(capsys):

@@ -58,7 +58,10 @@ def test_label_per_person_states_the_unit_everywhere(panel_files, capsys):
 def test_without_the_flag_the_check_offers_it_and_says_the_group_figure(panel_files, capsys):
     assert _label(panel_files, "--mechanism", "gnmax", report="flat.json", out="flat.csv") == EXIT_OK
     err = capsys.readouterr().err
-    assert "Column 'id' repeats its values like a person key" in err and "Fix: --privacy-unit id or --drop id" in err
+    assert "Column 'id' repeats its values like a person key" in err and "Fix: --privacy-unit id." in err
+    # a person's ID is no feature by default either: left out, with the Keep that would use it
+    assert "Left out of the features; to use it anyway: --keep id." in err
+    assert "left out of the features: id " in err and "id" not in pd.read_csv(panel_files["root"] / "flat.csv").columns
     assert "group privacy" in err and "NON-PRIVATE" in err
     report = json.loads((panel_files["root"] / "flat.json").read_text())
     assert report["privacy_unit"]["description"] == "per row" and report["adjacency"] == "replace one private row"
@@ -94,3 +97,44 @@ def test_tune_plan_and_recommend_take_the_unit(panel_files, capsys):
     assert main(["recommend", "--private", str(panel_files["private"]), "--privacy-unit", "id", "--epsilon", "2",
                  "--delta", "1e-6", "--m", "40"]) == EXIT_OK
     assert "per person (column id): 400 persons" in capsys.readouterr().out
+
+
+def test_with_the_unit_each_person_is_one_account_in_the_named_ledger(panel_files, tmp_path, capsys):
+    """Two files holding disjoint persons of one named dataset compose in parallel; a third
+    holding the first file's persons again (CRLF, rows shuffled) composes with the first; the
+    next run on those persons is refused, while the second file's persons still have room.
+    The store keeps keyed hashes only: no person's ID appears in its bytes."""
+    from core.cli import EXIT_ERROR
+    from core.ledger import PrivacyLedger
+
+    frame = pd.read_csv(panel_files["private"])
+    frame["id"] = frame["id"].map(lambda p: f"person-{int(p[1:]):06d}")  # IDs long enough to search the bytes for
+    ids = frame["id"].unique()
+    first, second = frame[frame["id"].isin(ids[:200])], frame[frame["id"].isin(ids[200:])]
+    files = {"a": tmp_path / "a.csv", "b": tmp_path / "b.csv", "a_again": tmp_path / "a_again.csv"}
+    first.to_csv(files["a"], index=False)
+    second.to_csv(files["b"], index=False)
+    files["a_again"].write_bytes(first.sample(frac=1.0, random_state=0).to_csv(index=False).replace("\n", "\r\n").encode())
+    store = tmp_path / "ledger.sqlite"
+
+    def run(which: str, *extra: str) -> int:
+        return main(["label", "--private", str(files[which]), "--public", str(panel_files["public"]),
+                     "--privacy-unit", "id", "--learner", "logistic_regression", "--k", "10", "--mechanism", "gnmax",
+                     "--epsilon", "1", "--delta", "1e-6", "--out", str(tmp_path / f"out_{which}.csv"), "--seed", "0",
+                     "--no-progress", "--ledger", str(store), "--dataset", "panel", "--overwrite", *extra])
+
+    assert run("a", "--budget-epsilon", "1.5", "--budget-delta", "1e-5") == EXIT_OK
+    led = PrivacyLedger("panel", store=store)
+    one = led.total().epsilon
+    assert run("b") == EXIT_OK
+    assert led.n_units == 400 and led.total().epsilon == pytest.approx(one, rel=1e-12)  # in parallel
+    assert run("a_again") == EXIT_OK
+    two = led.total().epsilon
+    assert 1.3 < two < 1.5 and led.total(units=ids[200:]).epsilon == pytest.approx(one, rel=1e-12)
+    capsys.readouterr()
+    assert run("a") == EXIT_ERROR
+    assert "for a privacy unit this run reads" in capsys.readouterr().err and len(led) == 3
+    assert run("b") == EXIT_OK  # the other persons' accounts still have room
+    assert len(led) == 4 and led.total().epsilon == pytest.approx(two, rel=1e-12)
+    raw = store.read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("ledger.sqlite*"))
+    assert all(str(person).encode() not in raw for person in ids)

@@ -1,5 +1,5 @@
-"""Tests of the label command's release discipline and real-job helpers: --ledger and its
-budget, --features/--drop, column warnings, missing values said in place, exit code 5,
+"""Tests of the label command's release discipline and real-job helpers: the dataset's ledger
+(--dataset, --ledger and the budget; one budget whatever the file's bytes), --features/--drop, column warnings, missing values said in place, exit code 5,
 the published student, integers kept in exports, and the recommend command."""
 
 from __future__ import annotations
@@ -50,35 +50,95 @@ def argv(data, out: Path, *extra: str, private="private", public="public") -> li
             "--out", str(out / "labeled.csv"), "--overwrite", "--seed", "3", *extra]
 
 
-def test_ledger_grows_by_one_entry_per_run_and_a_refusal_leaves_it(data, tmp_path, capsys):
-    ledger = tmp_path / "ledger.json"
-    assert main(argv(data, tmp_path, "--ledger", str(ledger), "--report", str(tmp_path / "r.json"))) == EXIT_OK
-    content = json.loads(ledger.read_text())
-    (fp, entry), = content["ledgers"].items()
-    assert fp.startswith("sha256:") and len(entry["entries"]) == 1
+def test_ledger_grows_by_one_run_per_run_and_a_refusal_leaves_it(data, tmp_path, capsys):
+    from core.ledger import PrivacyLedger
+
+    store = tmp_path / "ledger.sqlite"
+    assert main(argv(data, tmp_path, "--ledger", str(store), "--dataset", "halfspaces",
+                     "--report", str(tmp_path / "r.json"))) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"Ledger {store}, dataset 'halfspaces': 1 run(s)" in out
+    led = PrivacyLedger("halfspaces", store=store)
+    assert len(led) == 1 and led.entries[0].mechanism == "lnmax"
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["dataset"] == "private"  # the data's name, never a path
-    assert "ledger" in report  # the ledger total (core.export.privacy_report(ledger_total=...))
-    assert main(argv(data, tmp_path, "--ledger", str(ledger))) == EXIT_OK
-    assert len(json.loads(ledger.read_text())["ledgers"][fp]["entries"]) == 2
-    eps_one = entry["entries"][0].get("epsilon")
+    assert report["dataset"] == "halfspaces"  # the data's name (--dataset), never a path
+    assert report["ledger"]["epsilon"] == pytest.approx(led.total().epsilon)  # privacy_report(ledger_total=...)
+    assert main(argv(data, tmp_path, "--ledger", str(store), "--dataset", "halfspaces")) == EXIT_OK
+    assert len(led) == 2
     capsys.readouterr()
-    before = ledger.read_bytes()
-    rc = main(argv(data, tmp_path, "--ledger", str(ledger), "--budget-epsilon", "0.001", "--budget-delta", "1e-4"))
+    rc = main(argv(data, tmp_path, "--ledger", str(store), "--dataset", "halfspaces", "--budget-epsilon", "0.001",
+                   "--budget-delta", "1e-4"))
     err = capsys.readouterr().err
-    assert rc == EXIT_ERROR and ledger.read_bytes() == before
+    assert rc == EXIT_ERROR and len(led) == 2  # refused before anything ran: nothing recorded
     last = err.strip().splitlines()[-1]
     assert last.startswith("private-label-lab: error: Privacy budget exhausted") and "budget" in last
     assert "spent" in last and "cost" in last
-    # another dataset goes into the same file under its own fingerprint
-    assert main(argv(data, tmp_path, "--ledger", str(ledger), private="adultish", public="adultish_public")) == EXIT_OK
-    assert len(json.loads(ledger.read_text())["ledgers"]) == 2
-    assert eps_one is None or eps_one > 0
+    assert led.budget.epsilon == 0.001  # the budget, once set, is the dataset's
+    # another dataset goes into the same store under its own name
+    assert main(argv(data, tmp_path, "--ledger", str(store), "--dataset", "adultish",
+                     private="adultish", public="adultish_public")) == EXIT_OK
+    assert len(PrivacyLedger("adultish", store=store)) == 1 and len(led) == 2
 
 
-def test_budget_without_ledger_is_refused(data, tmp_path, capsys):
-    assert main(argv(data, tmp_path, "--budget-epsilon", "1", "--budget-delta", "1e-5")) == EXIT_ERROR
-    assert "--ledger" in capsys.readouterr().err
+def test_without_a_name_the_file_name_is_the_dataset_and_the_store_is_the_configured_one(data, tmp_path, capsys):
+    import os
+
+    from core.ledger import PrivacyLedger, store_path
+
+    assert main(argv(data, tmp_path)) == EXIT_OK
+    captured = capsys.readouterr()
+    configured = store_path()
+    assert str(configured) == os.environ["PRIVATE_LABEL_LAB_LEDGER"]  # the test's own store, never ~/.local
+    assert (f"Ledger {configured}, dataset 'private' (named after the file: give --dataset NAME to keep one budget "
+            "for every copy of this data): 1 run(s)") in captured.out
+    assert len(PrivacyLedger("private", store=configured)) == 1
+
+
+def _credit(n: int = 700, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"income": rng.normal(50, 10, n).round(2), "debt": rng.normal(20, 5, n).round(2),
+                          "age": rng.integers(18, 80, n)})
+    frame["label"] = np.where(frame["income"] - frame["debt"] + rng.normal(0, 5, n) > 30, "good", "bad")
+    return frame
+
+
+def test_the_same_rows_resaved_crlf_bom_or_reordered_are_one_budget(tmp_path, capsys):
+    """A data owner's file saved three ways (CRLF line endings, a byte-order mark, columns and
+    rows reordered) is one dataset by its name: two GNMax runs at ε 1 fit a budget of 1.5
+    (composed: 1.40), the third is refused, whichever file it reads."""
+    from core.ledger import PrivacyLedger
+
+    frame = _credit()
+    text = frame.to_csv(index=False)
+    files = {
+        "crlf": (tmp_path / "credit_crlf.csv", text.replace("\n", "\r\n").encode()),
+        "bom": (tmp_path / "credit_bom.csv", b"\xef\xbb\xbf" + text.encode()),
+        "reordered": (tmp_path / "credit_reordered.csv",
+                      frame[["label", "age", "debt", "income"]].iloc[::-1].to_csv(index=False).encode()),
+    }
+    for path, raw in files.values():
+        path.write_bytes(raw)
+    public = tmp_path / "public.csv"
+    _credit(200, seed=9).drop(columns=["label"]).to_csv(public, index=False)
+    store = tmp_path / "ledger.sqlite"
+
+    def run(which: str, *extra: str) -> int:
+        return main(["label", "--private", str(files[which][0]), "--public", str(public), "--label-column", "label",
+                     "--learner", "gaussian_nb", "--k", "20", "--mechanism", "gnmax", "--epsilon", "1",
+                     "--delta", "1e-6", "--out", str(tmp_path / f"{which}.csv"), "--ledger", str(store),
+                     "--dataset", "credit", *extra])
+
+    assert run("crlf", "--budget-epsilon", "1.5", "--budget-delta", "1e-5") == EXIT_OK
+    assert run("bom") == EXIT_OK
+    led = PrivacyLedger("credit", store=store)
+    assert len(led) == 2 and 1.3 < led.total().epsilon < 1.5
+    capsys.readouterr()
+    assert run("reordered") == EXIT_ERROR
+    assert "Privacy budget exhausted for this dataset: the 2 runs recorded so far" in capsys.readouterr().err
+    assert not (tmp_path / "reordered.csv").exists()  # refused before any private row was read
+    for which in ("crlf", "bom"):
+        assert run(which) == EXIT_ERROR
+    assert len(led) == 2 and led.total().epsilon < 1.5
 
 
 def test_features_and_drop(data, tmp_path, capsys):

@@ -30,7 +30,7 @@ def test_the_check_finds_the_person_key_and_offers_the_unit(files):
     check = check_file(files[0], label_column="married")
     keys = [p for p in check.problems if p.kind == "person_key"]
     assert [p.columns for p in keys] == [("nr",)]
-    assert [f.flag for f in keys[0].fixes] == ["--privacy-unit nr", "--drop nr"]
+    assert [f.flag for f in keys[0].fixes] == ["--privacy-unit nr", "--keep nr"]  # no feature by default
     assert "(8, 0.0017)" in keys[0].sentence and keys[0].non_private
 
 

@@ -134,8 +134,8 @@ def test_clone_and_get_params_round_trip():
     assert est.set_params(k=9, learner__C=2.0).k == 9 and est.learner.C == 2.0
 
 
-def test_fit_on_the_same_rows_continues_their_ledger(data):
-    from core.accounting import PrivacyLedger
+def test_every_fit_continues_the_datasets_ledger(data):
+    from core.ledger import PrivacyLedger
 
     X, y, _, _ = data
     X, y = X[:3000], y[:3000]
@@ -148,6 +148,6 @@ def test_fit_on_the_same_rows_continues_their_ledger(data):
     twice = second.ledger_total_
     assert first.ledger_ is second.ledger_ is led  # clone keeps the one ledger
     assert twice[0] > once[0] and first.ledger_total_ == twice
-    other = clone(est).fit(X[2000:], y[2000:])  # a subset: its rows' third run
+    other = clone(est).fit(X[2000:], y[2000:])  # a subset: without IDs, a third run on the whole data
     assert other.ledger_ is led and other.ledger_total_[0] > twice[0]
-    assert led.n_rows == 3000 and led.total().epsilon == pytest.approx(other.ledger_total_[0])
+    assert led.n_units == 0 and len(led) == 3 and led.total().epsilon == pytest.approx(other.ledger_total_[0])

@@ -36,14 +36,67 @@ def test_gamma_objective_perturbation_matches_the_hand_computation_on_adult():
 
 
 def test_gaussian_objective_perturbation_matches_the_hand_computation():
-    # KST12: σ = R √(8 log(2/δ) + 4ε)/ε; total regularization ≥ 2β/(εn), β = R²/4.
+    # KST12 with ζ = 2R (replace-one moves one row's gradient, of norm ≤ R, to another's):
+    # σ = 2R √(8 log(2/δ) + 4ε)/ε; total regularization ≥ 2β/(εn), β = R²/4.
     n, R = 32_561, math.sqrt(15.0)
     cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=1.0, perturbation="gaussian")
-    assert cfg.scale == pytest.approx(math.sqrt(15.0 * (8 * math.log(2e5) + 4.0)), rel=1e-12)
-    assert cfg.scale == pytest.approx(39.048, abs=1e-3)
+    assert cfg.scale == pytest.approx(2 * math.sqrt(15.0 * (8 * math.log(2e5) + 4.0)), rel=1e-12)
+    assert cfg.scale == pytest.approx(78.096, abs=1e-3)
     assert cfg.regularization + cfg.extra == pytest.approx(7.5 / n, rel=1e-12)
     cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=0.01, perturbation="gaussian")
     assert cfg.extra == 0.0  # 100/n already exceeds 7.5/n
+
+
+def test_gaussian_objective_perturbation_covers_a_replace_one_move_of_the_gradient():
+    """The proof sketch's noise step, checked by the exact Gaussian profile and the χ² tail.
+
+    Replace-one swaps one row's gradient (norm ≤ R) for another's: the shift of b has norm
+    up to 2R, in the plane of the two rows.  (i) A fixed shift of 2R alone, by the exact
+    profile of the Gaussian mechanism (dp-accounting), costs at most (ε/2, δ/2); (ii) the
+    sketch's bound ζ‖Π b‖/σ² + ζ²/(2σ²) with ‖Π b‖ at the χ²₂ quantile of δ/2 is at most ε/2.
+    KST12's constant with ζ = R fails (i): it covers adding or removing a row only.
+    """
+    from core.accounting.gaussian_dp import gaussian_delta
+
+    R = math.sqrt(15.0)
+    for eps, delta in [(0.1, 1e-6), (0.5, 1e-5), (1.0, 1e-5), (4.0, 1e-5), (8.0, 1e-3)]:
+        sigma = maps.objective_noise(eps, delta, n=10_000, data_norm=R, C=1.0, perturbation="gaussian").scale
+        assert gaussian_delta((2 * R / sigma) ** 2, epsilon=eps / 2) <= delta / 2
+        u = math.sqrt(2 * math.log(2 / delta))  # P[χ²₂ > u²] = e^{−u²/2} = δ/2 exactly
+        assert 2 * R * u / sigma + (2 * R / sigma) ** 2 / 2 <= eps / 2 * (1 + 1e-12)
+        old = R * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps
+        assert gaussian_delta((2 * R / old) ** 2, epsilon=eps / 2) > delta / 2
+
+
+def test_naive_bayes_run_is_charged_its_exact_gaussian_epsilon():
+    from core.ledger import PrivacyLedger
+
+    entry = pipeline.ledger_entry("dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    z = maps.naive_bayes_noise(1.0, 1e-5, dimension=5).z
+    assert entry.gaussian_mu_sq == pytest.approx(1.0 / z ** 2, rel=1e-12)
+    ledger = PrivacyLedger()
+    ledger.charge(entry)
+    assert f"{ledger.total().epsilon:.3g}" == "1" and ledger.total().delta == 1e-5
+    # and two such runs compose as one Gaussian mechanism of 2μ² (exactly, not by RDP)
+    from core.accounting.gaussian_dp import gaussian_epsilon
+
+    ledger.charge(entry)
+    total = ledger.total()
+    assert total.epsilon == pytest.approx(gaussian_epsilon(2.0 / z ** 2, delta=total.delta), rel=1e-9)
+
+
+def test_fit_logistic_raises_when_not_converged():
+    from core.errors import ConvergenceError
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (200, 3))
+    s = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    Xa = np.hstack([X, np.ones((200, 1))])
+    b = rng.standard_normal((2, 4)) * 50
+    with pytest.raises(ConvergenceError, match="did not converge in 1 Newton steps"):
+        dt.fit_logistic(Xa, s, 1e-4, b, max_iter=1)
+    F = dt.fit_logistic(Xa, s, 1e-4, b)  # the default reaches the minimiser
+    assert F.shape == (2, 4)
 
 
 def test_naive_bayes_noise_meets_its_epsilon_by_an_independent_accountant():
@@ -160,12 +213,12 @@ def test_encoding_reads_ranges_and_categories_from_the_public_rows_only():
 
 
 def test_registered_with_rows_inputs_and_charged_to_the_ledger():
-    from core.accounting.ledger import PrivacyLedger
+    from core.ledger import PrivacyLedger
 
     for name in ("dp-logistic", "dp-naive-bayes"):
         assert registry.get(name).inputs == "rows" and registry.get(name).takes_epsilon
     rows = pipeline.mechanism_inputs("dp-naive-bayes", None, _table(), _table().features.iloc[:50])
-    ledger = PrivacyLedger("sha256:" + "0" * 64, budget_epsilon=2.5, budget_delta=1e-4)
+    ledger = PrivacyLedger("test", budget_epsilon=2.5, budget_delta=1e-4)
     res = pipeline.label(rows, "dp-logistic", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)
     assert res.n_answered == 50 and (res.epsilon, res.delta) == (1.0, 1e-5)
     res = pipeline.label(rows, "dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=ledger)

@@ -26,11 +26,40 @@ def test_r_equal_one_is_the_one_row_calibration():
         assert a == b
     g = maps.objective_noise(1.0, 1e-5, n=1000, data_norm=2.0, C=0.5, perturbation="gaussian", rows_per_unit=5)
     one = maps.objective_noise(1.0, 1e-5, n=1000, data_norm=2.0, C=0.5, perturbation="gaussian")
-    assert g.scale == pytest.approx(5 * one.scale)
+    # Replace one person: ζ = 2rR and the move lies in the span of at most 2r rows, so the
+    # tail point is χ² with 2r degrees of freedom at δ/2 (2 log(2/δ) for one row).
+    from scipy.stats import chi2
+
+    assert one.scale == pytest.approx(2 * 2.0 * math.sqrt(8 * math.log(2 / 1e-5) + 4) / 1.0, rel=1e-12)
+    t5 = chi2.isf(1e-5 / 2, 10)
+    assert g.scale == pytest.approx(2 * 5 * 2.0 * math.sqrt(4 * t5 + 4) / 1.0, rel=1e-12)
+    assert g.scale > 5 * one.scale  # more than the one-row σ scaled by r: the wider span's tail
     assert 1000 * (g.regularization + g.extra) == pytest.approx(max(1 / 0.5, 2 * 5 * 4.0 / 4 / 1.0))
     nb1, nb5 = maps.naive_bayes_noise(1.0, 1e-5, dimension=4), maps.naive_bayes_noise(1.0, 1e-5, dimension=4,
                                                                                            rows_per_unit=5)
     assert nb5.z == nb1.z and nb5.sigma_sums == pytest.approx(5 * nb1.sigma_sums)
+
+
+@pytest.mark.parametrize("r", [1, 2, 5])
+def test_the_gaussian_sigma_bounds_the_noise_term_outside_a_delta_half_tail(r):
+    # The proof's noise step, checked by sampling: with ‖Π_V b‖² ≤ σ² t_r the log-ratio bound
+    # ζ‖Π_V b‖/σ² + ζ²/(2σ²) is at most ε/2, and ‖Π_V b‖² > σ² t_r has
+    # probability δ/2 for V of dimension 2r (here δ = 0.02, so the frequency is measurable:
+    # 400,000 draws, the 4.9-sigma band of a binomial, false failure below 1e-6).
+    eps, delta, R = 0.7, 0.02, 1.5
+    cfg = maps.objective_noise(eps, delta, n=500, data_norm=R, C=1.0, perturbation="gaussian", rows_per_unit=r)
+    zeta, sigma = 2 * r * R, cfg.scale
+    from scipy.stats import chi2
+
+    t = chi2.isf(delta / 2, 2 * r)
+    assert zeta * math.sqrt(t) / sigma + zeta ** 2 / (2 * sigma ** 2) <= eps / 2 + 1e-12
+    g = np.random.default_rng(31 + r)
+    b = g.normal(scale=sigma, size=(400_000, 2 * r))  # the coordinates of b in an orthonormal basis of V
+    freq = float(((b ** 2).sum(axis=1) > sigma ** 2 * t).mean())
+    half = delta / 2
+    assert abs(freq - half) < 4.9 * math.sqrt(half * (1 - half) / 400_000)
+    if r > 1:  # the one-row tail point would leave far more than δ/2 outside
+        assert float(((b ** 2).sum(axis=1) > sigma ** 2 * 2 * math.log(2 / delta)).mean()) > 2 * half
 
 
 def _log_density_1d(f, X, s, nlam, scale):

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from core import pipeline
-from core.accounting import PrivacyGuarantee, PrivacyLedger, PureDPEntry
+from core.accounting import PrivacyGuarantee
+from core.ledger import PrivacyLedger, PureDPEntry
 from core.cli import main
 from core.cli.common import EXIT_OK, EXIT_VIOLATION
 from core.mechanisms import registry

@@ -11,7 +11,7 @@ import pytest
 
 from core import pipeline
 from core.accounting import PrivacyGuarantee
-from core.accounting.ledger import PrivacyLedger
+from core.ledger import PrivacyLedger
 from core.errors import BudgetExhausted, ParameterError
 from core.mechanisms import registry
 from core.mechanisms.registry import Mechanism, Parameter
@@ -147,7 +147,7 @@ def test_strict_resolve_refuses_flags_that_do_not_apply_and_double_noise():
 
 
 def test_the_ledger_charges_every_run_before_it_runs():
-    led = PrivacyLedger("sha256:test")
+    led = PrivacyLedger("test")
     v = _votes()
     a = pipeline.label(v, "gnmax", {"epsilon": 1.0, "delta": 1e-5}, rng=0, ledger=led)
     b = pipeline.label(v, "lnmax", {"epsilon": 2.0, "delta": 1e-5}, rng=0, ledger=led)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from core import noise
-from core.accounting.ledger import PrivacyLedger
-from core.accounting.ledger_compose import compose_entries
+from core.ledger import PrivacyLedger
+from core.ledger import compose_entries
 from core.audit import audit
 from core.errors import BudgetExhausted
 from core.plan import TeacherQuality, estimate_price, estimate_quality, simulate_votes

@@ -14,7 +14,7 @@ def test_prediction_falls_with_epsilon_and_stays_below_the_assumed_accuracy():
     accs = [predict("dp-logistic", {"epsilon": e, "delta": 1e-5}, n=3000, m=2000, k=1, n_classes=2, public=public,
                     model_accuracy=0.9, draws=4, rng=0).label_accuracy for e in (0.02, 0.3, 8.0)]
     assert accs[0] < accs[1] <= accs[2] + 0.005  # deterministic (seed 0)
-    assert accs[2] <= 0.9 + 1e-9 and accs[2] >= 0.88  # at ε = 8 the noise costs under two points
+    assert accs[2] <= 0.9 + 1e-9 and accs[2] >= 0.87  # at ε = 8 the replace-one noise costs under three points
     assert accs[0] < 0.8  # at ε = 0.02 on 3,000 rows the noise dominates
 
 

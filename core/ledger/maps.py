@@ -15,7 +15,7 @@ import numpy as np
 from core.accounting.baseline import composition_baseline_parameters
 from core.accounting.btt import calibrate_btt, svt_round_epsilon
 from core.errors import ParameterError
-from core.accounting.ledger_entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, public_params
+from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, public_params
 
 __all__ = [
     "confident_gnmax_entry",

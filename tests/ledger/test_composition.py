@@ -1,9 +1,8 @@
-"""Tests of core.accounting.ledger: compositions against hand computations, budget, persistence,
-fingerprints, thread safety, and the privacy maps of the library's mechanisms."""
+"""Tests of the ledger's composition (core.ledger.compose) against hand computations, the budget,
+thread safety, and the privacy maps of the library's mechanisms (core.ledger.maps)."""
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from typing import ClassVar
@@ -13,8 +12,8 @@ import pytest
 
 from core import accounting
 from core import mechanisms as agg
-from core import accounting as L
-from core.errors import BudgetExhausted, DataError, ParameterError
+from core import ledger as L
+from core.errors import BudgetExhausted, ParameterError
 
 # ---------------------------------------------------------------------------
 # Hand-written references (slow, plain loops)
@@ -154,7 +153,7 @@ def test_an_entrys_own_epsilon_is_remembered_on_it_and_nothing_else_changes():
     """The floor of a total reads each entry's own ε once: charging n runs costs n compositions, not n²."""
     import dataclasses
 
-    from core.accounting import ledger_compose
+    from core.ledger import compose as ledger_compose
 
     big = L.PureDPEntry.uniform(eps_step=0.05, n_steps=2000, delta_composition=1e-9)
     small = L.PureDPEntry.uniform(eps_step=0.05, n_steps=1, delta_composition=1e-3)
@@ -305,136 +304,52 @@ def test_budget_uses_budget_delta_when_tighter():
 
 
 # ---------------------------------------------------------------------------
-# Persistence
+# Identical runs reduce to counts
 # ---------------------------------------------------------------------------
 
-def _mixed_ledger():
-    led = L.PrivacyLedger("sha256:abc", budget_epsilon=50.0, budget_delta=1e-3)
-    led.record(L.PureDPEntry(steps=((0.1, 3), (0.2, 4)), delta_composition=1e-6, delta_additive=1e-8, mechanism="btt",
-                             params={"T": 3, "noise_scale": 20.0}, description="d"))
-    led.record(L.RDPEntry.filter(order=8.0, rho_budget=1.0, delta_conversion=1e-6))
-    led.record(L.ApproxDPEntry(epsilon=0.5, delta=1e-7, mechanism="ptr"))
-    return led
+def test_compose_counts_equals_the_list_it_stands_for():
+    p = L.PureDPEntry(steps=((0.1, 3), (0.2, 4)), delta_composition=1e-6, delta_additive=1e-8, mechanism="btt")
+    r = L.RDPEntry.filter(order=8.0, rho_budget=1.0, delta_conversion=1e-6)
+    g = L.gnmax_entry(sigma=40.0, m=100, delta=1e-5)
+    a = L.ApproxDPEntry(epsilon=0.5, delta=1e-7, mechanism="ptr")
+    for counts in ([2, 1, 0, 3], [1, 0, 4, 0], [0, 2, 0, 1], [5, 5, 5, 5]):
+        listed = [e for e, c in zip((p, r, g, a), counts) for _ in range(c)]
+        for delta in (None, 0.5):
+            one, other = L.compose_counts([p, r, g, a], counts, delta=delta), L.compose_entries(listed, delta=delta)
+            assert one.epsilon == pytest.approx(other.epsilon, rel=1e-12)
+            assert one.delta == pytest.approx(other.delta, rel=1e-12)
+            assert one.n_entries == other.n_entries == sum(counts)
 
 
-def test_json_round_trip():
-    led = _mixed_ledger()
-    text = led.to_json()
-    json.loads(text)  # strict JSON
-    assert "Infinity" not in text and "NaN" not in text
-    back = L.PrivacyLedger.from_json(text)
-    assert back.to_dict() == led.to_dict()
-    assert back.total() == led.total()
-    assert back.budget == led.budget
-    assert back.entries == led.entries
+def test_map_key_reads_the_map_only():
+    from core.ledger.entries import map_key
+
+    a = L.PureDPEntry.uniform(eps_step=0.1, n_steps=5, delta_composition=1e-6, mechanism="btt", description="x",
+                              params={"T": 3})
+    b = L.PureDPEntry.uniform(eps_step=0.1, n_steps=5, delta_composition=1e-6, mechanism="lnmax", description="y")
+    assert map_key(a) == map_key(b)
+    assert map_key(a) != map_key(L.PureDPEntry.uniform(eps_step=0.1, n_steps=6, delta_composition=1e-6))
+    assert map_key(L.ApproxDPEntry(epsilon=1.0, delta=0.0)) != map_key(L.PureDPEntry.uniform(eps_step=1.0, n_steps=1))
 
 
-def test_rdp_inf_round_trip():
-    e = L.RDPEntry(orders=(2.0, 4.0), rho=(0.1, float("inf")), delta_conversion=1e-6)
-    back = L.PrivacyLedger.from_json(L.PrivacyLedger("f", entries=[e]).to_json()).entries[0]
-    assert back.rho == (0.1, float("inf"))
-
-
-def test_file_append_grows_by_one_per_run_and_keeps_other_datasets(tmp_path):
-    path = tmp_path / "ledger.json"
-    e = L.PureDPEntry.uniform(eps_step=0.1, n_steps=5, delta_composition=1e-6)
-    for i in range(3):
-        L.append_to_file(path, e, fingerprint="A")
-        raw = json.loads(path.read_text())
-        assert raw["format"] == L.FILE_FORMAT
-        assert len(raw["ledgers"]["A"]["entries"]) == i + 1
-    L.append_to_file(path, e, fingerprint="B")
-    ledgers = L.load_ledgers(path)
-    assert set(ledgers) == {"A", "B"} and len(ledgers["A"]) == 3 and len(ledgers["B"]) == 1
-    assert len(L.load(path, "C")) == 0
-    # save keeps the others
-    led = _mixed_ledger()
-    led.save(path)
-    assert set(L.load_ledgers(path)) == {"A", "B", led.fingerprint}
-    assert L.load(path, led.fingerprint).total() == led.total()
-
-
-def test_file_append_with_budget_check_writes_nothing_on_refusal(tmp_path):
-    path = tmp_path / "l.json"
-    L.PrivacyLedger("A", budget_epsilon=1.0, budget_delta=1e-5).save(path)
-    ok = L.ApproxDPEntry(epsilon=0.6, delta=0.0)
-    L.append_to_file(path, ok, fingerprint="A", check_budget=True)
-    before = path.read_text()
-    with pytest.raises(BudgetExhausted):
-        L.append_to_file(path, ok, fingerprint="A", check_budget=True)
-    assert path.read_text() == before
-
-
-def test_bad_ledger_file(tmp_path):
-    p = tmp_path / "x.json"
-    p.write_text("{not json")
-    with pytest.raises(DataError):
-        L.load_ledgers(p)
-    p.write_text(json.dumps({"foo": 1}))
-    with pytest.raises(DataError):
-        L.load_ledgers(p)
-
-
-def test_file_holds_no_data_dependent_value(tmp_path):
+def test_a_run_keeps_no_data_dependent_value():
     r = agg.lnmax_label(_counts(4), gamma=0.05, delta=1e-5, rng=0)
     assert r.epsilon_data_dependent is not None
-    e = L.entry_from_result(r)
-    path = tmp_path / "l.json"
-    L.append_to_file(path, e, fingerprint="A")
-    text = path.read_text()
+    text = str(L.entry_from_result(r).to_dict())
     assert "data_dependent" not in text and repr(r.epsilon_data_dependent) not in text
 
 
 # ---------------------------------------------------------------------------
-# Fingerprints
+# Thread safety
 # ---------------------------------------------------------------------------
 
-def test_fingerprints():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(20, 3))
-    y = rng.integers(0, 2, 20)
-    f = L.dataset_fingerprint(X, y)
-    assert f.startswith("sha256:") and len(f) == 7 + 64
-    assert f == L.dataset_fingerprint(X.copy(), list(y))
-    assert f == L.dataset_fingerprint(np.asfortranarray(X), y)  # memory layout does not matter
-    X2 = X.copy()
-    X2[3, 1] += 1e-12
-    assert L.dataset_fingerprint(X2, y) != f
-    y2 = y.copy()
-    y2[0] = 1 - y2[0]
-    assert L.dataset_fingerprint(X, y2) != f
-    assert L.dataset_fingerprint(X, None) != f
-    assert L.dataset_fingerprint(X.reshape(3, 20), y) != f  # shape counts
-    assert L.dataset_fingerprint(np.array([["a", "b"]]), None) != L.dataset_fingerprint(np.array([["ab", ""]]), None)
-    assert L.dataset_fingerprint(data=b"a,b\n1,2\n") == L.dataset_fingerprint(data=b"a,b\n1,2\n")
-    assert L.dataset_fingerprint(data=b"a,b\n1,2\n") != L.dataset_fingerprint(data=b"a,b\n1,3\n")
-    keyed = L.dataset_fingerprint(X, y, key=b"secret")
-    assert keyed.startswith("hmac-sha256:") and keyed != f and keyed == L.dataset_fingerprint(X, y, key=b"secret")
-    assert L.dataset_fingerprint(np.array([0.0]), None) == L.dataset_fingerprint(np.array([-0.0]), None)
-    with pytest.raises(DataError):
-        L.dataset_fingerprint()
-
-
-def test_fingerprint_pandas():
-    pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
-    assert L.dataset_fingerprint(df, df["a"]) == L.dataset_fingerprint(df.copy(), df["a"].copy())
-
-
-# ---------------------------------------------------------------------------
-# Thread safety and the registry
-# ---------------------------------------------------------------------------
-
-def test_registry_and_thread_safety(tmp_path):
-    L.forget_ledgers()
-    fp = L.dataset_fingerprint(data=b"threads")
+def test_threads_recording_on_one_ledger_lose_nothing():
+    led = L.PrivacyLedger("threads")
     e = L.ApproxDPEntry(epsilon=0.01, delta=0.0)
-    seen, errors = [], []
+    errors = []
 
     def work():
         try:
-            led = L.ledger_for(fp)
-            seen.append(led)
             for _ in range(50):
                 led.record(e)
                 led.total()
@@ -447,11 +362,9 @@ def test_registry_and_thread_safety(tmp_path):
     for t in threads:
         t.join()
     assert not errors
-    assert all(s is seen[0] for s in seen)
-    assert len(L.ledger_for(fp)) == 400
-    assert L.ledger_for(fp).total().epsilon == pytest.approx(4.0)
+    assert len(led) == 400 and led.total().epsilon == pytest.approx(4.0)
     L.forget_ledgers()
-    assert len(L.ledger_for(fp)) == 0
+    assert len(L.default_ledger()) == 0
 
 
 def test_concurrent_charges_never_exceed_budget():
@@ -472,17 +385,6 @@ def test_concurrent_charges_never_exceed_budget():
     for t in threads:
         t.join()
     assert len(led) == 10 and len(refused) == 20
-
-
-def test_concurrent_file_appends(tmp_path):
-    path = tmp_path / "l.json"
-    e = L.ApproxDPEntry(epsilon=0.01, delta=0.0)
-    threads = [threading.Thread(target=lambda: [L.append_to_file(path, e, fingerprint="A") for _ in range(10)]) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(L.load(path, "A")) == 40
 
 
 # ---------------------------------------------------------------------------
@@ -542,7 +444,7 @@ def test_unknown_mechanism_is_approximate_and_registry_overrides():
     try:
         assert isinstance(L.entry_from_result(R()), L.RDPEntry)
     finally:
-        from core.accounting import ledger_maps
+        from core.ledger import maps as ledger_maps
 
         ledger_maps._PRIVACY_MAPS.pop("ptr_certified", None)
 
@@ -634,3 +536,26 @@ def test_planned_entry_equals_entry_from_result(mech, kw, run):
     assert (planned.delta_composition, planned.delta_additive) == (after.delta_composition, after.delta_additive)
     with pytest.raises(ParameterError):
         L.planned_entry("gnmax", delta=1e-5, m=3)
+
+
+def test_a_filter_run_is_charged_what_its_result_claims():
+    """Confident-GNMax under a Rényi filter: the entry charged before the run (the pipeline's)
+    equals the result's map afterwards, so a report's ledger total is never below the run."""
+    from core import pipeline
+
+    settings = {"epsilon": 20.0, "accounting": "filter", "delta": 1e-5}
+    planned = pipeline.ledger_entry("confident-gnmax", settings, 30)
+    result = pipeline.label(_counts(3, m=30, k=100), "confident-gnmax", settings, rng=0)
+    after = L.entry_from_result(result)
+    assert planned.orders == after.orders and planned.rho == pytest.approx(after.rho, rel=1e-12)
+    assert L.compose_entries([planned]).epsilon == pytest.approx(result.epsilon, rel=1e-9)
+
+
+def test_compose_delta_is_the_delta_of_the_full_composition():
+    kinds = [L.PureDPEntry.uniform(eps_step=0.1, n_steps=30, delta_composition=1e-6, delta_additive=1e-8),
+             L.PureDPEntry.uniform(eps_step=2.0, n_steps=1, delta_composition=0.3),  # basic wins here
+             L.gnmax_entry(sigma=30.0, m=100, delta=1e-5), L.ApproxDPEntry(epsilon=0.2, delta=1e-7)]
+    for counts in ([1, 0, 0, 0], [0, 1, 0, 0], [2, 1, 1, 1], [0, 0, 3, 2], [3, 0, 1, 0]):
+        for delta in (None, 0.5):
+            assert L.compose_counts(kinds, counts, delta=delta).delta == pytest.approx(
+                L.compose.compose_delta(kinds, counts, delta=delta), rel=1e-15, abs=0)

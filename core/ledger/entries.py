@@ -1,12 +1,17 @@
 """Ledger entries: the three privacy maps (:class:`PureDPEntry`, :class:`RDPEntry`,
-:class:`ApproxDPEntry`), their serialization, and the dataset fingerprint a ledger is
-keyed by.
+:class:`ApproxDPEntry`), their serialization, and the key that says when two runs have the
+same privacy map (:func:`map_key`: such runs reduce to a count in the ledger).
+
+References
+----------
+.. [M17] I. Mironov, "Rényi differential privacy", CSF 2017.
+.. [FZ21] V. Feldman, T. Zrnic, "Individual privacy accounting via a Rényi filter",
+   NeurIPS 2021.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,93 +27,12 @@ __all__ = [
     "LedgerEntry",
     "PureDPEntry",
     "RDPEntry",
-    "dataset_fingerprint",
     "entry_from_dict",
+    "map_key",
     "nonnegative_value",
     "delta_value",
     "public_params",
 ]
-
-_FINGERPRINT_VERSION = b"private-label-lab/fingerprint/v1"
-
-
-# ---------------------------------------------------------------------------
-# Dataset fingerprint
-# ---------------------------------------------------------------------------
-
-def _canonical_array_bytes(name: str, value: Any) -> bytes:
-    """Canonical serialisation of one array: name, kind, shape, then the values.
-
-    Numbers are written as little-endian float64 (bool and integers included, so an
-    int array and the equal float array serialise alike; -0.0 is written as 0.0 and
-    every NaN as the one canonical NaN); anything else (strings, mixed objects) as the
-    UTF-8 ``str`` of each element, length-prefixed.
-    """
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        raw = bytes(value)
-        return b"".join([name.encode(), b"\x00bytes\x00", len(raw).to_bytes(8, "little"), raw])
-    if hasattr(value, "to_numpy"):  # pandas objects
-        value = value.to_numpy()
-    arr = np.asarray(value)
-    shape = ",".join(str(int(s)) for s in arr.shape).encode()
-    if arr.dtype.kind in "biuf":
-        vals = arr.astype("<f8", copy=True).ravel(order="C")
-        vals += 0.0  # -0.0 → 0.0
-        vals[np.isnan(vals)] = np.nan
-        payload = b"num\x00" + vals.tobytes()
-    else:
-        parts = []
-        for x in arr.ravel(order="C").tolist():
-            s = str(x).encode("utf-8")
-            parts.append(len(s).to_bytes(8, "little") + s)
-        payload = b"str\x00" + b"".join(parts)
-    return b"".join([name.encode(), b"\x00", shape, b"\x00", len(payload).to_bytes(8, "little"), payload])
-
-
-def dataset_fingerprint(features: Any = None, labels: Any = None, *, data: bytes | None = None, key: bytes | None = None) -> str:
-    """Fingerprint of a private dataset: the key of its ledger.
-
-    SHA-256 (or HMAC-SHA-256 when ``key`` is given) over a canonical serialisation of
-    the private features and labels (and/or raw bytes, e.g. the uploaded file):
-
-    ``b"private-label-lab/fingerprint/v1"``, then for each part present, in the order
-    ``features``, ``labels``, ``data``: its name, its shape, and its values — numbers as
-    little-endian float64 in C order (-0.0 as 0.0, one canonical NaN), anything else as
-    the length-prefixed UTF-8 ``str`` of each element; raw bytes as they are.
-
-    Equal data give equal fingerprints; different data give different ones (up to
-    SHA-256 collisions).  The hash reveals nothing about the data beyond equality, with
-    one caveat: someone who can guess the *entire* dataset can confirm the guess by
-    hashing it.  Pass a secret ``key`` (kept with the ledger's owner) to rule that out.
-
-    Parameters
-    ----------
-    features, labels : array-like, optional
-        The private table's features and labels (NumPy arrays, pandas objects, lists).
-    data : bytes, optional
-        Raw bytes of the private data (e.g. the CSV file as uploaded).
-    key : bytes, optional
-        Secret key for HMAC-SHA-256.
-
-    Returns
-    -------
-    str
-        ``"sha256:<64 hex digits>"`` (``"hmac-sha256:..."`` with a key).
-
-    Raises
-    ------
-    DataError
-        When nothing is given.
-    """
-    if features is None and labels is None and data is None:
-        raise DataError("dataset_fingerprint needs the private features, labels or raw bytes; none was given.")
-    h = hmac.new(bytes(key), digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
-    h.update(_FINGERPRINT_VERSION)
-    for name, value in (("features", features), ("labels", labels), ("data", data)):
-        if value is not None:
-            h.update(_canonical_array_bytes(name, value))
-    return ("hmac-sha256:" if key is not None else "sha256:") + h.hexdigest()
-
 
 # ---------------------------------------------------------------------------
 # Entries (privacy maps)
@@ -527,3 +451,38 @@ def entry_from_dict(d: Mapping[str, Any]) -> LedgerEntry:
         return RDPEntry(orders=tuple(d["orders"]), rho=tuple(d["rho"]), delta_conversion=d["delta_conversion"],
                         delta_additive=d.get("delta_additive", 0.0), gaussian_mu_sq=d.get("gaussian_mu_sq"), **common)
     return ApproxDPEntry(epsilon=d["epsilon"], delta=d["delta"], **common)
+
+
+def map_key(entry: LedgerEntry) -> str:
+    """The privacy map of ``entry`` as text: equal for two runs exactly when they compose alike.
+
+    Composition (:mod:`core.ledger.compose`) reads only the map's numbers: the kind, the
+    pure steps and their δs, the Rényi curve, its δs and Gaussian μ², or the (ε, δ).  The
+    mechanism's name, the description, the parameters and the time are not part of it, so
+    runs with one key are interchangeable in every total and the ledger keeps one count
+    per key (docs/design.md §9).
+
+    Parameters
+    ----------
+    entry : PureDPEntry, RDPEntry or ApproxDPEntry
+
+    Returns
+    -------
+    str
+        Canonical JSON of the map's numbers (floats written exactly, by ``repr``).
+    """
+    if isinstance(entry, PureDPEntry):
+        body = {"kind": "pure", "steps": [[float(e), int(n)] for e, n in sorted(entry.steps)],
+                "delta_composition": entry.delta_composition, "delta_additive": entry.delta_additive}
+        if entry.laplace:  # Laplace coordinates compose by their own loss distribution
+            body["laplace"] = True
+    elif isinstance(entry, RDPEntry):
+        body = {"kind": "rdp", "orders": list(entry.orders),
+                "rho": [r if math.isfinite(r) else None for r in entry.rho],
+                "delta_conversion": entry.delta_conversion, "delta_additive": entry.delta_additive,
+                "gaussian_mu_sq": entry.gaussian_mu_sq}
+    elif isinstance(entry, ApproxDPEntry):
+        body = {"kind": "approx", "epsilon": entry.epsilon, "delta": entry.delta}
+    else:
+        raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(entry).__name__}.")
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
