@@ -154,6 +154,15 @@ with session.shown_errors():
             tab.plotly_chart(charts.sweep_figure(points, vary, rate), key=f"sweep_{rate}")
             for text in charts.sweep_overlaps(points, rate):
                 tab.caption(f"**{text}** The lines underneath are hidden by the one on top.")
+    for name, pts in points.items():
+        # A bound that holds only under conditions (BTT's Theorem 3.2) is drawn only where they hold.
+        failed = [p for p in pts if p.bound_note]
+        if failed:
+            at = ", ".join(f"{p.value:g}" for p in failed)
+            where = "at any point" if len(failed) == len(pts) else f"at {AXES[vary]} = {at}"
+            shown = min(failed, key=lambda p: abs(np.log(p.value / float(epsilon))) if vary == "epsilon" else 0.0)
+            st.caption(f"{style.short_title(name)}: Theorem 3.2's error bound is not drawn {where}, because its "
+                       f"conditions fail there. At {AXES[vary]} = {shown.value:g}: {shown.bound_note}")
     for text in not_drawn + skipped:
         st.caption(f"Not drawn: {text}.".replace("..", "."))
     refused = [f"{style.short_title(n)} at {AXES[vary]} = {p.value:g}" for n, pts in points.items()

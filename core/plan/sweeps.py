@@ -6,7 +6,9 @@ once on the draws stacked, the others once per draw), and the shares of the ``m`
 answered, abstained (⊥) and answered with a wrong label are summarised by their mean and
 standard deviation over the draws of the noise.  Beside them stand the mechanism's own
 explicit bounds with their constants (:attr:`core.mechanisms.registry.TestPicture.bound_rates`)
-at the same settings; a mechanism without one says so.
+at the same settings, a bound that holds only under conditions (BTT's Theorem 3.2) only at
+the points where they hold, with the failing condition in words elsewhere
+(:attr:`SweepPoint.bound_note`); a mechanism without one says so.
 
 Sweeping ε, δ or T reuses one set of votes; sweeping m takes the first m queries; sweeping k
 needs votes of k teachers, simulated from a :class:`core.plan.TeacherQuality`
@@ -61,6 +63,10 @@ class SweepPoint:
     feasible : bool
     reason : str or None
         Why the settings cannot run or can answer (almost) nothing.
+    bound_note : str or None
+        Where a bound holds only under conditions and they fail at this point (BTT's
+        Theorem 3.2): which condition fails and what would meet it; the bound is then left
+        out of ``bounds``.
     """
 
     value: float
@@ -75,6 +81,7 @@ class SweepPoint:
     bounds: dict | None = field(default=None)
     feasible: bool = True
     reason: str | None = None
+    bound_note: str | None = None
 
 
 _WORDS = {"T": "the cutoff T", "k": "the number of teachers k"}
@@ -273,14 +280,16 @@ def sweep_against_bounds(
         m = float(out.m)
         mean, sd = out.mean(), out.sd()
         pic = mech.picture
-        bounds = None
+        bounds, note = None, None
         if pic is not None and pic.bound_rates is not None:
             votes = c_now if mech.inputs == "counts" else (np.arange(int(c_now[0].sum()))[None, :] < c_now[:, 1:2]).astype(float)
             bounds = pic.bound_rates(votes, params, t_now, beta)
+            check = None if pic.bound_conditions is None else pic.bound_conditions(votes, params, t_now, beta)
+            note = None if check is None or check.holds else check.sentence()
         points.append(SweepPoint(
             value=float(value), epsilon=out.epsilon, delta=out.delta,
             answered=mean["answered"] / m, bottom=mean["bottom"] / m, wrong=mean["wrong"] / m,
             answered_sd=sd["answered"] / m, bottom_sd=sd["bottom"] / m, wrong_sd=sd["wrong"] / m,
-            bounds=bounds, feasible=out.feasible, reason=out.reason,
+            bounds=bounds, feasible=out.feasible, reason=out.reason, bound_note=note,
         ))
     return points
