@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from app_pages._lesson_ledger import fmt_eps
+
 
 def texts(elements) -> list[str]:
     return [e.value for e in elements]
@@ -33,3 +35,30 @@ def test_the_release_states_its_price_before_the_click(lab):
     assert not at.exception, at.exception
     after = ledger(at)
     assert after[1] == before[1] + 1
+
+
+def test_compare_says_what_ran_after_its_priced_run_and_offers_to_run_again(lab):
+    at = lab()
+    at.sidebar.button(key="preset_f").click().run()
+    assert not at.exception, at.exception
+    eps_before, runs_before = ledger(at)
+    at.button(key="compare_go").click().run()
+    assert not at.exception, at.exception
+    for _ in range(2):  # right after the click, and on the next rerun
+        assert not [t for t in texts(at.info) if "Nothing has run yet." in t], texts(at.info)
+        assert not [b for b in at.button if b.key == "compare_go"]
+        eps, runs = ledger(at)
+        said = [t for t in texts(at.success) if t.startswith("**Ran ")]
+        assert len(said) == 1, texts(at.success)
+        n = runs - runs_before
+        assert f"Ran {n} runs on the private rows" in said[0]
+        assert f"your lesson's total went from ε {fmt_eps(eps_before)} to ε {fmt_eps(eps)}" in said[0]
+        assert "Why less than the sum of their own εs" in said[0]
+        again = [b for b in at.button if b.key.startswith("compare_again")]
+        assert len(again) == 1 and again[0].label.startswith(f"Run again ({n} runs, ε "), [b.label for b in at.button]
+        at.run()
+        assert not at.exception, at.exception
+    again[0].click().run()  # new runs, charged again
+    assert not at.exception, at.exception
+    assert ledger(at)[1] == runs + n
+    assert [t for t in texts(at.success) if t.startswith(f"**Ran {n} runs")]
