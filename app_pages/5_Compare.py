@@ -209,8 +209,8 @@ def asked_first(ds, ens, runs, *, what: str, label: str, key: str):
     return bool(pressed), note, price
 
 
+# Session key: what the last priced comparison ran and cost (said after the run, with "Run again").
 RAN = "_compare_ran"
-"""Session key: what the last priced comparison ran and cost (said after the run, with "Run again")."""
 
 
 def said_after_the_run(where, ens, record: dict) -> bool:

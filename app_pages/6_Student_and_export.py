@@ -24,8 +24,8 @@ session.init()
 ss = st.session_state
 cache.warm_student_writer()
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})
-# The learner of the model class a DP-training route trains: the student's default after such a run
-# (a comment: a bare string in a page is shown).
+# After a run that trains one model with DP on the private rows (no teachers), the student's learner
+# defaults to that model's class.
 TRAINED_MODEL_LEARNER = {"dp-logistic": "logistic_regression", "dp-naive-bayes": "gaussian_nb"}
 
 st.title("Student and export")

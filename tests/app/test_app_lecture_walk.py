@@ -62,3 +62,35 @@ def test_compare_says_what_ran_after_its_priced_run_and_offers_to_run_again(lab)
     assert not at.exception, at.exception
     assert ledger(at)[1] == runs + n
     assert [t for t in texts(at.success) if t.startswith(f"**Ran {n} runs")]
+
+
+def test_student_and_export_opens_in_plain_words(lab):
+    """No code comment rendered at the top of the page (a bare string in a page is drawn by Streamlit)."""
+    at = lab()
+    at.sidebar.button(key="preset_g").click().run()
+    assert not at.exception, at.exception
+    said = texts(at.markdown)
+    assert not [t for t in said if "model class a DP-training route" in t or "such a run" in t], said
+    assert said and said[0].startswith("The private labels can train a new model"), said[:2]
+
+
+def test_no_page_holds_a_bare_string_that_streamlit_would_draw():
+    """Streamlit draws a string standing alone in a page's script (its "magic"): only the module docstring may."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = []
+
+    def walk(body, path, top):
+        for i, node in enumerate(body):
+            if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str) and not (top and i == 0)):
+                found.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                for part in ("body", "orelse", "finalbody"):
+                    walk(getattr(node, part, []), path, False)
+
+    for path in [root / "app.py", *sorted((root / "app_pages").glob("[0-9]*.py"))]:
+        walk(ast.parse(path.read_text()).body, path, True)
+    assert not found, found
