@@ -94,3 +94,16 @@ def test_no_page_holds_a_bare_string_that_streamlit_would_draw():
     for path in [root / "app.py", *sorted((root / "app_pages").glob("[0-9]*.py"))]:
         walk(ast.parse(path.read_text()).body, path, True)
     assert not found, found
+
+
+def test_the_certified_preset_says_which_guarantee_holds_for_the_release(lab):
+    at = lab()
+    at.sidebar.button(key="preset_certified").click().run()
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.main.metric}
+    assert shown["Certified guarantee ε"] == "8"
+    alone = next(k for k in shown if k.startswith("Same noise without the test"))
+    said = " ".join(texts(at.caption))
+    assert "Which ε holds for this release: the certified ε 8" in said, said
+    assert f"ε {shown[alone]} beside it" in said and "does not cover this release" in said
+    assert "the test alone costs ε 2.018" in said
