@@ -53,9 +53,11 @@ class SweepPoint:
         The swept setting's value.
     epsilon, delta : float
         The run's data-independent guarantee.
-    answered, bottom, wrong : float
-        Mean shares of the m queries answered, ⊥ and answered with a wrong label.
-    answered_sd, bottom_sd, wrong_sd : float
+    answered, bottom, wrong, unprocessed : float
+        Mean shares of the m queries answered, ⊥, answered with a wrong label, and not
+        processed (after a run halts, e.g. BTT after T ⊥: no label and not ⊥; or a
+        certified run whose test failed).
+    answered_sd, bottom_sd, wrong_sd, unprocessed_sd : float
         Their standard deviations over the draws.
     bounds : dict or None
         The mechanism's explicit bounds at these settings (``"wrong"``, ``"⊥"``), None
@@ -78,6 +80,8 @@ class SweepPoint:
     answered_sd: float = float("nan")
     bottom_sd: float = float("nan")
     wrong_sd: float = float("nan")
+    unprocessed: float = float("nan")
+    unprocessed_sd: float = float("nan")
     bounds: dict | None = field(default=None)
     feasible: bool = True
     reason: str | None = None
@@ -165,7 +169,8 @@ def _rows_point(mech, rows, truth, request, draws, gen, value: float) -> SweepPo
     mean, sd = counts.mean(axis=0) / m, counts.std(axis=0) / m
     return SweepPoint(value=value, epsilon=float(guarantee.epsilon), delta=float(guarantee.delta),
                       answered=float(mean[0]), bottom=float(mean[1]), wrong=float(mean[2]),
-                      answered_sd=float(sd[0]), bottom_sd=float(sd[1]), wrong_sd=float(sd[2]))
+                      answered_sd=float(sd[0]), bottom_sd=float(sd[1]), wrong_sd=float(sd[2]),
+                      unprocessed=float(max(0.0, 1.0 - mean[0] - mean[1])), unprocessed_sd=0.0)
 
 
 def _run_params(mech, counts: np.ndarray, settings: Mapping[str, Any]) -> dict:
@@ -290,6 +295,7 @@ def sweep_against_bounds(
             value=float(value), epsilon=out.epsilon, delta=out.delta,
             answered=mean["answered"] / m, bottom=mean["bottom"] / m, wrong=mean["wrong"] / m,
             answered_sd=sd["answered"] / m, bottom_sd=sd["bottom"] / m, wrong_sd=sd["wrong"] / m,
+            unprocessed=mean["not_processed"] / m, unprocessed_sd=sd["not_processed"] / m,
             bounds=bounds, feasible=out.feasible, reason=out.reason, bound_note=note,
         ))
     return points
