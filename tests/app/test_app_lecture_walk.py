@@ -107,3 +107,24 @@ def test_the_certified_preset_says_which_guarantee_holds_for_the_release(lab):
     assert "Which ε holds for this release: the certified ε 8" in said, said
     assert f"ε {shown[alone]} beside it" in said and "does not cover this release" in said
     assert "the test alone costs ε 2.018" in said
+
+
+def test_numbers_read_as_a_student_reads_them(lab):
+    """The microscope's signed noise with a true minus sign (−, never the hyphen), and teachers of equal size
+    say their rows once ("40", not "40–40")."""
+    at = lab()
+    at.switch_page("app_pages/7_One_query.py").run()
+    assert not at.exception, at.exception
+    next(b for b in at.button if b.label == "Draw the noise once").click().run()
+    assert not at.exception, at.exception
+    drawn = [t for t in texts(at.markdown) if t.startswith("Noise drawn on the")]
+    assert drawn, texts(at.markdown)
+    for text in drawn:
+        assert not re.search(r"-\d", text), text
+    for frame in at.dataframe:
+        if "noise drawn" in frame.value.columns:
+            assert not any(str(v).startswith("-") for v in frame.value["noise drawn"])
+    at.switch_page("app_pages/2_Ensemble.py").run()
+    assert not at.exception, at.exception
+    rows = next(m.value for m in at.main.metric if m.label == "Rows per teacher")
+    assert "–" not in rows and int(rows.replace(",", "")) > 0, rows
