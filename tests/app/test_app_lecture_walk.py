@@ -128,3 +128,16 @@ def test_numbers_read_as_a_student_reads_them(lab):
     assert not at.exception, at.exception
     rows = next(m.value for m in at.main.metric if m.label == "Rows per teacher")
     assert "–" not in rows and int(rows.replace(",", "")) > 0, rows
+
+
+def test_bounds_log_axes_label_each_decade_only(lab):
+    """Plotly's minor labels between decades (2, 5, 20, 50 …) crowd a projected log axis: one label a decade."""
+    import json
+
+    at = lab()
+    at.switch_page("app_pages/4_Bounds.py").run()
+    assert not at.exception, at.exception
+    logs = [(axis, layout[axis]) for layout in (json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart"))
+            for axis in ("xaxis", "yaxis") if layout.get(axis, {}).get("type") == "log"]
+    assert logs
+    assert all(a.get("dtick") == 1 for _, a in logs), logs
