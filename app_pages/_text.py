@@ -87,3 +87,9 @@ def chart_text(text: object) -> str:
     show as their code points (``⟨U+202E⟩``), as in :func:`literal`.
     """
     return html.escape(visible_controls(str(text)), quote=False)
+
+
+def number(x: float, spec: str = ".4g") -> str:
+    """A number as a student reads it: formatted by ``spec``, its minus sign the typographic "−"
+    (U+2212), never the hyphen "-" (``number(-0.5, "+.4g")`` is "−0.5")."""
+    return format(float(x), spec).replace("-", "−")
