@@ -132,7 +132,8 @@ with session.shown_errors():
         c = st.columns(2) + st.columns(2)  # two metrics a row: labels and values whole at 1024 px
         c[0].metric("Teachers (k)", ens.teachers.k)
         c[1].metric("Learner", widgets.learner_label(cfg["learner"]))
-        c[2].metric("Rows per teacher", f"{int(min(ens.teachers.chunk_sizes))}–{int(max(ens.teachers.chunk_sizes))}")
+        lo, hi = int(min(ens.teachers.chunk_sizes)), int(max(ens.teachers.chunk_sizes))
+        c[2].metric("Rows per teacher", f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}")
         c[3].metric("Public queries voted on", ens.votes.shape[0])
         if cfg["params"]:
             st.caption("Hyperparameters: " + ", ".join(f"{k_} = {v}" for k_, v in cfg["params"].items()))

@@ -101,9 +101,17 @@ def show_result(result, ds, ens) -> None:
                 + (" from the certified test's budget (propose–test–release)." if certified else "."))
     g[1].metric("Guarantee δ", f"{result.delta:.3g}")
     if certified:
-        g[2].metric("Data-independent ε of the same noise", session.fmt(result.params["epsilon_data_independent"], 4),
-                    help="What the same Confident-GNMax noise on these queries guarantees without the "
-                    "test: also a guarantee for every dataset, from public parameters only.")
+        alone = session.fmt(result.params["epsilon_data_independent"], 4)
+        g[2].metric("Same noise without the test ε", alone,
+                    help="What the same Confident-GNMax noise on these queries guarantees when no test is run, from "
+                    "public parameters only: for comparison; it does not cover this release, whose test is "
+                    "published too.")
+        st.caption(f"Which ε holds for this release: the certified ε {session.fmt(result.epsilon, 4)} (δ "
+                   f"{result.delta:.3g}), which covers both the private test and the labels. ε {alone} beside it is "
+                   "what the same labeling noise guarantees on its own, as plain Confident-GNMax with no test; it is "
+                   "shown for comparison and does not cover this release, because the test's outcome is published "
+                   f"too (the test alone costs ε {session.fmt(result.params['epsilon_test'], 4)}, part of the "
+                   f"{session.fmt(result.epsilon, 4)}).")
     if result.mechanism == "certified-gnmax":  # why it released or not, in words, before the accounting
         from core.mechanisms.certified import certified_outcome_words
 

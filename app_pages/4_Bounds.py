@@ -87,8 +87,8 @@ with session.shown_errors():
                              name=f"crossover M ≈ {charts.number(round_3(curves['crossover']))}"))
     fig.add_trace(go.Scatter(x=[int(m)] * 2, y=[lo, hi], mode="lines", line=dict(dash="dot", color="#999"),
                              name=f"your m = {int(m)}"))
-    style.finish(fig, x_title="number of queries m", y_title="misclassification rate (shape)", xaxis_type="log",
-                 yaxis_type="log")
+    style.finish(fig, x_title="number of queries m", y_title="misclassification rate (shape)", xaxis_type="log", xaxis_dtick=1,
+                 yaxis_type="log", yaxis_dtick=1)
     st.plotly_chart(fig, key="rates")
 
     # ------------------------------------------------------------------ sample complexity vs alpha
@@ -105,7 +105,7 @@ with session.shown_errors():
         fig.add_trace(go.Scatter(x=sc["alpha"], y=values, name=name, mode="lines", **style.series(i)))
     fig.add_trace(go.Scatter(x=[sc["alpha"][0], sc["alpha"][-1]], y=[int(n)] * 2, mode="lines",
                              line=dict(dash="dash", color="#888"), name=f"your n = {int(n):,}"))
-    style.finish(fig, x_title="target error α", y_title="private rows n (shape)", xaxis_type="log", yaxis_type="log")
+    style.finish(fig, x_title="target error α", y_title="private rows n (shape)", xaxis_type="log", xaxis_dtick=1, yaxis_type="log", yaxis_dtick=1)
     st.plotly_chart(fig, key="sample_complexity")
 
     # ------------------------------------------------------------------ loop solver
@@ -189,7 +189,7 @@ with session.shown_errors():
         fig.add_trace(go.Scatter(x=[ens.teachers.k], y=[result.n_answered], mode="markers", name="your run (BTT)",
                                  marker=dict(size=12, symbol="x", color="#c62828")))
     if real or ens is not None:
-        style.finish(fig, x_title="teachers k", y_title="answered queries", xaxis_type="log")
+        style.finish(fig, x_title="teachers k", y_title="answered queries", xaxis_type="log", xaxis_dtick=1)
         st.plotly_chart(fig, key="answers_model")
         st.caption(f"BTT's fewest teachers for which a unanimous vote passes half the time at these settings: "
                    f"k ≥ {model['k_min']:,}.")
@@ -241,8 +241,8 @@ with session.shown_errors():
                     fig.add_trace(go.Scatter(x=[check.m], y=[max(1.0 - acc, 1e-4)], mode="markers",
                                              name="your run: measured",
                                              marker={**measured, "size": style.sizes().rare_marker}))
-                style.finish(fig, x_title="number of queries m", y_title="misclassification rate", xaxis_type="log",
-                             yaxis_type="log")
+                style.finish(fig, x_title="number of queries m", y_title="misclassification rate", xaxis_type="log", xaxis_dtick=1,
+                             yaxis_type="log", yaxis_dtick=1)
                 st.plotly_chart(fig, key="measured")
                 st.caption(check.sentence() + " The curve is the theorem's bound with its real constants, for a "
                            "cutoff set as the theorem asks at each m (a measured 0 is drawn at 1e-4).")

@@ -175,26 +175,72 @@ def unpaid(ens, wanted) -> list[tuple[str, dict]]:
     return out
 
 
-def asked_first(ds, ens, runs, *, what: str, label: str, key: str) -> bool:
-    """Teaching data: the price of ``runs`` (not drawn yet) first, and a click; True when they may run now.
-
-    Nothing to pay, or the lecturer chose to run comparisons without asking: True at once.
-    """
-    if not runs or not lesson.ask_first():
-        return True
+def _entries(ens, runs) -> list:
     from core import pipeline
 
     m = int(ens.votes.shape[0])
+    return [pipeline.ledger_entry(name, session.request(name, settings), m) for name, settings in runs]
+
+
+def _runs_label(label: str, price) -> str:
+    return f"{label} ({price.runs} run{'s' if price.runs != 1 else ''}, ε {lesson.fmt_eps(price.cost.epsilon)})"
+
+
+def asked_first(ds, ens, runs, *, what: str, label: str, key: str):
+    """Teaching data: the price of ``runs`` (not drawn yet) first, and a click.
+
+    Returns ``(go, note, price)``: ``go`` is True when they may run now (nothing to pay, the
+    lecturer chose to run comparisons without asking, or the priced button was pressed);
+    ``note`` is the place of the price's words and button, which the page fills with what
+    ran once the runs are made (None when nothing was asked); ``price`` the group's price.
+    """
+    if not runs or not lesson.ask_first():
+        return True, None, None
     led = ledgers.lesson_ledger(ledgers.lesson_key(ds)) if not lesson.demonstration() else ledgers.ledger(ds)
-    price = lesson.lesson_price(led, [pipeline.ledger_entry(name, session.request(name, settings), m)
-                                      for name, settings in runs])
-    st.info(price.words(what) + (" A demonstration: not charged to your lesson." if lesson.demonstration() else "")
-            + " Nothing has run yet.")
-    if not price.fits:
-        st.error("Refused: that would take your lesson past its budget (Private labeling page). Lower ε or start a "
-                 "new lesson.")
-    return bool(st.button(f"{label} ({price.runs} run{'s' if price.runs != 1 else ''}, ε "
-                          f"{lesson.fmt_eps(price.cost.epsilon)})", key=key, type="primary", disabled=not price.fits))
+    price = lesson.lesson_price(led, _entries(ens, runs))
+    note = st.empty()
+    with note.container():
+        st.info(price.words(what) + (" A demonstration: not charged to your lesson." if lesson.demonstration() else "")
+                + " Nothing has run yet.")
+        if not price.fits:
+            st.error("Refused: that would take your lesson past its budget (Private labeling page). Lower ε or start a "
+                     "new lesson.")
+        pressed = st.button(_runs_label(label, price), key=key, type="primary", disabled=not price.fits)
+    return bool(pressed), note, price
+
+
+# Session key: what the last priced comparison ran and cost (said after the run, with "Run again").
+RAN = "_compare_ran"
+
+
+def said_after_the_run(where, ens, record: dict) -> bool:
+    """What the priced comparison ran and what it cost, in one sentence, why together costs less than the sum,
+    and "Run again" with its price; True when "Run again" is pressed (its runs are then dropped from memory,
+    so that they are drawn, and charged, again)."""
+    ds = datasets.dataset()
+    led = ledgers.lesson_ledger(ledgers.lesson_key(ds)) if not lesson.demonstration() else ledgers.ledger(ds)
+    runs = record["drawn"]  # what the priced run drew (a run shown before it was already paid for)
+    price = lesson.lesson_price(led, _entries(ens, [(n, dict(s)) for n, s in runs]))
+    n = record["runs"]
+    text = (f"**Ran {n} run{'s' if n != 1 else ''} on the private rows: ε {lesson.fmt_eps(record['cost'])} together; "
+            f"your lesson's total went from ε {lesson.fmt_eps(record['before'])} to ε "
+            f"{lesson.fmt_eps(record['after'])}.**")
+    if n > 1 and record["own"] > record["cost"] * (1 + 1e-9):
+        text += (f" Why less than the sum of their own εs (ε {lesson.fmt_eps(record['own'])}): runs of one kind are "
+                 "composed as one long run, and the noise of many runs does not line up against one person every "
+                 "time; the ledger also composes them with the runs already on it, so the total grows by at most "
+                 "their ε together.")
+    with where.container():
+        st.success(text)
+        again = st.button(_runs_label("Run again", price), key=f"compare_again_{len(led)}", disabled=not price.fits,
+                          help="Draws the noise of every row and curve point again: new runs, charged to the ledger."
+                          + (" With the demo seed on, the same noise is drawn again: the same numbers, charged again."
+                             if session.demo_mode() else ""))
+    if again:
+        memo = st.session_state["_labelings"]
+        for name, settings in runs:
+            memo.pop(cache._memo_key(ens, name, dict(settings)), None)
+    return bool(again)
 
 
 def teaching_view() -> None:
@@ -213,12 +259,35 @@ def teaching_view() -> None:
     on_curve = [label for label, (name, _) in rows.items() if not (name in SLOW_ON_LARGE_TABLES and cells > SLOW_CELLS)]
     at_grid = {e: cache.compare_rows(ens, e, m, EXTRA_ROWS)[0] for e in EPS_GRID}
     wanted = list(rows.values()) + [at_grid[e][label] for e in EPS_GRID for label in on_curve if label in at_grid[e]]
-    if not asked_first(ds, ens, unpaid(ens, wanted), what=f"This comparison (the table at ε = {float(eps):g} and the "
-                       f"curve at {len(EPS_GRID)} budgets)", label="Run the comparison", key="compare_go"):
+    to_pay = unpaid(ens, wanted)
+    record = st.session_state.get(RAN)
+    if record is not None and record["key"] != (ens.key, float(eps)):
+        record = None
+    if not to_pay and record is not None:  # what the priced run made and cost, and "Run again"
+        note = st.empty()
+        if said_after_the_run(note, ens, record):
+            note.empty()
+            to_pay = unpaid(ens, wanted)
+            go, price = True, lesson.lesson_price(ledgers.ledger(ds), _entries(ens, to_pay))
+        else:
+            go, note, price = True, None, None
+    else:
+        go, note, price = asked_first(ds, ens, to_pay, what=f"This comparison (the table at ε = {float(eps):g} and "
+                                      f"the curve at {len(EPS_GRID)} budgets)", label="Run the comparison",
+                                      key="compare_go")
+    if not go:
         for text in skipped:  # known before anything runs
             st.caption(text)
         ledgers.show_spent(st, ds, ens=ens)
         return
+    if price is not None and to_pay:  # said in place of the price once the runs are made (below)
+        led = ledgers.ledger(ds)
+        entries = _entries(ens, to_pay)
+        record = {"key": (ens.key, float(eps)), "runs": len(to_pay),
+                  "drawn": [(name, tuple(sorted(session.request(name, settings).items()))) for name, settings in to_pay],
+                  "cost": float(price.cost.epsilon),
+                  "own": float(sum(lesson._alone(e).epsilon for e in entries)),
+                  "before": float(price.before.epsilon) if len(led) else 0.0}
     runs = {}
     table_bar = st.progress(0.0, text=f"Running {len(rows)} mechanisms at ε = {float(eps):g}…")
     for i, (label, (name, settings)) in enumerate(rows.items()):
@@ -271,6 +340,12 @@ def teaching_view() -> None:
                 curve[label].append(None)
         bar.progress((i + 1) / len(EPS_GRID), text=f"ε = {e:g} done ({i + 1} of {len(EPS_GRID)} budgets)")
     bar.empty()
+    if price is not None and to_pay:
+        led = ledgers.ledger(ds)
+        record["after"] = float(led.total().epsilon)
+        st.session_state[RAN] = record
+        if note is not None:  # in place of the price and its button
+            said_after_the_run(note, ens, record)
     ledgers.show_spent(spent_box, ds, ens=ens)
     spent_box.caption("Each row above and each point of the curve below is one run on the private data: "
                       "comparing many settings costs their composition, not the chosen one's ε.")

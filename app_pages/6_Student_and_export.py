@@ -17,13 +17,15 @@ from app_pages import _ledger as ledgers
 from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _charts as charts
+from app_pages import _lesson_ledger as lesson
 from app_pages._text import literal
 
 session.init()
 ss = st.session_state
+cache.warm_student_writer()
 ss.setdefault("student_ui", {"bottom": "drop", "learner": None})
-# The learner of the model class a DP-training route trains: the student's default after such a run
-# (a comment: a bare string in a page is shown).
+# After a run that trains one model with DP on the private rows (no teachers), the student's learner
+# defaults to that model's class.
 TRAINED_MODEL_LEARNER = {"dp-logistic": "logistic_regression", "dp-naive-bayes": "gaussian_nb"}
 
 st.title("Student and export")
@@ -85,12 +87,22 @@ with session.shown_errors():
     )
     if real_job:  # the price and the total after it, shown before the button (refused in place past the budget)
         pressed = spending.run_button(ds, ens, [(mechanism, dict(asked))], label="Release", key="release")
-    else:
-        pressed = st.button("Release", type="primary", key="release",
+    else:  # teaching data: the price on the lesson's ledger, said before the click and on the button itself
+        m = int(ens.votes.shape[0])
+        price = lesson.lesson_price(ledgers.ledger(ds), [pipeline.ledger_entry(mechanism, asked, m)])
+        st.caption(price.words("This release")
+                   + (" A demonstration: not charged to your lesson." if lesson.demonstration() else ""))
+        if not price.fits:
+            st.error("Refused: that would take your lesson past its budget (Private labeling page). Lower ε or "
+                     "start a new lesson.")
+        pressed = st.button(f"Release (1 run, ε {lesson.fmt_eps(price.cost.epsilon)})", type="primary",
+                            key="release", disabled=not price.fits,
                             help="Draws new noise at the settings above and charges the run to this data's ledger.")
     if pressed:
         try:
-            ledgers.release(ds, ens, mechanism, asked)
+            with st.spinner("Releasing: a fresh run on the private votes, then the student and the files to "
+                            "download…"):
+                ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
             st.error(literal(exc))
     rel = ledgers.current_release(ds, ens)
@@ -224,25 +236,26 @@ with session.shown_errors():
             d[3].download_button("Download student model (joblib)", data=b"", file_name="student.joblib",
                                  mime="application/octet-stream", key="download_model", disabled=True)
     else:
-        report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
-                                 k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
-                                 ledger_total=ledgers.ledger(ds, ens=ens).total(), unit=ds.private.privacy_unit)
-        d[0].download_button("Download labeled CSV",
-                             data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names, keys=keys),
-                             file_name="private_labels.csv", mime="text/csv", key="download_csv")
-        d[1].download_button("Download privacy report (JSON)", data=report,
-                             file_name="privacy_report.json", mime="application/json", key="download_report")
-        if student is not None:
-            published = PublishedStudent.from_student(student, ds.class_names, report=json.loads(report))
-            d[2].download_button("Download student model (skops)", data=published.to_skops(), file_name="student.skops",
-                                 mime="application/octet-stream", key="download_model_skops",
-                                 help="The published student: it predicts the class names and carries (ε, δ) and "
-                                 "the release's report. skops' format loads without running code from the file.")
-            d[3].download_button("Download student model (joblib)", data=published.to_joblib(), file_name="student.joblib",
-                                 mime="application/octet-stream", key="download_model",
-                                 help="The same student as a joblib file. Loading a joblib file runs code from it: "
-                                 "load only files you trust.")
-            st.caption("Both student files hold the same published student: it predicts the class names, and carries "
-                       "(ε, δ) and the report of the release it came from.")
+        with st.spinner("Writing the labeled CSV, the report and the student's files…"):
+            report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
+                                     k=int(cfg["k"]), dataset=None if ds.source == "upload" else ds.title,
+                                     ledger_total=ledgers.ledger(ds, ens=ens).total(), unit=ds.private.privacy_unit)
+            d[0].download_button("Download labeled CSV",
+                                 data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names, keys=keys),
+                                 file_name="private_labels.csv", mime="text/csv", key="download_csv")
+            d[1].download_button("Download privacy report (JSON)", data=report,
+                                 file_name="privacy_report.json", mime="application/json", key="download_report")
+            if student is not None:
+                published = PublishedStudent.from_student(student, ds.class_names, report=json.loads(report))
+                d[2].download_button("Download student model (skops)", data=published.to_skops(), file_name="student.skops",
+                                     mime="application/octet-stream", key="download_model_skops",
+                                     help="The published student: it predicts the class names and carries (ε, δ) and "
+                                     "the release's report. skops' format loads without running code from the file.")
+                d[3].download_button("Download student model (joblib)", data=published.to_joblib(), file_name="student.joblib",
+                                     mime="application/octet-stream", key="download_model",
+                                     help="The same student as a joblib file. Loading a joblib file runs code from it: "
+                                     "load only files you trust.")
+                st.caption("Both student files hold the same published student: it predicts the class names, and carries "
+                           "(ε, δ) and the report of the release it came from.")
         with st.expander("Preview the privacy report"):
             st.code(report, language="json")

@@ -14,7 +14,7 @@ from app_pages import _datasets as datasets
 from app_pages import _charts as charts
 from app_pages import _widgets as widgets
 from app_pages import _lesson_ledger as lesson
-from app_pages._text import literal
+from app_pages._text import literal, number
 
 session.init()
 ss = st.session_state
@@ -31,15 +31,17 @@ def show_draw(draw, names, true_class: int) -> None:
                     f"({'right' if label == true_class else 'wrong'}).")
         return
     for what, value, z, line, z_line, passed in draw.tests:
-        noisy_line = f"{line:.4g}" if z_line == 0 else f"{line:.4g} {'+' if z_line >= 0 else '−'} {abs(z_line):.4g} = {line + z_line:.4g}"
-        st.markdown(f"Noise drawn on the {what}: **{z:+.4g}**, so {value:.4g} {'+' if z >= 0 else '−'} {abs(z):.4g} = "
-                    f"**{value + z:.4g}**" + (f" against the line with its own noise {z_line:+.4g}: {noisy_line}"
+        noisy_line = (number(line) if z_line == 0 else
+                      f"{number(line)} {'+' if z_line >= 0 else '−'} {number(abs(z_line))} = {number(line + z_line)}")
+        st.markdown(f"Noise drawn on the {what}: **{number(z, '+.4g')}**, so {number(value)} {'+' if z >= 0 else '−'} "
+                    f"{number(abs(z))} = **{number(value + z)}**"
+                    + (f" against the line with its own noise {number(z_line, '+.4g')}: {noisy_line}"
                                              if z_line != 0 else f" against the line {noisy_line}")
                     + (": **passes**." if passed else ": **fails**."))
     if draw.noise is not None and (not draw.tests or draw.tests[-1][-1]):
         noisy = draw.counts + draw.noise
-        st.dataframe([{"class": names[c], "votes": int(draw.counts[c]), "noise drawn": round(float(draw.noise[c]), 3),
-                       "votes + noise": round(float(noisy[c]), 3)} for c in range(len(draw.counts))], hide_index=True)
+        st.dataframe([{"class": names[c], "votes": int(draw.counts[c]), "noise drawn": number(draw.noise[c], "+.3f"),
+                       "votes + noise": number(noisy[c], ".3f")} for c in range(len(draw.counts))], hide_index=True)
     if draw.label < 0:
         st.markdown("One draw: **⊥** (the noisy test failed: no label).")
     elif draw.score is not None:
@@ -147,7 +149,7 @@ with session.shown_errors():
         st.subheader("The test")
         stat = float(pic.values(votes[i:i + 1], result.params)[0])
         line = float(pic.threshold(result.params))
-        st.markdown(f"{pic.statistic.capitalize()}: **{stat:.4g}**; the line {pic.symbol} = **{line:.4g}**.")
+        st.markdown(f"{pic.statistic.capitalize()}: **{number(stat)}**; the line {pic.symbol} = **{number(line)}**.")
         st.caption(pic.reads)
         rng = session.noise_rng(ds)
         if st.button("Draw the noise once", type="primary"):

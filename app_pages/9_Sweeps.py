@@ -149,11 +149,30 @@ with session.shown_errors():
     if not points:
         st.info("Choose at least one mechanism" + (" with a cutoff T" if vary == "T" else "") + ".")
     else:
-        tabs = st.tabs(["Answered", "⊥", "Wrong labels"])
-        for tab, rate in zip(tabs, ("answered", "bottom", "wrong")):
+        tabs = st.tabs(["Answered", "⊥", "Wrong labels", "Not processed"])
+        for tab, rate in zip(tabs, ("answered", "bottom", "wrong", "unprocessed")):
             tab.plotly_chart(charts.sweep_figure(points, vary, rate), key=f"sweep_{rate}")
             for text in charts.sweep_overlaps(points, rate):
                 tab.caption(f"**{text}** The lines underneath are hidden by the one on top.")
+        # Where a run halts, the queries after it are neither answered nor ⊥: said in words, with the share.
+        halted = {n: max(p.unprocessed for p in pts if np.isfinite(p.unprocessed))
+                  for n, pts in points.items() if any(np.isfinite(p.unprocessed) for p in pts)}
+        halted = {n: u for n, u in halted.items() if u > 0}
+        if halted:
+            st.caption("Answered, ⊥ and wrong do not add up to all queries where a run stops early: "
+                       + "; ".join(f"{style.short_title(n)} leaves up to {u:.0%} of the queries **not processed**"
+                                   for n, u in halted.items())
+                       + ". BTT stops after T ⊥ (a certified run whose test fails labels none): the queries after "
+                       "that get no label and are not ⊥ (the Not processed tab).")
+    for name, pts in points.items():
+        # A bound that holds only under conditions (BTT's Theorem 3.2) is drawn only where they hold.
+        failed = [p for p in pts if p.bound_note]
+        if failed:
+            at = ", ".join(f"{p.value:g}" for p in failed)
+            where = "at any point" if len(failed) == len(pts) else f"at {AXES[vary]} = {at}"
+            shown = min(failed, key=lambda p: abs(np.log(p.value / float(epsilon))) if vary == "epsilon" else 0.0)
+            st.caption(f"{style.short_title(name)}: Theorem 3.2's error bound is not drawn {where}, because its "
+                       f"conditions fail there. At {AXES[vary]} = {shown.value:g}: {shown.bound_note}")
     for text in not_drawn + skipped:
         st.caption(f"Not drawn: {text}.".replace("..", "."))
     refused = [f"{style.short_title(n)} at {AXES[vary]} = {p.value:g}" for n, pts in points.items()

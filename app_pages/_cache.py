@@ -405,6 +405,29 @@ def student(result, ds: Dataset, learner: str, bottom: str):
     return fitted
 
 
+_WRITER_WARMED = threading.Event()
+
+
+def warm_student_writer() -> None:
+    """Import the student file's writer (skops) in the background, once per process.
+
+    skops reads scikit-learn's whole list of estimators when it is imported (seconds, tens of
+    seconds on a busy machine); done while a page is read, the release's files are written at
+    once after the click.  Reads no data.
+    """
+    if _WRITER_WARMED.is_set():
+        return
+    _WRITER_WARMED.set()
+
+    def _load() -> None:
+        try:
+            import skops.io  # noqa: F401
+        except ImportError:  # the download then says so itself
+            pass
+
+    threading.Thread(target=_load, name="warm-skops", daemon=True).start()
+
+
 def model_bytes(model) -> bytes:
     """A fitted model serialized with joblib, in memory."""
     import io

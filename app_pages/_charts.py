@@ -154,7 +154,7 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
         Mechanism name → list of :class:`core.plan.sweeps.SweepPoint`.
     vary : str
         The swept setting (axis title).
-    rate : {"answered", "bottom", "wrong"}
+    rate : {"answered", "bottom", "wrong", "unprocessed"}
         The share drawn.
     title : str
 
@@ -183,7 +183,8 @@ def sweep_figure(points: dict[str, list], vary: str, rate: str, *, title: str = 
     values = sorted({p.value for pts in points.values() for p in pts})
     what = {"answered": ("answered right", "share of the queries answered"),
             "bottom": ("⊥", "share of the queries abstained (⊥)"),
-            "wrong": ("answered wrong", "share of the queries answered wrong")}[rate]
+            "wrong": ("answered wrong", "share of the queries answered wrong"),
+            "unprocessed": ("not processed", "share of the queries not processed")}[rate]
     colour = style.OUTCOMES[what[0]]["color"]
     style.finish(fig, x_title=axis, y_title=what[1], title=title or f"<span style='color:{colour}'>■</span> {what[1]}",
                  height=z.plot_height + 40,
@@ -199,9 +200,10 @@ def sweep_overlaps(points: dict[str, list], rate: str) -> list[str]:
                                           for p in pts] for name, pts in points.items()}
     return style.overlaps(measured, top=1.0,
                           top_words={"answered": "all answered", "bottom": "every query ⊥",
-                                     "wrong": "every query answered wrong"}[rate],
+                                     "wrong": "every query answered wrong",
+                                     "unprocessed": "no query processed"}[rate],
                           zero_words={"answered": "none answered", "bottom": "no ⊥",
-                                      "wrong": "no wrong label"}[rate])
+                                      "wrong": "no wrong label", "unprocessed": "every query processed"}[rate])
 
 
 SWEPT = {"epsilon": "ε (privacy budget)", "delta": "δ", "T": "cutoff T (most ⊥)", "k": "teachers k",

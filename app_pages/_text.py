@@ -128,3 +128,9 @@ def app_words(text: object) -> str:
     for library, control in APP_WORDS:
         out = out.replace(literal(library), control)
     return out
+
+
+def number(x: float, spec: str = ".4g") -> str:
+    """A number as a student reads it: formatted by ``spec``, its minus sign the typographic "−"
+    (U+2212), never the hyphen "-" (``number(-0.5, "+.4g")`` is "−0.5")."""
+    return format(float(x), spec).replace("-", "−")

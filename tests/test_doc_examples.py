@@ -87,5 +87,5 @@ def test_the_researchers_notebook_section_runs_and_prints_what_it_says():
     assert clf.settings_["sigma"] == pytest.approx(28.2, abs=0.05) and "sigma" in lines[0]
     assert clf.privacy_spent_ == pytest.approx((2.0, 1e-5)) and ledger.total().epsilon == pytest.approx(2.0)
     assert float(lines[2]) == pytest.approx(0.74, abs=0.005)
-    assert "Privacy budget exhausted for this row" in lines[3] and len(ledger) == 1
-    assert ledger.n_rows == 4500
+    assert "Privacy budget exhausted for this dataset" in lines[3] and len(ledger) == 1
+    assert ledger.n_units == 0 and ledger.dataset == "mnist"

@@ -194,7 +194,11 @@ class LedgerStore:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.parent.exists():
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not self.path.exists():  # readable by its owner only (SQLite gives its WAL files the same mode)
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             con = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise DataError(f"cannot open the ledger store {self.path}: {exc}.") from None

@@ -16,7 +16,9 @@ Canonical IDs.  Two spellings of one ID must never become two units (that would 
 person's account and under-count), while two IDs sharing one unit only over-counts (both
 are charged for the runs of either).  So the canonical form merges generously: a number and
 its text are one ID (``7``, ``7.0``, ``"7"``, ``" 7 "`` and ``"007"`` are one unit), text is
-stripped of surrounding spaces, and a tuple (an ID made of several columns) is its parts'
+folded to one spelling (Unicode NFKC, case folded, invisible marks removed, stripped: ``"P001"``
+and ``"p001"``, a composed and a decomposed ``"José"`` are one unit), digits written with
+thousands separators are their number (``"1,000"`` is 1000), and a tuple (an ID made of several columns) is its parts'
 forms joined.  A missing ID (None, NaN) is refused: it would be nobody's unit.  Two IDs whose
 64-bit hashes collide share one account (probability about n²/2⁶⁵: 3·10⁻⁸ for a million
 persons), which over-counts only.
@@ -69,12 +71,26 @@ def _number_form(x: float) -> bytes:
     return b"f" + repr(float(x)).encode()
 
 
+_INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"))
+_GROUPING = dict.fromkeys(map(ord, ", _'\u00a0\u2009\u202f"))
+
+
+def _folded(text: str) -> str:
+    """One spelling of a text ID: Unicode NFKC (composed accents, full-width forms), case
+    folded, invisible marks (byte-order mark, zero-width spaces, soft hyphen) removed, and
+    stripped (docs/design.md §9: two spellings of one person must not be two units)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold().strip()
+
+
 def canonical_id(value: Any) -> bytes:
     """The bytes one privacy-unit ID is hashed as (module docstring: merged generously).
 
     An integral number is ``b"i"`` and its 8 bytes (little-endian, two's complement); any
-    other number ``b"f"`` and its ``repr``; a text that reads as a number is that number;
-    other text ``b"s"`` and its UTF-8 (stripped); a tuple its parts, length-prefixed.
+    other number ``b"f"`` and its ``repr``; a text that reads as a number (thousands
+    separators allowed) is that number; other text ``b"s"`` and the UTF-8 of its folded
+    spelling (NFKC, case folded, invisible marks removed, stripped); a tuple its parts, length-prefixed.
 
     Parameters
     ----------
@@ -101,7 +117,10 @@ def canonical_id(value: Any) -> bytes:
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="backslashreplace")
     if isinstance(value, str):
-        text = value.strip()
+        text = _folded(value)
+        digits = text.translate(_GROUPING)
+        if digits.isdigit() and digits.isascii() and digits != text:
+            return _integer_form(int(digits))  # "1,000", "1 000": the number they write
         try:
             number = float(text)
         except ValueError:

@@ -53,6 +53,7 @@ __all__ = [
     "odds",
     "draw",
     "bound_rates",
+    "bound_conditions",
     "NAMES",
 ]
 
@@ -502,18 +503,60 @@ def draw_once(name: str, votes_row, params: Mapping[str, Any], rng=None) -> OneD
 # ----------------------------------------------------------------------------- explicit bounds
 
 
-def _teacher_error(counts: np.ndarray, truth: np.ndarray) -> float:
-    """The teachers' mean error on the queries: 1 − mean share of votes for the true class."""
-    k = counts.sum(axis=1).astype(float)
-    return float(np.mean(1.0 - counts[np.arange(counts.shape[0]), truth] / k))
+def _worst_error_above(counts: np.ndarray, truth: np.ndarray) -> float:
+    """An upper bound on the worst teacher's error read from vote counts alone.
+
+    A teacher errs only on a query where at least one teacher voted for another class, so
+    every teacher's error is at most the share of such queries (the counts do not say which
+    teacher erred where; the bound is never below the true worst error)."""
+    k = counts.sum(axis=1)
+    return float(np.mean(counts[np.arange(counts.shape[0]), truth] < k))
+
+
+def bound_conditions(name: str, votes, params: Mapping[str, Any], truth, beta: float = 0.05):
+    """The conditions of a mechanism's conditional bound, checked for one run; None when its bounds have none.
+
+    Only ``btt``'s error bound is conditional: BTT Theorem 3.2 needs two classes, the run's
+    cutoff T at least the theorem's cutoff for the teachers' error, k at least Algorithm 2's
+    number of teachers at that T, and ``T/m < 1``
+    (:func:`core.theory.theorem_32_conditions`).  The theorem asks every teacher to err at
+    most e; vote counts do not say which teacher erred, so e is the share of queries with at
+    least one dissenting vote, an upper bound on the worst teacher's error (NON-PRIVATE:
+    it reads the true labels).  Every other explicit bound (⊥ ≤ T/m, BTT Theorem 2.5, PATE's
+    Theorem 3 and Proposition 7, the exact ⊥ share of Confident-GNMax) holds at every
+    setting.
+
+    Parameters
+    ----------
+    name : str
+    votes : array-like
+    params : mapping
+        A run's public parameters (``T``, ``epsilon_target``, ``delta_target``).
+    truth : array-like of int
+    beta : float
+
+    Returns
+    -------
+    core.theory.Theorem32Check or None
+    """
+    name = _check(name)
+    if name != "btt":
+        return None
+    from core.theory import theorem_32_conditions
+
+    counts = _counts(votes)
+    truth = np.atleast_1d(np.asarray(truth, dtype=np.int64))
+    return theorem_32_conditions(teacher_error=_worst_error_above(counts, truth), k=int(counts[0].sum()),
+                                 T=int(params["T"]), m=int(counts.shape[0]), epsilon=float(params["epsilon_target"]),
+                                 delta=float(params["delta_target"]), beta=float(beta), n_classes=int(counts.shape[1]))
 
 
 def bound_rates(name: str, votes, params: Mapping[str, Any], truth, beta: float = 0.05) -> dict[str, float] | None:
     """The mechanism's own explicit bounds with their constants, as shares of the queries.
 
-    * ``btt``: wrong ≤ Theorem 3.2's ``3(e m + √(e m log(m/β)/2))/m`` with e the teachers'
-      mean error (holds with probability ≥ 1 − 2β when k reaches the theorem's number of
-      teachers); ⊥ ≤ T/m by construction.
+    * ``btt``: wrong ≤ Theorem 3.2's ``T/m``, only where the theorem's conditions hold for
+      the run (:func:`bound_conditions`: two classes, T and k large enough; then with
+      probability ≥ 1 − 2β); ⊥ ≤ T/m by construction, at every setting.
     * ``btt-soft``: ⊥ ≤ T/m by construction (no error bound with constants).
     * ``a-stab``, ``baseline`` (Theorem 2.5): a query with ``d ≥ (log(1/δ) + log(1/β))/ε`` is
       answered with probability ≥ 1 − β, so expected ⊥ ≤ share(d below it) + β·share(above);
@@ -553,11 +596,11 @@ def bound_rates(name: str, votes, params: Mapping[str, Any], truth, beta: float 
     m = counts.shape[0]
     plurality_wrong = np.argmax(counts, axis=1) != truth
     if name == "btt":
-        from core.accounting.btt import misclassification_bound
-
-        e = _teacher_error(counts, truth)
-        return {"wrong": float(min(1.0, misclassification_bound(e, 0.0, m, float(beta)))),
-                "⊥": min(1.0, float(params["T"]) / m)}
+        out = {"⊥": min(1.0, float(params["T"]) / m)}
+        check = bound_conditions(name, counts, params, truth, beta)
+        if check.holds:
+            out["wrong"] = float(check.bound)
+        return out
     if name in ("a-stab", "baseline"):
         if name == "baseline":
             eps, dlt = float(params["eps0"]), float(params["delta0"])

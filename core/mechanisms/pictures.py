@@ -44,9 +44,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         reads="BTT tests each query's distance to instability (how many private rows must change before "
         "the plurality can flip) against the threshold w, both with Laplace noise. Right of w a query is "
         "answered most of the time; each ⊥ left of it spends one of the T rounds, and after T the run stops.",
-        bound="Theorem 3.2 (BTT): at most 3(e·m + √(e·m·log(m/β)/2)) of the m answers are wrong, with "
-        "probability at least 1 − 2β, e being the teachers' error, once k reaches the theorem's number of "
-        "teachers; at most T queries are ⊥ by construction.",
+        bound="Theorem 3.2 (BTT): at most T of the m answers are wrong, with probability at least 1 − 2β, "
+        "only where its conditions hold: two classes, T at least 3(e·m + √(e·m·log(m/β)/2)) for teachers of "
+        "error e, and k at least the theorem's number of teachers at that T. At most T queries are ⊥ by "
+        "construction, at every setting.",
     ),
     "btt-soft": dict(
         statistic="distance to instability of the score bins", symbol="w", kind="threshold",
@@ -120,4 +121,5 @@ def builtin_picture(name: str) -> TestPicture:
         draw=_call(name, "draw"),
         bound=text["bound"],
         bound_rates=None if name == "certified-gnmax" else _call(name, "bound_rates"),
+        bound_conditions=_call(name, "bound_conditions") if name == "btt" else None,
     )

@@ -173,6 +173,11 @@ class TestPicture:
         ``bound_rates(votes, params, truth, beta) -> dict``: upper bounds, as shares of
         the queries, on some of ``"wrong"`` (answered with a wrong label) and ``"⊥"``,
         with the constants of ``bound``; None when no explicit bound is known.
+    bound_conditions : callable or None
+        ``bound_conditions(votes, params, truth, beta)``: the conditions of a bound that
+        holds only under them, checked for one run (an object with ``holds`` and
+        ``sentence()``, e.g. :class:`core.theory.Theorem32Check`); ``bound_rates`` leaves that
+        bound out where they fail.  None when every bound holds at every setting.
     flip_level : float
         For ``kind="flip"``: the flip probability that places the line.
     """
@@ -188,6 +193,7 @@ class TestPicture:
     bound: str
     bound_rates: Callable[..., Any] | None = None
     flip_level: float = 0.05
+    bound_conditions: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

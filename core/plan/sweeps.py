@@ -6,7 +6,9 @@ once on the draws stacked, the others once per draw), and the shares of the ``m`
 answered, abstained (⊥) and answered with a wrong label are summarised by their mean and
 standard deviation over the draws of the noise.  Beside them stand the mechanism's own
 explicit bounds with their constants (:attr:`core.mechanisms.registry.TestPicture.bound_rates`)
-at the same settings; a mechanism without one says so.
+at the same settings, a bound that holds only under conditions (BTT's Theorem 3.2) only at
+the points where they hold, with the failing condition in words elsewhere
+(:attr:`SweepPoint.bound_note`); a mechanism without one says so.
 
 Sweeping ε, δ or T reuses one set of votes; sweeping m takes the first m queries; sweeping k
 needs votes of k teachers, simulated from a :class:`core.plan.TeacherQuality`
@@ -51,9 +53,11 @@ class SweepPoint:
         The swept setting's value.
     epsilon, delta : float
         The run's data-independent guarantee.
-    answered, bottom, wrong : float
-        Mean shares of the m queries answered, ⊥ and answered with a wrong label.
-    answered_sd, bottom_sd, wrong_sd : float
+    answered, bottom, wrong, unprocessed : float
+        Mean shares of the m queries answered, ⊥, answered with a wrong label, and not
+        processed (after a run halts, e.g. BTT after T ⊥: no label and not ⊥; or a
+        certified run whose test failed).
+    answered_sd, bottom_sd, wrong_sd, unprocessed_sd : float
         Their standard deviations over the draws.
     bounds : dict or None
         The mechanism's explicit bounds at these settings (``"wrong"``, ``"⊥"``), None
@@ -61,6 +65,10 @@ class SweepPoint:
     feasible : bool
     reason : str or None
         Why the settings cannot run or can answer (almost) nothing.
+    bound_note : str or None
+        Where a bound holds only under conditions and they fail at this point (BTT's
+        Theorem 3.2): which condition fails and what would meet it; the bound is then left
+        out of ``bounds``.
     """
 
     value: float
@@ -72,9 +80,12 @@ class SweepPoint:
     answered_sd: float = float("nan")
     bottom_sd: float = float("nan")
     wrong_sd: float = float("nan")
+    unprocessed: float = float("nan")
+    unprocessed_sd: float = float("nan")
     bounds: dict | None = field(default=None)
     feasible: bool = True
     reason: str | None = None
+    bound_note: str | None = None
 
 
 _WORDS = {"T": "the cutoff T", "k": "the number of teachers k"}
@@ -158,7 +169,8 @@ def _rows_point(mech, rows, truth, request, draws, gen, value: float) -> SweepPo
     mean, sd = counts.mean(axis=0) / m, counts.std(axis=0) / m
     return SweepPoint(value=value, epsilon=float(guarantee.epsilon), delta=float(guarantee.delta),
                       answered=float(mean[0]), bottom=float(mean[1]), wrong=float(mean[2]),
-                      answered_sd=float(sd[0]), bottom_sd=float(sd[1]), wrong_sd=float(sd[2]))
+                      answered_sd=float(sd[0]), bottom_sd=float(sd[1]), wrong_sd=float(sd[2]),
+                      unprocessed=float(max(0.0, 1.0 - mean[0] - mean[1])), unprocessed_sd=0.0)
 
 
 def _run_params(mech, counts: np.ndarray, settings: Mapping[str, Any]) -> dict:
@@ -273,14 +285,17 @@ def sweep_against_bounds(
         m = float(out.m)
         mean, sd = out.mean(), out.sd()
         pic = mech.picture
-        bounds = None
+        bounds, note = None, None
         if pic is not None and pic.bound_rates is not None:
             votes = c_now if mech.inputs == "counts" else (np.arange(int(c_now[0].sum()))[None, :] < c_now[:, 1:2]).astype(float)
             bounds = pic.bound_rates(votes, params, t_now, beta)
+            check = None if pic.bound_conditions is None else pic.bound_conditions(votes, params, t_now, beta)
+            note = None if check is None or check.holds else check.sentence()
         points.append(SweepPoint(
             value=float(value), epsilon=out.epsilon, delta=out.delta,
             answered=mean["answered"] / m, bottom=mean["bottom"] / m, wrong=mean["wrong"] / m,
             answered_sd=sd["answered"] / m, bottom_sd=sd["bottom"] / m, wrong_sd=sd["wrong"] / m,
-            bounds=bounds, feasible=out.feasible, reason=out.reason,
+            unprocessed=mean["not_processed"] / m, unprocessed_sd=sd["not_processed"] / m,
+            bounds=bounds, feasible=out.feasible, reason=out.reason, bound_note=note,
         ))
     return points

@@ -56,7 +56,7 @@ def test_lecture_pages_on_the_default_data(lab):
         at.button[2].click().run()
         assert not at.exception and any("as the formula says." in t for t in texts(at.caption)), (mechanism, texts(at.caption))
     go(at, "Sweeps")
-    assert len(at.tabs) == 3
+    assert [t.label for t in at.tabs] == ["Answered", "⊥", "Wrong labels", "Not processed"]
     at.selectbox(key="w_sweep_vary").set_value("T").run()
     assert not at.exception
     go(at, "A leak")

@@ -93,3 +93,35 @@ def test_compare_chooses_its_mechanisms_says_which_lines_coincide_and_draws_the_
     assert not at.exception, at.exception
     assert [t["name"] for t in figures(at)[0]["data"]] == rows[:2]
     assert list(at.dataframe[0].value["mechanism"]) == rows  # the table keeps every row
+
+
+def test_btt_bound_is_drawn_only_where_theorem_3_2_holds(lab):
+    """BTT's error bound (Theorem 3.2) needs k and T far above the sweep's: no line where its conditions
+    fail, and a sentence saying which condition fails."""
+    at = lab()
+    at.switch_page(SWEEPS).run()
+    assert not at.exception, at.exception
+    for vary in ("epsilon", "k"):
+        at.selectbox(key="w_sweep_vary").set_value(vary).run()
+        assert not at.exception, at.exception
+        wrong = figures(at)[2]
+        assert "bound: BTT" not in [t["name"] for t in wrong["data"]], vary
+        said = " ".join(c.value for c in at.caption)
+        assert "Theorem 3.2's error bound is not drawn" in said and "number of teachers k: it needs k ≥" in said, said
+
+
+def test_sweeps_show_the_queries_not_processed(lab):
+    """At low ε BTT stops after T ⊥: the queries after it are not processed, drawn and said."""
+    at = lab()
+    at.switch_page(SWEEPS).run()
+    assert not at.exception, at.exception
+    charts = figures(at)
+    assert len(charts) == 4
+    btt = next(t for t in charts[3]["data"] if t["name"] == style.short_title("btt"))
+    assert btt["y"][0] > 0.5  # ε = 0.5: BTT halts early, most queries not processed
+    answered = next(t for t in charts[0]["data"] if t["name"] == style.short_title("btt"))
+    bottom = next(t for t in charts[1]["data"] if t["name"] == style.short_title("btt"))
+    for a, b, u in zip(answered["y"], bottom["y"], btt["y"]):
+        assert abs(a + b + u - 1.0) < 1e-9
+    said = " ".join(c.value for c in at.caption)
+    assert "not processed" in said and "BTT stops after T ⊥" in said, said

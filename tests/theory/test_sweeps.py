@@ -45,7 +45,25 @@ def test_t_sweep_of_btt_keeps_bottoms_below_t(votes):
                                   draws=4, rng=2)
     for p in points:
         assert p.bottom <= p.bounds["⊥"] + 1e-12
-        assert "wrong" in p.bounds
+        # Theorem 3.2 needs two classes and far more teachers: no error bound, and the sentence says why
+        assert "wrong" not in p.bounds
+        assert "two classes" in p.bound_note and "number of teachers k: it needs k ≥" in p.bound_note
+
+
+def test_btt_error_bound_only_where_theorem_3_2_holds():
+    """Two classes, 20,000 teachers, one query of 400 with a dissenting vote (worst error ≤ 1/400):
+    the theorem's cutoff is 3(1 + √(log(400/0.05)/2)) ≈ 9.36, so T = 1 and 5 fall short, T = 20 meets it
+    (and 20,000 teachers reach Algorithm 2's k ≈ 10,900 at T = 20, ε = 8, δ = 1e-5): the bound T/m is
+    drawn there only."""
+    truth = np.arange(400) % 2
+    counts = np.zeros((400, 2), dtype=np.int64)
+    counts[np.arange(400), truth] = 20_000
+    counts[0] = (19_999, 1)
+    points = sweep_against_bounds("btt", {"epsilon": 8.0, "delta": 1e-5, "calibration": "tight"}, vary="T",
+                                  values=[1, 5, 20], counts=counts, truth=truth, draws=2, rng=2)
+    assert ["wrong" in p.bounds for p in points] == [False, False, True]
+    assert points[2].bounds["wrong"] == 20 / 400 and points[2].bound_note is None
+    assert "cutoff T: it needs T ≥ 9.36" in points[0].bound_note and "number of teachers" not in points[0].bound_note
 
 
 def test_k_and_m_sweeps(votes):

@@ -1,0 +1,53 @@
+"""A person's ID re-spelled is still that person, and the store is readable by its owner only.
+
+The same persons' rows re-exported with their IDs lower-cased, Unicode-decomposed, written
+with thousands separators or with a byte-order mark pass no budget their own account has used
+up (docs/design.md §9: two spellings of one person as two units would under-count); and the
+store file (which holds each run's map and the units' class counts) is created with mode 0600.
+"""
+
+import os
+import stat
+import unicodedata
+
+import pytest
+
+from core.errors import BudgetExhausted
+from core.ledger import PrivacyLedger, PureDPEntry
+from core.ledger.units import canonical_id
+
+
+@pytest.mark.parametrize("respell", [str.lower, str.upper, lambda s: unicodedata.normalize("NFD", s),
+                                     lambda s: "\ufeff" + s + " "],
+                         ids=["lowercase", "uppercase", "nfd", "bom-and-space"])
+def test_respelled_ids_of_the_same_persons_are_refused(tmp_path, respell):
+    led = PrivacyLedger("panel", store=tmp_path / "ledger.sqlite")
+    led.set_budget(epsilon=1.5, delta=0.0)
+    ids = [f"Pé{i:04d}" for i in range(40)]
+    run = PureDPEntry.uniform(eps_step=1.0, n_steps=1)
+    led.charge(run, units=ids)
+    with pytest.raises(BudgetExhausted):
+        led.charge(run, units=ids)
+    with pytest.raises(BudgetExhausted):
+        led.charge(run, units=[respell(i) for i in ids])
+
+
+@pytest.mark.parametrize("a, b", [("1,000", 1000), ("1 000", "1000"), ("１２３", 123), ("José", "JOSE\u0301")])
+def test_one_person_one_canonical_id(a, b):
+    assert canonical_id(a) == canonical_id(b)
+
+
+def test_distinct_ids_stay_distinct():
+    assert len({canonical_id(x) for x in ["P1", "P2", "Q1", "1", "1.5", "a b"]}) == 6
+
+
+def test_store_is_not_readable_by_others(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "new" / "ledger.sqlite"
+        PrivacyLedger("clinic", store=path).charge(PureDPEntry.uniform(eps_step=0.5, n_steps=1),
+                                                   units=list(range(37)))
+        assert not os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+        assert not os.stat(path.parent).st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    finally:
+        os.umask(old)
