@@ -519,7 +519,7 @@ def bound_conditions(name: str, votes, params: Mapping[str, Any], truth, beta: f
     Only ``btt``'s error bound is conditional: BTT Theorem 3.2 needs two classes, the run's
     cutoff T at least the theorem's cutoff for the teachers' error, k at least Algorithm 2's
     number of teachers at that T, and ``T/m < 1``
-    (:func:`core.theory.theorem_32_conditions`).  The theorem asks every teacher to err at
+    (:func:`core.accounting.btt_theorem.theorem_32_conditions`).  The theorem asks every teacher to err at
     most e; vote counts do not say which teacher erred, so e is the share of queries with at
     least one dissenting vote, an upper bound on the worst teacher's error (NON-PRIVATE:
     it reads the true labels).  Every other explicit bound (⊥ ≤ T/m, BTT Theorem 2.5, PATE's
@@ -542,7 +542,7 @@ def bound_conditions(name: str, votes, params: Mapping[str, Any], truth, beta: f
     name = _check(name)
     if name != "btt":
         return None
-    from core.theory import theorem_32_conditions
+    from core.accounting.btt_theorem import theorem_32_conditions
 
     counts = _counts(votes)
     truth = np.atleast_1d(np.asarray(truth, dtype=np.int64))
