@@ -30,7 +30,7 @@ def test_the_app_and_the_command_line_charge_one_named_dataset(lab, tmp_path, ca
     private, public = two_files()
     (tmp_path / "private_copy.csv").write_bytes(private.replace(b"\n", b"\r\n"))  # the owner's own copy
     (tmp_path / "public.csv").write_bytes(public)
-    args = ["label", "--private", str(tmp_path / "private_copy.csv"), "--public", str(tmp_path / "public.csv"),
+    args = ["label", "--overwrite", "--private", str(tmp_path / "private_copy.csv"), "--public", str(tmp_path / "public.csv"),
             "--label-column", "label", "--learner", "gaussian_nb", "--k", "40", "--mechanism", "gnmax",
             "--epsilon", "1", "--delta", "1e-6", "--out", str(tmp_path / "labeled.csv"), "--dataset", "job",
             "--budget-epsilon", "6", "--budget-delta", "1e-4"]

@@ -194,6 +194,9 @@ def test_a_second_session_sees_nothing_of_the_owners_real_job(served):
     assert f"Loaded: {SECRET['file']}" in texts(owner.main.subheader)
     train(owner, k=12)
     go(owner, "Private labeling")
+    from test_app_plan_spend import name_job
+
+    name_job(owner, "clinic-job")
     owner.number_input(key="job_budget_epsilon").set_value(50.0)
     owner.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     owner.button(key="run_private").click().run()

@@ -155,6 +155,9 @@ def test_names_from_a_file_are_text_on_every_page(lab):
     every_page(at, "a real job", shown)
     go(at, "Private labeling")
     at.radio(key="w_privacy_mechanism").set_value("lnmax").run()  # answers every query: every view has labels
+    from test_app_plan_spend import name_job
+
+    name_job(at)
     at.number_input(key="job_budget_epsilon").set_value(100.0)
     at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
     at.button(key="run_private").click().run()
