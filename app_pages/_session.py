@@ -386,7 +386,8 @@ def forget_runs() -> None:
     """
     ss = st.session_state
     ss.get("_labelings", {}).clear()
-    for key in ("_release", "_paid_compare", "_students"):
+    for key in ("_release", "_paid_compare", "_students", "audit_result", "_quality_note", "_microscope_one",
+                "_microscope_many", "_microscope_certain", "_microscope_pick"):
         ss.pop(key, None)
 
 

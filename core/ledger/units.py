@@ -81,7 +81,9 @@ def _folded(text: str) -> str:
     stripped (docs/design.md §9: two spellings of one person must not be two units)."""
     import unicodedata
 
-    return unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold().strip()
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # direction and other format marks
+    return text.casefold().strip()
 
 
 def canonical_id(value: Any) -> bytes:
@@ -191,7 +193,7 @@ def _forms(units: Any) -> list[bytes]:
     arr = _id_array(units)
     if arr.dtype.kind == "U" and arr.size:
         stripped = np.char.strip(arr)
-        if bool(np.all(np.char.isdigit(stripped) & (np.char.str_len(stripped) <= 18))):
+        if bool(np.all(np.char.isdecimal(stripped) & (np.char.str_len(stripped) <= 18))):
             arr = stripped.astype(np.int64)  # decimal digits only: the numbers they write
     if arr.dtype.kind in "iub" and (arr.dtype.kind != "u" or arr.size == 0 or int(arr.max()) < _INT64):
         raw = sorted_unique(arr.astype("<i8")).tobytes()

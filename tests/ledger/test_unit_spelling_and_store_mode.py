@@ -32,7 +32,7 @@ def test_respelled_ids_of_the_same_persons_are_refused(tmp_path, respell):
         led.charge(run, units=[respell(i) for i in ids])
 
 
-@pytest.mark.parametrize("a, b", [("1,000", 1000), ("1 000", "1000"), ("１２３", 123), ("José", "JOSE\u0301")])
+@pytest.mark.parametrize("a, b", [("1,000", 1000), ("1 000", "1000"), ("１２３", 123), ("José", "JOSE\u0301"), ("\u200e7", 7), ("P\u200f001", "p001")])
 def test_one_person_one_canonical_id(a, b):
     assert canonical_id(a) == canonical_id(b)
 
@@ -51,3 +51,9 @@ def test_store_is_not_readable_by_others(tmp_path):
         assert not os.stat(path.parent).st_mode & (stat.S_IRWXG | stat.S_IRWXO)
     finally:
         os.umask(old)
+
+
+def test_superscript_digits_are_read_as_text_ids_not_a_crash():
+    from core.ledger.units import _forms
+
+    assert len(_forms(["²", "2"])) == len({canonical_id("²"), canonical_id("2")})
