@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.data.ids import canonical_id
 from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng
 
@@ -78,12 +79,25 @@ def _codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(arr, sort=False)
     if arr.dtype.kind in "iub":  # whole numbers: their text is distinct already
         return codes.astype(np.int64), np.asarray(uniques).astype(str).astype(object)
-    texts = np.array([_as_text(u) for u in uniques], dtype=object)  # once per person, not per row
-    merged, kept = pd.factorize(texts, sort=False)  # values equal as text ("7", 7) are one person
-    if kept.size != texts.size:
+    # One person per canonical form (core.data.ids), once per distinct value: the ledger charges
+    # by that form, so two spellings it merges ("P001"/"p001", "007"/7) must share one chunk.
+    forms = np.empty(len(uniques), dtype=object)
+    forms[:] = [_form(u) for u in uniques]
+    merged, first = pd.factorize(forms, sort=False)
+    texts = np.array([_as_text(u) for u in uniques], dtype=object)
+    if first.size != forms.size:
         codes = merged[codes]
-        texts = np.asarray(kept, dtype=object)
+        texts = texts[np.unique(merged, return_index=True)[1]]  # each person's first spelling
     return codes.astype(np.int64), texts
+
+
+def _form(value: Any) -> bytes:
+    """The canonical form of an ID (:func:`core.data.ids.canonical_id`); an ID of another type
+    by its text (the ledger refuses it when charged)."""
+    try:
+        return canonical_id(value)
+    except DataError:
+        return b"x" + _as_text(value).encode("utf-8", errors="backslashreplace")
 
 
 def _as_text(value: Any) -> str:

@@ -12,16 +12,15 @@ hash is a pseudorandom number: enumerating every possible ID (or every possible 
 small table) and hashing it finds nothing to compare with.  The dataset's name is hashed
 in, so one person's keys in two datasets cannot be linked either.
 
-Canonical IDs.  Two spellings of one ID must never become two units (that would split a
-person's account and under-count), while two IDs sharing one unit only over-counts (both
-are charged for the runs of either).  So the canonical form merges generously: a number and
-its text are one ID (``7``, ``7.0``, ``"7"``, ``" 7 "`` and ``"007"`` are one unit), text is
-folded to one spelling (Unicode NFKC, case folded, invisible marks removed, stripped: ``"P001"``
-and ``"p001"``, a composed and a decomposed ``"José"`` are one unit), digits written with
-thousands separators are their number (``"1,000"`` is 1000), and a tuple (an ID made of several columns) is its parts'
-forms joined.  A missing ID (None, NaN) is refused: it would be nobody's unit.  Two IDs whose
-64-bit hashes collide share one account (probability about n²/2⁶⁵: 3·10⁻⁸ for a million
-persons), which over-counts only.
+Canonical IDs.  An ID is hashed in its canonical form (:func:`core.data.ids.canonical_id`),
+the same form that decides which rows are one person in the partition of the rows
+(:mod:`core.data.units`), so the ledger's accounts and the mechanisms' persons agree.  Two
+spellings of one ID must never become two units (that would split a person's account and
+under-count), while two IDs sharing one unit only over-counts, so the form merges
+generously (``7``, ``7.0``, ``"007"``, ``"1,000"``/1000, ``"P 001"``/``"p001"``, a composed
+and a decomposed ``"José"``, invisible marks: one unit each).  A missing ID (None, NaN) is
+refused: it would be nobody's unit.  Two IDs whose 64-bit hashes collide share one account
+(probability about n²/2⁶⁵: 3·10⁻⁸ for a million persons), which over-counts only.
 
 References
 ----------
@@ -33,8 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
-import numbers
 import os
 import secrets
 import tempfile
@@ -43,9 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from core.data.ids import INT64, canonical_id
 from core.errors import DataError, ParameterError
 
-__all__ = ["KEY_ENV", "key_check", "sorted_unique", "store_secret", "unit_keys"]
+__all__ = ["KEY_ENV", "canonical_id", "key_check", "sorted_unique", "store_secret", "unit_keys"]
 
 KEY_ENV = "PRIVATE_LABEL_LAB_LEDGER_KEY"
 """Environment variable holding the units' secret as hex (instead of the key file)."""
@@ -54,98 +52,7 @@ _PREFIX = b"private-label-lab/unit/v1"
 _CHECK = b"private-label-lab/key-check/v1"
 
 
-_INT64 = 2 ** 63
-
-
-def _integer_form(n: int) -> bytes:
-    if -_INT64 <= n < _INT64:
-        return b"i" + n.to_bytes(8, "little", signed=True)
-    return b"n" + str(n).encode()
-
-
-def _number_form(x: float) -> bytes:
-    if not math.isfinite(x):
-        raise DataError(f"a privacy-unit ID must be a finite number or a text, got {x!r}.")
-    if float(x).is_integer():
-        return _integer_form(int(x))
-    return b"f" + repr(float(x)).encode()
-
-
-_INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"))
-_GROUPING = dict.fromkeys(map(ord, ", _'\u00a0\u2009\u202f"))
-
-
-def _folded(text: str) -> str:
-    """One spelling of a text ID: Unicode NFKC (composed accents, full-width forms), case
-    folded, invisible marks (byte-order mark, zero-width spaces, soft hyphen) removed, and
-    stripped (docs/design.md §9: two spellings of one person must not be two units)."""
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # direction and other format marks
-    return text.casefold().strip()
-
-
-def canonical_id(value: Any) -> bytes:
-    """The bytes one privacy-unit ID is hashed as (module docstring: merged generously).
-
-    An integral number is ``b"i"`` and its 8 bytes (little-endian, two's complement); any
-    other number ``b"f"`` and its ``repr``; a text that reads as a number (thousands
-    separators allowed) is that number; other text ``b"s"`` and the UTF-8 of its folded
-    spelling (NFKC, case folded, invisible marks removed, stripped); a tuple its parts, length-prefixed.
-
-    Parameters
-    ----------
-    value : hashable
-        A number, a text, bytes, a bool, a date or a tuple of those.
-
-    Returns
-    -------
-    bytes
-
-    Raises
-    ------
-    DataError
-        For a missing ID (None, NaN, ``pandas.NA``) or one of another type.
-    """
-    if value is None:
-        raise DataError("a privacy-unit ID is missing (None): every row read needs its unit's ID.")
-    if isinstance(value, (bool, np.bool_, numbers.Integral)):
-        return _integer_form(int(value))
-    if isinstance(value, numbers.Real):
-        if math.isnan(float(value)):
-            raise DataError("a privacy-unit ID is missing (NaN): every row read needs its unit's ID.")
-        return _number_form(float(value))
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="backslashreplace")
-    if isinstance(value, str):
-        text = _folded(value)
-        digits = text.translate(_GROUPING)
-        if digits.isdigit() and digits.isascii() and digits != text:
-            return _integer_form(int(digits))  # "1,000", "1 000": the number they write
-        try:
-            number = float(text)
-        except ValueError:
-            return b"s" + text.encode("utf-8")
-        if not math.isfinite(number):
-            return b"s" + text.encode("utf-8")
-        try:
-            return _integer_form(int(text))  # exact for long integers
-        except ValueError:
-            return _number_form(number)
-    if isinstance(value, tuple):
-        parts = [canonical_id(v) for v in value]
-        return b"(" + b"".join(len(x).to_bytes(4, "little") + x for x in parts)
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            raise DataError("a privacy-unit ID is missing (NA): every row read needs its unit's ID.")
-        if isinstance(value, (pd.Timestamp, np.datetime64)):
-            return b"t" + pd.Timestamp(value).isoformat().encode()
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pass
-    raise DataError(f"a privacy-unit ID must be a number, a text or a tuple of those, got {type(value).__name__}.")
+_INT64 = INT64
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
