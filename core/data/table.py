@@ -183,13 +183,18 @@ class Table:
         training part, a fold) charges only that part's persons, all of a person's rows
         together.  Without one, None: the run counts against the whole dataset.  Row numbers
         are no identity (a re-saved file with rows added in front renumbers every row), so
-        charging by them could under-count.
+        charging by them could under-count.  Also None when the table was loaded with
+        ``missing="drop"``: which persons are left after the drop depends on their values
+        (a person whose every row misses its label is gone), so charging the persons left
+        would make a charge, and a refusal, read a private value and leave a dropped person's
+        account untouched by runs that reveal that they were dropped; the whole dataset is
+        charged instead (docs/design.md §9).
 
         Returns
         -------
         numpy.ndarray or None
         """
-        return None if self.unit is None else self.unit_ids
+        return None if self.unit is None or self.missing == "drop" else self.unit_ids
 
     @property
     def privacy_unit(self):
