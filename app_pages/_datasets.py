@@ -199,7 +199,7 @@ def _uploaded_dataset(
     with naming(filename):
         if remove:  # the columns left out; the bytes become plain CSV (comma, decimal point, UTF-8)
             private_bytes, fmt_private = without_columns(_private_bytes, remove, rename_duplicates=rename,
-                                                         csv_format=fmt), None
+                                                         csv_format=fmt, privacy_unit=privacy_unit), None
         table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
                            name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
                            privacy_unit=privacy_unit, csv_format=fmt_private)

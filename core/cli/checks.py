@@ -160,7 +160,12 @@ def select_columns(private, public, *, label_column: str | None, features: list[
             f"The public file lacks the chosen feature column(s) {', '.join(repr(c) for c in missing)}; "
             f"its columns are {', '.join(repr(c) for c in public_columns)}.")
     unit_kept = [unit] if unit is not None and unit in columns else []
-    return _csv(private[kept + unit_kept + [label]]), _csv(public[public_kept])
+    chosen = private[kept + unit_kept + [label]]
+    if unit_kept and getattr(private.attrs.get("csv_format"), "decimal", ".") == ",":
+        from core.data.formats import dot_thousands
+
+        chosen = chosen.assign(**{unit: dot_thousands(chosen[unit])})  # as load_table reads a decimal-comma file's IDs
+    return _csv(chosen), _csv(public[public_kept])
 
 
 def key_names(args, public_columns: Sequence[str] | None = None) -> list[str]:

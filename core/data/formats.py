@@ -295,6 +295,18 @@ def detect_decimal(frame: pd.DataFrame, sep: str) -> str:
     return "," if comma else "."
 
 
+_DOT_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+")
+
+
+def dot_thousands(values: pd.Series) -> pd.Series:
+    """IDs of a file that writes decimals with a comma, thousands grouped by a dot read as their
+    digits (``12.345`` -> ``12345``): there a dot is never a decimal mark, and a spreadsheet saves
+    a formatted number ID so.  The privacy unit's column only (docs/design.md §1.2: one person,
+    one canonical ID, however the file writes it)."""
+    return values.map(lambda v: v.replace(".", "") if isinstance(v, str) and _DOT_THOUSANDS.fullmatch(v.strip())
+                      else v)
+
+
 def decimal_points(frame: pd.DataFrame, decimal: str) -> pd.DataFrame:
     """``frame`` with every cell that reads as a number with a decimal comma written with a point
     (``1,5`` -> ``1.5``) when ``decimal`` is a comma; as it is otherwise."""

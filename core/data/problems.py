@@ -31,6 +31,7 @@ import pandas as pd
 from core.errors import DataError
 
 from core.data.columns import column_warnings
+from core.data.formats import dot_thousands
 from core.data.missing import check_markers, check_missing_option, mark_missing
 from core.data.reading import DEFAULT_MAX_BYTES, clean_text, read_csv, to_numbers
 from core.data.table import LABEL_NAMES, MAX_CLASSES
@@ -242,15 +243,19 @@ def suggest_label_column(columns: Sequence[str]) -> str | None:
 
 
 def without_columns(source, columns: Sequence[str], *, rename_duplicates: bool = False,
-                    max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None) -> bytes:
+                    max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None, privacy_unit: str | None = None) -> bytes:
     """The CSV ``source`` without ``columns``, as CSV bytes (every value as written).
 
     A column that would stop the file from loading (a number column holding text) can
     be left out before :func:`core.data.load_table` reads it; the bytes stay in memory.  The
-    bytes are comma-separated UTF-8 with decimal points, whatever ``csv_format`` the source has.
+    bytes are comma-separated UTF-8 with decimal points, whatever ``csv_format`` the source has;
+    the ``privacy_unit`` column of a decimal-comma source has its dot-grouped IDs written as
+    digits (:func:`core.data.formats.dot_thousands`), as :func:`core.data.load_table` reads them.
     """
     frame, _ = read_csv(source, max_bytes, "The file has a header row but no data rows.",
                         rename_duplicates=rename_duplicates, csv_format=csv_format)
+    if privacy_unit in frame.columns and getattr(frame.attrs.get("csv_format"), "decimal", ".") == ",":
+        frame[privacy_unit] = dot_thousands(frame[privacy_unit])
     kept = frame.drop(columns=[c for c in columns if c in frame.columns])
     return kept.to_csv(index=False).encode("utf-8")
 

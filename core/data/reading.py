@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import warnings
 from dataclasses import field
 from pathlib import Path
@@ -23,6 +24,7 @@ from core.errors import DataError, ParameterError
 
 from core.data.distinct import distinct, take
 from core.data.formats import SAVE_AS_CSV, SEPARATORS, CsvFormat, check_csv_format, decimal_points, decode, \
+    dot_thousands, \
     detect_decimal, detect_separator, named, separator_hint
 from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
@@ -619,6 +621,7 @@ def load_table(
         rename_duplicates=rename_duplicates,
         csv_format=csv_format,
     )
+    decimal = getattr(frame.attrs.get("csv_format"), "decimal", None) or "."
     frame = mark_missing(frame, markers)
     columns = list(frame.columns)
     label = _choose_label_column(columns, label_column)
@@ -744,7 +747,7 @@ def load_table(
         dropped_rows=dropped,
         dropped_columns=tuple(empty),
         rows=source_rows,
-        unit=None if unit_column is None else _unit(unit_values, unit_column),
+        unit=None if unit_column is None else _unit(unit_values, unit_column, decimal),
     )
 
 
@@ -762,10 +765,19 @@ def _choose_unit_column(columns: list[str], privacy_unit, label: str) -> str | N
     return privacy_unit
 
 
-def _unit(values: pd.Series, column: str):
+def _unit(values: pd.Series, column: str, decimal: str = "."):
+    """The privacy unit of the rows from the unit column's values.
+
+    In a file that writes decimals with a comma, a dot groups thousands: ``12.345`` is the
+    number 12345 there (a spreadsheet saves a formatted ID so), and it is read so, since the
+    canonical ID (:mod:`core.data.ids`) would otherwise read it as 12.345, and the same
+    person's ID saved elsewhere as ``12345`` or ``12,345`` would be another person.
+    """
     from core.data.units import privacy_unit
 
     text = clean_text(values)
+    if decimal == ",":
+        text = dot_thousands(text)
     if text.isna().any():
         rows = np.flatnonzero(text.isna().to_numpy())
         raise DataError(

@@ -62,3 +62,47 @@ def test_respelled_id_opens_no_fresh_account(tmp_path, a, b):
 def test_distinct_ids_stay_distinct_after_folding():
     ids = ["P1", "P2", "Q1", "1", "1.5", "1000", "P-1", "P1-", "Р1"]  # the last: Cyrillic Р, another script
     assert len({canonical_id(x) for x in ids}) == len(ids)
+
+
+def test_a_decimal_comma_file_groups_thousands_with_a_dot():
+    """A spreadsheet with a decimal comma saves the ID 12345, formatted, as 12.345: the same person
+    as 12345 (or 12,345) in a file written with a decimal point."""
+    from core.data import CsvFormat
+
+    def keys(text, fmt=None):
+        table = load_table(io.StringIO(text), label_column="y", privacy_unit="id", csv_format=fmt)
+        return set(unit_keys(table.ledger_units, secret=b"s" * 32, dataset="d").tolist())
+
+    plain = "id,x,y\n" + "".join(f"{i}2345,{i}.5,{i % 2}\n" for i in range(1, 9))
+    comma = "id;x;y\n" + "".join(f"{i}2.345;{i},5;{i % 2}\n" for i in range(1, 9))
+    assert keys(comma, CsvFormat(decimal=",")) == keys(plain)
+
+
+def test_a_decimal_comma_file_with_columns_left_out_keeps_its_ids():
+    """The app leaves columns out by rewriting the file as plain CSV first: the IDs read the same."""
+    from core.data import CsvFormat
+    from core.data.problems import without_columns
+
+    comma = ("id;x;z;y\n" + "".join(f"{i}2.345;{i},5;q;{i % 2}\n" for i in range(1, 9))).encode()
+    direct = load_table(comma, label_column="y", privacy_unit="id", csv_format=CsvFormat(decimal=","))
+    plain = without_columns(comma, ["z"], csv_format=CsvFormat(decimal=","), privacy_unit="id")
+    rewritten = load_table(plain, label_column="y", privacy_unit="id")
+    key = dict(secret=b"s" * 32, dataset="d")
+    assert set(unit_keys(rewritten.ledger_units, **key).tolist()) == set(unit_keys(direct.ledger_units, **key).tolist())
+    assert set(unit_keys(direct.ledger_units, **key).tolist()) == set(unit_keys([f"{i}2345" for i in range(1, 9)], **key).tolist())
+
+
+def test_the_command_lines_column_choice_keeps_a_decimal_comma_files_ids(tmp_path):
+    from core.cli.checks import raw_frame, select_columns
+    from core.data import CsvFormat
+
+    path = tmp_path / "private.csv"
+    path.write_text("id;x;z;y\n" + "".join(f"{i}2.345;{i},5;q;{i % 2}\n" for i in range(1, 9)))
+    public = tmp_path / "public.csv"
+    public.write_text("x;z\n1,5;q\n")
+    fmt = CsvFormat(decimal=",")
+    private_bytes, _ = select_columns(raw_frame(str(path), csv_format=fmt), raw_frame(str(public), csv_format=fmt),
+                                      label_column="y", features=[], drop=["z"], unit="id")
+    table = load_table(private_bytes, label_column="y", privacy_unit="id")
+    key = dict(secret=b"s" * 32, dataset="d")
+    assert set(unit_keys(table.ledger_units, **key).tolist()) == set(unit_keys([f"{i}2345" for i in range(1, 9)], **key).tolist())
