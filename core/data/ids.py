@@ -56,9 +56,25 @@ _GROUPING = dict.fromkeys(map(ord, ",_'"))
 _DOT_GROUPED = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+(?:,\d+)?")
 
 
-def _dropped(c: str) -> bool:
-    o = ord(c)
-    return unicodedata.category(c) == "Cf" or any(a <= o <= b for a, b in _IGNORABLE)
+_TABLES: list = []
+
+
+def _tables() -> dict[int, str | None]:
+    """The translation of a text ID's characters: default-ignorable and format characters removed,
+    dashes and minus signs written ``-``; built once from the Unicode database (a fraction of a
+    second, on the first text ID that is not ASCII)."""
+    if not _TABLES:
+        table: dict[int, str | None] = {}
+        for o in (*range(0x80, 0x40000), *range(0xE0000, 0xE1000)):  # past them: unassigned or private use
+            category = unicodedata.category(chr(o))
+            if category == "Pd" or chr(o) in _MINUS:
+                table[o] = "-"
+            elif category == "Cf":
+                table[o] = None
+        for first, last in _IGNORABLE:
+            table.update(dict.fromkeys(range(first, last + 1)))
+        _TABLES.append(table)
+    return _TABLES[0]
 
 
 def folded_text(text: str) -> str:
@@ -74,10 +90,11 @@ def folded_text(text: str) -> str:
     str
     """
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-        text = "".join("-" if c in _MINUS or unicodedata.category(c) == "Pd" else c
-                       for c in text if not _dropped(c))
-        text = unicodedata.normalize("NFKC", text.casefold())
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
+        text = text.translate(_tables()).casefold()
+        if not unicodedata.is_normalized("NFKC", text):  # a removed mark or a case fold may undo it
+            text = unicodedata.normalize("NFKC", text)
     else:
         text = text.casefold()
     return "".join(text.split())
@@ -99,9 +116,11 @@ def _number_form(x: float) -> bytes:
 
 def _text_number(text: str) -> bytes | None:
     """The form of a folded text that writes a number, else None."""
+    if not text or not (text[0].isdigit() or text[0] in "+-.,_'"):
+        return None  # no number (a finite float's text starts so): most text IDs leave here
     if _DOT_GROUPED.fullmatch(text) and (text.count(".") > 1 or "," in text):
         text = text.replace(".", "").replace(",", ".")  # "1.000.000", "1.000,5"
-    plain = text.translate(_GROUPING)
+    plain = text.translate(_GROUPING) if ("," in text or "_" in text or "'" in text) else text
     try:
         number = float(plain)
     except ValueError:
@@ -136,6 +155,10 @@ def canonical_id(value: Any) -> bytes:
     DataError
         For a missing ID (None, NaN, ``pandas.NA``) or one of another type.
     """
+    if isinstance(value, str):
+        text = folded_text(value)
+        number = _text_number(text)
+        return b"s" + text.encode("utf-8") if number is None else number
     if value is None:
         raise DataError("a privacy-unit ID is missing (None): every row read needs its unit's ID.")
     if isinstance(value, (bool, np.bool_, numbers.Integral)):
@@ -145,11 +168,7 @@ def canonical_id(value: Any) -> bytes:
             raise DataError("a privacy-unit ID is missing (NaN): every row read needs its unit's ID.")
         return _number_form(float(value))
     if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="backslashreplace")
-    if isinstance(value, str):
-        text = folded_text(value)
-        number = _text_number(text)
-        return b"s" + text.encode("utf-8") if number is None else number
+        return canonical_id(value.decode("utf-8", errors="backslashreplace"))
     if isinstance(value, tuple):
         parts = [canonical_id(v) for v in value]
         return b"(" + b"".join(len(x).to_bytes(4, "little") + x for x in parts)

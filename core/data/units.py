@@ -84,11 +84,10 @@ def _codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
     forms = np.empty(len(uniques), dtype=object)
     forms[:] = [_form(u) for u in uniques]
     merged, first = pd.factorize(forms, sort=False)
-    texts = np.array([_as_text(u) for u in uniques], dtype=object)
     if first.size != forms.size:
         codes = merged[codes]
-        texts = texts[np.unique(merged, return_index=True)[1]]  # each person's first spelling
-    return codes.astype(np.int64), texts
+        uniques = np.asarray(uniques, dtype=object)[np.unique(merged, return_index=True)[1]]  # first spellings
+    return codes.astype(np.int64), np.array([_as_text(u) for u in uniques], dtype=object)
 
 
 def _form(value: Any) -> bytes:
