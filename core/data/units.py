@@ -63,7 +63,8 @@ PER_ROW = "per row"
 
 
 def _codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row integer codes ``0..P-1`` (order of first appearance) and the ``P`` IDs as text."""
+    """Per-row integer codes ``0..P-1`` (order of first appearance; rows whose IDs have one canonical
+    form are one person) and the ``P`` IDs as text (each person's first spelling)."""
     arr = np.asarray(ids).ravel()
     if arr.dtype.kind == "f":
         missing = np.isnan(arr)
@@ -213,7 +214,9 @@ def privacy_unit(ids: Any = None, column: str | None = None, *, n_rows: int | No
     Parameters
     ----------
     ids : array-like, optional
-        One ID per row (any values; compared as text, so ``7`` and ``"7"`` are one person).
+        One ID per row (any values; compared in their canonical form,
+        :func:`core.data.ids.canonical_id`: ``7``, ``"007"``, ``"P001"``/``"p001"`` are one person each,
+        as in the ledger's accounts).
         None: each row is a unit (``n_rows`` needed).
     column : str, optional
         The unit column's name (required with ``ids``).
