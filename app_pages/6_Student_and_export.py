@@ -37,6 +37,13 @@ st.markdown(
 )
 st.latex(r"\text{student} = \mathcal{A}\big(x_1..x_m,\ \hat y_1..\hat y_m\big) \ \text{ is } (\varepsilon,\delta)\text{-DP}")
 
+UNPUBLISHABLE = (
+    "**Nothing here can be published: this real job has one file.** Its public queries are rows of your private "
+    "file, and the guarantee covers the teachers' rows only: the labels of those rows, a student fitted to them "
+    "and even their counts describe persons it does not cover. Upload a separate public file (the rows you may "
+    "publish) on the Data page for a release, or declare this upload teaching data there to explore it."
+)
+
 with session.shown_errors():
     ds = datasets.dataset()
     ens = cache.ensemble()
@@ -85,7 +92,13 @@ with session.shown_errors():
         "The runs you explored are not exported: a result chosen after looking at them is covered only by "
         "the total spent on this data."
     )
-    if real_job:  # the price and the total after it, shown before the button (refused in place past the budget)
+    # A real job on one file: its public queries are rows of the private file, so nothing released about them
+    # (their labels, a student fitted to them, the counts) is covered: the guarantee covers the teachers' rows.
+    unpublishable = real_job and ds.teaching_split
+    if unpublishable:
+        st.error(UNPUBLISHABLE)
+        pressed = False
+    elif real_job:  # the price and the total after it, shown before the button (refused in place past the budget)
         pressed = spending.run_button(ds, ens, [(mechanism, dict(asked))], label="Release", key="release")
     else:  # teaching data: the price on the lesson's ledger, said before the click and on the button itself
         m = int(ens.votes.shape[0])
@@ -105,7 +118,7 @@ with session.shown_errors():
                 ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
             st.error(literal(exc))
-    rel = ledgers.current_release(ds, ens)
+    rel = None if unpublishable else ledgers.current_release(ds, ens)
     if rel is not None:
         released = rel["result"]
         st.success(
@@ -118,6 +131,8 @@ with session.shown_errors():
                     "Press Release again to release at the new settings (a new run, charged to the ledger).")
         result = released
     ledgers.show_spent(spent_box, ds, ens=ens)
+    if result is None and unpublishable:
+        raise cache.NotRunYet("Downloads are off: this real job has one file (see Release above).")
     if result is None:  # shown as a next step (st.info); the rest of the page needs a release
         raise cache.NotRunYet("Nothing has run on the private votes yet: press Release above (its price is shown "
                               "beside it) to label the public rows; the student and the downloads use that release.")
@@ -189,7 +204,7 @@ with session.shown_errors():
     # each row is named by its number in the file it was drawn from, so that the labels can be joined back.
     names = ds.export_columns  # decided when the files loaded: never one of the file's own column names
     public_frame = ds.public_X
-    if ds.teaching_split:
+    if ds.teaching_split and not unpublishable:
         st.warning("**Teaching split**: the public queries are a split of the private file, so their features are "
                    "private rows. The labeled CSV holds each row's number in the file and its label only, unless "
                    "you confirm below.")
@@ -223,9 +238,12 @@ with session.shown_errors():
                    + ", and the file's columns keep their names.")
     d = st.columns(2) + st.columns(2)
     if rel is None:
-        st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
-                "run at the current settings; the runs explored so far were chosen by looking at them, so "
-                "exporting one of them would not be covered by its own guarantee.")
+        if unpublishable:
+            st.info("Downloads are off: this real job has one file (see Release above).")
+        else:
+            st.info("Nothing to download yet: only a release is exported. Press **Release** above to draw a fresh "
+                    "run at the current settings; the runs explored so far were chosen by looking at them, so "
+                    "exporting one of them would not be covered by its own guarantee.")
         d[0].download_button("Download labeled CSV", data=b"", file_name="private_labels.csv", mime="text/csv",
                              key="download_csv", disabled=True)
         d[1].download_button("Download privacy report (JSON)", data=b"", file_name="privacy_report.json",

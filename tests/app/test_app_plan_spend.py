@@ -374,6 +374,25 @@ def test_a_one_file_upload_is_a_real_job_on_every_page(lab):
     assert any("simulated" in c for c in texts(at.main.caption)), texts(at.main.caption)
 
 
+def test_a_one_file_real_job_publishes_nothing(lab):
+    """A real job on one file: its public queries are private rows, which the guarantee does not
+    cover, so the export page offers no release and every download is off (the reason said)."""
+    private, _ = two_files()
+    at = lab()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
+    assert "Real job" in " ".join(texts(at.sidebar.markdown))
+    train(at)
+    go(at, "Student & export")
+    assert any("Nothing here can be published: this real job has one file" in e for e in texts(at.error)), texts(at.error)
+    assert not [b for b in at.button if b.key == "release"]
+    assert not at.get("download_button")
+    assert any("Downloads are off: this real job has one file" in i for i in texts(at.info)), texts(at.info)
+    assert not [c for c in at.checkbox if c.key == "confirm_teaching_split"]
+    assert job_ledger_runs(at) == 0
+
+
 def test_a_real_job_releases_from_the_export_page_at_its_shown_price(lab):
     """Student & export on a real job: the budget and the Release button's price are on the page;
     before any run it says what to do; Release spends exactly the shown price and the downloads
