@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -164,6 +165,21 @@ def _array(blob: bytes, dtype: str) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.dtype(dtype)).copy()
 
 
+def _owner_only(path: Path) -> None:
+    """Make the store, its WAL files and its key file readable by their owner only.
+
+    A store made by this library is created 0600; one made beforehand (copied, restored from a
+    backup, created under a loose umask) may be readable by others, and its units' hashes with its
+    key file would let them enumerate charged IDs (docs/design.md §9).  Files owned by another user
+    are left as they are (their owner decides).
+    """
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}.key")):
+        with contextlib.suppress(OSError):
+            info = os.stat(name)
+            if info.st_uid == os.getuid() and info.st_mode & 0o077:
+                os.chmod(name, stat.S_IMODE(info.st_mode) & 0o700)
+
+
 class LedgerStore:
     """The SQLite ledger store at ``path`` (module docstring).
 
@@ -199,6 +215,8 @@ class LedgerStore:
             if not self.path.exists():  # readable by its owner only (SQLite gives its WAL files the same mode)
                 with contextlib.suppress(FileExistsError):
                     os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            if not self._ready:
+                _owner_only(self.path)
             con = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise DataError(f"cannot open the ledger store {self.path}: {exc}.") from None
@@ -215,6 +233,7 @@ class LedgerStore:
         return con
 
     def _prepare(self, con: sqlite3.Connection) -> None:
+        _owner_only(self.path)  # the WAL files SQLite has just made take the store's mode
         con.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA:

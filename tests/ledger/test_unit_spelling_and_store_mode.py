@@ -53,6 +53,18 @@ def test_store_is_not_readable_by_others(tmp_path):
         os.umask(old)
 
 
+def test_a_store_made_readable_beforehand_is_made_owner_only_when_opened(tmp_path):
+    path = tmp_path / "ledger.sqlite"
+    PrivacyLedger("clinic", store=path).charge(PureDPEntry.uniform(eps_step=0.5, n_steps=1), units=list(range(5)))
+    loose = [p for p in tmp_path.iterdir() if p.name.startswith("ledger.sqlite")]
+    assert path in loose and any(p.name.endswith(".key") for p in loose)
+    for p in loose:
+        os.chmod(p, 0o644)
+    assert PrivacyLedger("clinic", store=path).total().epsilon == 0.5  # a new process opening the store
+    for p in tmp_path.iterdir():
+        assert not os.stat(p).st_mode & (stat.S_IRWXG | stat.S_IRWXO), p
+
+
 def test_superscript_digits_are_read_as_text_ids_not_a_crash():
     from core.ledger.units import _forms
 
