@@ -49,6 +49,7 @@ _EXPORTS = {
     "train_student": "ensemble",
     # estimator
     "PrivateEnsembleClassifier": "pipeline",
+    "PrivateSearchCV": "pipeline",
     "PrivacyWarning": "errors",
     # errors
     "PrivateLabelLabError": "errors",
@@ -56,6 +57,8 @@ _EXPORTS = {
     "SchemaError": "errors",
     "ParameterError": "errors",
     "BudgetExhausted": "errors",
+    "LedgerUnreachable": "errors",
+    "SearchStopped": "errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

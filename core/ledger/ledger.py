@@ -44,14 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParameterError
+from core.errors import LedgerUnreachable, ParameterError
 from core.ledger.compose import LedgerTotal
 from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry
 from core.ledger.state import BUDGET_TOLERANCE, Budget, LedgerState
 from core.ledger.store import LedgerStore, check_name
 from core.ledger.units import unit_keys
 
-__all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerPart", "PrivacyLedger", "default_ledger", "forget_ledgers"]
+__all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerPart", "PrivacyLedger", "default_ledger", "forget_ledgers", "process_id"]
 
 _IN_MEMORY = "in memory"
 
@@ -92,11 +92,20 @@ class PrivacyLedger:
     scikit-learn's ``clone``) return the ledger itself.  A pickled ledger comes back as
     the same object in the process that holds it; elsewhere a stored ledger comes back as
     a reference to the same store and dataset (its charges land in the same place), and
-    an in-memory one as a copy of its state at pickling time.
+    an in-memory one as a read-only copy of its state at pickling time (below).
 
     **Streaming state.**  A streaming run's state (:meth:`open_session`) is kept here,
     in this process: an estimator holds only its key, so a copy of the estimator cannot
-    restart spending.
+    restart spending.  It never leaves the process (it holds the run's secret noise):
+    a stored ledger pickled to another process comes back without it, and an in-memory
+    one as a read-only snapshot.
+
+    **Other processes.**  A stored ledger charges the same store from every process (a
+    worker of scikit-learn's ``n_jobs``, a Dask worker, another Python).  An in-memory
+    ledger exists once: a copy unpickled anywhere but where the original lives (or a
+    forked child's inherited object) refuses every charge and every new run with
+    :class:`core.errors.LedgerUnreachable` (:meth:`require_here`), since the original
+    would never see them.
 
     Thread-safe; a stored ledger is also safe across processes (the store's transactions).
 
@@ -121,6 +130,8 @@ class PrivacyLedger:
         self._state = LedgerState()
         self._secret = secrets.token_bytes(32) if self._store is None else None
         self._sessions: dict[str, Any] = {}
+        self._home = process_id()
+        self._snapshot = False
         with _LIVE_LOCK:
             _LIVE[self.ledger_id] = self
         if (budget_epsilon is None) != (budget_delta is None):
@@ -150,12 +161,42 @@ class PrivacyLedger:
 
     def __reduce__(self):
         with self._lock:
-            if self._store is not None:
-                state = {"dataset": self.dataset, "store": str(self._store.path), "sessions": dict(self._sessions)}
+            if self._store is not None:  # the streaming state stays in this process
+                state = {"dataset": self.dataset, "store": str(self._store.path)}
             else:
                 state = {"dataset": self.dataset, "store": None, "state": self._state, "secret": self._secret,
-                         "sessions": dict(self._sessions)}
+                         "sessions": dict(self._sessions), "home": self._home}
         return (_restore_ledger, (self.ledger_id, state))
+
+    # -- where it can be charged -------------------------------------------------------------
+
+    @property
+    def reachable(self) -> bool:
+        """Whether a run charged here reaches the dataset's ledger: always for a stored ledger;
+        for an in-memory one only in the process that made it, on the object itself (not a
+        copy unpickled elsewhere, nor a forked child's inherited object)."""
+        return self._store is not None or (not self._snapshot and self._home == process_id())
+
+    def require_here(self, what: str = "this run") -> None:
+        """Refuse (before any private row is read) a run that could not reach this ledger.
+
+        Parameters
+        ----------
+        what : str
+            How to name the run in the refusal.
+
+        Raises
+        ------
+        LedgerUnreachable
+            On a copy of an in-memory ledger (:attr:`reachable` is False).
+        """
+        if not self.reachable:
+            raise LedgerUnreachable(
+                f"{what} cannot be charged: its ledger ({self.dataset!r}) lives in the memory of another process "
+                "(this is a copy of it: a worker of scikit-learn's n_jobs, a Dask worker, an unpickled copy "
+                "elsewhere), which would never see the charge. Nothing was run. Give it a ledger store, "
+                "PrivacyLedger(\"name\", store=path), whose charges reach the same file from every process, or run "
+                "it in the process that holds the ledger (n_jobs=1).")
 
     # -- the state -------------------------------------------------------------------------
 
@@ -181,6 +222,7 @@ class PrivacyLedger:
 
     def _change(self, fn):
         """Apply ``fn(state, secret) -> (new_state, result)`` atomically; return the result."""
+        self.require_here("a change to this ledger")
         if self._store is None:
             with self._lock:
                 new, result = fn(self._state, lambda create: self._secret)
@@ -415,10 +457,25 @@ class PrivacyLedger:
         str
             The key for :meth:`session`.
         """
+        self.require_here("a new run")
         with self._lock:
             key = uuid.uuid4().hex
             self._sessions[key] = session
             return key
+
+    def local_session(self, key: str) -> Any:
+        """The streaming state kept under ``key`` in this process, for answering; None when
+        it is not kept here (a stored ledger's run opened in another process).
+
+        Raises
+        ------
+        LedgerUnreachable
+            On a copy of an in-memory ledger: its state is a snapshot, and answering from
+            it would spend a budget the original does not see.
+        """
+        self.require_here("answering a query")
+        with self._lock:
+            return self._sessions.get(key)
 
     def session(self, key: str) -> Any:
         """The streaming state kept under ``key`` (:meth:`open_session`).
@@ -432,7 +489,7 @@ class PrivacyLedger:
             try:
                 return self._sessions[key]
             except KeyError:
-                raise ParameterError("this ledger keeps no such session; fit the estimator again.") from None
+                raise ParameterError("this ledger keeps no such session in this process; fit the estimator again.") from None
 
 
     # -- a part of the dataset -----------------------------------------------------------------
@@ -514,6 +571,20 @@ def _identity(x: Any) -> Any:
 
 # -- one object per ledger in a process ------------------------------------------------------
 
+_PROCESS_TOKEN = uuid.uuid4().hex
+
+
+def process_id() -> str:
+    """This process's identity: a random token drawn at import with the process ID (a
+    forked child inherits the token but not the ID; a spawned one draws its own token).
+
+    Returns
+    -------
+    str
+    """
+    return f"{_PROCESS_TOKEN}-{os.getpid()}"
+
+
 _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _LIVE_LOCK = threading.Lock()
 
@@ -533,10 +604,12 @@ def _restore_ledger(ledger_id: str, state: dict) -> PrivacyLedger:
         del _LIVE[led.ledger_id]
         led.ledger_id = ledger_id
         _LIVE[ledger_id] = led
-    if state["store"] is None:
+    if state["store"] is None:  # a snapshot of a ledger that lives elsewhere: read-only (require_here)
         led._state = state["state"]
         led._secret = state["secret"]
-    led._sessions.update(state["sessions"])
+        led._sessions.update(state["sessions"])
+        led._home = state["home"]
+        led._snapshot = True
     return led
 
 

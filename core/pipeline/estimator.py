@@ -12,6 +12,15 @@ counted in full), with IDs (``groups``, routed by scikit-learn's metadata routin
 the units it trains on, so that folds of ``GroupKFold`` compose in parallel
 (docs/design.md §9, §13).
 
+Every fit is counted wherever it runs (docs/design.md §13): with a stored ledger a fit in
+a worker process (scikit-learn's ``n_jobs``, Dask) or in an unpickled copy charges the
+same store; with an in-memory ledger such a fit, and an answer from such a copy, is
+refused before it reads a row (:class:`core.errors.LedgerUnreachable`).  Inside
+scikit-learn's model selection the plain route warns that its scores are not covered,
+label-dependent folds are refused, and a refusal stops the search
+(:mod:`core.pipeline.model_selection`; the covered route is
+:class:`core.pipeline.PrivateSearchCV`).
+
 References
 ----------
 .. [BTT18] R. Bassily, O. Thakkar, A. Thakurta. Model-Agnostic Private Learning. NeurIPS 2018.
@@ -31,12 +40,19 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from core import noise
-from core.errors import BudgetExhausted, DataError, NotFittedError, ParameterError, PrivacyWarning
+from core.errors import BudgetExhausted, DataError, LedgerUnreachable, NotFittedError, ParameterError, PrivacyWarning
 from core.mechanisms import registry
 from core.pipeline import runs as pipeline
+from core.pipeline.model_selection import check_search, refusals_stop_search
 from core.validation import check_m
 
 __all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError", "PrivacyWarning"]
+
+
+def process_id() -> str:
+    from core.ledger.ledger import process_id as _pid
+
+    return _pid()
 
 #: The privacy settings the estimator takes itself, and their defaults (the budget, ε and δ,
 #: has none: a fit states it, as every entry point does; core.pipeline.BUDGET).
@@ -135,7 +151,16 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         models take ``accountant=``), e.g. ``PrivacyLedger("credit", store=path)``; None:
         the process's in-memory ledger (:func:`core.ledger.default_ledger`).  A ledger
         with a budget refuses a ``fit`` that would take the data (or, with ``groups``, a
-        unit it trains on) past it, before training.
+        unit it trains on) past it, before training.  Parallel or multi-process work
+        (``n_jobs`` of a search, Dask, a pickled copy in another process) needs a stored
+        ledger: with an in-memory one (or None) a fit or an answer there is refused
+        (:class:`core.errors.LedgerUnreachable`), never silently uncounted.
+    on_refusal : {"stop", "raise"}
+        Inside scikit-learn's model selection, a refused fit or answer (a spent budget, a
+        ledger out of reach) stops the whole search as :class:`core.errors.SearchStopped`
+        (``"stop"``, the default: a numeric ``error_score`` cannot turn it into a NaN
+        score); ``"raise"`` raises the plain exception, which such a search records as a
+        failed fit and goes on.  Outside model selection both raise the refusal.
 
     Attributes
     ----------
@@ -163,13 +188,19 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     -----
     PrivacyWarning
         When a ``predict`` call answers none of its queries, halts before its last query
-        (the budget ran out) or fails a certified test: with the mechanism's reason.
+        (the budget ran out) or fails a certified test: with the mechanism's reason.  When
+        scikit-learn's model selection clones it (its scores are not covered).
 
     Notes
     -----
     Guarantee: every answer ``predict`` ever returns, over all calls and all copies of
-    the fitted estimator together, is ``privacy_spent_``-DP with respect to the training
-    data under replace-one adjacency; ``privacy_spent_`` never exceeds the target.
+    the fitted estimator in one process together, is ``privacy_spent_``-DP with respect
+    to the training data under replace-one adjacency; ``privacy_spent_`` never exceeds
+    the target.  A copy in another process (pickled, a worker) cannot continue that run:
+    the run's state (its noise) never leaves its process.  With a stored ledger the
+    copy's first ``predict`` charges a new run of the same a-priori map to the store
+    (refused past its budget) and answers with fresh operating-system randomness; with
+    an in-memory ledger it is refused.  The ledger's total covers every run.
 
     Examples
     --------
@@ -199,6 +230,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         rng: Any = None,
         ledger: Any = None,
+        on_refusal: str = "stop",
     ):
         self.learner = learner
         self.k = k
@@ -214,6 +246,40 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.rng = rng
         self.ledger = ledger
+        self.on_refusal = on_refusal
+
+    # ------------------------------------------------------- other processes
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.setdefault("_origin", process_id())  # the process whose default ledger ledger=None means
+        return state
+
+    def __sklearn_clone__(self):
+        check_search()  # inside scikit-learn's model selection: stratified folds refused, the plain route warned
+        new = super().__sklearn_clone__()
+        if "_origin" in vars(self):
+            new._origin = self._origin
+        return new
+
+    def _ledger_here(self):
+        """The ledger a fit here charges, or :class:`LedgerUnreachable` (before any row is read)."""
+        from core.ledger import PrivacyLedger, default_ledger
+
+        if self.ledger is None:
+            if vars(self).get("_origin", process_id()) != process_id():
+                raise LedgerUnreachable(
+                    "PrivateEnsembleClassifier.fit runs in another process than the one that built it (a worker of "
+                    "scikit-learn's n_jobs, a Dask worker, an unpickled copy) with ledger=None, whose in-memory "
+                    "ledger lives in that first process and would never see this fit. Nothing was run. Give it a "
+                    "ledger store, ledger=PrivacyLedger(\"name\", store=path), whose charges reach the same file "
+                    "from every process, or run it in one process (n_jobs=1).")
+            ledger = default_ledger()
+        else:
+            ledger = self.ledger
+        if not isinstance(ledger, PrivacyLedger):
+            raise ParameterError(f"ledger must be a core.ledger.PrivacyLedger or None, got {type(ledger).__name__}.")
+        ledger.require_here("PrivateEnsembleClassifier.fit")
+        return ledger
 
     # ------------------------------------------------------------------ fit
     def _settings(self) -> dict[str, Any]:
@@ -282,15 +348,16 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         progress : callable, optional
             ``progress(done, total)`` during training.
         """
+        with refusals_stop_search(self.on_refusal):
+            return self._fit(X, y, groups, progress)
+
+    def _fit(self, X, y, groups, progress) -> "PrivateEnsembleClassifier":
         from core.ensemble.teachers import train_teachers
-        from core.ledger import PrivacyLedger, default_ledger
 
         registry.get(self.mechanism)  # a clear error for an unknown name
+        ledger = self._ledger_here()
         if y is None:
             raise DataError("PrivateEnsembleClassifier requires y to be passed, but the target y is None.")
-        ledger = default_ledger() if self.ledger is None else self.ledger
-        if not isinstance(ledger, PrivacyLedger):
-            raise ParameterError(f"ledger must be a core.ledger.PrivacyLedger or None, got {type(ledger).__name__}.")
         gen = noise.check_rng(self.rng)
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -319,6 +386,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.settings_ = dict(params)
         self.ledger_ = ledger
         self._units = units
+        self._run = (settings, m_max, entry)  # public: what a copy in another process charges to answer
         self._session_key = ledger.open_session(session)
         self.calibration_ = getattr(session, "calibration", None)
         return self
@@ -329,9 +397,25 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def session_(self):
-        """The running session (its state is kept by the ledger)."""
+        """The running session (its state is kept by the ledger in the process that runs it),
+        or None in a copy in another process that has not answered yet."""
         self._fitted("session_")
-        return self.ledger_.session(self._session_key)
+        try:
+            return self.ledger_.session(self._session_key)
+        except ParameterError:
+            return None
+
+    def _answering_session(self):
+        """The session that answers here: the run's own in its process; in a copy elsewhere
+        (stored ledger) a new run of the same map, charged first (docstring, Notes)."""
+        led = self.ledger_
+        session = led.local_session(self._session_key)  # LedgerUnreachable on an in-memory ledger's copy
+        if session is None:
+            settings, m_max, entry = self._run
+            led.charge(entry, units=self._units)  # BudgetExhausted past the budget: nothing answered
+            session = pipeline.session(self.mechanism, settings, m_max, rng=np.random.default_rng(), strict=True)
+            self._session_key = led.open_session(session)
+        return session
 
     @property
     def ledger_total_(self) -> tuple[float, float]:
@@ -343,22 +427,27 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def n_queries_(self) -> int:
-        return self.session_.n_processed
+        s = self.session_
+        return 0 if s is None else s.n_processed
 
     @property
     def n_bottom_(self) -> int:
-        return self.session_.n_bottom
+        s = self.session_
+        return 0 if s is None else s.n_bottom
 
     @property
     def halted_(self) -> bool:
-        return self.session_.halted
+        s = self.session_
+        return False if s is None else s.halted
 
     # ------------------------------------------------------------ budget
     @property
     def privacy_spent_(self) -> tuple[float, float]:
         """The a-priori guarantee of every query processed so far (never outcome-dependent)."""
-        self._fitted("privacy_spent_")
-        g = self.session_.spent()
+        s = self.session_
+        if s is None:
+            return (0.0, 0.0)
+        g = s.spent()
         return (float(g.epsilon), float(g.delta))
 
     # ----------------------------------------------------------- predict
@@ -402,6 +491,10 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
             When this call answers none of its queries, halts before its last query or
             fails a certified test.
         """
+        with refusals_stop_search(self.on_refusal):
+            return self._predict(X)
+
+    def _predict(self, X) -> np.ndarray:
         from core.mechanisms.result import UNPROCESSED
 
         if "_session_key" not in vars(self):
@@ -410,7 +503,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if self.n_features_in_ is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
             raise DataError(f"X has {shape[1]} features, but PrivateEnsembleClassifier is expecting "
                             f"{self.n_features_in_} features as input.")
-        session = self.session_
+        session = self._answering_session()
         if session.halted:
             raise BudgetExhausted(
                 f"The privacy budget is spent after {session.n_processed} queries "
