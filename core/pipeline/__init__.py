@@ -23,6 +23,9 @@ spends the same ε everywhere (docs/design.md §5):
 :func:`tune_price`, :func:`tune`
     Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
     guarantee before it runs, and the run (docs/design.md §10.3).
+:class:`PrivateSearchCV`
+    The same selection over the estimator's settings, as a scikit-learn search whose
+    ``best_params_`` and score are covered (docs/design.md §10.8).
 
 References
 ----------
@@ -37,6 +40,7 @@ from __future__ import annotations
 from core.pipeline.estimator import EstimatorNotFittedError, PrivateEnsembleClassifier
 from core.pipeline.outputs import labeled_csv, report, student
 from core.pipeline.runs import BUDGET, label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
+from core.pipeline.search import PrivateSearchCV
 from core.pipeline.selection import holdout_score, tune, tune_plan, tune_price
 from core.pipeline.teachers import (
     mechanism_inputs,
@@ -70,6 +74,7 @@ __all__ = [
     "tune",
     "holdout_score",
     "PrivateEnsembleClassifier",
+    "PrivateSearchCV",
     "EstimatorNotFittedError",
 ]
 

@@ -323,6 +323,25 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
                                      "the estimator.") from None
             raise
 
+    def planned_entry(self):
+        """The ledger entry every ``fit`` charges (for ``max_queries`` queries), from the
+        parameters alone: nothing is read or charged.
+
+        Returns
+        -------
+        core.ledger.LedgerEntry
+
+        Raises
+        ------
+        ParameterError
+            As ``fit`` would, for settings it refuses.
+        """
+        registry.get(self.mechanism)
+        m_max = check_m(self.max_queries, "max_queries")
+        settings = self._settings()
+        self._resolve(settings, m_max)
+        return pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
+
     def fit(self, X, y, groups=None, progress=None) -> "PrivateEnsembleClassifier":
         """Train the k teachers on disjoint chunks of ``(X, y)`` and start the budget.
 
