@@ -200,3 +200,21 @@ def test_an_in_memory_ledgers_copy_refuses_to_charge_and_to_answer_where_its_ori
         copy.ledger_.charge(pipeline.ledger_entry("gnmax", {"epsilon": EPS, "delta": DELTA}, M))
     with pytest.raises(LedgerUnreachable):
         copy.fit(X, y)
+
+
+def _fit_in_worker(est, X, y):
+    est.fit(X, y)
+    return len(est.ledger_)
+
+
+@pytest.mark.slow
+def test_a_dask_worker_process_charges_the_stored_ledger_and_refuses_an_in_memory_one(data, tmp_path):
+    dask = pytest.importorskip("dask")
+    X, y, _ = data
+    led = L.PrivacyLedger("dask", store=tmp_path / "ledger.sqlite")
+    memory = L.PrivacyLedger()
+    with dask.config.set(scheduler="processes", num_workers=1):
+        assert dask.delayed(_fit_in_worker)(_est(led), X, y).compute() == 1  # charged from the worker's process
+        with pytest.raises(LedgerUnreachable, match="ledger store"):
+            dask.delayed(_fit_in_worker)(_est(memory), X, y).compute()
+    assert len(led) == 1 and len(memory) == 0

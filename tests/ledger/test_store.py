@@ -190,16 +190,17 @@ def test_a_stored_ledger_pickles_as_a_reference_to_the_same_store(tmp_path):
     led.charge(pure(0.5))
     key = led.open_session({"rounds": 3})
     blob = pickle.dumps(led)
-    assert b"rounds" in blob and pickle.loads(blob) is led  # in this process: the same object
+    assert pickle.loads(blob) is led  # in this process: the same object, its streaming state with it
+    assert b"rounds" not in blob  # a run's state (its secret noise) never leaves its process
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import pickle, sys
         from core import ledger as L
         led = pickle.loads(sys.stdin.buffer.read())
-        assert led.store is not None and led.dataset == "credit"
-        print(led.session({key!r})["rounds"], len(led))
+        assert led.store is not None and led.dataset == "credit" and led.reachable
+        print(led.local_session({key!r}), len(led))
         led.charge(L.PureDPEntry.uniform(eps_step=0.25, n_steps=1))
     """)], input=blob, cwd=ROOT, capture_output=True, check=True)
-    assert proc.stdout.decode().split() == ["3", "1"]
+    assert proc.stdout.decode().split() == ["None", "1"]
     assert len(led) == 2 and led.total().epsilon == pytest.approx(0.75)  # the copy charged the same store
 
 
