@@ -43,7 +43,7 @@ from core import noise
 from core.errors import BudgetExhausted, DataError, LedgerUnreachable, NotFittedError, ParameterError, PrivacyWarning
 from core.mechanisms import registry
 from core.pipeline import runs as pipeline
-from core.pipeline.model_selection import check_search, refusals_stop_search
+from core.pipeline.model_selection import check_search, in_model_selection, refusals_stop_search
 from core.validation import check_m
 
 __all__ = ["PrivateEnsembleClassifier", "EstimatorNotFittedError", "PrivacyWarning"]
@@ -522,6 +522,16 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if self.n_features_in_ is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
             raise DataError(f"X has {shape[1]} features, but PrivateEnsembleClassifier is expecting "
                             f"{self.n_features_in_} features as input.")
+        if in_model_selection():  # a fold's unprocessed rows would be scored as wrong answers: refuse it whole
+            kept = self.session_
+            left = self._run[1] - (0 if kept is None else kept.n_processed)
+            n_rows = int(shape[0]) if shape else 0
+            if n_rows > left:
+                raise BudgetExhausted(
+                    f"scikit-learn scores this PrivateEnsembleClassifier on {n_rows} rows, but only {left} of its "
+                    f"max_queries = {self._run[1]} queries are left: the rest would be left unanswered and scored as "
+                    "wrong. Nothing was answered. Raise max_queries (it is charged in full by each fit) or use "
+                    "smaller test folds.")
         session = self._answering_session()
         if session.halted:
             raise BudgetExhausted(

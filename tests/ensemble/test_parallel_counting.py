@@ -35,8 +35,8 @@ def data():
 
 
 def _est(ledger, **kw):
-    return PrivateEnsembleClassifier(LogisticRegression(), k=5, mechanism="gnmax", epsilon=EPS, delta=DELTA,
-                                     max_queries=M, rng=0, ledger=ledger, **kw)
+    settings = {"k": 5, "mechanism": "gnmax", "epsilon": EPS, "delta": DELTA, "max_queries": M, "rng": 0, **kw}
+    return PrivateEnsembleClassifier(LogisticRegression(), ledger=ledger, **settings)
 
 
 def _run(route, est, X, y, n_jobs):
@@ -218,3 +218,17 @@ def test_a_dask_worker_process_charges_the_stored_ledger_and_refuses_an_in_memor
         with pytest.raises(LedgerUnreachable, match="ledger store"):
             dask.delayed(_fit_in_worker)(_est(memory), X, y).compute()
     assert len(led) == 1 and len(memory) == 0
+
+
+def test_a_test_fold_larger_than_the_queries_left_stops_the_search_before_answering(data):
+    X, y, _ = data
+    led = L.PrivacyLedger()
+    small = _est(led, max_queries=50)  # test folds of 120 rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        with pytest.raises(SearchStopped, match="only 50 of its max_queries = 50 queries are left") as err:
+            cross_val_score(small, X, y, cv=KFold(2, shuffle=True, random_state=0))
+    assert isinstance(err.value.refusal, BudgetExhausted)
+    with pytest.warns(PrivacyWarning, match="budget ran out"):  # outside model selection: answered up to the budget
+        out = small.fit(X, y).predict(X[:120])
+    assert int(np.sum(out != -1)) <= 50
