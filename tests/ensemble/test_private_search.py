@@ -108,3 +108,32 @@ def test_held_out_by_person_one_row_each_and_the_charge_names_the_persons(adult)
     assert search.n_scored_ == 200  # one row of each of the 200 held-out persons
     assert led.n_units == len(np.unique(persons)) and len(led) == 2
     assert led.total().epsilon == pytest.approx(search.privacy_.epsilon, rel=1e-12)
+
+
+def test_step_one_a_held_out_rows_bernoulli_term_costs_at_most_the_shift_by_one_exact_enumeration():
+    """The proof's held-out case, computed exactly: the noisy count is c + B + Z on one side and
+    c + B' + Z on the other (B, B' Bernoulli, Z discrete Gaussian σ); its Rényi divergence is at
+    most α/(2σ²), the discrete Gaussian shifted by one, with equality at integer α for B = 1, B' = 0."""
+    from scipy.special import logsumexp
+
+    sigma = 2.0
+    z = np.arange(-60, 62).astype(float)
+    log_norm = logsumexp(-np.arange(-400, 401) ** 2 / (2 * sigma**2))
+
+    def log_law(p):  # log of the law of B + Z on the integers z (B ~ Bernoulli(p)), in logs: no underflow
+        a = -z**2 / (2 * sigma**2) - log_norm
+        b = -(z - 1) ** 2 / (2 * sigma**2) - log_norm
+        with np.errstate(divide="ignore"):  # log(0) = -inf: that branch drops out of logaddexp
+            return np.logaddexp(np.log1p(-p) + a, np.log(p) + b)
+
+    for alpha in (1.5, 2.0, 5.0, 10.0, 32.0):
+        bound = alpha / (2 * sigma**2)
+        worst = 0.0
+        for p in (0.0, 0.1, 0.5, 0.9, 1.0):
+            for q in (0.0, 0.1, 0.5, 0.9, 1.0):
+                lp, lq = log_law(p), log_law(q)
+                d = float(logsumexp(alpha * lp + (1 - alpha) * lq)) / (alpha - 1)
+                worst = max(worst, d)
+                assert d <= bound * (1 + 1e-9) + 1e-12, (alpha, p, q, d, bound)
+        if alpha == int(alpha):
+            assert worst == pytest.approx(bound, rel=1e-9)
