@@ -270,6 +270,12 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Before anything runs, when the selection (with the costliest refit) would
             pass the ledger's budget.
         """
+        from core.pipeline.model_selection import refusals_stop_search
+
+        with refusals_stop_search("stop"):  # inside an outer scikit-learn search, a refusal stops it
+            return self._fit(X, y, groups)
+
+    def _fit(self, X, y, groups) -> "PrivateSearchCV":
         from core.ledger import PrivacyLedger
         from core.ledger.compose import compose_entries
         from core.mechanisms.selection import draw_repetitions
