@@ -132,9 +132,10 @@ def test_with_person_ids_group_folds_compose_in_parallel(data):
 
     X, y, _ = data
     persons = np.arange(len(X)) // 3  # three rows per person: all under one teacher (train_teachers(units=))
-    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 100)
+    # max_queries covers a test fold (about 400 rows): inside model selection a larger fold is refused
+    one = pipeline.ledger_entry("gnmax", {"epsilon": 1.0, "delta": 1e-5}, 500)
     led = L.PrivacyLedger()
-    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+    est = PrivateEnsembleClassifier(LogisticRegression(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=500,
                                     rng=0, ledger=led)
     with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
