@@ -28,12 +28,21 @@ Objective perturbation, pure ε (Chaudhuri, Monteleoni, Sarwate 2011, Algorithm 
     With Λ from ``C`` as in scikit-learn (``Λ = 1/(C n)``), ``nΛ = 1/C``.
 
 Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2), replace-one
-    The same objective with ``b ~ N(0, σ² I)``, ``σ = ζ √(8 log(2/δ) + 4ε) / ε`` and the total
-    regularization (in the sum form ``n(Λ + Δ)``) at least ``2β/ε``, where ``β = c R² = R²/4``
-    is the largest eigenvalue of one row's loss Hessian (rank one for a linear model), so
-    ``Δ = max(0, R²/(2εn) − Λ)``.  ``ζ`` bounds how far one change of the data moves the
-    gradient of the data term: under replace-one adjacency (docs/design.md §1) one row's
-    gradient ``ℓ'(y fᵀx) y x`` (norm at most ``R``) is swapped for another's, so ``ζ = 2R``.
+    The same objective with ``b ~ N(0, σ² I)`` and the total regularization (in the sum form
+    ``n(Λ + Δ)``) at least ``2β/ε``, where ``β = c R² = R²/4`` is the largest eigenvalue of one
+    row's loss Hessian (rank one for a linear model), so ``Δ = max(0, R²/(2εn) − Λ)``.  ``ζ``
+    bounds how far one change of the data moves the gradient of the data term: under
+    replace-one adjacency (docs/design.md §1) one row's gradient ``ℓ'(y fᵀx) y x`` (norm at
+    most ``R``) is swapped for another's, so ``ζ = 2R``.  The ε is split between the two
+    factors of the density ratio as CMS11 split it for the Gamma noise: the Jacobian is
+    charged what it costs, ``ε_J = log(1 + β/(n(Λ + Δ)))`` (at most ``log(1 + ε/2) < ε/2``;
+    0.037 on Adult at C = 0.01), and the noise carries the rest, ``ε_N = ε − ε_J``, outside a
+    tail of probability δ::
+
+        t = 2 log(1/δ),   σ = ζ (√(t + 2ε_N) + √t) / (2ε_N)
+
+    (KST12 give each factor ε/2 and the tail δ/2, ``σ = ζ √(8 log(2/δ) + 4ε)/ε``, which is
+    at least this σ at every setting: ``ε_N ≥ ε/2`` and ``t < 2 log(2/δ)``.)
     Better than the Gamma norm when ``d`` is large: ``E‖b‖ ≈ σ√d`` against ``2dR/ε'``.
 
     Proof sketch (replace-one).  As above, the minimiser ``f`` determines
@@ -41,16 +50,18 @@ Objective perturbation, Gaussian (Kifer, Smith, Thakurta 2012, Theorem 2), repla
     ``φ_σ(b_D(f)) |det ∇b_D(f)|``.  For ``D, D'`` differing in row ``z = (x, y)`` against
     ``z' = (x', y')``: (i) *Jacobian.*  ``∇b_D = −(H₀ + h xxᵀ)`` and ``∇b_{D'} = −(H₀ + h' x'x'ᵀ)``
     with ``H₀ ⪰ nΛ_tot I`` and ``0 ≤ h, h' ≤ c``, so the determinant ratio is
-    ``(1 + h xᵀH₀⁻¹x)/(1 + h' x'ᵀH₀⁻¹x') ≤ 1 + β/(nΛ_tot) ≤ 1 + ε/2 ≤ e^{ε/2}``.  (ii) *Noise.*
+    ``(1 + h xᵀH₀⁻¹x)/(1 + h' x'ᵀH₀⁻¹x')``, between ``(1 + β/(nΛ_tot))^{±1}``: its log is at
+    most ``ε_J`` in absolute value, for every ``f``.  (ii) *Noise.*
     ``b_{D'}(f) = b_D(f) − Δ(f)`` with ``Δ(f) = ∇ℓ_{z'}(f) − ∇ℓ_z(f)`` in the fixed plane
     ``V = span{x, x'}`` and ``‖Δ(f)‖ ≤ 2R = ζ``.  The log-ratio of the Gaussian densities is
-    ``(‖b − Δ‖² − ‖b‖²)/(2σ²) ≤ ζ‖Π_V b‖/σ² + ζ²/(2σ²)``.  ``‖Π_V b‖²/σ²`` is χ² with 2 degrees
-    of freedom, so ``‖Π_V b‖ ≤ σ√(2 log(2/δ))`` except with probability exactly ``δ/2``; there,
-    with ``A = 8 log(2/δ) + 4ε`` and ``ρ = √(8 log(2/δ)/A) < 1``, the log-ratio is at most
-    ``ε ρ/2 + ε(1 − ρ²)/8 ≤ ε/2`` (``(1 − ρ)(3 − ρ) ≥ 0``).  Together: ``(ε, δ/2)``-DP, so
-    ``(ε, δ)``.  KST12's constant with ``ζ = R`` covers a gradient move of ``R`` (adding or
-    removing a row); with ``R`` a replace-one change could move it by ``2R`` and the same
-    argument gives only ``(1.5ε, δ/2)``, which is why ``ζ = 2R`` here.
+    ``(‖b − Δ‖² − ‖b‖²)/(2σ²) ≤ ζ‖Π_V b‖/σ² + ζ²/(2σ²)``.  When ``f`` is drawn from the
+    mechanism on ``D``, ``b = b_D(f)`` is the noise itself, ``N(0, σ²I)``, so ``‖Π_V b‖²/σ²`` is
+    χ² with (at most) 2 degrees of freedom and ``‖Π_V b‖ ≤ σ√t`` except with probability
+    exactly ``e^{−t/2} = δ``.  There, with ``u = ζ/σ = √(t + 2ε_N) − √t``, the log-ratio is at
+    most ``u√t + u²/2 = ε_N``.  So the privacy loss is at most ``ε_J + ε_N = ε`` except on an
+    event of probability δ: ``(ε, δ)``-DP (the same argument with ``D`` and ``D'`` swapped).
+    KST12's constant with ``ζ = R`` covers a gradient move of ``R`` (adding or removing a
+    row); with ``R`` a replace-one change could move it by ``2R``, which is why ``ζ = 2R`` here.
 
 Several classes: one-vs-rest, ``c`` binary models each at ``(ε/c, δ/c)``; basic
 composition gives ``(ε, δ)``.
@@ -71,12 +82,11 @@ Per person, at most ``r`` rows each (docs/design.md §1.2, §12.6)
 
     - Gamma: ``ε' = ε − 2r log(1 + c̃/(nΛ))``; if ``ε' ≤ 0``,
       ``Δ = c̃/(n(e^{ε/(4r)} − 1)) − Λ`` and ``ε' = ε/2``; ``‖b‖ ~ Gamma(d, 2rR/ε')``.
-    - Gaussian: ``ζ = 2rR`` and ``n(Λ + Δ) ≥ 2rβ/ε`` (then
-      ``r log(1 + β/(n(Λ+Δ))) ≤ r · ε/(2r) = ε/2``, the share of ε the one-row proof gives the
-      Jacobian).  The move ``Δ(f)`` now lies in the span ``V`` of the person's ``r₁ + r₂ ≤ 2r``
-      rows, so ``‖Π_V b‖²/σ²`` is χ² with at most ``2r`` degrees of freedom: with ``t_r`` its
-      upper ``δ/2`` point (``t_1 = 2 log(2/δ)``, exactly), ``σ = ζ √(4 t_r + 4ε)/ε`` gives the
-      same algebra with ``ρ = √(4 t_r/(4 t_r + 4ε))``.  One row is ``σ = 2R √(8 log(2/δ) + 4ε)/ε``.
+    - Gaussian: ``ζ = 2rR`` and ``n(Λ + Δ) ≥ 2rβ/ε``; the Jacobian is charged
+      ``ε_J = r log(1 + β/(n(Λ+Δ))) ≤ r log(1 + ε/(2r)) < ε/2``.  The move ``Δ(f)`` now lies in
+      the span ``V`` of the person's ``r₁ + r₂ ≤ 2r`` rows, so ``‖Π_V b‖²/σ²`` is χ² with at most
+      ``2r`` degrees of freedom: with ``t_r`` its upper δ point (``t_1 = 2 log(1/δ)``, exactly),
+      ``σ = ζ (√(t_r + 2ε_N) + √t_r)/(2ε_N)``, ``ε_N = ε − ε_J``, gives the same algebra.
 
     ``r = 1`` is the one-row case above, exactly.  The naive Bayes sensitivities scale by
     ``r`` exactly: a person's ``r₁`` rows leaving class ``a`` and ``r₂`` entering class
@@ -125,6 +135,7 @@ __all__ = [
     "NB_SHARES",
     "ObjectiveNoise",
     "objective_noise",
+    "gaussian_objective_sigma",
     "logistic_guarantee",
     "NaiveBayesNoise",
     "naive_bayes_noise",
@@ -224,20 +235,50 @@ def objective_noise(epsilon, delta=0.0, *, n: int, data_norm: float, C: float,
         return ObjectiveNoise("gamma", eps, 0.0, lam, extra, eps_p, 2.0 * r * R / eps_p, R)
     if perturbation == "gaussian":
         d = check_delta(delta)
-        # ζ = 2rR: one person's rows replaced (module docstring); t_r the χ²_{2r} point at δ/2.
-        sigma = 2.0 * r * R * math.sqrt(4.0 * _chi2_tail_point(2 * r, d) + 4.0 * eps) / eps
         extra = max(0.0, 2.0 * r * c_tilde / (eps * n) - lam)
+        sigma = gaussian_objective_sigma(eps, d, jacobian=r * math.log1p(c_tilde / (n * (lam + extra))),
+                                         zeta=2.0 * r * R, dof=2 * r)
         return ObjectiveNoise("gaussian", eps, d, lam, extra, None, sigma, R)
     raise ParameterError(f"perturbation must be 'gamma' or 'gaussian', got {perturbation!r}.")
 
 
-def _chi2_tail_point(dof: int, delta: float) -> float:
-    """The point ``t`` with ``P(χ²_dof > t) = δ/2`` (``2 log(2/δ)`` in closed form for 2 degrees)."""
+def gaussian_objective_sigma(epsilon: float, delta: float, *, jacobian: float, zeta: float, dof: int = 2) -> float:
+    """σ of Gaussian objective perturbation when the Jacobian costs ``jacobian`` of ε (module docstring).
+
+    The noise carries ``ε_N = ε − jacobian`` outside a tail of probability δ: with ``t`` the
+    point where ``P(χ²_dof > t) = δ`` (``2 log(1/δ)`` for 2 degrees) and ``u = ζ/σ``, the
+    bound ``u√t + u²/2`` on the Gaussian log-ratio equals ``ε_N`` at
+    ``u = √(t + 2ε_N) − √t``, so ``σ = ζ (√(t + 2ε_N) + √t) / (2ε_N)``.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's budget.
+    jacobian : float
+        The Jacobian's share ``r log(1 + β/(nΛ_tot))``, below ``epsilon``.
+    zeta : float
+        ``ζ``: how far one change of the data moves the gradient (``2rR``).
+    dof : int, default 2
+        The dimension bound ``2r`` of the plane the move lies in.
+
+    Returns
+    -------
+    float
+    """
+    eps_noise = float(epsilon) - float(jacobian)
+    if not eps_noise > 0:
+        raise ParameterError(f"The Jacobian's share {jacobian:g} leaves no ε for the noise (ε = {epsilon:g}).")
+    t = _chi2_tail_point(int(dof), float(delta))
+    return float(zeta) * (math.sqrt(t + 2.0 * eps_noise) + math.sqrt(t)) / (2.0 * eps_noise)
+
+
+def _chi2_tail_point(dof: int, tail: float) -> float:
+    """The point ``t`` with ``P(χ²_dof > t) = tail`` (``2 log(1/tail)`` in closed form for 2 degrees)."""
     if dof == 2:
-        return 2.0 * math.log(2.0 / delta)
+        return 2.0 * math.log(1.0 / tail)
     from scipy.stats import chi2
 
-    return float(chi2.isf(delta / 2.0, dof))
+    return float(chi2.isf(tail, dof))
 
 
 def _per_person(rows_per_unit) -> str:

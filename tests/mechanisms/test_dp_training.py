@@ -36,36 +36,51 @@ def test_gamma_objective_perturbation_matches_the_hand_computation_on_adult():
 
 
 def test_gaussian_objective_perturbation_matches_the_hand_computation():
-    # KST12 with ζ = 2R (replace-one moves one row's gradient, of norm ≤ R, to another's):
-    # σ = 2R √(8 log(2/δ) + 4ε)/ε; total regularization ≥ 2β/(εn), β = R²/4.
+    # ζ = 2R (replace-one moves one row's gradient, of norm ≤ R, to another's); total
+    # regularization ≥ 2β/(εn), β = R²/4; the Jacobian is charged ε_J = log(1 + β/(n(Λ+Δ))),
+    # the noise ε_N = ε − ε_J with t = 2 log(1/δ): σ = 2R (√(t + 2ε_N) + √t)/(2ε_N).
     n, R = 32_561, math.sqrt(15.0)
+    t = 2 * math.log(1e5)  # 23.0258509…
     cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=1.0, perturbation="gaussian")
-    assert cfg.scale == pytest.approx(2 * math.sqrt(15.0 * (8 * math.log(2e5) + 4.0)), rel=1e-12)
-    assert cfg.scale == pytest.approx(78.096, abs=1e-3)
     assert cfg.regularization + cfg.extra == pytest.approx(7.5 / n, rel=1e-12)
+    e_n = 1.0 - math.log(1.5)  # ε_J = log(1 + 3.75/7.5)
+    assert cfg.scale == pytest.approx(2 * R * (math.sqrt(t + 2 * e_n) + math.sqrt(t)) / (2 * e_n), rel=1e-12)
+    assert cfg.scale == pytest.approx(63.315, abs=1e-3)
     cfg = maps.objective_noise(1.0, 1e-5, n=n, data_norm=R, C=0.01, perturbation="gaussian")
     assert cfg.extra == 0.0  # 100/n already exceeds 7.5/n
+    e_n = 1.0 - math.log(1.0375)  # ε_J = log(1 + 3.75/100) = 0.0368…
+    assert cfg.scale == pytest.approx(2 * R * (math.sqrt(t + 2 * e_n) + math.sqrt(t)) / (2 * e_n), rel=1e-12)
+    assert cfg.scale == pytest.approx(39.381, abs=1e-3)
+    # KST12's equal split (ε/2 each, tail δ/2) gives more noise: σ = 2R √(8 log(2/δ) + 4ε)/ε = 78.096
+    assert cfg.scale < 2 * math.sqrt(15.0 * (8 * math.log(2e5) + 4.0)) / 1.9
 
 
 def test_gaussian_objective_perturbation_covers_a_replace_one_move_of_the_gradient():
-    """The proof sketch's noise step, checked by the exact Gaussian profile and the χ² tail.
+    """The proof sketch's two factors, checked by the exact Gaussian profile and the χ² tail.
 
     Replace-one swaps one row's gradient (norm ≤ R) for another's: the shift of b has norm
-    up to 2R, in the plane of the two rows.  (i) A fixed shift of 2R alone, by the exact
-    profile of the Gaussian mechanism (dp-accounting), costs at most (ε/2, δ/2); (ii) the
-    sketch's bound ζ‖Π b‖/σ² + ζ²/(2σ²) with ‖Π b‖ at the χ²₂ quantile of δ/2 is at most ε/2.
-    KST12's constant with ζ = R fails (i): it covers adding or removing a row only.
+    up to 2R, in the plane of the two rows.  (i) The Jacobian's share ε_J = log(1 + β/(nΛ_tot))
+    and the noise's ε_N add up to ε; (ii) the sketch's bound ζ‖Π b‖/σ² + ζ²/(2σ²) with ‖Π b‖
+    at the χ²₂ quantile of δ equals ε_N; (iii) a fixed shift of 2R alone, by the exact profile
+    of the Gaussian mechanism (an independent computation), costs at most (ε_N, δ).  KST12's
+    constant with ζ = R fails (iii) at its own split: it covers adding or removing a row only.
     """
     from core.accounting.gaussian_dp import gaussian_delta
 
-    R = math.sqrt(15.0)
-    for eps, delta in [(0.1, 1e-6), (0.5, 1e-5), (1.0, 1e-5), (4.0, 1e-5), (8.0, 1e-3)]:
-        sigma = maps.objective_noise(eps, delta, n=10_000, data_norm=R, C=1.0, perturbation="gaussian").scale
-        assert gaussian_delta((2 * R / sigma) ** 2, epsilon=eps / 2) <= delta / 2
-        u = math.sqrt(2 * math.log(2 / delta))  # P[χ²₂ > u²] = e^{−u²/2} = δ/2 exactly
-        assert 2 * R * u / sigma + (2 * R / sigma) ** 2 / 2 <= eps / 2 * (1 + 1e-12)
+    R, n = math.sqrt(15.0), 10_000
+    for eps, delta, C in [(0.1, 1e-6, 1.0), (0.5, 1e-5, 1.0), (1.0, 1e-5, 0.01), (1.0, 1e-5, 1.0), (4.0, 1e-5, 0.1),
+                          (8.0, 1e-3, 1.0)]:
+        cfg = maps.objective_noise(eps, delta, n=n, data_norm=R, C=C, perturbation="gaussian")
+        sigma, zeta = cfg.scale, 2 * R
+        e_j = math.log1p(R * R / 4 / (n * (cfg.regularization + cfg.extra)))
+        assert 0 < e_j <= math.log1p(eps / 2) * (1 + 1e-12)
+        e_n = eps - e_j
+        u = math.sqrt(2 * math.log(1 / delta))  # P[χ²₂ > u²] = e^{−u²/2} = δ exactly
+        assert zeta * u / sigma + (zeta / sigma) ** 2 / 2 == pytest.approx(e_n, rel=1e-12)
+        assert gaussian_delta((zeta / sigma) ** 2, epsilon=e_n) <= delta
         old = R * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps
         assert gaussian_delta((2 * R / old) ** 2, epsilon=eps / 2) > delta / 2
+        assert sigma <= 2 * old  # never more noise than KST12's equal split
 
 
 def test_naive_bayes_run_is_charged_its_exact_gaussian_epsilon():

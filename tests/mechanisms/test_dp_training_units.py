@@ -27,12 +27,17 @@ def test_r_equal_one_is_the_one_row_calibration():
     g = maps.objective_noise(1.0, 1e-5, n=1000, data_norm=2.0, C=0.5, perturbation="gaussian", rows_per_unit=5)
     one = maps.objective_noise(1.0, 1e-5, n=1000, data_norm=2.0, C=0.5, perturbation="gaussian")
     # Replace one person: ζ = 2rR and the move lies in the span of at most 2r rows, so the
-    # tail point is χ² with 2r degrees of freedom at δ/2 (2 log(2/δ) for one row).
+    # tail point is χ² with 2r degrees of freedom at δ (2 log(1/δ) for one row); the Jacobian
+    # is charged r log(1 + β/(n(Λ+Δ))), β = R²/4 = 1, and the noise ε_N = ε minus that.
     from scipy.stats import chi2
 
-    assert one.scale == pytest.approx(2 * 2.0 * math.sqrt(8 * math.log(2 / 1e-5) + 4) / 1.0, rel=1e-12)
-    t5 = chi2.isf(1e-5 / 2, 10)
-    assert g.scale == pytest.approx(2 * 5 * 2.0 * math.sqrt(4 * t5 + 4) / 1.0, rel=1e-12)
+    def sigma(zeta, t, e_n):
+        return zeta * (math.sqrt(t + 2 * e_n) + math.sqrt(t)) / (2 * e_n)
+
+    assert one.scale == pytest.approx(sigma(2 * 2.0, 2 * math.log(1e5), 1 - math.log1p(1 / 2.0)), rel=1e-12)
+    t5 = chi2.isf(1e-5, 10)
+    # n(Λ + Δ) = max(1/C, 2rβ/ε) = 10: the Jacobian's share 5 log(1 + 1/10)
+    assert g.scale == pytest.approx(sigma(2 * 5 * 2.0, t5, 1 - 5 * math.log1p(1 / 10)), rel=1e-12)
     assert g.scale > 5 * one.scale  # more than the one-row σ scaled by r: the wider span's tail
     assert 1000 * (g.regularization + g.extra) == pytest.approx(max(1 / 0.5, 2 * 5 * 4.0 / 4 / 1.0))
     nb1, nb5 = maps.naive_bayes_noise(1.0, 1e-5, dimension=4), maps.naive_bayes_noise(1.0, 1e-5, dimension=4,
@@ -41,25 +46,27 @@ def test_r_equal_one_is_the_one_row_calibration():
 
 
 @pytest.mark.parametrize("r", [1, 2, 5])
-def test_the_gaussian_sigma_bounds_the_noise_term_outside_a_delta_half_tail(r):
+def test_the_gaussian_sigma_bounds_the_noise_term_outside_a_delta_tail(r):
     # The proof's noise step, checked by sampling: with ‖Π_V b‖² ≤ σ² t_r the log-ratio bound
-    # ζ‖Π_V b‖/σ² + ζ²/(2σ²) is at most ε/2, and ‖Π_V b‖² > σ² t_r has
-    # probability δ/2 for V of dimension 2r (here δ = 0.02, so the frequency is measurable:
-    # 400,000 draws, the 4.9-sigma band of a binomial, false failure below 1e-6).
-    eps, delta, R = 0.7, 0.02, 1.5
-    cfg = maps.objective_noise(eps, delta, n=500, data_norm=R, C=1.0, perturbation="gaussian", rows_per_unit=r)
+    # ζ‖Π_V b‖/σ² + ζ²/(2σ²) is at most ε_N = ε − r log(1 + β/(n(Λ+Δ))) (the Jacobian's share
+    # charged apart), and ‖Π_V b‖² > σ² t_r has probability δ for V of dimension 2r (here
+    # δ = 0.02, so the frequency is measurable: 400,000 draws, the 4.9-sigma band of a
+    # binomial, false failure below 1e-6).
+    eps, delta, R, n = 0.7, 0.02, 1.5, 500
+    cfg = maps.objective_noise(eps, delta, n=n, data_norm=R, C=1.0, perturbation="gaussian", rows_per_unit=r)
     zeta, sigma = 2 * r * R, cfg.scale
+    e_j = r * math.log1p(R * R / 4 / (n * (cfg.regularization + cfg.extra)))
+    assert e_j <= eps / 2
     from scipy.stats import chi2
 
-    t = chi2.isf(delta / 2, 2 * r)
-    assert zeta * math.sqrt(t) / sigma + zeta ** 2 / (2 * sigma ** 2) <= eps / 2 + 1e-12
+    t = chi2.isf(delta, 2 * r)
+    assert zeta * math.sqrt(t) / sigma + zeta ** 2 / (2 * sigma ** 2) <= (eps - e_j) * (1 + 1e-12)
     g = np.random.default_rng(31 + r)
     b = g.normal(scale=sigma, size=(400_000, 2 * r))  # the coordinates of b in an orthonormal basis of V
     freq = float(((b ** 2).sum(axis=1) > sigma ** 2 * t).mean())
-    half = delta / 2
-    assert abs(freq - half) < 4.9 * math.sqrt(half * (1 - half) / 400_000)
-    if r > 1:  # the one-row tail point would leave far more than δ/2 outside
-        assert float(((b ** 2).sum(axis=1) > sigma ** 2 * 2 * math.log(2 / delta)).mean()) > 2 * half
+    assert abs(freq - delta) < 4.9 * math.sqrt(delta * (1 - delta) / 400_000)
+    if r > 1:  # the one-row tail point would leave far more than δ outside
+        assert float(((b ** 2).sum(axis=1) > sigma ** 2 * 2 * math.log(1 / delta)).mean()) > 2 * delta
 
 
 def _log_density_1d(f, X, s, nlam, scale):
