@@ -17,10 +17,11 @@ number of public rows (the ensemble's aggregators pay per query).  Two models:
 
 **Norm bounds from public facts only.**  Both read :class:`PrivateRows`, made by
 :func:`private_rows`: the numeric columns are min–max scaled with the ranges of the
-PUBLIC rows (private values outside are clipped), the categorical columns one-hot
+PUBLIC rows (private values outside are clipped; a column whose public rows are heavily
+skewed on a log scale, with the same public range), the categorical columns one-hot
 encoded with the categories of the PUBLIC rows (an unseen or missing category encodes as
 zeros), so every private row has norm at most ``R = √(numeric + categorical columns)``
-by construction; no private value chooses a bound.  The regularization ``C`` is a public
+by construction; no private value chooses a bound or a scale.  The regularization ``C`` is a public
 setting; left out, it follows from public quantities (:func:`default_C`).
 
 **What is fitted on what.**  Like the learners' ``standardize`` (docs/design.md §1.1),
@@ -72,6 +73,7 @@ from core.validation import check_delta, check_epsilon
 __all__ = [
     "PrivateRows",
     "PublicEncoding",
+    "SKEWED",
     "public_encoding",
     "private_rows",
     "rows_from_arrays",
@@ -186,23 +188,33 @@ def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds
     return PrivateRows(X, y, Xp, int(n_classes), R, bounds, units)
 
 
+SKEWED = 2.0
+"""A numeric column whose PUBLIC rows have a sample skewness above this is encoded on a log
+scale (:func:`public_encoding`): fixed in advance, the usual mark of a heavily skewed column."""
+
+
 @dataclass(frozen=True, eq=False)
 class PublicEncoding:
-    """Ranges and categories read from the PUBLIC rows; encodes any rows of the same columns.
+    """Ranges, scales and categories read from the PUBLIC rows; encodes any rows of the same columns.
 
     Attributes
     ----------
     numeric : tuple of str
     low, span : numpy.ndarray
-        Each numeric column's public minimum and range (``inf`` for a constant column).
+        Each numeric column's public minimum and range (``inf`` for a constant column); on a
+        log column the range of ``log(1 + x − low)``.
     categories : dict
         Categorical column → the public rows' categories.
+    log : numpy.ndarray of bool, optional
+        Which numeric columns are encoded on a log scale (public skewness above
+        :data:`SKEWED`); None: none.
     """
 
     numeric: tuple
     low: np.ndarray
     span: np.ndarray
     categories: dict
+    log: np.ndarray | None = None
 
     @property
     def data_norm(self) -> float:
@@ -210,18 +222,22 @@ class PublicEncoding:
         return math.sqrt(max(1, len(self.numeric) + len(self.categories)))
 
     def transform(self, frame) -> np.ndarray:
-        """Encode rows: numeric min–max scaled and clipped to [0, 1] (missing: ½), categories one-hot."""
+        """Encode rows: numeric min–max scaled (a skewed column: ``log(1 + x − low)`` scaled) and
+        clipped to [0, 1] (missing: ½), categories one-hot."""
         parts = []
         if self.numeric:
-            num = frame[list(self.numeric)].to_numpy(dtype=float)
-            num = np.clip((num - self.low) / self.span, 0.0, 1.0)
+            num = frame[list(self.numeric)].to_numpy(dtype=float) - self.low
+            if self.log is not None and self.log.any():
+                with np.errstate(invalid="ignore"):
+                    num[:, self.log] = np.log1p(np.maximum(num[:, self.log], 0.0))
+            num = np.clip(num / self.span, 0.0, 1.0)
             parts.append(np.where(np.isnan(num), 0.5, num))
         for col, values in self.categories.items():
             parts.append((frame[col].to_numpy(dtype=object)[:, None] == values[None, :]).astype(float))
         return np.hstack(parts) if parts else np.zeros((len(frame), 0))
 
 
-def public_encoding(table, public_X) -> PublicEncoding:
+def public_encoding(table, public_X, *, log_skewed: bool = True) -> PublicEncoding:
     """The encoding of :func:`private_rows`, read from the public rows only.
 
     Parameters
@@ -230,6 +246,9 @@ def public_encoding(table, public_X) -> PublicEncoding:
         The private table (only its column names and kinds are read).
     public_X : pandas.DataFrame
         The public rows' features.
+    log_skewed : bool, default True
+        Encode a numeric column whose public skewness exceeds :data:`SKEWED` on a log
+        scale; False: every numeric column min–max scaled (diffprivlib's setting).
 
     Returns
     -------
@@ -239,6 +258,7 @@ def public_encoding(table, public_X) -> PublicEncoding:
 
     numeric = tuple(table.numeric_columns)
     low = span = np.zeros(0)
+    log = np.zeros(0, dtype=bool)
     if numeric:
         num = public_X[list(numeric)].to_numpy(dtype=float)
         if len(num) and np.isfinite(num).any():
@@ -247,18 +267,33 @@ def public_encoding(table, public_X) -> PublicEncoding:
                 high = np.nan_to_num(np.nanmax(num, axis=0), nan=1.0)
         else:
             low, high = np.zeros(len(numeric)), np.ones(len(numeric))
-        span = np.where(high > low, high - low, np.inf)
+        log = np.array([log_skewed and _skewness(num[:, j]) > SKEWED for j in range(len(numeric))], dtype=bool)
+        width = np.where(log, np.log1p(np.maximum(high - low, 0.0)), high - low)
+        span = np.where(high > low, width, np.inf)
     cats = {col: np.array(sorted(pd.Series(public_X[col]).dropna().unique(), key=str), dtype=object)
             for col in table.categorical_columns}
-    return PublicEncoding(numeric, low, span, cats)
+    return PublicEncoding(numeric, low, span, cats, log)
 
 
-def private_rows(table, public_X) -> PrivateRows:
+def _skewness(values: np.ndarray) -> float:
+    """The sample skewness ``m₃/m₂^{3/2}`` of a column's finite values (0 when fewer than 3 or constant)."""
+    v = values[np.isfinite(values)]
+    if v.size < 3:
+        return 0.0
+    c = v - v.mean()
+    m2 = float(np.mean(c * c))
+    return float(np.mean(c ** 3) / m2 ** 1.5) if m2 > 0 else 0.0
+
+
+def private_rows(table, public_X, *, log_skewed: bool = True) -> PrivateRows:
     """Encode a private table and the public rows with ranges and categories of the PUBLIC rows.
 
     Numeric column ``j`` becomes ``(x − lo_j)/(hi_j − lo_j)`` clipped to ``[0, 1]``, with
     ``lo_j, hi_j`` the public rows' minimum and maximum (a missing value becomes ½, a
-    constant public column 0); a categorical column becomes the one-hot indicator of
+    constant public column 0); a column whose public skewness exceeds :data:`SKEWED`
+    (a long right tail: Adult's capital gain and loss) becomes
+    ``log(1 + x − lo_j)/log(1 + hi_j − lo_j)`` instead, clipped the same way, so its few large
+    values do not squeeze every other row near 0; a categorical column becomes the one-hot indicator of
     the public rows' categories (unseen or missing: zeros).  So a row's norm is at most
     ``√(numeric + categorical columns)``, a public number (:class:`PublicEncoding`).
 
@@ -268,12 +303,14 @@ def private_rows(table, public_X) -> PrivateRows:
         The private table.
     public_X : pandas.DataFrame
         The public rows' features.
+    log_skewed : bool, default True
+        As for :func:`public_encoding`.
 
     Returns
     -------
     PrivateRows
     """
-    enc = public_encoding(table, public_X)
+    enc = public_encoding(table, public_X, log_skewed=log_skewed)
     return rows_from_arrays(enc.transform(table.features), table.labels, enc.transform(public_X),
                             n_classes=table.n_classes, data_norm=enc.data_norm, bounds="the public rows",
                             units=table.unit)

@@ -224,6 +224,29 @@ def test_encoding_reads_ranges_and_categories_from_the_public_rows_only():
     assert np.array_equal(again.X_public, rows.X_public) and again.X[0, 0] == 1.0
 
 
+def test_a_skewed_public_column_is_encoded_on_a_log_scale_read_from_the_public_rows():
+    # Public "gain": 0 on 9 rows of 10 and 9,999 on one (skewness 2.67 > 2): log(1 + x − 0)/log(10,000);
+    # "age" (skewness 0) stays min–max.  The private rows choose nothing: a wild private value is clipped.
+    table = _table()
+    table.features["gain"] = np.where(np.arange(400) % 10 == 0, 99.0, 0.0)
+    table = type(table)(features=table.features, labels=table.labels, class_names=table.class_names,
+                        label_column="y", numeric_columns=("age", "gain"), categorical_columns=("job",), name="toy")
+    public = pd.DataFrame({"age": np.linspace(20, 60, 10), "gain": [0.0] * 9 + [9999.0], "job": ["a"] * 10})
+    enc = dt.public_encoding(table, public)
+    assert enc.log.tolist() == [False, True]
+    X = enc.transform(pd.DataFrame({"age": [40.0], "gain": [99.0], "job": ["a"]}))
+    assert X[0, :2] == pytest.approx([0.5, math.log(100.0) / math.log(10_000.0)], rel=1e-12)  # 0.5 and 0.5
+    assert dt.public_encoding(table, public, log_skewed=False).transform(
+        pd.DataFrame({"age": [40.0], "gain": [99.0], "job": ["a"]}))[0, 1] == pytest.approx(99 / 9999)
+    wild = table.features.copy()
+    wild.loc[0, "gain"] = 1e12
+    rows = dt.private_rows(type(table)(features=wild, labels=table.labels, class_names=table.class_names,
+                                       label_column="y", numeric_columns=("age", "gain"),
+                                       categorical_columns=("job",), name="toy"), public)
+    assert rows.X[0, 1] == 1.0 and np.all(np.linalg.norm(rows.X, axis=1) <= rows.data_norm + 1e-12)
+    assert np.array_equal(rows.X_public, dt.private_rows(table, public).X_public)
+
+
 # ----------------------------------------------------------------------------- pipeline, ledger, registry
 
 
