@@ -25,9 +25,10 @@ Ensemble (GNMax)
 DP logistic regression (Gaussian objective perturbation)
     One model pays once for every query.  Its noise relative to the loss gradient's
     scale is ``r = 2√(8 log(2/δ) + 4ε) · √(d + 1) / (n ε)`` (the noise vector's norm, with
-    ``σ`` set for a replace-one move of the gradient by ``2R``, over ``n`` times the gradient
-    bound ``R``).  On UCI Adult (``r ≈ 0.006`` at ε = 1) it lands
-    within 2 points of the non-private logistic regression (0.833 against 0.852).
+    KST12's ``σ`` for a replace-one move of the gradient by ``2R``, over ``n`` times the gradient
+    bound ``R``): an upper bound, the library's ``σ`` charging the Jacobian apart is smaller
+    (docs/design.md §12.7; the plan below uses it).  On UCI Adult (``r ≈ 0.006`` at ε = 1) it
+    lands within a point of the non-private logistic regression (0.845 against 0.850).
 
 On a tie of the plan a linear learner (``logistic_regression``, ``linear_svm``), the model
 class the DP logistic regression trains, goes to the DP-training routes, another learner

@@ -66,6 +66,9 @@ ROUTES = (
     "DP model (ε/2) + GNMax (ε/2)",
 )
 
+DP_ROUTES = ROUTES[:4]
+"""The routes that train one model with differential privacy on the private rows (no teachers)."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = common.parser(NAME, __doc__.split("\n\n")[0])
@@ -78,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", choices=("adult", "halfspaces", "both"), default="both")
     p.add_argument("--n-private", type=common.positive_int, default=200_000, help="benchmark: private rows")
     p.add_argument("--m", type=common.positive_int, default=2000, help="benchmark: public queries")
+    p.add_argument("--routes", choices=("all", "dp"), default="all",
+                   help="every route, or the DP-training routes only (no teachers are trained)")
+    p.add_argument("--student", default="logistic_regression",
+                   help="the student's learner (Adult), a name of core.ensemble.learners")
     return p
 
 
@@ -145,11 +152,11 @@ def student_accuracy(ctx: dict[str, Any], labels: np.ndarray, eps: float, self_t
         return float("nan")
     res = _result(labels, "route", eps, ctx["delta"])
     try:
-        model = pipeline.student(ctx["X_public"], res, "logistic_regression", None, ctx["table"], rng=rng)
+        model = pipeline.student(ctx["X_public"], res, ctx["student"], None, ctx["table"], rng=rng)
         if self_train:  # label the unlabeled public rows with the student, refit on all of them
             filled = np.where(labels >= 0, labels, np.asarray(model.predict(ctx["X_public"]), dtype=np.int64))
             model = pipeline.student(ctx["X_public"], _result(filled, "route", eps, ctx["delta"]),
-                                     "logistic_regression", None, ctx["table"], rng=rng)
+                                     ctx["student"], None, ctx["table"], rng=rng)
     except DataError:
         return float("nan")
     return float(np.mean(np.asarray(model.predict(ctx["X_eval"])) == ctx["y_eval"]))
@@ -172,26 +179,31 @@ def halfspace_context(args, seed: int) -> dict[str, Any]:
 
 def _context(args, seed, table, X_public, y_public, X_eval, y_eval) -> dict[str, Any]:
     timer = common.Timer()
-    teachers = pipeline.train(table, "logistic_regression", None, args.k, rng=common.rng_for(seed, 2), n_jobs=args.n_jobs)
-    votes = pipeline.mechanism_inputs("gnmax", teachers, table, X_public)
-    reg = pipeline.train(table, "logistic_regression", {"C": 0.05}, args.k, rng=common.rng_for(seed, 2), n_jobs=args.n_jobs)
-    votes_reg = pipeline.mechanism_inputs("gnmax", reg, table, X_public)
+    teachers = votes = votes_reg = None
+    if args.routes == "all":
+        teachers = pipeline.train(table, "logistic_regression", None, args.k, rng=common.rng_for(seed, 2),
+                                  n_jobs=args.n_jobs)
+        votes = pipeline.mechanism_inputs("gnmax", teachers, table, X_public)
+        reg = pipeline.train(table, "logistic_regression", {"C": 0.05}, args.k, rng=common.rng_for(seed, 2),
+                             n_jobs=args.n_jobs)
+        votes_reg = pipeline.mechanism_inputs("gnmax", reg, table, X_public)
     rows = pipeline.mechanism_inputs("dp-logistic", None, table, X_public)
     enc = public_encoding(table, X_public)
     ctx = {"table": table, "X_public": X_public, "y_public": y_public, "X_eval": X_eval, "y_eval": y_eval,
            "votes": votes, "votes_reg": votes_reg, "rows": rows, "k": args.k, "delta": args.delta,
-           "X_eval_enc": None if X_eval is None else enc.transform(X_eval)}
+           "student": args.student, "X_eval_enc": None if X_eval is None else enc.transform(X_eval)}
     # non-private references (diagnostics, never released)
     from core.mechanisms.dp_training import fit_logistic
 
     Xa = np.hstack([rows.X, np.ones((rows.n, 1))])
     coef = fit_logistic(Xa, np.where(rows.y == 1, 1.0, -1.0), 1.0 / rows.n, np.zeros((1, Xa.shape[1])))
     ctx["ref_public"] = float(np.mean(_linear(coef, rows.X_public) == y_public))
-    ctx["ref_plurality"] = float(np.mean(np.argmax(votes, axis=1) == y_public))
-    # the default teachers' mean accuracy and their agreement (the plurality's share of the k votes)
-    predictions = teachers.predictions(pipeline.model_input(table, X_public))
-    ctx["ref_teacher"] = float(np.mean(predictions == np.asarray(y_public)[:, None]))
-    ctx["ref_agreement"] = float(np.mean(np.max(votes, axis=1)) / args.k)
+    if teachers is not None:
+        ctx["ref_plurality"] = float(np.mean(np.argmax(votes, axis=1) == y_public))
+        # the default teachers' mean accuracy and their agreement (the plurality's share of the k votes)
+        predictions = teachers.predictions(pipeline.model_input(table, X_public))
+        ctx["ref_teacher"] = float(np.mean(predictions == np.asarray(y_public)[:, None]))
+        ctx["ref_agreement"] = float(np.mean(np.max(votes, axis=1)) / args.k)
     if X_eval is not None:
         ctx["ref_eval"] = float(np.mean(_linear(coef, ctx["X_eval_enc"]) == y_eval))
         ctx["ref_student"] = student_accuracy(ctx, np.asarray(y_public), 1.0, False, common.rng_for(seed, 8))
@@ -241,6 +253,10 @@ def subsampling_section(args) -> str:
         ["task", "ε", "rate q", "σ", "margin / (√2 σ)"], rows)
 
 
+def _routes(args) -> tuple[str, ...]:
+    return ROUTES if args.routes == "all" else DP_ROUTES
+
+
 def run(args) -> dict:
     tasks = ["adult", "halfspaces"] if args.tasks == "both" else [args.tasks]
     out: dict = {"cells": {}, "refs": {}}
@@ -252,7 +268,7 @@ def run(args) -> dict:
                 if key in ctx:
                     out["refs"].setdefault((task, key), []).append(ctx[key])
             for e_i, eps in enumerate(args.epsilons):
-                for r_i, route in enumerate(ROUTES):
+                for r_i, route in enumerate(_routes(args)):  # DP_ROUTES lead ROUTES: same streams
                     rng = common.rng_for(seed, 5, t_i, e_i, r_i)
                     labels, extra = route_labels(route, eps, ctx, rng)
                     answered = labels >= 0
@@ -279,13 +295,13 @@ def report(args, res: dict) -> tuple[list[str], Any]:
             cols = ["ε", "route", f"correct labels (of {m})", "answered"]
         rows = []
         for eps in args.epsilons:
-            for route in ROUTES:
+            for route in _routes(args):
                 c = res["cells"][(task, eps, route)]
                 row = [f"{eps:g}", route, common.mean_sd(c["correct"], 0), common.mean_sd(c["answered"], 0)]
                 if task == "adult":
                     row += [common.mean_sd(c["student"], 3), common.mean_sd(c["model"], 3)]
                 rows.append(row)
-        for route in ROUTES:
+        for route in _routes(args):
             key = "student" if task == "adult" else "correct"
             ax.plot(args.epsilons, [np.nanmean(res["cells"][(task, e, route)][key]) for e in args.epsilons],
                     marker="o", label=route)
@@ -295,19 +311,23 @@ def report(args, res: dict) -> tuple[list[str], Any]:
         ax.set_title(task)
         refs = res["refs"]
         lines = [f"Non-private references ({args.seeds} run(s)): logistic regression on all private rows labels "
-                 f"{common.mean_sd(refs[(task, 'ref_public')], 3)} of the public rows correctly; the teachers' "
-                 f"plurality {common.mean_sd(refs[(task, 'ref_plurality')], 3)}; the default teachers one by one "
-                 f"{common.mean_sd(refs[(task, 'ref_teacher')], 3)} (mean teacher accuracy), and the plurality holds "
-                 f"{common.mean_sd(refs[(task, 'ref_agreement')], 3)} of the k votes on average (agreement)."]
+                 f"{common.mean_sd(refs[(task, 'ref_public')], 3)} of the public rows correctly"]
+        if (task, "ref_plurality") in refs:
+            lines[0] += (f"; the teachers' plurality {common.mean_sd(refs[(task, 'ref_plurality')], 3)}; the default "
+                         f"teachers one by one {common.mean_sd(refs[(task, 'ref_teacher')], 3)} (mean teacher "
+                         f"accuracy), and the plurality holds {common.mean_sd(refs[(task, 'ref_agreement')], 3)} of "
+                         "the k votes on average (agreement)")
+        lines[0] += "."
         if task == "adult":
             lines.append(f"On the evaluation rows: that model {common.mean_sd(refs[(task, 'ref_eval')], 3)}; a student "
                          f"on the 1,500 TRUE public labels {common.mean_sd(refs[(task, 'ref_student')], 3)} (the ceiling "
                          "of any student of these public rows).")
         title = ("UCI Adult: private adult_train, public = first 1,500 rows of adult_test, evaluation = the other 14,781"
                  if task == "adult" else f"Halfspaces: d = 20, {args.n_private:,} private rows, {args.m:,} queries, k = {args.k}")
-        sections += [f"## {title}", f"δ = {args.delta:g}; {args.k} logistic-regression teachers; mean ± sd over "
+        who = f"{args.k} logistic-regression teachers" if args.routes == "all" else "the DP-training routes only"
+        sections += [f"## {title}", f"δ = {args.delta:g}; {who}; student learner `{args.student}`; mean ± sd over "
                      f"{args.seeds} run(s).", common.markdown_table(cols, rows), " ".join(lines)]
-    if not args.quick:
+    if not args.quick and args.routes == "all":
         sections.append(subsampling_section(args))
     axes[0][-1].legend(fontsize=6, loc="lower right")
     return sections, fig
