@@ -55,7 +55,7 @@ class Dataset:
 
     @property
     def n_private(self) -> int:
-        return int(self.private.n_rows)
+        return int(self.private.n_units)  # the file's count, before a drop (public)
 
     @property
     def n_public(self) -> int:
@@ -101,7 +101,7 @@ class Dataset:
 
 def _units(table) -> int:
     """What a split counts: rows, or persons when the table has a privacy unit (split whole)."""
-    return table.n_rows if table.unit is None else table.unit.n_units
+    return table.n_units
 
 
 def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[int, int]:

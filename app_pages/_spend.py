@@ -244,7 +244,8 @@ def estimate_section(ds, ens) -> None:
                 ledgers.require_budget(ds)
                 rng = session.noise_rng(ds, "class_shares")
                 shares = estimate_class_shares(ds.private.labels, n_classes=ds.n_classes, epsilon=float(eps),
-                                               ledger=ledgers.ledger(ds), units=ds.private.unit, rng=rng)
+                                               ledger=ledgers.ledger(ds), units=ds.private.unit, rng=rng,
+                                               rows=ds.private.rows if ds.private.missing == "drop" else None)
                 plan.set_quality("majority", round(float(max(shares)), 2))
                 st.session_state["_quality_note"] = (
                     f"Assumed share of the most common class set from a private count: {max(shares):.2f} "

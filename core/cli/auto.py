@@ -61,7 +61,7 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
 
     enc = public_encoding(table, public)
     d = len(enc.numeric) + sum(len(v) for v in enc.categories.values())
-    n_units = table.n_rows if table.unit is None else table.unit.n_units  # persons make the chunks with a unit
+    n_units = table.n_units  # persons make the chunks with a unit; the file's count, before a drop
     choice = choose(n=n_units, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
                     delta=float(given["delta"]), learner=args.learner, mechanism=args.mechanism,
                     public=PublicRows.of(table, public))

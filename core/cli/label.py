@@ -367,7 +367,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: missing values: {one_line(line)}\n")
     settings = pipeline.resolve(mech.name, given, n_public, strict=True)
     if "delta" in settings:
-        check_delta(settings["delta"], n=table.n_rows)
+        check_delta(settings["delta"], n=table.n_units)
     if mech.inputs == "scores" and table.n_classes != 2:
         raise ParameterError(
             f"--mechanism {mech.name} needs a binary task, but the label column '{table.label_column}' "
@@ -405,7 +405,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         _write(paths["--out"], pipeline.labeled_csv(public, result, table.class_names, keys=key_frame), "--out")
     written = [str(paths["--out"])]
     if "--report" in paths:
-        context = dict(n_private=table.n_rows, n_public=n_public, learner=args.learner, k=k,
+        context = dict(n_private=table.n_units, n_public=n_public, learner=args.learner, k=k,
                        dataset=dataset_name(args), unit=table.privacy_unit)
         if _takes_ledger_total():
             context["ledger_total"] = job_ledger.total()
@@ -454,7 +454,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                          f"(exit code {code}): {one_line(exc)}\n")
             stderr.flush()
             return code
-        public_report = json.loads(pipeline.report(result, n_private=table.n_rows, n_public=n_public,
+        public_report = json.loads(pipeline.report(result, n_private=table.n_units, n_public=n_public,
                                                    learner=args.learner, k=k, dataset=dataset_name(args),
                                                    unit=table.privacy_unit))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)

@@ -90,7 +90,7 @@ def _measure(table, learner: str, k: int, holdout: int, rng):
     from core import pipeline
     from core.data import largest_k, split_public
 
-    units = table.n_rows if table.unit is None else table.unit.n_units  # with a unit, persons are held out whole
+    units = table.n_units  # with a unit, persons are held out whole (the file's count, before a drop)
     holdout = max(10, min(int(holdout), units // 4))
     train, held = split_public(table, holdout, rng=rng)
     k = min(int(k), largest_k(train))
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
     # Chunks are made of persons with a unit: the number of persons limits k.
-    n_units = table.n_rows if table.unit is None else table.unit.n_units
+    n_units = table.n_units  # the file's count, before a drop: public
     if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
         counts = [int(c * n_units // table.n_rows) for c in counts]
     from core.plan import PublicRows

@@ -204,7 +204,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                                     csv_format=read_as if public_src is None else None)
     if key_frame is not None:
         key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
-    check_delta(args.delta, n=table.n_rows)
+    check_delta(args.delta, n=table.n_units)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
                                     delta=args.delta)
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_frame))
     written = [str(paths["--out"])]
     if "--report" in paths:
-        rep = privacy_report(result, n_private=table.n_rows, n_public=len(public), learner=args.learner, k=int(args.k),
+        rep = privacy_report(result, n_private=table.n_units, n_public=len(public), learner=args.learner, k=int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
                              ledger_total=job_ledger.total())
         rep["selection"] = {
@@ -240,7 +240,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
             "chosen": sel.chosen, "repeat_mean": price.parts["repeat_mean"],
             "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
-            "holdout_rows": 0 if held is None else (held.n_rows if held.unit is None else held.unit.n_units),
+            "holdout_rows": 0 if held is None else held.n_units,
             "epsilon": sel.epsilon, "delta": sel.delta,
             "statement": "The labels are the selected run's; epsilon and delta are the whole selection's. How many "
                          "repetitions ran, and which candidates they ran, is not released: the guarantee holds for "

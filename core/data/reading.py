@@ -695,6 +695,8 @@ def load_table(
         )
     dropped = 0
     source_rows = np.arange(1, len(row_missing) + 1)
+    file_unit = None
+    file_rows = source_rows if missing == "drop" else None  # the file's rows, before the drop
     unit_values = None if unit_column is None else frame[unit_column]
     if missing == "drop" and missing_rows:
         if missing_rows == len(row_missing):
@@ -705,12 +707,16 @@ def load_table(
                 "missing='impute'."
             )
         keep = ~row_missing
-        if unit_column is not None:
-            unit_values = frame[unit_column][keep].reset_index(drop=True)
+        if unit_column is not None:  # the file's persons: those named by any row, dropped rows included
+            named = ~clean_text(frame[unit_column]).isna().to_numpy()
+            file_unit = _unit(frame[unit_column][keep | named].reset_index(drop=True), unit_column, decimal)
+            unit_values = None
         features = features.loc[keep].reset_index(drop=True)
         labels_text = labels_text[keep].reset_index(drop=True)
         dropped = missing_rows
         source_rows = source_rows[keep]
+        if unit_column is not None:  # the kept rows' persons, in the unit of every person of the file
+            file_unit = file_unit.restrict(np.flatnonzero(keep[keep | named]))
 
     # Classes.
     distinct = pd.unique(labels_text)
@@ -747,7 +753,8 @@ def load_table(
         dropped_rows=dropped,
         dropped_columns=tuple(empty),
         rows=source_rows,
-        unit=None if unit_column is None else _unit(unit_values, unit_column, decimal),
+        unit=None if unit_column is None else file_unit if file_unit is not None else _unit(unit_values, unit_column, decimal),
+        source_rows=file_rows if missing == "drop" and unit_column is None else None,
     )
 
 

@@ -47,8 +47,9 @@ def largest_k(table: Table) -> int:
 
 
 def _chunkable(table: Table) -> int:
-    """What the chunks are made of: rows, or persons when the table has a privacy unit."""
-    return table.n_rows if table.unit is None else table.unit.n_units
+    """What the chunks are made of: rows, or persons when the table has a privacy unit (the
+    file's count, before ``missing="drop"``: :attr:`Table.n_units`)."""
+    return table.n_units
 
 
 def check_class_sizes(table: Table, k) -> None:
@@ -120,6 +121,14 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     held-out part split by rows would put one person on both sides of the proof).  Each
     part keeps the unit of its own rows.
 
+    Under ``missing="drop"`` the split is of the units of the FILE, before the drop: the
+    file's rows (:attr:`Table.source_rows`), or its persons, those whose every row was
+    dropped included; ``n_public`` of them, drawn without reading any value, go to the
+    public part, and each part holds the rows left of its units.  Removing one row (or
+    person) from the file then moves no other row between the parts (a permutation of the
+    rows left would shift every position after it), and each part's :attr:`Table.n_units`
+    is its share of the file's count, public (docs/design.md §1.2).
+
     Parameters
     ----------
     table : Table
@@ -139,21 +148,42 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
         raise ParameterError(f"n_public must be a whole number of rows, got {n_public!r}.")
     n_public = int(n_public)
     unit = table.unit
-    total, what = (table.n_rows, "rows") if unit is None else (unit.n_units, "persons")
+    total, what = table.n_units, "rows" if unit is None else "persons"
     if not 1 <= n_public <= total - 2:
         raise ParameterError(
             f"n_public must be between 1 and {total - 2} for a table of {total} "
             f"{what} (the private part needs at least two), got {n_public}."
         )
-    if unit is None:
+    drop = table.missing == "drop"
+    sources = {"private": None, "public": None}
+    units = {"private": None, "public": None}
+    if unit is None and table.source_rows is not None:  # the file's rows, those dropped included
+        order = check_rng(rng).permutation(table.source_rows.size)
+        position = np.empty(order.size, dtype=np.int64)
+        position[order] = np.arange(order.size)
+        pos = position[np.searchsorted(table.source_rows, table.rows)]
+        ranked = np.argsort(pos, kind="stable")
+        public_rows, private_rows = ranked[pos[ranked] < n_public], ranked[pos[ranked] >= n_public]
+        sources = {"public": table.source_rows[order[:n_public]], "private": table.source_rows[order[n_public:]]}
+    elif unit is None:
         order = check_rng(rng).permutation(table.n_rows)
         public_rows, private_rows = order[:n_public], order[n_public:]
     else:
         from core.data.units import split_units
 
-        private_rows, public_rows = split_units(unit, n_public, rng=rng)
+        if drop:  # the file's persons, those whose every row was dropped included
+            private_rows, public_rows, units["private"], units["public"] = split_units(
+                unit, n_public, rng=rng, return_units=True)
+        else:
+            private_rows, public_rows = split_units(unit, n_public, rng=rng)
 
     def part(rows: np.ndarray, suffix: str) -> Table:
+        if unit is None:
+            part_unit = None
+        elif units[suffix] is not None:
+            part_unit = unit.restrict(rows, units[suffix])
+        else:
+            part_unit = unit.subset(rows)
         return Table(
             features=table.features.iloc[rows].reset_index(drop=True),
             labels=table.labels[rows].copy(),
@@ -169,7 +199,8 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             dropped_rows=table.dropped_rows,
             dropped_columns=table.dropped_columns,
             rows=table.rows[rows],
-            unit=None if unit is None else unit.subset(rows),
+            unit=part_unit,
+            source_rows=sources[suffix],
         )
 
     return part(private_rows, "private"), part(public_rows, "public")

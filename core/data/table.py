@@ -74,7 +74,14 @@ class Table:
     unit : core.data.units.PrivacyUnit or None
         The declared privacy unit (the persons named by a unit column, which is not a
         feature), or None: each row is a unit.  Its IDs are private (in memory only).
-        :attr:`privacy_unit` gives the unit in both cases.
+        :attr:`privacy_unit` gives the unit in both cases.  Under ``missing="drop"`` it
+        keeps every person of the file (of this part), those whose every row was dropped
+        included (with no row), so its number of persons is the file's.
+    source_rows : numpy.ndarray of int64 or None
+        Under ``missing="drop"`` without a unit: the numbers of the file's rows this table
+        stands for before the drop (the rows kept and those dropped; a part made by
+        :func:`split_public` holds its own share).  None otherwise.  Public: a function of
+        the file's number of rows and of the split's randomness, never of a value.
 
     Notes
     -----
@@ -99,6 +106,7 @@ class Table:
     dropped_columns: tuple[str, ...] = ()
     rows: np.ndarray | None = field(default=None, repr=False)
     unit: "PrivacyUnit | None" = field(default=None, repr=False)
+    source_rows: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -140,6 +148,11 @@ class Table:
             raise DataError(f"Table.rows must give one whole row number per row ({labels.shape[0]}), got shape {rows.shape}.")
         object.__setattr__(self, "rows", rows.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
+        if self.source_rows is not None:
+            source = np.unique(np.asarray(self.source_rows, dtype=np.int64))
+            if not np.isin(rows, source).all():
+                raise DataError("Table.source_rows must hold the number of every row of the table.")
+            object.__setattr__(self, "source_rows", source)
         if self.unit is not None:
             from core.data.units import PrivacyUnit
 
@@ -195,6 +208,47 @@ class Table:
         numpy.ndarray or None
         """
         return None if self.unit is None or self.missing == "drop" else self.unit_ids
+
+    @property
+    def n_units(self) -> int:
+        """The number of privacy units (rows, or persons with a unit) of the file (of this part)
+        BEFORE any row was dropped: public under replace-one adjacency (a neighbouring file has
+        as many rows and persons), whatever the values.  Every count that leaves the owner or
+        sets a parameter (the report's counts, ``k``'s limits, the DP-training routes' ``n``)
+        reads this, never the rows left after ``missing="drop"`` (docs/design.md §1.2).
+
+        Returns
+        -------
+        int
+        """
+        if self.unit is not None:
+            return self.unit.n_units
+        return self.n_rows if self.source_rows is None else int(self.source_rows.size)
+
+    @property
+    def partition_units(self):
+        """What the teachers' chunks are made of (``train_teachers(..., units=table.partition_units)``).
+
+        With a unit, the persons (:attr:`unit`: a keyed hash of each ID).  Under
+        ``missing="drop"`` without a unit, each row as the unit it is in the file: a
+        :class:`core.data.units.PrivacyUnit` over the file's row numbers
+        (:attr:`source_rows`), so a row's chunk is a keyed hash of its number in the file
+        and a row removed by the drop leaves every other row's chunk unchanged (a slice of a
+        permutation of the rows left would move the chunk boundaries).  Otherwise None:
+        slices of a random permutation of the ``n`` rows (``n`` public under replace-one).
+
+        Returns
+        -------
+        core.data.units.PrivacyUnit or None
+        """
+        if self.unit is not None:
+            return self.unit
+        if self.source_rows is None:
+            return None
+        from core.data.units import PrivacyUnit
+
+        codes = np.searchsorted(self.source_rows, self.rows).astype(np.int64)
+        return PrivacyUnit(None, codes, self.source_rows.astype(str).astype(object))
 
     @property
     def privacy_unit(self):

@@ -173,6 +173,34 @@ class PrivacyUnit:
         """
         return describe_unit(self.column, self.n_units, largest=self.largest if owner else None, bound=bound)
 
+    def restrict(self, rows: np.ndarray, units: np.ndarray | None = None) -> "PrivacyUnit":
+        """The unit of a subset of the rows that keeps persons without a row (``missing="drop"``).
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            The rows kept.
+        units : numpy.ndarray of int, optional
+            The persons (codes) the result holds, in order; default all of them.  Every kept
+            row's person must be among them.
+
+        Returns
+        -------
+        PrivacyUnit
+            Its persons are ``units`` whether or not a row of theirs is kept, so its
+            :attr:`n_units` does not read which rows were kept.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.ids is None:
+            raise ParameterError("restrict needs a unit of persons (with IDs).")
+        units = np.arange(self.n_units) if units is None else np.asarray(units, dtype=np.int64)
+        new = np.full(self.n_units, -1, dtype=np.int64)
+        new[units] = np.arange(units.size)
+        codes = new[self.codes[rows]]
+        if codes.size and codes.min() < 0:
+            raise ParameterError("restrict: a kept row's person is not among the units kept.")
+        return PrivacyUnit(self.column, codes, self.ids[units])
+
     def subset(self, rows: np.ndarray) -> "PrivacyUnit":
         """The unit of a subset of the rows (codes renumbered)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -295,7 +323,7 @@ def unit_chunks(units: Any, k: int, *, rng: RNGLike = None) -> np.ndarray:
     return (hashed % np.uint64(k)).astype(np.int64)[codes]
 
 
-def bound_rows(units: Any, r: int, *, rng: RNGLike = None) -> np.ndarray:
+def bound_rows(units: Any, r: int, *, rng: RNGLike = None, rows: np.ndarray | None = None) -> np.ndarray:
     """Keep at most ``r`` rows of each unit, chosen at random without reading any value or label.
 
     Each row draws an independent uniform key from ``rng`` (a keyed hash of the row's
@@ -309,6 +337,12 @@ def bound_rows(units: Any, r: int, *, rng: RNGLike = None) -> np.ndarray:
     r : int
         The bound, at least 1.
     rng : numpy.random.Generator, int or None
+    rows : numpy.ndarray of int, optional
+        Each row's number in the file (:attr:`core.data.Table.rows`), given under
+        ``missing="drop"``: a row's key is then a keyed hash (SipHash-2-4 under a fresh key
+        from ``rng``) of its number, so a row removed by the drop leaves every other row's
+        key, hence every other person's kept rows, unchanged (keys drawn in row order
+        would shift after it).
 
     Returns
     -------
@@ -317,8 +351,20 @@ def bound_rows(units: Any, r: int, *, rng: RNGLike = None) -> np.ndarray:
     """
     codes, _ = _unit_codes(units)
     r = check_bound(r)
-    keys = check_rng(rng).random(codes.size)
-    if codes.size and int(codes.max()) < 2**21:  # by unit, then by key: one float sort, 32 bits of key left
+    if rows is not None:
+        from pandas.util import hash_array
+
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.shape != codes.shape:
+            raise ParameterError(f"bound_rows: rows must give one number per row ({codes.size}), got {rows.shape}.")
+        hashed = hash_array(rows.astype(str).astype(object), hash_key=check_rng(rng).bytes(8).hex(), categorize=False)
+        order = np.lexsort((hashed, codes))
+        keys = None
+    else:
+        keys = check_rng(rng).random(codes.size)
+    if keys is None:
+        pass
+    elif codes.size and int(codes.max()) < 2**21:  # by unit, then by key: one float sort, 32 bits of key left
         order = np.argsort(codes + keys, kind="stable")
     else:
         order = np.lexsort((keys, codes))
@@ -335,7 +381,7 @@ def check_bound(r: Any) -> int:
     return int(r)
 
 
-def split_units(units: Any, n_out: int, *, rng: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
+def split_units(units: Any, n_out: int, *, rng: RNGLike = None, return_units: bool = False) -> tuple[np.ndarray, ...]:
     """Split the rows into two parts by whole units: ``n_out`` units (all their rows) go out.
 
     The units that go out are a uniformly random ``n_out``-subset of the units, drawn from
@@ -347,11 +393,14 @@ def split_units(units: Any, n_out: int, *, rng: RNGLike = None) -> tuple[np.ndar
     n_out : int
         Units in the second part.
     rng : numpy.random.Generator, int or None
+    return_units : bool, default False
+        Also return the units (codes) of each part, persons without a row included.
 
     Returns
     -------
     (rest, out) : (numpy.ndarray, numpy.ndarray)
-        Row indices of each part, each in a random order of units (rows of a unit together).
+        Row indices of each part, each in a random order of units (rows of a unit together);
+        with ``return_units``, then the units of each part, ascending.
     """
     codes, ids = _unit_codes(units)
     n_units = int(ids.shape[0])
@@ -363,6 +412,8 @@ def split_units(units: Any, n_out: int, *, rng: RNGLike = None) -> tuple[np.ndar
     position[order] = np.arange(n_units)
     rows = np.argsort(position[codes], kind="stable")
     out_mask = position[codes[rows]] < n_out
+    if return_units:
+        return rows[~out_mask], rows[out_mask], np.sort(order[n_out:]), np.sort(order[:n_out])
     return rows[~out_mask], rows[out_mask]
 
 

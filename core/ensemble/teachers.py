@@ -210,7 +210,7 @@ def _person_chunks(units: Any, n: int, k: Any, gen: np.random.Generator) -> tupl
     unit = units if isinstance(units, PrivacyUnit) else privacy_unit(units, "unit")
     if unit.n_rows != n:
         raise DataError(f"units must give one privacy-unit ID per private row: {n} rows but {unit.n_rows} IDs.")
-    k = check_k(k, unit.n_units, of="persons")
+    k = check_k(k, unit.n_units, of="persons" if unit.column is not None else "private rows")
     assignment = unit_chunks(unit, k, rng=gen)
     order = np.argsort(assignment, kind="stable")
     bounds = np.searchsorted(assignment[order], np.arange(k + 1))

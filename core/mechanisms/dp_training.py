@@ -107,6 +107,13 @@ class PrivateRows:
         Where the encoding's ranges and categories came from (public), in words.
     units : PrivacyUnit or None
         The privacy unit of each private row (persons), or None: each row is a unit.
+    n_units : int or None
+        The public number of units (rows, or persons) that sets the defaults and the
+        reported ``n_private``: the file's count before ``missing="drop"``
+        (:attr:`core.data.Table.n_units`); None: the rows (persons) present.
+    row_numbers : numpy.ndarray or None
+        Under ``missing="drop"``: each row's number in the file, so the rows kept per person
+        are chosen by a keyed hash of it (:func:`core.data.units.bound_rows`).
     """
 
     X: np.ndarray
@@ -116,6 +123,8 @@ class PrivateRows:
     data_norm: float
     bounds: str = "the public rows"
     units: Any = None
+    n_units: int | None = None
+    row_numbers: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -129,8 +138,17 @@ class PrivateRows:
 
     @property
     def n(self) -> int:
-        """The number of private rows (public)."""
+        """The number of private rows present (those left after ``missing="drop"``)."""
         return int(self.X.shape[0])
+
+    @property
+    def public_n(self) -> int:
+        """The public number of units: :attr:`n_units` when declared, else the rows (per row)
+        or the persons (with a unit) present.  Under ``missing="drop"`` it is the file's count,
+        the same in every neighbouring file (docs/design.md §1.2)."""
+        if self.n_units is not None:
+            return int(self.n_units)
+        return self.n if self.units is None else int(self.units.n_units)
 
     def to_pandas(self):
         """The private rows as a table (encoded columns ``x0 …`` and ``label``): private, for display
@@ -148,7 +166,7 @@ def _clip_norm(X: np.ndarray, R: float) -> np.ndarray:
 
 
 def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds: str = "declared",
-                     units: Any = None) -> PrivateRows:
+                     units: Any = None, n_units: int | None = None, row_numbers: Any = None) -> PrivateRows:
     """:class:`PrivateRows` from encoded arrays and a declared norm bound (rows clipped to it).
 
     Parameters
@@ -163,6 +181,10 @@ def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds
     bounds : str
     units : array-like or PrivacyUnit, optional
         One privacy-unit ID per private row (persons); None: each row is a unit.
+    n_units : int, optional
+        The public count of units (see :class:`PrivateRows`).
+    row_numbers : array-like of int, optional
+        Each row's number in the file (under ``missing="drop"``).
 
     Returns
     -------
@@ -185,7 +207,12 @@ def rows_from_arrays(X, y, X_public, *, n_classes: int, data_norm: float, bounds
         if units.n_rows != X.shape[0]:
             raise ParameterError(f"units must give one ID per private row: {X.shape[0]} rows, {units.n_rows} IDs.")
         units = None if units.per_row else units
-    return PrivateRows(X, y, Xp, int(n_classes), R, bounds, units)
+    if row_numbers is not None:
+        row_numbers = np.asarray(row_numbers, dtype=np.int64)
+        if row_numbers.shape != (X.shape[0],):
+            raise ParameterError(f"row_numbers must give one number per private row ({X.shape[0]}).")
+    return PrivateRows(X, y, Xp, int(n_classes), R, bounds, units,
+                       None if n_units is None else int(n_units), row_numbers)
 
 
 SKEWED = 2.0
@@ -313,7 +340,8 @@ def private_rows(table, public_X, *, log_skewed: bool = True) -> PrivateRows:
     enc = public_encoding(table, public_X, log_skewed=log_skewed)
     return rows_from_arrays(enc.transform(table.features), table.labels, enc.transform(public_X),
                             n_classes=table.n_classes, data_norm=enc.data_norm, bounds="the public rows",
-                            units=table.unit)
+                            units=table.unit, n_units=table.n_units,
+                            row_numbers=table.rows if table.missing == "drop" else None)
 
 
 def bounded(rows: PrivateRows, rows_per_unit: int, gen) -> tuple[PrivateRows, int, int]:
@@ -337,11 +365,12 @@ def bounded(rows: PrivateRows, rows_per_unit: int, gen) -> tuple[PrivateRows, in
 
     r = check_bound(rows_per_unit)
     if rows.units is None:
-        return rows, 1, rows.n
-    keep = bound_rows(rows.units, r, rng=gen)
+        return rows, 1, rows.public_n
+    keep = bound_rows(rows.units, r, rng=gen, rows=rows.row_numbers)
     kept = PrivateRows(rows.X[keep], rows.y[keep], rows.X_public, rows.n_classes, rows.data_norm, rows.bounds,
-                       rows.units.subset(keep))
-    return kept, r, rows.units.n_units
+                       rows.units.subset(keep), rows.public_n,
+                       None if rows.row_numbers is None else rows.row_numbers[keep])
+    return kept, r, rows.public_n
 
 
 # ----------------------------------------------------------------------------- logistic regression
@@ -487,6 +516,12 @@ def _augment(X: np.ndarray) -> np.ndarray:
 
 
 def _logistic_noise(rows: PrivateRows, epsilon: float, delta: float, C: float, perturbation: str, r: int = 1):
+    # ``n`` here is the rows present: Λ = 1/(C n) and the extra regularization scale as 1/n, and
+    # the fit minimises (1/n) Σ ℓ_i + (Λ_total/2)‖f‖² + bᵀf/n, i.e. n times it, Σ ℓ_i +
+    # (n Λ_total/2)‖f‖² + bᵀf, where n Λ_total and the noise b depend on C, R, r, ε, δ only.
+    # So with C fixed (by the public count, ``rows.public_n``), a row removed by
+    # missing="drop" is one term of the sum replaced by the zero loss (convex, 0-Lipschitz,
+    # 0-smooth): a special case of replacing it (docs/design.md §1.2).
     models = 1 if rows.n_classes <= 2 else rows.n_classes
     R = math.sqrt(rows.data_norm ** 2 + 1.0)
     return models, maps.objective_noise(epsilon / models, delta / models if perturbation == "gaussian" else 0.0,
@@ -576,7 +611,7 @@ def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: flo
     if not isinstance(rows, PrivateRows):
         raise ParameterError("The DP logistic regression reads the private rows (core.pipeline.mechanism_inputs), not votes.")
     eps = check_epsilon(epsilon)
-    n_public = rows.n if rows.units is None else rows.units.n_units
+    n_public = rows.public_n  # the file's count under missing="drop": never the rows left
     C = default_C(n=n_public, dimension=rows.X.shape[1], epsilon=eps) if C is None else float(C)
     coef = dp_logistic_coefficients(rows, epsilon=eps, delta=delta, C=C, perturbation=perturbation,
                                     rows_per_unit=rows_per_unit, rng=rng)
@@ -584,7 +619,7 @@ def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: flo
     r = None if rows.units is None else int(rows_per_unit)
     g = maps.logistic_guarantee(eps, delta, perturbation=perturbation, n_classes=rows.n_classes, rows_per_unit=r)
     params = {"epsilon_target": eps, "delta_target": float(delta), "C": C, "perturbation": perturbation,
-              "data_norm": rows.data_norm, "n_private": rows.n, **({} if r is None else {"rows_per_unit": r})}
+              "data_norm": rows.data_norm, "n_private": rows.public_n, **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-logistic", labels, None, None, g, params)
 
 
@@ -658,6 +693,6 @@ def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, row
     labels = _nb_predict(counts[0], sums[0], squares[0], rows.X_public)
     r = None if rows.units is None else int(rows_per_unit)
     g = maps.naive_bayes_guarantee(eps, dlt, rows_per_unit=r)
-    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.n,
+    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.public_n,
               **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-naive-bayes", labels, None, None, g, params)

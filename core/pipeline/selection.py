@@ -153,7 +153,7 @@ def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | N
     if holdout.unit is not None:
         from core.data.units import bound_rows
 
-        one = bound_rows(holdout.unit, 1, rng=gen)
+        one = bound_rows(holdout.unit, 1, rng=gen, rows=holdout.rows if holdout.missing == "drop" else None)
         X_h, y_h = X_h.iloc[one].reset_index(drop=True), y_h[one]
 
     def score(result) -> int:

@@ -100,7 +100,9 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
 
     With a privacy unit (:attr:`core.data.Table.unit`) the chunks hold whole persons
     (:func:`core.ensemble.teachers.train_teachers` with ``units``): one person changes one
-    teacher (docs/design.md §1.2).
+    teacher (docs/design.md §1.2).  Under ``missing="drop"`` without a unit each row's chunk
+    is a keyed hash of its number in the file (:attr:`core.data.Table.partition_units`), so
+    a row removed by the drop changes its own chunk only.
 
     Parameters
     ----------
@@ -136,7 +138,7 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
         rng=rng,
         n_jobs=n_jobs,
         progress=progress,
-        units=table.unit,
+        units=table.partition_units,
     )
 
 

@@ -138,7 +138,8 @@ def estimate_quality(counts, *, epsilon: float, assumed: TeacherQuality | None =
     return QualityEstimate(agreement=agreement, quality=quality, epsilon=epsilon, noise_sd=float(np.sqrt(2.0) / (k * epsilon)))
 
 
-def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None, units=None, rng=None) -> np.ndarray:
+def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None, units=None, rng=None,
+                          rows=None) -> np.ndarray:
     """The private rows' class shares, counted privately (ε-DP): a priced private estimate.
 
     Releases every class count plus discrete Laplace noise of scale ``2/ε`` (the histogram's
@@ -155,6 +156,10 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
     units : core.data.units.PrivacyUnit or array-like, optional
         The privacy unit of each row (persons): one row of each person is counted.
     rng : Generator, int or None
+    rows : array-like of int, optional (keyword-only)
+        Each row's number in the file, under ``missing="drop"`` (:attr:`core.data.Table.rows`):
+        the row counted per person is then chosen by a keyed hash of it
+        (:func:`core.data.units.bound_rows`), stable when the drop removes a row.
 
     Returns
     -------
@@ -178,7 +183,7 @@ def estimate_class_shares(labels, *, n_classes: int, epsilon: float, ledger=None
     if units is not None:
         from core.data.units import bound_rows
 
-        y = y[bound_rows(units, 1, rng=gen)]
+        y = y[bound_rows(units, 1, rng=gen, rows=rows)]
     counts = np.bincount(y, minlength=n_classes).astype(np.int64)
     noisy = np.maximum(counts + noise.discrete_laplace(Fraction(2) / Fraction(epsilon), size=n_classes, rng=gen), 0)
     total = float(noisy.sum())
