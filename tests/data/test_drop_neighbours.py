@@ -95,10 +95,10 @@ def test_counts_and_dp_training_parameters_read_the_files_count(persons):
     ns = [bounded(r, 1, np.random.default_rng(0))[0].n for r in rows]
     assert cfgs[0].scale == cfgs[1].scale
     assert (cfgs[0].regularization + cfgs[0].extra) * ns[0] == pytest.approx((cfgs[1].regularization + cfgs[1].extra) * ns[1])
-    # k's limits read the file's count: the same k is accepted or refused for both.
-    from core.data import largest_k
+    # k's limit on the chunks reads the file's count: the same for both.
+    from core.data.splits import _chunkable
 
-    assert largest_k(full) == largest_k(dropped) or min(full.class_counts) != min(dropped.class_counts)
+    assert _chunkable(full) == _chunkable(dropped) == full.n_units
 
 
 @pytest.mark.parametrize("persons", [False, True], ids=["per-row", "per-person"])
