@@ -130,6 +130,7 @@ class PrivacyLedger:
         self._state = LedgerState()
         self._secret = secrets.token_bytes(32) if self._store is None else None
         self._sessions: dict[str, Any] = {}
+        self._session_homes: dict[str, str] = {}  # the process each run's state was opened in
         self._home = process_id()
         self._snapshot = False
         with _LIVE_LOCK:
@@ -461,11 +462,14 @@ class PrivacyLedger:
         with self._lock:
             key = uuid.uuid4().hex
             self._sessions[key] = session
+            self._session_homes[key] = process_id()
             return key
 
     def local_session(self, key: str) -> Any:
         """The streaming state kept under ``key`` in this process, for answering; None when
-        it is not kept here (a stored ledger's run opened in another process).
+        it is not kept here (a stored ledger's run opened in another process, or opened in
+        the parent of a forked child: the child holds a copy of its state, and answering
+        from that copy would spend the run's budget once more, uncharged).
 
         Raises
         ------
@@ -475,6 +479,8 @@ class PrivacyLedger:
         """
         self.require_here("answering a query")
         with self._lock:
+            if self._session_homes.get(key) != process_id():  # a forked child's inherited copy of the run's
+                return None                                   # state: answering from it would spend it twice
             return self._sessions.get(key)
 
     def session(self, key: str) -> Any:
@@ -615,7 +621,6 @@ def _restore_ledger(ledger_id: str, state: dict) -> PrivacyLedger:
 
 # -- the process's default ledger --------------------------------------------------------------
 
-_DEFAULT: PrivacyLedger | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
@@ -629,10 +634,7 @@ def default_ledger() -> PrivacyLedger:
     -------
     PrivacyLedger
     """
-    global _DEFAULT
     with _DEFAULT_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = PrivacyLedger("ledger of this process")
         return _DEFAULT
 
 
@@ -640,4 +642,10 @@ def forget_ledgers() -> None:
     """Start the process's default ledger again (tests; a new session)."""
     global _DEFAULT
     with _DEFAULT_LOCK:
-        _DEFAULT = None
+        _DEFAULT = PrivacyLedger("ledger of this process")
+
+
+# Made at import, not on first use: a child forked later inherits this object, whose home is
+# the parent, so a fit there with ledger=None is refused (LedgerUnreachable) instead of being
+# charged to a fresh ledger of the child that the parent never sees.
+_DEFAULT: PrivacyLedger = PrivacyLedger("ledger of this process")

@@ -30,6 +30,7 @@ References
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,16 @@ class Session:
         self.n_processed = 0
         self.n_bottom = 0
         self.halted = False
+        self._answering = threading.Lock()  # one batch at a time: two threads must not both see the budget left
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_answering", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._answering = threading.Lock()
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
         """Labels for a batch that fits in the budget, and how many queries it processed."""
@@ -86,14 +97,15 @@ class Session:
 
         counts = check_counts(counts, equal_totals=False)
         ids = np.full(counts.shape[0], UNPROCESSED, dtype=np.int64)
-        take = 0 if self.halted else min(counts.shape[0], self.m_max - self.n_processed)
-        if take > 0:
-            labels, processed = self._answer(counts[:take])
-            ids[:take] = labels
-            self.n_bottom += int(np.count_nonzero(labels == BOTTOM))
-            self.n_processed += processed
-        if self.n_processed >= self.m_max:
-            self.halted = True
+        with self._answering:  # the budget left is read and spent in one step (threads answering one run)
+            take = 0 if self.halted else min(counts.shape[0], self.m_max - self.n_processed)
+            if take > 0:
+                labels, processed = self._answer(counts[:take])
+                ids[:take] = labels
+                self.n_bottom += int(np.count_nonzero(labels == BOTTOM))
+                self.n_processed += processed
+            if self.n_processed >= self.m_max:
+                self.halted = True
         return ids
 
     def spent(self):
