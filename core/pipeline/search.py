@@ -107,9 +107,11 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     refit : bool
         Fit the chosen candidate on all of ``(X, y)`` (charged by its own fit).
     rng : Generator, int or None
-        The split, ``K``, the candidates' draws and the scores' noise.  None (default):
-        operating-system entropy.  A Generator given here is advanced by every
-        repetition; do not publish its later draws.
+        The split, the candidates' draws and the scores' noise.  None (default):
+        operating-system entropy.  ``K`` is always drawn from operating-system entropy
+        (a seed shows in ``repr`` and ``get_params``; replaying it must not count the
+        repetitions).  A Generator given here is advanced by every repetition; do not
+        publish its later draws.  A seed reproduces the noise: keep it private as a key.
 
     Attributes
     ----------
@@ -276,9 +278,7 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self._fit(X, y, groups)
 
     def _fit(self, X, y, groups) -> "PrivateSearchCV":
-        from core.ledger import PrivacyLedger
         from core.ledger.compose import compose_entries
-        from core.mechanisms.selection import draw_repetitions
 
         cands = self._candidates()
         entry, mean = self._plan(cands)
@@ -303,20 +303,17 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X_t, y_t = _rows(X, train), y[train]
         X_h, y_h = _rows(X, scored), y[scored]
         g_t = None if units is None else units[train]
-        scratch = PrivacyLedger("private selection's repetitions")  # covered by the entry charged above
-        best = None
-        with warnings.catch_warnings():  # a repetition's warnings would tell how many ran
-            warnings.simplefilter("ignore")
-            for _ in range(draw_repetitions(mean, float(self.shape), gen)):  # K is never kept
-                j = int(gen.integers(len(cands)))
-                rep = clone(cands[j][1]).set_params(ledger=scratch, rng=np.random.default_rng(gen.integers(2**63)),
-                                                    on_refusal="raise")
-                rep.fit(X_t, y_t, groups=g_t)
-                count = int(np.sum(np.asarray(rep.predict(X_h)) == y_h))
-                s = count + int(noise.discrete_gaussian(float(self.score_sigma), rng=gen))
-                if best is None or s > best[0]:
-                    best = (s, j)
-        s, j = best
+        failed = False
+        try:
+            s, j = _repetitions(cands, mean, float(self.shape), float(self.score_sigma), gen, X_t, y_t, g_t, X_h, y_h)
+        except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (below)
+            failed = True
+        if failed:  # raised here, outside the handler: nothing of the failed repetition stays reachable
+            raise DataError(
+                "A repetition of PrivateSearchCV failed (a candidate could not be fitted or could not answer); the "
+                "search stopped, and its charge stands. Its error is not shown: its traceback would hold the "
+                "repetitions' state (how many ran, their held-out counts), which the guarantee does not cover. "
+                "Run the failing candidate alone, e.g. on public or synthetic data, to see its error.")
         self.best_index_ = j
         self.best_params_ = dict(cands[j][0])
         self.best_score_ = float(s) / scored.size
@@ -340,6 +337,33 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """The refitted estimator's private answers (spending its own run's budget)."""
         return self._refitted().predict(X)
+
+
+def _repetitions(cands, mean: float, shape: float, score_sigma: float, gen, X_t, y_t, g_t, X_h, y_h) -> tuple[int, int]:
+    """The best repetition's noisy held-out count and candidate index (K, the candidates
+    tried and the other scores stay in this frame and die with it).
+
+    ``K`` is drawn from operating-system entropy, never from ``gen``: a seed given as the
+    search's ``rng`` is shown by its ``repr`` and ``get_params``, and replaying it would
+    count the repetitions.
+    """
+    from core.ledger import PrivacyLedger
+    from core.mechanisms.selection import draw_repetitions
+
+    scratch = PrivacyLedger("private selection's repetitions")  # covered by the selection's charge
+    best = None
+    with warnings.catch_warnings():  # a repetition's warnings would tell how many ran
+        warnings.simplefilter("ignore")
+        for _ in range(draw_repetitions(mean, shape, np.random.default_rng())):  # K is never kept
+            j = int(gen.integers(len(cands)))
+            rep = clone(cands[j][1]).set_params(ledger=scratch, rng=np.random.default_rng(gen.integers(2**63)),
+                                                on_refusal="raise")
+            rep.fit(X_t, y_t, groups=g_t)
+            count = int(np.sum(np.asarray(rep.predict(X_h)) == y_h))
+            s = count + int(noise.discrete_gaussian(score_sigma, rng=gen))
+            if best is None or s > best[0]:
+                best = (s, j)
+    return best
 
 
 def _rows(X, idx: np.ndarray):

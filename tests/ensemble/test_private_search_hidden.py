@@ -1,0 +1,72 @@
+"""PrivateSearchCV keeps the number of repetitions K and the repetitions' state hidden:
+not in a seed shown by its repr, not in a failed search's traceback (docs/design.md §10.8)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from core import PrivateEnsembleClassifier, PrivateSearchCV
+from core import ledger as L
+from core.data import halfspaces
+from core.errors import DataError
+
+
+@pytest.fixture(scope="module")
+def data():
+    return halfspaces(300, 3, rng=4)
+
+
+def _search(learner, ledger, **kw):
+    clf = PrivateEnsembleClassifier(learner, k=5, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+                                    ledger=ledger)
+    return PrivateSearchCV(clf, {"k": [4, 5]}, holdout=50, **kw)
+
+
+def test_a_seed_shown_by_the_repr_does_not_draw_the_number_of_repetitions(data, monkeypatch):
+    from core.mechanisms import selection
+
+    X, y = data
+    drawn = []
+
+    def record(mean, shape, rng=None, size=None):  # the generator K is drawn from, as it stands
+        drawn.append(rng.bit_generator.state["state"]["state"])
+        return 1
+
+    monkeypatch.setattr(selection, "draw_repetitions", record)
+    for _ in range(2):
+        search = _search(LogisticRegression(), L.PrivacyLedger("seeded"), rng=3).fit(X, y)
+        assert "rng=3" in repr(search)
+    assert len(drawn) == 2 and drawn[0] != drawn[1]  # replaying the seed does not replay K
+
+
+class _FailingLearner(LogisticRegression):
+    """A learner that cannot be fitted (a repetition's failure)."""
+
+    def fit(self, X, y, sample_weight=None):
+        raise ValueError("this learner cannot be fitted")
+
+
+def _frames_locals(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            yield tb.tb_frame.f_code.co_name, dict(tb.tb_frame.f_locals)
+            tb = tb.tb_next
+        exc = exc.__cause__ or exc.__context__
+
+
+def test_a_failed_repetition_leaves_no_repetition_state_in_the_traceback(data):
+    X, y = data
+    led = L.PrivacyLedger("failing")
+    with pytest.raises(DataError, match="A repetition of PrivateSearchCV failed") as info:
+        _search(_FailingLearner(), led, mean=5.0).fit(X, y)
+    assert len(led) == 1  # the selection was charged before it ran, and stays charged
+    for name, local in _frames_locals(info.value):
+        for key, value in local.items():
+            assert not (isinstance(value, L.PrivacyLedger) and value.dataset == "private selection's repetitions"), (
+                name, key)  # its runs count the repetitions
+            assert key not in {"best", "count", "rep"}, (name, key)  # the scores and answers of repetitions
