@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
 
 from core import PrivateEnsembleClassifier, PrivateSearchCV
 from core import ledger as L
@@ -70,3 +71,59 @@ def test_a_failed_repetition_leaves_no_repetition_state_in_the_traceback(data):
             assert not (isinstance(value, L.PrivacyLedger) and value.dataset == "private selection's repetitions"), (
                 name, key)  # its runs count the repetitions
             assert key not in {"best", "count", "rep"}, (name, key)  # the scores and answers of repetitions
+
+
+class _WarningLearner(DecisionTreeClassifier):
+    """A learner that warns on every fit (one summary warning per repetition's fit) and,
+    on its first answer, lets the test's other thread leave its ``catch_warnings``."""
+
+    inside = None
+    left = None
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        import warnings
+
+        warnings.warn("this learner always warns", UserWarning)
+        return super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
+
+    def predict(self, X, check_input=True):
+        if not type(self).inside.is_set():
+            type(self).inside.set()
+            type(self).left.wait(timeout=10)
+        return super().predict(X, check_input=check_input)
+
+
+@pytest.mark.xfail(strict=True, reason="warning filters are one per process before Python 3.14: another thread "
+                   "leaving its catch_warnings restores the filters it saw, undoing the search's silence; the "
+                   "repetitions' warnings then count K (docs/design.md §10.8)")
+def test_another_threads_catch_warnings_does_not_let_the_repetitions_warnings_count_k(data, monkeypatch):
+    import threading
+    import warnings
+
+    from core.mechanisms import selection
+
+    X, y = data
+    monkeypatch.setattr(selection, "draw_repetitions", lambda mean, shape, rng=None, size=None: 3)
+    entered = threading.Event()
+    monkeypatch.setattr(_WarningLearner, "inside", threading.Event())
+    monkeypatch.setattr(_WarningLearner, "left", threading.Event())
+
+    def other():  # any library code of another thread that saves and restores the warning filters
+        with warnings.catch_warnings():
+            entered.set()
+            _WarningLearner.inside.wait(timeout=10)
+        _WarningLearner.left.set()
+
+    def search():
+        entered.wait(timeout=10)
+        _search(_WarningLearner(max_depth=2), L.PrivacyLedger("threads"), refit=False, rng=0).fit(X, y)
+
+    with warnings.catch_warnings(record=True) as log:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=other), threading.Thread(target=search)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    counted = [w for w in log if "teachers warned while fitting" in str(w.message)]
+    assert counted == []  # each repetition after the other thread left would add one
