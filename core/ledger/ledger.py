@@ -163,7 +163,7 @@ class PrivacyLedger:
     def __reduce__(self):
         with self._lock:
             if self._store is not None:  # the streaming state stays in this process
-                state = {"dataset": self.dataset, "store": str(self._store.path)}
+                state = {"dataset": self.dataset, "store": self._store}  # its path and identity (LedgerStore)
             else:
                 state = {"dataset": self.dataset, "store": None, "state": self._state, "secret": self._secret,
                          "sessions": dict(self._sessions), "home": self._home}

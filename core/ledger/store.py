@@ -17,7 +17,10 @@ derived from the data's bytes or values):
   (:mod:`core.ledger.units`; the secret is **not** in the store but beside it, or in the
   environment), each unit's class, and each class's count of runs per map
   (:mod:`core.ledger.classes`);
-* ``meta``: the format's name and version, and a check value of the units' secret.
+* ``meta``: the format's name and version, a check value of the units' secret, and the
+  store's identity (a random token drawn when the file is made): a ledger unpickled in
+  another process charges the store only where the file at its path is this very store
+  (a Dask worker on another machine finds another file there, or none).
 
 No private value is stored: no row, no hash of a row, no ID in the clear, no count
 read from the data.
@@ -43,6 +46,7 @@ import os
 import stat
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import DataError, ParameterError
+from core.errors import DataError, LedgerUnreachable, ParameterError
 from core.ledger.classes import UnitClasses
 from core.ledger.state import Budget, LedgerState, Run
 from core.ledger.units import key_check, store_secret
@@ -191,24 +195,52 @@ class LedgerStore:
     path : path, optional
         The store's file (:func:`store_path` decides when None); created with its folder
         on first use.
+    identity : str, optional (keyword-only)
+        The identity the file at ``path`` must carry (a store unpickled in another
+        process): a missing file is not created, and another store there is refused
+        (:class:`core.errors.LedgerUnreachable`), so a charge never lands in a file the
+        ledger's owner does not read.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None) -> None:
+    def __init__(self, path: str | os.PathLike | None = None, *, identity: str | None = None) -> None:
         self.path = store_path(path)
         self._lock = threading.Lock()
         self._secret: bytes | None = None
         self._cache: dict[str, tuple[int, LedgerState]] = {}
         self._ready = False
+        self._expected = identity
+        self._identity: str | None = None
 
     def __repr__(self) -> str:
         return f"LedgerStore({str(self.path)!r})"
 
     def __reduce__(self):
-        return (LedgerStore, (str(self.path),))
+        return (_restore_store, (str(self.path), self.identity()))
+
+    def identity(self) -> str:
+        """The store's identity token (``meta``), drawn when the file was made.
+
+        Returns
+        -------
+        str
+        """
+        if self._identity is None:
+            with self._connection():
+                pass
+        return self._identity
+
+    def _unreachable(self, why: str) -> LedgerUnreachable:
+        return LedgerUnreachable(
+            f"the ledger store {self.path} {why}: this copy of a ledger was pickled where the store is another file "
+            "(a Dask worker or a process on another machine), and a charge here would never reach it. Nothing was "
+            "run. Put the store on a file system every worker shares (the same path everywhere), or run where the "
+            "store is.")
 
     # -- connections ---------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        if self._expected is not None and not self._ready and not self.path.exists():
+            raise self._unreachable("does not exist here")
         try:
             if not self.path.parent.exists():
                 self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -247,7 +279,14 @@ class LedgerStore:
             elif rows.get("version") != str(VERSION):
                 raise DataError(f"{self.path} is a ledger store of version {rows.get('version')}; this library reads "
                                 f"version {VERSION}.")
+            identity = rows.get("identity")
+            if identity is None:  # a new file, or one made before stores carried their identity
+                identity = uuid.uuid4().hex
+                con.execute("INSERT INTO meta (key, value) VALUES ('identity', ?)", (identity,))
+            if self._expected is not None and identity != self._expected:
+                raise self._unreachable("here is another store than the one this ledger was made with")
             con.execute("COMMIT")
+            self._identity = identity
         except BaseException:
             con.execute("ROLLBACK")
             raise
@@ -440,3 +479,8 @@ class LedgerStore:
         con.execute("UPDATE datasets SET budget_epsilon = ?, budget_delta = ?, version = ? WHERE id = ?",
                     (None if b is None else b.epsilon, None if b is None else b.delta, version + 1, ds_id))
         self._cache[name] = (version + 1, new)
+
+
+def _restore_store(path: str, identity: str) -> LedgerStore:
+    """Unpickle a store: the file at ``path`` must be the store of this ``identity``."""
+    return LedgerStore(path, identity=identity)

@@ -102,3 +102,28 @@ def test_two_threads_answering_one_run_share_its_max_queries(data):
             t.join()
     assert session.n_processed == M and len(led) == 1
     assert sum(int(np.count_nonzero(o != clf.abstain)) for o in out) <= M
+
+
+@pytest.mark.parametrize("there", ["no store", "another store"])
+def test_a_copy_whose_store_path_holds_another_file_is_refused(data, tmp_path, there):
+    """A Dask worker on another machine unpickles the estimator: the store's path there holds
+    no file, or that machine's own store; its fit must not be charged there."""
+    import gc
+    import pickle
+
+    X, y, _ = data
+    path = tmp_path / "ledger.sqlite"
+    sent = pickle.dumps(_est(L.PrivacyLedger("machine", store=path)))
+    gc.collect()  # the original ledger object is gone, as in another process
+    for f in tmp_path.glob("ledger.sqlite*"):  # the owner's store (and its WAL) is not at this path "there"
+        f.rename(tmp_path / f.name.replace("ledger", "owner"))
+    if there == "another store":
+        L.PrivacyLedger("machine", store=path).charge(L.PureDPEntry.uniform(eps_step=0.1, n_steps=1))
+    with pytest.raises(LedgerUnreachable, match="another machine"):
+        pickle.loads(sent).fit(X, y)
+    owner = L.PrivacyLedger("machine", store=tmp_path / "owner.sqlite")
+    assert len(owner) == 0
+    if there == "no store":
+        assert not path.exists()  # not created: a charge there would be lost with it
+    else:
+        assert len(L.PrivacyLedger("machine", store=path)) == 1  # that machine's store untouched
