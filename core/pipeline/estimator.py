@@ -405,7 +405,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.settings_ = dict(params)
         self.ledger_ = ledger
         self._units = units
-        self._run = (settings, m_max, entry)  # public: what a copy in another process charges to answer
+        self._run = (settings, m_max, entry, self.mechanism)  # what a copy in another process charges and runs
         self._session_key = ledger.open_session(session)
         self.calibration_ = getattr(session, "calibration", None)
         return self
@@ -430,9 +430,9 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         led = self.ledger_
         session = led.local_session(self._session_key)  # LedgerUnreachable on an in-memory ledger's copy
         if session is None:
-            settings, m_max, entry = self._run
+            settings, m_max, entry, mechanism = self._run  # the fitted run's, whatever set_params changed since
             led.charge(entry, units=self._units)  # BudgetExhausted past the budget: nothing answered
-            session = pipeline.session(self.mechanism, settings, m_max, rng=np.random.default_rng(), strict=True)
+            session = pipeline.session(mechanism, settings, m_max, rng=np.random.default_rng(), strict=True)
             self._session_key = led.open_session(session)
         return session
 

@@ -127,3 +127,21 @@ def test_a_copy_whose_store_path_holds_another_file_is_refused(data, tmp_path, t
         assert not path.exists()  # not created: a charge there would be lost with it
     else:
         assert len(L.PrivacyLedger("machine", store=path)) == 1  # that machine's store untouched
+
+
+def test_a_copy_elsewhere_answers_with_the_mechanism_its_charge_is_for(data, tmp_path):
+    """set_params after fit cannot make a copy in another process charge one mechanism's map
+    and run another (GNMax's RDP curve charged, a-stab's (ε, δ) run answering)."""
+    import gc
+    import pickle
+
+    X, y, Xq = data
+    sent = pickle.dumps(_est(L.PrivacyLedger("mech", store=tmp_path / "ledger.sqlite")).fit(X, y))
+    gc.collect()  # the original ledger object is gone, as in another process
+    copy = pickle.loads(sent).set_params(mechanism="a-stab")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        copy.predict(Xq)
+    led = copy.ledger_
+    assert len(led) == 2 and led.entries[1] == led.entries[0]  # the fit's map, charged again
+    assert copy.session_.mechanism.name == "gnmax"  # and the run it was charged for
