@@ -227,3 +227,21 @@ def fresh_ledgers(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PRIVATE_LABEL_LAB_LEDGER", str(store))
     forget_ledgers()
     yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the long tests first: browser tests, then the other ``slow`` ones, then the rest.
+
+    ``make test`` hands out tests to two pytest-xdist workers in collection order, one at a
+    time as each worker frees up (``--dist loadgroup``; an ``xdist_group`` goes whole, largest
+    first).  A long test that starts last leaves the other worker idle until it ends; started
+    first, the many short tests fill in around it and both workers finish together.  The sort
+    is stable: within each tier the tests keep their files' order.  Nothing is skipped or
+    changed, only the order, and every test sets up its own state (``fresh_ledgers``).
+    """
+    def tier(item) -> int:
+        if item.get_closest_marker("browser"):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=tier)

@@ -108,24 +108,23 @@ def test_the_site_builds_in_strict_mode(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_tutorial_notebooks_run_top_to_bottom(tmp_path):
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_tutorial_notebooks_run_top_to_bottom(name, tmp_path):
+    """Each notebook in a fresh kernel of its own, one test each (the two test workers share them out)."""
     import nbformat
     from jupyter_client import KernelManager
     from nbclient import NotebookClient
 
-    seconds = {}
-    for name in NOTEBOOKS:
-        nb = nbformat.read(TUTORIALS / name, as_version=4)
-        start = time.perf_counter()
-        # A fresh kernel per notebook, run in a scratch folder (a notebook writes nothing into the
-        # repository); its channels are Unix sockets in that folder, not TCP ports.
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / f"kernel-{len(seconds)}"))
-        NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(tmp_path)}}).execute()
-        seconds[name] = time.perf_counter() - start
-        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-        assert not errors, (name, errors)
-        text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
-                         if o.output_type == "stream")
-        assert PRINTS[name] in text, (name, text[-2000:])
-    print("tutorial notebooks, seconds:", {k: round(v, 1) for k, v in seconds.items()},
-          "together", round(sum(seconds.values()), 1))
+    nb = nbformat.read(TUTORIALS / name, as_version=4)
+    start = time.perf_counter()
+    # A fresh kernel, run in a scratch folder (a notebook writes nothing into the repository);
+    # its channels are Unix sockets in that folder, not TCP ports.
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    seconds = time.perf_counter() - start
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, (name, errors)
+    text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+                     if o.output_type == "stream")
+    assert PRINTS[name] in text, (name, text[-2000:])
+    print(f"tutorial notebook {name}: {seconds:.1f} s")
