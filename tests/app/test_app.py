@@ -182,6 +182,7 @@ def test_epsilon_changes_the_bounds(lab):
     assert specs_after[2] != specs_before[2]  # and so does the answered-count model
 
 
+@pytest.mark.slow
 def test_epsilon_changes_the_comparison(lab):
     at = go(lab(), "Compare")
     assert not at.dataframe  # its price first (teaching data): nothing runs before the click
@@ -256,6 +257,7 @@ def test_invalid_upload_shows_its_message_and_every_page_keeps_the_data(lab):
         assert not at.error or page == "Data", (page, texts(at.error))
 
 
+@pytest.mark.slow
 def test_every_page_works_on_an_uploaded_csv(lab):
     data = (ROOT / "datasets" / "breast_cancer.csv").read_bytes()
     at = lab()

@@ -9,6 +9,7 @@ import io
 
 import numpy as np
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from test_app import ROOT, go, metrics, release, sidebar_text, texts
@@ -38,6 +39,7 @@ def train(at: AppTest, learner: str, k: int) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_adult_two_file_job(lab, downloads):
     at = lab()
     at.radio(key=SOURCE).set_value("Bundled two-file job").run()

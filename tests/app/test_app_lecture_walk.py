@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app_pages._lesson_ledger import fmt_eps
 
 
@@ -37,6 +39,7 @@ def test_the_release_states_its_price_before_the_click(lab):
     assert after[1] == before[1] + 1
 
 
+@pytest.mark.slow
 def test_compare_says_what_ran_after_its_priced_run_and_offers_to_run_again(lab):
     at = lab()
     at.sidebar.button(key="preset_f").click().run()

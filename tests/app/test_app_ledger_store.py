@@ -83,6 +83,7 @@ print(ok, refused)
 """
 
 
+@pytest.mark.slow
 def test_two_processes_and_an_app_session_charging_one_dataset_never_pass_its_budget(lab):
     from core.ledger import store_path
 

@@ -102,6 +102,7 @@ def job_ledger_runs(at: AppTest, name: str = "job") -> int:
     return len(PrivacyLedger(name, store=store_path()))
 
 
+@pytest.mark.slow
 def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price(lab):
     at = upload_two_files(lab())
     train(at)
@@ -165,6 +166,7 @@ def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price
     assert spent(at)[2] == 1
 
 
+@pytest.mark.slow
 def test_compare_on_real_votes_is_one_priced_action(lab):
     at = upload_two_files(lab())
     train(at)
