@@ -250,7 +250,7 @@ def exact_composition_epsilon(eps0: float, rounds: int, delta: float) -> float:
     Parameters
     ----------
     eps0, rounds, delta
-        As for :func:`optimal_composition_epsilon`.
+        As for :func:`optimal_composition_epsilon` (here without a discretization).
 
     Returns
     -------

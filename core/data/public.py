@@ -40,6 +40,11 @@ def _category_text(value: Any) -> Any:
     return text if text else np.nan
 
 
+def _shown(columns: list) -> str:
+    """Column names for a message: the first 20, quoted."""
+    return ", ".join(f"'{c}'" for c in columns[:20]) + (", ..." if len(columns) > 20 else "")
+
+
 def check_public(table: Table, public_frame, *, return_rows: bool = False):
     """Check a public (query) table against the private table's feature schema.
 
@@ -149,18 +154,16 @@ def check_public_coded(
     wanted = list(table.feature_names)
     absent = [c for c in wanted if c not in frame.columns]
     if absent:
-        shown = ", ".join(f"'{c}'" for c in absent[:20]) + (", ..." if len(absent) > 20 else "")
         raise SchemaError(
             f"The public table lacks {len(absent)} feature column(s) of the private table "
-            f"'{table.name}': {shown}. Add them (same names as in the private table) and load "
+            f"'{table.name}': {_shown(absent)}. Add them (same names as in the private table) and load "
             "it again."
         )
     extra = [c for c in frame.columns if c not in wanted]
     if extra:
-        shown = ", ".join(f"'{c}'" for c in extra[:20]) + (", ..." if len(extra) > 20 else "")
         raise SchemaError(
             f"The public table has column(s) that the private table '{table.name}' does not: "
-            f"{shown}. Delete them (the public table holds exactly the private table's feature "
+            f"{_shown(extra)}. Delete them (the public table holds exactly the private table's feature "
             "columns; a label column is allowed and ignored) and load it again."
         )
     if frame.shape[0] == 0:

@@ -408,6 +408,7 @@ class OneDraw:
     Attributes
     ----------
     mechanism : str
+        The built-in mechanism that drew it.
     label : int
         The released class, or :data:`core.mechanisms.BOTTOM`.
     score : float or None
@@ -438,7 +439,7 @@ def draw_once(name: str, votes_row, params: Mapping[str, Any], rng=None) -> OneD
     Parameters
     ----------
     name, votes_row, params, rng
-        As for :func:`draw`.
+        As for :func:`draw` (one draw, from the same generator state).
 
     Returns
     -------

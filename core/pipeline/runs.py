@@ -166,7 +166,7 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict:
     Parameters
     ----------
     mechanism, settings, m, strict
-        As for :func:`privacy_map`.
+        As for :func:`privacy_map` (the same checks and defaults).
 
     Returns
     -------

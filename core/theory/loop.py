@@ -16,10 +16,7 @@ from core.theory.checks import positive_array, check_setting, unit_array
 from core.theory.teachers import btt_num_teachers
 from core.theory.vc import teacher_error
 
-__all__ = [
-    "BTTParameters",
-    "solve_btt_parameters",
-]
+__all__ = ["BTTParameters", "solve_btt_parameters"]
 
 
 # ---------------------------------------------------------------------------------------

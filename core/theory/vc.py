@@ -130,7 +130,7 @@ def agnostic_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike) -> FloatOrArray:
 
     Parameters
     ----------
-    V, N, beta
+    V, N, beta : float or array
         As for :func:`realizable_error`.
 
     Returns
