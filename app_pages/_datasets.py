@@ -236,14 +236,9 @@ def _public_rows(data: bytes, table, remove: tuple, rename: bool, fmt):
     columns left out before loading that it has, those columns of the same rows (the rows kept
     when ``missing="drop"`` leaves some out): the export's possible join keys (public columns,
     never features), or None."""
-    from core.data import DEFAULT_MAX_BYTES, check_public, read_csv
+    from core.data import read_public
 
-    raw, _ = read_csv(data, DEFAULT_MAX_BYTES, "The public file has a header row but no data rows. Add the points "
-                      "to label and load it again.", rename_duplicates=rename, csv_format=fmt)
-    aside = [c for c in raw.columns if c in set(remove) or c in table.dropped_columns]
-    public_X, kept_rows = check_public(table, raw.drop(columns=aside), return_rows=True)
-    keys = [c for c in raw.columns if c in set(remove)]
-    return public_X, (raw[keys].iloc[kept_rows].reset_index(drop=True) if keys else None)
+    return read_public(data, table, rename_duplicates=rename, csv_format=fmt, keys=remove)
 
 
 JOBS: dict[str, dict[str, str]] = {

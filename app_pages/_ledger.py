@@ -232,13 +232,18 @@ def show_spent(where=None, ds: Dataset | None = None, *, ens: Any = None) -> Non
                        "to open its ledger.")
         where.caption(REAL_JOB_EXPLANATION)
         return
-    led = ledger(ds)
+    _show_total(where, ledger(ds))
+    where.caption(REAL_JOB_EXPLANATION)
+
+
+def _show_total(where, led):
+    """Show the line "Spent on this data so far" (the ledger's total, runs and budget); return the total."""
     total = led.total()
     budget = led.budget
     of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
     where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
                    f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
-    where.caption(REAL_JOB_EXPLANATION)
+    return total
 
 
 def _show_lesson_spent(where, ds: Dataset) -> None:
@@ -247,11 +252,7 @@ def _show_lesson_spent(where, ds: Dataset) -> None:
 
     fp = lesson_key(ds)
     led = lesson_ledger(fp)
-    total = led.total()
-    budget = led.budget
-    of = "" if budget is None else f" of a budget (ε, δ) = ({budget.epsilon:.4g}, {budget.delta:.3g})"
-    where.markdown(f"**Spent on this data so far: (ε, δ) = ({total.epsilon:.4g}, {total.delta:.3g})** "
-                   f"over {len(led)} run{'s' if len(led) != 1 else ''}{of}.")
+    total = _show_total(where, led)
     start = st.session_state.get("_view_marks", {}).get(fp, len(led))
     runs = len(led) - start
     if runs <= 0:

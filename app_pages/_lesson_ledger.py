@@ -318,6 +318,7 @@ class GroupPrice:
     Attributes
     ----------
     runs : int
+        How many runs the group makes.
     cost : LedgerTotal
         The runs composed together, alone.
     before, after : LedgerTotal

@@ -16,11 +16,11 @@ Run: .venv/bin/python bench/bench_plan.py   (no assertions; numbers vary by mach
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_aggregators import best_of as timed_best_of  # noqa: E402  (the aggregation bench's timer)
 from core.plan import TeacherQuality, predict, sweep  # noqa: E402
 
 CASES = [
@@ -32,13 +32,9 @@ CASES = [
 
 
 def best_of(fn, repeat: int = 3) -> float:
-    fn()  # warm-up: imports, the accountant's caches
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    """The best of ``repeat`` timed calls, after one untimed warm-up (imports, the accountant's caches)."""
+    fn()
+    return timed_best_of(fn, repeat)
 
 
 def main() -> None:

@@ -20,8 +20,8 @@ def lazy_exports(package: str, exports: dict[str, str], more: dict[str, str] | N
     package : str
         The package's ``__name__``.
     exports : dict
-        Public name -> the submodule (relative to ``package``) that defines it: the
-        package's ``__all__`` and ``dir()``.
+        Public name -> the submodule (relative to ``package``, or a full ``core.…`` path for a
+        name another package defines) that defines it: the package's ``__all__`` and ``dir()``.
     more : dict, optional
         Names still reachable as attributes of the package (for existing callers) but
         not part of its public API: not in ``__all__`` nor ``dir()``; their home is the
@@ -34,7 +34,8 @@ def lazy_exports(package: str, exports: dict[str, str], more: dict[str, str] | N
         module = reachable.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        home = module if module.startswith("core.") else f"{package}.{module}"
+        value = getattr(importlib.import_module(home), name)
         return value
 
     def __dir__() -> list[str]:

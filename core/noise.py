@@ -652,6 +652,7 @@ def discrete_gaussian(sigma: Scale, size=None, rng: RNGLike = None) -> np.ndarra
     Returns
     -------
     numpy.ndarray of int64 (an int64 scalar when ``size`` is None)
+        Independent draws of the discrete Gaussian of parameter σ.
 
     References
     ----------

@@ -315,16 +315,8 @@ def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[i
     return replace(rec, reasons=reasons, useful=False, prediction=first, advice=first.advice)
 
 
-def _size(
-    *,
-    n_private: int,
-    class_counts: Sequence[int],
-    epsilon: float,
-    delta: float,
-    m: int,
-    agreement: float | Sequence[float] | None = None,
-    k: int | None = None,
-) -> Recommendation:
+def _size(*, n_private: int, class_counts: Sequence[int], epsilon: float, delta: float, m: int,
+          agreement: float | Sequence[float] | None = None, k: int | None = None) -> Recommendation:
     """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ) from the sizing rules.
 
     Parameters

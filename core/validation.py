@@ -47,6 +47,14 @@ def _real(value, name: str) -> float:
     return float(value)
 
 
+def _positive(value, name: str, hint: str) -> float:
+    """A finite number > 0, or an error that says so and then ``hint``."""
+    v = _real(value, name)
+    if not math.isfinite(v) or v <= 0:
+        raise ParameterError(f"{name} must be a finite number greater than 0 (got {value!r}); {hint}")
+    return v
+
+
 def _integer(value, name: str) -> int:
     if isinstance(value, bool):
         raise ParameterError(f"{name} must be a whole number, got {value!r}.")
@@ -134,13 +142,7 @@ def check_real_array(
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Check a privacy parameter ε: a finite number > 0."""
-    eps = _real(epsilon, name)
-    if not math.isfinite(eps) or eps <= 0:
-        raise ParameterError(
-            f"{name} must be a finite number greater than 0 (got {epsilon!r}); "
-            "smaller values mean stronger privacy, typical choices are 0.1 to 10."
-        )
-    return eps
+    return _positive(epsilon, name, "smaller values mean stronger privacy, typical choices are 0.1 to 10.")
 
 
 def check_probability(value, name: str) -> float:
@@ -180,13 +182,7 @@ def check_beta(beta, name: str = "beta") -> float:
 
 def check_gamma(gamma, name: str = "gamma") -> float:
     """Check PATE's noise parameter γ: a finite number > 0 (noise ``Lap(1/γ)``)."""
-    g = _real(gamma, name)
-    if not math.isfinite(g) or g <= 0:
-        raise ParameterError(
-            f"{name} must be a finite number greater than 0 (got {gamma!r}); "
-            "PATE's noise is Lap(1/gamma), e.g. gamma = 0.05."
-        )
-    return g
+    return _positive(gamma, name, "PATE's noise is Lap(1/gamma), e.g. gamma = 0.05.")
 
 
 def check_T(T, name: str = "T") -> int:

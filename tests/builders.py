@@ -1,5 +1,5 @@
 """Builders shared by the tests (one definition each): LabelingResult by hand, a COMPAS-like
-table, and the plain per-query reference loops of BTT's sparse vector that the vectorized
+table, a learner that records whose rows it saw, and the plain per-query reference loops of BTT's sparse vector that the vectorized
 code (and the aggregation bench) are checked against."""
 
 from __future__ import annotations
@@ -9,8 +9,22 @@ import math
 import numpy as np
 import pandas as pd
 
+from sklearn.base import BaseEstimator, ClassifierMixin
+
 from core import accounting, noise
 from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
+
+
+class PersonRecorder(ClassifierMixin, BaseEstimator):
+    """A learner that remembers the person codes (column 0) of the rows it was fitted on."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.persons_ = frozenset(np.asarray(X)[:, 0].astype(int).tolist())
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
 
 
 def make_result(labels, scores=None, mechanism="btt", params=None, epsilon=4.0, delta=1e-5,

@@ -8,6 +8,9 @@
 * ``downloads``: the bytes behind every ``st.download_button`` an ``AppTest`` run shows.
 * ``lab``: a factory of fresh ``AppTest`` sessions of ``app.py`` in demo mode
   (:func:`start_app`); ``settle`` and ``go_to``: the browser tests' waits.
+* ``browser_page``: a headless Chromium page for the browser tests (what it showed is kept on a
+  failure); ``open_data_page``, ``upload_two_files`` and ``train_teachers``: the steps every
+  walk through the app starts with.
 * ``fresh_ledgers`` (automatic): every test starts with an empty ledger store of its own
   (``PRIVATE_LABEL_LAB_LEDGER`` set to a file in the test's temporary folder, inherited by
   every app and command it starts) and a fresh in-memory default ledger, so the app's
@@ -19,6 +22,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import subprocess
@@ -178,6 +182,85 @@ def go_to(page, title: str, heading: str, timeout: int = 60_000) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
     page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=timeout)
     settle(page, timeout)
+
+
+@contextlib.contextmanager
+def _browser_page(chromium: str, folder: Path, *, wait: int, width: int = 1400, height: int = 1500,
+                  downloads: bool = False):
+    """A page of a headless Chromium (Playwright) whose waits all take up to ``wait`` ms.
+
+    On a failure inside the block, what the page showed is kept beside the test's log
+    (``failure.png`` and ``failure.txt`` in ``folder``); the browser is closed either way.
+    """
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height}, accept_downloads=downloads)
+        page.set_default_timeout(wait)
+        expect.set_options(timeout=wait)
+        try:
+            yield page
+        except Exception:
+            with contextlib.suppress(Exception):
+                page.screenshot(path=str(folder / "failure.png"))
+                (folder / "failure.txt").write_text(page.locator("body").inner_text())
+            raise
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium_executable, tmp_path):
+    """``with browser_page(wait=ms, width=…, height=…, downloads=…) as page``: a Chromium page (browser tests)."""
+    return functools.partial(_browser_page, chromium_executable, tmp_path)
+
+
+def open_data_page(page, url: str, *, wait: int, first_result: bool = False, demo_seed: bool = False) -> None:
+    """Open the served app at ``url`` and wait for the Data page's first run to end.
+
+    ``first_result``: wait for the first result's "Answered" metric too (it shows without a
+    click); ``demo_seed``: then turn on the sidebar's reproducible demo seed, so that runs on
+    teaching data repeat exactly.
+    """
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    page.get_by_role("heading", name="Data", exact=True).wait_for()
+    if first_result:
+        expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
+    settle(page, wait)
+    if demo_seed:
+        page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
+        expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
+        settle(page, wait)
+
+
+def upload_two_files(page, folder: Path, *, wait: int) -> None:
+    """On the Data page, upload ``folder``'s ``public.csv`` then ``private.csv``; wait until it is loaded."""
+    page.get_by_text("Upload CSV", exact=True).click()
+    settle(page, wait)
+    uploaders = page.get_by_test_id("stFileUploader")
+    uploaders.filter(has_text="Public unlabeled CSV").locator("input[type=file]").set_input_files(
+        str(folder / "public.csv"))
+    settle(page, wait)
+    uploaders.filter(has_text="Private labeled CSV").locator("input[type=file]").set_input_files(
+        str(folder / "private.csv"))
+    page.get_by_role("heading", name="Loaded: private.csv").wait_for()
+    settle(page, wait)
+
+
+def train_teachers(page, k: int, *, wait: int) -> None:
+    """Open the Ensemble page, train ``k`` teachers and wait for the page to say so."""
+    from playwright.sync_api import expect
+
+    go_to(page, "Ensemble", "Ensemble of teachers", wait)
+    k_box = page.get_by_role("spinbutton", name="Number of teachers k")
+    k_box.fill(str(k))
+    k_box.press("Tab")
+    page.get_by_role("button", name="Train ensemble").click()
+    expect(page.get_by_text(f"Trained {k} teachers.")).to_be_visible()
+    settle(page, wait)
 
 
 @pytest.fixture

@@ -185,5 +185,5 @@ def test_no_import_runs_up_the_layers():
 
 
 def test_the_layer_check_finds_an_upward_import():
-    assert _layer("core.mechanisms.odds") < _layer("core.theory.cutoff") < _layer("core.plan.engine")
+    assert _layer("core.mechanisms.odds") < _layer("core.theory.loop") < _layer("core.plan.engine")
     assert _layer("core.ensemble.teachers") < _layer("core.pipeline.runs") < _layer("core.estimator")

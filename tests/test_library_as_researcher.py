@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
@@ -25,6 +24,8 @@ from core import ledger as L
 from core.data import halfspaces
 from core.pipeline.estimator import PrivacyWarning
 from core.errors import BudgetExhausted, ParameterError
+
+from builders import PersonRecorder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -156,24 +157,12 @@ def test_with_person_ids_group_folds_compose_in_parallel(data):
     assert led2.total().epsilon == pytest.approx(four.epsilon, rel=1e-12)
 
 
-class _Recorder(ClassifierMixin, BaseEstimator):
-    """Remembers the person codes (column 0) of the rows it was fitted on."""
-
-    def fit(self, X, y):
-        self.classes_ = np.unique(y)
-        self.persons_ = frozenset(np.asarray(X)[:, 0].astype(int).tolist())
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.classes_[0])
-
-
 def test_ids_naming_several_rows_put_each_persons_rows_under_one_teacher_and_charge_each_person_once(data):
     X, y, _ = data
     persons = np.random.default_rng(3).integers(0, 400, size=len(X))  # 1 to about 13 rows each, in any order
     Xp = np.column_stack([persons.astype(float), X])
     led = L.PrivacyLedger()
-    est = PrivateEnsembleClassifier(_Recorder(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
+    est = PrivateEnsembleClassifier(PersonRecorder(), k=20, mechanism="gnmax", epsilon=1.0, delta=1e-5, max_queries=100,
                                     rng=0, ledger=led)
     est.fit(Xp, y, groups=persons)
     owner = {}

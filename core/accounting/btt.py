@@ -439,6 +439,7 @@ class BTTCalibration:
         Returns
         -------
         float
+            At most the target δ (the composition's and the release's parts together).
         """
         return self.guarantee.delta
 

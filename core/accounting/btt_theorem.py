@@ -16,18 +16,7 @@ from core.validation import check_beta
 from core.accounting.btt import cutoff_T, misclassification_bound
 from core.validation import FloatOrArray, each_checked, as_output, positive_array, unit_array
 
-__all__ = [
-    "Condition",
-    "Theorem32Check",
-    "cutoff_T",
-    "misclassification_bound",
-    "theorem_32_conditions",
-]
-
-
-# ---------------------------------------------------------------------------------------
-# Theorem 3.2
-# ---------------------------------------------------------------------------------------
+__all__ = ["Condition", "Theorem32Check", "cutoff_T", "misclassification_bound", "theorem_32_conditions"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -249,12 +249,8 @@ def exact_composition_epsilon(eps0: float, rounds: int, delta: float) -> float:
 
     Parameters
     ----------
-    eps0 : float
-        Per-step ε, > 0.
-    rounds : int
-        Number of steps, >= 1.
-    delta : float
-        Slack δ in [0, 1].
+    eps0, rounds, delta
+        As for :func:`optimal_composition_epsilon` (here without a discretization).
 
     Returns
     -------

@@ -313,10 +313,8 @@ def rdp_from_logq_unchecked(logq: np.ndarray, sigma: float, orders: np.ndarray) 
     ----------
     logq : numpy.ndarray of float, shape (m,)
         ``log q̃`` per query, each ≤ 0.
-    sigma : float
-        Effective noise σ (> 0).
-    orders : numpy.ndarray of float
-        Rényi orders λ > 1.
+    sigma, orders
+        As for :func:`theorem6_bound`.
 
     Returns
     -------

@@ -89,8 +89,7 @@ def pate_gamma_for_epsilon(epsilon, *, n_answers, delta):
 
     References
     ----------
-    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
-    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017 (Section 3.1).
+    The paper of :func:`pate_simple_epsilon` (Papernot et al., ICLR 2017, Section 3.1);
     docs/design.md §3.4.
     """
     epsilon = check_real_array(epsilon, "epsilon", 0.0, low_open=True)

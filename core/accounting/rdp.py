@@ -497,10 +497,8 @@ def filter_budget_for_epsilon(epsilon, *, order, delta: float) -> float:
     ----------
     epsilon : float
         Target ε, > 0.
-    order : float
-        Rényi order α > 1.
-    delta : float
-        Target δ in (0, 1).
+    order, delta
+        As for :func:`filter_guarantee`.
 
     Returns
     -------

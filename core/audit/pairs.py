@@ -12,14 +12,8 @@ import numpy as np
 from core.errors import ParameterError
 from core.validation import check_counts, check_scores
 
-__all__ = [
-    "NeighbourPair",
-    "neighbouring_pairs",
-    "soft_neighbouring_pairs",
-    "check_neighbouring_counts",
-    "check_neighbouring_scores",
-    "counts_with_distance",
-]
+__all__ = ["NeighbourPair", "neighbouring_pairs", "soft_neighbouring_pairs", "check_neighbouring_counts",
+           "check_neighbouring_scores", "counts_with_distance"]
 
 
 # ----------------------------------------------------------------------------- neighbours

@@ -46,17 +46,17 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     read_as = checks.csv_format(args)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates, read_as)
     raw_public = checks.raw_frame(args.public, args.rename_duplicates, read_as)
+    keys = checks.key_names(args, raw_public.columns)
     private_src, public_src = checks.select_columns(
         raw_private, raw_public, label_column=args.label_column,
         features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
-        keys=checks.key_names(args, raw_public.columns))
+        keys=keys)
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit,
                        csv_format=read_as if private_src is None else None)
-    public = read_public(args.public if public_src is None else public_src, table,
-                         rename_duplicates=args.rename_duplicates, csv_format=read_as if public_src is None else None)
+    public, _ = read_public(public_src, table, keys=keys)  # the public file as read above
     from core.plan import PublicRows
 
     enc = public_encoding(table, public)

@@ -21,6 +21,8 @@ __all__ = [
     "names_list",
     "raw_frame",
     "add_csv_format",
+    "add_data_arguments",
+    "add_private_file",
     "csv_format",
     "choose_label_column",
     "select_columns",
@@ -99,6 +101,47 @@ def add_privacy_unit(group) -> None:
              "--rows-per-unit rows of each person), and the column is never a feature (default: each row is a unit)")
 
 
+def add_private_file(group, *, required: bool = True) -> None:
+    """``--private``, ``--label-column``, ``--missing``, ``--missing-marker``, ``--privacy-unit`` and the
+    CSV format (:func:`add_csv_format`): the private file and how it is read (``label``, ``tune``, ``recommend``)."""
+    group.add_argument("--private", required=required, default=None, metavar="FILE",
+                       help="private labeled CSV file (header row; UTF-8 unless --encoding; separated by commas, "
+                       "semicolons or tabs, detected)")
+    group.add_argument("--label-column", default=None, metavar="NAME",
+                       help="label column of the private file (default: the first column named label, "
+                       "target, y or class, ignoring case; with none, it must be given)")
+    group.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
+                       help="missing feature values: refuse the file (default), impute them inside "
+                       "the learning pipeline, or drop the rows that have one")
+    group.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
+                       help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
+    add_privacy_unit(group)
+    add_csv_format(group)
+
+
+def add_data_arguments(group, *, private_required: bool = True) -> None:
+    """The data flags of the commands that label public rows (``label``, ``tune``).
+
+    The private file (:func:`add_private_file`), ``--public``, and the column choice read by
+    :func:`choose_features` and :func:`key_names`: ``--features``, ``--drop``, ``--keep``, ``--key``.
+    """
+    add_private_file(group, required=private_required)
+    group.add_argument("--public", required=True, metavar="FILE",
+                       help="public CSV file of the rows to label: the private file's feature columns "
+                       "(a label column is allowed and ignored)")
+    group.add_argument("--features", default=None, metavar="A,B,C",
+                       help="use only these feature columns (comma separated; in both files)")
+    group.add_argument("--drop", default=None, metavar="X,Y",
+                       help="leave these columns out of the features (comma separated; in both files), e.g. an "
+                       "identifier; a dropped column of the public file stays in --out as a join key")
+    group.add_argument("--keep", default=None, metavar="X,Y",
+                       help="use these flagged columns as features anyway: identifiers, survey weights and label "
+                       "stand-ins found by the column check are left out of the features unless kept here")
+    group.add_argument("--key", default=None, metavar="X,Y",
+                       help="carry these columns of the public file into --out as join keys (first, values as "
+                       "written), without using them as features, e.g. an id left out of the features")
+
+
 def unit_text(table) -> str:
     """The unit for the command line's output, as the owner sees it (:meth:`PrivacyUnit.describe`; a
     person's largest number of rows is read from the private rows: said for the owner, not in the report)."""
@@ -117,9 +160,13 @@ def select_columns(private, public, *, label_column: str | None, features: list[
 
     Returns
     -------
-    (private_bytes, public_bytes)
-        The selected columns as CSV bytes for :func:`core.data.load_table` and
-        :func:`core.data.read_public` (None, None when no selection was asked).
+    private_bytes : bytes or None
+        The selected private columns as CSV bytes for :func:`core.data.load_table` (None when
+        no selection was asked: the file is loaded as it is).
+    public_frame : pandas.DataFrame
+        The public text frame, read once: its selected columns and the ``keys``, for
+        :func:`core.data.read_public` with ``keys`` (``public`` itself when no selection was
+        asked).
 
     Raises
     ------
@@ -129,7 +176,7 @@ def select_columns(private, public, *, label_column: str | None, features: list[
         nothing left to learn from.
     """
     if not features and not drop and not keys:
-        return None, None
+        return None, public
     columns = [str(c) for c in private.columns]
     public_columns = [str(c) for c in public.columns]
     _unknown(features, columns, "--features", "the private file")
@@ -165,7 +212,7 @@ def select_columns(private, public, *, label_column: str | None, features: list[
         from core.data.formats import dot_thousands
 
         chosen = chosen.assign(**{unit: dot_thousands(chosen[unit])})  # as load_table reads a decimal-comma file's IDs
-    return _csv(chosen), _csv(public[public_kept])
+    return _csv(chosen), public[public_kept + list(keys)]
 
 
 def key_names(args, public_columns: Sequence[str] | None = None) -> list[str]:

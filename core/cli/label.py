@@ -86,38 +86,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
         epilog=(_EXAMPLES + "\n" + options.mechanisms_epilog() + "\n\n" + _learner_epilog()),
     )
     data = label.add_argument_group("data")
-    data.add_argument("--private", required=True, metavar="FILE",
-                      help="private labeled CSV file (header row; UTF-8 unless --encoding; separated by commas, "
-                      "semicolons or tabs, detected)")
-    data.add_argument("--label-column", default=None, metavar="NAME",
-                      help="label column of the private file (default: the first column named label, "
-                      "target, y or class, ignoring case; with none, it must be given)")
-    data.add_argument("--public", required=True, metavar="FILE",
-                      help="public CSV file of the rows to label: the private file's feature columns "
-                      "(a label column is allowed and ignored)")
-    data.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
-                      help="missing feature values: refuse the file (default), impute them inside "
-                      "the learning pipeline, or drop the rows that have one")
-    data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
-                      help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
+    checks.add_data_arguments(data)
     data.add_argument("--rename-duplicates", action="store_true",
                       help="make repeated column names distinct (a, a.2, a.3) instead of refusing the files")
     data.add_argument("--drop-empty-columns", action="store_true",
                       help="drop feature columns that are empty in every private row instead of refusing the file")
-    data.add_argument("--features", default=None, metavar="A,B,C",
-                      help="use only these feature columns (comma separated; in both files)")
-    data.add_argument("--drop", default=None, metavar="X,Y",
-                      help="leave these columns out of the features (comma separated; in both files), e.g. an "
-                      "identifier; a dropped column of the public file stays in --out as a join key")
-    data.add_argument("--keep", default=None, metavar="X,Y",
-                      help="use these flagged columns as features anyway: identifiers, survey weights and label "
-                      "stand-ins found by the column check are left out of the features unless kept here")
-    data.add_argument("--key", default=None, metavar="X,Y",
-                      help="carry these columns of the public file into --out as join keys (first, values as "
-                      "written), without using them as features, e.g. an id left out of the features")
-
-    checks.add_privacy_unit(data)
-    checks.add_csv_format(data)
     ens = label.add_argument_group("teachers")
     ens.add_argument("--learner", required=True, metavar="NAME",
                      help="the teachers' learner (see the list below)")
@@ -328,7 +301,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         features=checks.names_list(args.features), drop=checks.names_list(args.drop), unit=args.privacy_unit,
         keys=keys)
     checks.warn(stderr, checks.marker_hints({"private": raw_private, "public": raw_public}, args.missing_marker))
-    key_frame = raw_public[keys] if keys and not streaming else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None,
@@ -354,12 +326,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public = None
         chunks = itertools.chain([head], chunks)
     else:
-        public, kept_rows = read_public(args.public if public_src is None else public_src, table,
-                                        rename_duplicates=args.rename_duplicates, return_rows=True,
-                                        csv_format=read_as if public_src is None else None)
-        if key_frame is not None:
-            key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
+        # the public file as read above (not read again); the keys: its own text, for the rows kept
+        public, key_frame = read_public(public_src, table, keys=keys)
         n_public = len(public)
+    del public_src
     if table.dropped_columns:
         stderr.write(f"{PROG}: note: dropped column(s) empty in every private row: "
                      f"{', '.join(table.dropped_columns)}.\n")

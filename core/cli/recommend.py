@@ -45,12 +45,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "--k 250 --missing drop --missing-marker '?'"
         ),
     )
-    rec.add_argument("--private", required=True, metavar="FILE", help="private labeled CSV file")
-    rec.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")
-    rec.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
-                     help="missing feature values, as in label (default refuse)")
-    rec.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
-                     help="text that marks a missing cell, e.g. '?'")
+    from core.cli.checks import add_private_file
+
+    add_private_file(rec)
     add_flag(rec, P["epsilon"], "privacy budget epsilon of the run", required=True)
     add_flag(rec, P["delta"], "privacy delta of the run", required=True)
     rec.add_argument("--m", type=int, default=None, metavar="N",
@@ -68,12 +65,6 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="the teachers' learner for --measure-agreement (default logistic_regression)")
     rec.add_argument("--holdout", type=int, default=500, metavar="N",
                      help="held-out private rows for --measure-agreement (default 500; persons with --privacy-unit)")
-    from core.cli.checks import add_privacy_unit
-
-    add_privacy_unit(rec)
-    from core.cli.checks import add_csv_format
-
-    add_csv_format(rec)
     add_seed(rec)
     from core.cli.plan import add_quality_flags
 

@@ -51,29 +51,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "--price-only"
         ),
     )
-    data = p.add_argument_group("data")
-    data.add_argument("--private", default=None, metavar="FILE", help="private labeled CSV file")
-    data.add_argument("--label-column", default=None, metavar="NAME", help="label column (default as in label)")
-    data.add_argument("--public", required=True, metavar="FILE", help="public CSV file of the rows to label")
-    from core.cli.checks import add_privacy_unit
+    from core.cli.checks import add_data_arguments
 
-    add_privacy_unit(data)
-    data.add_argument("--missing", choices=("refuse", "impute", "drop"), default="refuse",
-                      help="missing feature values, as in label (default refuse)")
-    data.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
-                      help="text that marks a missing cell, e.g. '?'")
-    data.add_argument("--features", default=None, metavar="A,B,C", help="use only these feature columns")
-    data.add_argument("--drop", default=None, metavar="X,Y",
-                      help="leave these columns out of the features, e.g. an identifier (a dropped column of the "
-                      "public file stays in --out as a join key)")
-    data.add_argument("--keep", default=None, metavar="X,Y",
-                      help="use these flagged columns as features anyway (identifiers, survey weights and label "
-                      "stand-ins are left out of the features unless kept here)")
-    data.add_argument("--key", default=None, metavar="X,Y",
-                      help="carry these columns of the public file into --out as join keys, not as features")
-    from core.cli.checks import add_csv_format
-
-    add_csv_format(data)
+    add_data_arguments(p.add_argument_group("data"), private_required=False)
     ens = p.add_argument_group("teachers")
     ens.add_argument("--learner", default="logistic_regression", metavar="NAME",
                      help="the teachers' and the student's learner (default logistic_regression)")
@@ -193,17 +173,14 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                                                     features=checks.names_list(args.features),
                                                     drop=checks.names_list(args.drop), unit=args.privacy_unit,
                                                     keys=keys)
-    key_frame = raw_public[keys] if keys else None  # the public file's own text
     del raw_private, raw_public
     table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
                        missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
                        privacy_unit=args.privacy_unit, csv_format=read_as if private_src is None else None)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public, kept_rows = read_public(args.public if public_src is None else public_src, table, return_rows=True,
-                                    csv_format=read_as if public_src is None else None)
-    if key_frame is not None:
-        key_frame = key_frame.iloc[kept_rows].reset_index(drop=True)
+    public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text
+    del public_src
     check_delta(args.delta, n=table.n_units)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,

@@ -138,6 +138,7 @@ class ColumnWarning:
     Attributes
     ----------
     column : str
+        The column's name.
     kind : str
         One of :data:`WARNING_KINDS`.
     sentence : str

@@ -395,10 +395,8 @@ def two_gaussians(n: int, *, d: int = 2, separation: float = 4.0, rng: RNGLike =
 
     Parameters
     ----------
-    n : int
-        Number of points, at least 1.
-    d : int
-        Dimension, at least 1.
+    n, d : int
+        Number of points and dimension, each at least 1.
     separation : float
         Distance ``s >= 0`` between the class means.
     rng : Generator, int or None

@@ -40,6 +40,11 @@ def _category_text(value: Any) -> Any:
     return text if text else np.nan
 
 
+def _shown(columns: list) -> str:
+    """Column names for a message: the first 20, quoted."""
+    return ", ".join(f"'{c}'" for c in columns[:20]) + (", ..." if len(columns) > 20 else "")
+
+
 def check_public(table: Table, public_frame, *, return_rows: bool = False):
     """Check a public (query) table against the private table's feature schema.
 
@@ -149,18 +154,16 @@ def check_public_coded(
     wanted = list(table.feature_names)
     absent = [c for c in wanted if c not in frame.columns]
     if absent:
-        shown = ", ".join(f"'{c}'" for c in absent[:20]) + (", ..." if len(absent) > 20 else "")
         raise SchemaError(
             f"The public table lacks {len(absent)} feature column(s) of the private table "
-            f"'{table.name}': {shown}. Add them (same names as in the private table) and load "
+            f"'{table.name}': {_shown(absent)}. Add them (same names as in the private table) and load "
             "it again."
         )
     extra = [c for c in frame.columns if c not in wanted]
     if extra:
-        shown = ", ".join(f"'{c}'" for c in extra[:20]) + (", ..." if len(extra) > 20 else "")
         raise SchemaError(
             f"The public table has column(s) that the private table '{table.name}' does not: "
-            f"{shown}. Delete them (the public table holds exactly the private table's feature "
+            f"{_shown(extra)}. Delete them (the public table holds exactly the private table's feature "
             "columns; a label column is allowed and ignored) and load it again."
         )
     if frame.shape[0] == 0:
@@ -236,13 +239,14 @@ def check_public_coded(
 
 
 def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, rename_duplicates: bool = False,
-                csv_format=None, return_rows: bool = False):
+                csv_format=None, return_rows: bool = False, keys=None):
     """Read a public (query) CSV file and check it against ``table`` (:func:`check_public`).
 
     Parameters
     ----------
-    source : str, pathlib.Path, bytes or file-like
-        As for :func:`load_table`; held in memory only.
+    source : str, pathlib.Path, bytes, file-like or pandas.DataFrame
+        As for :func:`load_table`; held in memory only.  A frame is the file already read
+        (by :func:`core.data.reading.read_csv`, every column as text): it is not read again.
     table : Table
         The private table whose feature schema the file must match.
     max_bytes : int
@@ -255,11 +259,17 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
         :func:`load_table`; the public file may be written another way than the private one).
     return_rows : bool, default False
         Also return the kept rows' positions in the file (:func:`check_public`).
+    keys : sequence of str, optional
+        Columns of the file to carry beside its rows as join keys (public text, never
+        features): left out of the check, and returned for the rows kept.
 
     Returns
     -------
     pandas.DataFrame
-        See :func:`check_public`.
+        See :func:`check_public` (with ``return_rows``, also the kept rows' positions).
+    key_frame : pandas.DataFrame or None
+        With ``keys``: the key columns the file has, as written, one row per row kept
+        (None when it has none of them).
 
     Raises
     ------
@@ -268,12 +278,22 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
         problems.
     """
     check_table(table)
-    frame, _ = read_csv(
-        source,
-        max_bytes,
-        "The public file has a header row but no data rows. Add the points to label and load it again.",
-        rename_duplicates=rename_duplicates,
-        csv_format=csv_format,
-    )
-    frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
-    return check_public(table, frame, return_rows=return_rows)
+    if isinstance(source, pd.DataFrame):
+        frame = source
+    else:
+        frame, _ = read_csv(
+            source,
+            max_bytes,
+            "The public file has a header row but no data rows. Add the points to label and load it again.",
+            rename_duplicates=rename_duplicates,
+            csv_format=csv_format,
+        )
+    if keys is None:
+        frame = frame.drop(columns=[c for c in table.dropped_columns if c in frame.columns])
+        return check_public(table, frame, return_rows=return_rows)
+    keys = [c for c in frame.columns if c in set(keys)]
+    aside = set(keys) | set(table.dropped_columns)
+    public, kept_rows = check_public(table, frame.drop(columns=[c for c in frame.columns if c in aside]),
+                                     return_rows=True)
+    key_frame = frame[keys].iloc[kept_rows].reset_index(drop=True) if keys else None
+    return (public, kept_rows, key_frame) if return_rows else (public, key_frame)

@@ -271,6 +271,7 @@ class Table:
         Returns
         -------
         int
+            The rows of ``features`` (and of ``labels``).
         """
         return int(self.features.shape[0])
 

@@ -22,15 +22,8 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
-from core.ensemble.inputs import (
-    ProgressCallback,
-    check_features,
-    check_n_jobs,
-    check_progress,
-    learner_name,
-    num_rows,
-    select_rows,
-)
+from core.ensemble.inputs import ProgressCallback, check_features, check_n_jobs
+from core.ensemble.inputs import check_progress, learner_name, num_rows, select_rows
 from core.ensemble.teacher_calls import ConstantClassifier, _is_sparse, _predict_teacher, _score_teacher
 from core.errors import DataError, ParameterError
 

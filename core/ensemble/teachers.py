@@ -47,17 +47,8 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, clone
 from threadpoolctl import threadpool_limits
 
-from core.ensemble.inputs import (
-    ProgressCallback,
-    check_features,
-    check_n_jobs,
-    check_progress,
-    learner_name,
-    num_rows,
-    resolve_learner,
-    seed_estimator,
-    select_rows,
-)
+from core.ensemble.inputs import ProgressCallback, check_features, check_n_jobs, check_progress
+from core.ensemble.inputs import learner_name, num_rows, resolve_learner, seed_estimator, select_rows
 from core.ensemble.teacher_ensemble import ConstantClassifier, TeacherEnsemble
 from core.errors import DataError, ParameterError
 from core.noise import RNGLike, check_rng

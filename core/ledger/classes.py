@@ -107,6 +107,7 @@ class UnitClasses:
         Parameters
         ----------
         n_kinds : int
+            The number of distinct privacy maps the ledger holds now.
 
         Returns
         -------

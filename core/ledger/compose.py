@@ -150,6 +150,15 @@ def _compose_rdp(items: list, slack: float) -> GroupTotal:
     return GroupTotal("rdp", n, float(eps), min(1.0, slack + additive), slack, additive, method, float(order))
 
 
+def _remembered(entry: LedgerEntry, key: str, compute) -> float:
+    """``compute()`` the first time, then the value kept in the entry's ``__dict__`` under ``key``."""
+    cached = entry.__dict__.get(key)
+    if cached is None:
+        cached = compute()
+        object.__setattr__(entry, key, cached)
+    return cached
+
+
 def alone_epsilon(entry: LedgerEntry) -> float:
     """ε of ``entry`` composed alone at its own δ, remembered on the entry.
 
@@ -166,11 +175,7 @@ def alone_epsilon(entry: LedgerEntry) -> float:
     -------
     float
     """
-    cached = entry.__dict__.get("_alone_epsilon")
-    if cached is None:
-        cached = compose_counts([entry], [1]).epsilon
-        object.__setattr__(entry, "_alone_epsilon", cached)
-    return cached
+    return _remembered(entry, "_alone_epsilon", lambda: compose_counts([entry], [1]).epsilon)
 
 
 def alone_upper(entry: LedgerEntry) -> float:
@@ -185,26 +190,26 @@ def alone_upper(entry: LedgerEntry) -> float:
     Parameters
     ----------
     entry : LedgerEntry
+        One run's privacy map.
 
     Returns
     -------
     float
+        At least :func:`alone_epsilon` of ``entry``.
     """
-    cached = entry.__dict__.get("_alone_upper")
-    if cached is None:
+    def upper() -> float:
         if "_alone_epsilon" in entry.__dict__:
-            cached = entry.__dict__["_alone_epsilon"]
-        elif isinstance(entry, PureDPEntry):
-            cached = entry.basic_epsilon
-        elif isinstance(entry, RDPEntry):
+            return entry.__dict__["_alone_epsilon"]
+        if isinstance(entry, PureDPEntry):
+            return entry.basic_epsilon
+        if isinstance(entry, RDPEntry):
             from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-            cached = float(rdp.compute_epsilon(np.asarray(entry.orders), np.asarray(entry.rho),
-                                               entry.delta_conversion)[0])
-        else:
-            cached = float(entry.epsilon)
-        object.__setattr__(entry, "_alone_upper", cached)
-    return cached
+            return float(rdp.compute_epsilon(np.asarray(entry.orders), np.asarray(entry.rho),
+                                             entry.delta_conversion)[0])
+        return float(entry.epsilon)
+
+    return _remembered(entry, "_alone_upper", upper)
 
 
 def _compose_approx(items: list) -> GroupTotal:
@@ -258,22 +263,18 @@ def _check_entries(entries: Sequence) -> None:
             raise ParameterError(f"a ledger entry must be a PureDPEntry, RDPEntry or ApproxDPEntry, got {type(e).__name__}.")
 
 
-def compose_delta(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None) -> float:
-    """The δ of :func:`compose_counts` alone, composing only what decides it.
+def _groups_and_slacks(kinds: Sequence[LedgerEntry], counts: Sequence[int], delta: float | None) -> tuple:
+    """The runs split by kind of map, and the δ slack each composed group gets.
 
-    A group's δ is a sum of its runs' δs, except that the pure group counts its slack only
-    when optimal composition beats basic composition; only that comparison is computed (no
-    RDP conversion, no Gaussian root-finding).
-
-    Parameters
-    ----------
-    kinds, counts, delta
-        As for :func:`compose_counts`.
+    ``delta`` None: each group's own slack (the sum of its runs' composition or
+    conversion slacks); a target δ: what the runs' additive and (ε, δ) terms leave of it,
+    shared equally between the groups that need slack (pure runs with steps, RDP runs).
 
     Returns
     -------
-    float
-        Exactly ``compose_counts(kinds, counts, delta=delta).delta``.
+    tuple
+        ``(items, pure, rdp, approx, slack_pure, slack_rdp)``, each group a list of
+        ``(entry, count)`` with a positive count.
     """
     _check_entries(kinds)
     items = [(e, int(c)) for e, c in zip(kinds, counts) if int(c) > 0]
@@ -294,6 +295,27 @@ def compose_delta(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta:
                 f"δ = {delta:.3g} leaves no slack for composition: the runs' additive and (ε, δ) terms "
                 f"already sum to {fixed:.3g}; ask for a larger δ.")
         slack_pure = slack_rdp = rest / needy if needy else 0.0
+    return items, pure, rdp_, approx, slack_pure, slack_rdp
+
+
+def compose_delta(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta: float | None = None) -> float:
+    """The δ of :func:`compose_counts` alone, composing only what decides it.
+
+    A group's δ is a sum of its runs' δs, except that the pure group counts its slack only
+    when optimal composition beats basic composition; only that comparison is computed (no
+    RDP conversion, no Gaussian root-finding).
+
+    Parameters
+    ----------
+    kinds, counts, delta
+        As for :func:`compose_counts`.
+
+    Returns
+    -------
+    float
+        Exactly ``compose_counts(kinds, counts, delta=delta).delta``.
+    """
+    _, pure, rdp_, approx, slack_pure, slack_rdp = _groups_and_slacks(kinds, counts, delta)
     parts = []
     if pure:
         parts.append(_compose_pure(pure, slack_pure).delta)
@@ -328,27 +350,8 @@ def compose_counts(kinds: Sequence[LedgerEntry], counts: Sequence[int], *, delta
     -------
     LedgerTotal
     """
-    _check_entries(kinds)
-    items = [(e, int(c)) for e, c in zip(kinds, counts) if int(c) > 0]
-    pure = [(e, c) for e, c in items if isinstance(e, PureDPEntry)]
-    rdp_ = [(e, c) for e, c in items if isinstance(e, RDPEntry)]
-    approx = [(e, c) for e, c in items if isinstance(e, ApproxDPEntry)]
+    items, pure, rdp_, approx, slack_pure, slack_rdp = _groups_and_slacks(kinds, counts, delta)
     n_entries = sum(c for _, c in items)
-    if delta is None:
-        slack_pure = math.fsum(e.delta_composition * c for e, c in pure)
-        slack_rdp = math.fsum(e.delta_conversion * c for e, c in rdp_)
-    else:
-        delta = delta_value(delta, "delta")
-        fixed = (math.fsum(e.delta_additive * c for e, c in pure + rdp_)
-                 + math.fsum(e.delta * c for e, c in approx))
-        needy = int(any(e.steps for e, _ in pure)) + int(bool(rdp_))
-        rest = delta - fixed
-        if needy and rest <= 0:
-            raise ParameterError(
-                f"δ = {delta:.3g} leaves no slack for composition: the runs' additive and (ε, δ) terms "
-                f"already sum to {fixed:.3g}; ask for a larger δ.")
-        share = rest / needy if needy else 0.0
-        slack_pure = slack_rdp = share
     groups = []
     if pure:
         groups.append(_compose_pure(pure, slack_pure))

@@ -72,19 +72,7 @@ def nonnegative_value(value: Any, name: str) -> float:
 
 
 def delta_value(value: Any, name: str) -> float:
-    """Check a δ: a finite number in ``[0, 1]``.
-
-    Parameters
-    ----------
-    value : Any
-        The value to check (anything ``float()`` accepts).
-    name : str
-        The quantity's name, for the error message.
-
-    Returns
-    -------
-    float
-        ``value`` as a float.
+    """Check a δ: a finite number in ``[0, 1]`` (as :func:`nonnegative_value`, at most 1).
 
     Raises
     ------

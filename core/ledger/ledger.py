@@ -389,8 +389,7 @@ class PrivacyLedger:
         entry : LedgerEntry or sequence of LedgerEntry
             The run's a-priori privacy map (or several runs charged together).
         units : 1-D array-like, optional
-            The privacy-unit IDs of the rows the run reads (any hashable values, repeats
-            allowed); None: the run reads the whole dataset.
+            As for :meth:`check`.
 
         Returns
         -------

@@ -1,6 +1,17 @@
 """From labeling results to ledger entries: the registered privacy maps
 (:func:`register_privacy_map`, :func:`entry_from_result`), the planned entry of a run,
 and repeat-and-select (:func:`repeat_and_select`, :func:`pure_dp_rdp`).
+
+References
+----------
+R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
+N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
+Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
+P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015
+(pure-DP steps as randomized response, the optimal composition).
+I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 1, composition).
+N. Papernot, T. Steinke, "Hyperparameter tuning with Rényi differential privacy",
+ICLR 2022 (Theorems 2 and 6: repeat-and-select).
 """
 
 from __future__ import annotations
@@ -174,13 +185,7 @@ def entry_from_result(result: Any) -> LedgerEntry:
     LedgerEntry
         The run's data-independent privacy map.
 
-    References
-    ----------
-    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
-    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
-    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
-    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
-    docs/design.md §9.
+    See the module's references; docs/design.md §9.
     """
     mech = str(getattr(result, "mechanism", "custom"))
     with _MAPS_LOCK:
@@ -231,13 +236,7 @@ def planned_entry(mechanism: str, *, epsilon: float | None = None, delta: float,
     LedgerEntry
         The run's a-priori privacy map.
 
-    References
-    ----------
-    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018.
-    N. Papernot, M. Abadi, Ú. Erlingsson, I. Goodfellow, K. Talwar, "Semi-supervised
-    Knowledge Transfer for Deep Learning from Private Training Data", ICLR 2017.
-    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
-    docs/design.md §9.
+    See the module's references; docs/design.md §9.
     """
     from types import SimpleNamespace
 
@@ -316,10 +315,6 @@ def pure_dp_rdp(steps: Sequence[tuple[float, int]], orders: Sequence[float]) -> 
     numpy.ndarray of float, shape (len(orders),)
         The composed RDP curve.
 
-    References
-    ----------
-    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015.
-    I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017 (Proposition 1, composition).
     """
     orders = np.asarray(orders, dtype=float)
     out = np.zeros_like(orders)
@@ -364,10 +359,6 @@ def repeat_and_select(entry: PureDPEntry | RDPEntry, *, mean: float, shape: floa
     RDPEntry
         Record it like any run.
 
-    References
-    ----------
-    N. Papernot, T. Steinke, "Hyperparameter tuning with Rényi differential privacy",
-    ICLR 2022 (Theorems 2 and 6).
     """
     from dp_accounting import dp_event
     from dp_accounting.rdp import rdp_privacy_accountant as rdp

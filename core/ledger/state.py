@@ -163,6 +163,7 @@ class LedgerState:
         Parameters
         ----------
         entry : LedgerEntry
+            A run; only its privacy map (:func:`core.ledger.entries.map_key`) is read.
 
         Returns
         -------

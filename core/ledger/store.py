@@ -138,6 +138,7 @@ def check_name(name: Any) -> str:
     Parameters
     ----------
     name : str
+        The name as given (anything but a text is refused).
 
     Returns
     -------
@@ -389,6 +390,7 @@ class LedgerStore:
         Parameters
         ----------
         name : str
+            The dataset's name (:func:`check_name`).
 
         Returns
         -------

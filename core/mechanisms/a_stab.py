@@ -7,14 +7,8 @@ import numpy as np
 from core import accounting, noise
 from core.mechanisms.result import BOTTOM, LabelingResult, infeasible_reason, make_result
 from core.mechanisms.session import Session
-from core.mechanisms.stability import (
-    plurality_and_distance_unchecked,
-)
-from core.validation import (
-    check_counts,
-    check_delta,
-    check_epsilon,
-)
+from core.mechanisms.stability import plurality_and_distance_unchecked
+from core.validation import check_counts, check_delta, check_epsilon
 
 __all__ = ["a_stab_label", "composition_baseline_label", "BaselineSession"]
 
@@ -28,6 +22,11 @@ def _a_stab(counts: np.ndarray, eps0: float, threshold: float, gen: np.random.Ge
     top, dist = plurality_and_distance_unchecked(counts)
     z = noise.discrete_laplace(1.0 / eps0, counts.shape[0], gen)
     return np.where(dist + z > threshold, top, BOTTOM).astype(np.int64)
+
+
+def _checked(counts, epsilon, delta, rng) -> tuple[np.ndarray, float, float, np.random.Generator]:
+    """The counts (equal totals: k teachers), the per-run budget and the generator, checked."""
+    return check_counts(counts), check_epsilon(epsilon), check_delta(delta), noise.check_rng(rng)
 
 
 def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingResult:
@@ -61,12 +60,8 @@ def a_stab_label(counts, *, epsilon: float, delta: float, rng=None) -> LabelingR
     Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.16).
     docs/design.md §3.1.
     """
-    counts = check_counts(counts)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    m = counts.shape[0]
-    k = int(counts[0].sum())
-    gen = noise.check_rng(rng)
+    counts, epsilon, delta, gen = _checked(counts, epsilon, delta, rng)
+    m, k = counts.shape[0], int(counts[0].sum())
     threshold = accounting.a_stab_threshold(epsilon, delta=delta)
     labels = _a_stab(counts, epsilon, threshold, gen)
     guarantee = accounting.a_stab_guarantee(epsilon, delta=delta, m=m)
@@ -111,12 +106,8 @@ def composition_baseline_label(counts, *, epsilon: float, delta: float, rng=None
     Foundations and Trends in Theoretical Computer Science 9(3–4), 2014 (Theorem 3.20).
     docs/design.md §3.5.
     """
-    counts = check_counts(counts)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    m = counts.shape[0]
-    k = int(counts[0].sum())
-    gen = noise.check_rng(rng)
+    counts, epsilon, delta, gen = _checked(counts, epsilon, delta, rng)
+    m, k = counts.shape[0], int(counts[0].sum())
     par = accounting.composition_baseline_parameters(epsilon, delta=delta, m=m)
     labels = _a_stab(counts, par.eps0, par.threshold, gen)
     reason = infeasible_reason(k, par.threshold, f"the per-query A_stab of the composition baseline at (ε={epsilon:g}, δ={delta:g}, m={m})",
@@ -164,6 +155,7 @@ class BaselineSession(Session):
         Returns
         -------
         PrivacyGuarantee
+            The baseline's composition over the ``n_processed`` queries.
 
         References
         ----------

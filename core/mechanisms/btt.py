@@ -7,27 +7,11 @@ from typing import Any
 import numpy as np
 
 from core import accounting, noise
-from core.mechanisms.result import (
-    BOTTOM,
-    UNPROCESSED,
-    LabelingResult,
-    btt_remedies,
-    infeasible_reason,
-    make_result,
-)
-from core.mechanisms.stability import (
-    plurality_and_distance_unchecked,
-    min_teachers_for_threshold,
-)
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, btt_remedies, infeasible_reason, make_result
+from core.mechanisms.stability import plurality_and_distance_unchecked, min_teachers_for_threshold
 from core.mechanisms.session import AlignedNoise, Session
 from core.mechanisms.svt import sparse_vector_scan
-from core.validation import (
-    check_beta,
-    check_counts,
-    check_delta,
-    check_epsilon,
-    check_T,
-)
+from core.validation import check_beta, check_counts, check_delta, check_epsilon, check_T
 
 __all__ = ["btt_label", "BTTSession", "btt_public_params"]
 

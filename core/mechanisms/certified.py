@@ -379,7 +379,7 @@ def certified_test_picture(counts, params: CertifiedParameters, *, draws: int = 
     Parameters
     ----------
     counts : array-like of int, shape (m, n_classes)
-        Teacher vote counts per query (private).
+        Teacher vote counts per query (private; the picture is a non-private diagnostic).
     params : CertifiedParameters
     draws : int
         Independent draws of the test's noise.
@@ -449,7 +449,7 @@ class CertifiedSampler:
         Parameters
         ----------
         counts : array-like of int, shape (m, n_classes)
-            Teacher vote counts per query (private).
+            Teacher vote counts per query (not read: the claim is data-independent).
 
         Returns
         -------

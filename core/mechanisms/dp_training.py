@@ -47,10 +47,10 @@ most ``r`` rows (:mod:`core.accounting.dp_training`, docs/design.md §12.6).  Th
 
 References
 ----------
-.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
-   Risk Minimization. JMLR 12, 2011.
-.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
-   and High-dimensional Regression. COLT 2012.
+K. Chaudhuri, C. Monteleoni, A. D. Sarwate (JMLR 2011) and D. Kifer, A. Smith,
+A. Thakurta (COLT 2012), cited in full in :mod:`core.accounting.dp_training`, whose
+guarantees these routes use.
+
 .. [VSB13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
    Classification. WI-IAT 2013.
 """

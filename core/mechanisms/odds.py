@@ -281,11 +281,8 @@ def odds(name: str, votes, params: Mapping[str, Any], truth=None) -> tuple[np.nd
 
     Parameters
     ----------
-    name : str
-    votes : array-like
-        Counts (scores for ``btt-soft``).
-    params : mapping
-        A run's public parameters.
+    name, votes, params
+        As for :func:`values`.
     truth : array-like of int, optional
         The queries' true labels (NON-PRIVATE teaching data).
 
@@ -411,6 +408,7 @@ class OneDraw:
     Attributes
     ----------
     mechanism : str
+        The built-in mechanism that drew it.
     label : int
         The released class, or :data:`core.mechanisms.BOTTOM`.
     score : float or None
@@ -440,12 +438,8 @@ def draw_once(name: str, votes_row, params: Mapping[str, Any], rng=None) -> OneD
 
     Parameters
     ----------
-    name : str
-    votes_row : array-like
-        One query's counts ``(c,)`` (scores ``(k,)`` for ``btt-soft``).
-    params : mapping
-        A run's public parameters.
-    rng : Generator, int or None
+    name, votes_row, params, rng
+        As for :func:`draw` (one draw, from the same generator state).
 
     Returns
     -------
@@ -571,11 +565,8 @@ def bound_rates(name: str, votes, params: Mapping[str, Any], truth, beta: float 
 
     Parameters
     ----------
-    name : str
-    votes : array-like
-        Counts (scores for ``btt-soft``).
-    params : mapping
-        A run's public parameters.
+    name, votes, params
+        As for :func:`values`.
     truth : array-like of int
         True labels (NON-PRIVATE teaching data).
     beta : float

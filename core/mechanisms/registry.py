@@ -304,6 +304,7 @@ class Mechanism:
         Parameters
         ----------
         name : str
+            One of :attr:`parameter_names`.
 
         Returns
         -------
@@ -401,6 +402,7 @@ def get(name: str) -> Mechanism:
     Parameters
     ----------
     name : str
+        A registered name (:func:`names`), matched exactly.
 
     Returns
     -------

@@ -70,12 +70,7 @@ class LabelingResult:
 
     @property
     def m(self) -> int:
-        """Number of queries.
-
-        Returns
-        -------
-        int
-        """
+        """Number of queries: the length of ``labels`` (answered, ⊥ and not processed together)."""
         return int(self.labels.shape[0])
 
     @property

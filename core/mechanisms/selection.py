@@ -114,6 +114,7 @@ def default_mean(n_candidates: int) -> float:
     Parameters
     ----------
     n_candidates : int
+        The grid's number of candidate runs (at least one is counted).
 
     Returns
     -------

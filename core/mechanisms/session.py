@@ -88,6 +88,7 @@ class Session:
         Parameters
         ----------
         counts : array-like of int, shape (m, n_classes)
+            A batch of teacher vote counts (private); the batches may differ in size.
 
         Returns
         -------
@@ -118,11 +119,8 @@ class Session:
         raise NotImplementedError
 
 
-class PerQuerySession(Session):
-    """A per-query registered mechanism (the same noise for every query) answering batches.
-
-    Guarantee: the first ``n`` answers are the mechanism's run on ``n`` queries, so they
-    are covered by its privacy map at ``n`` (``Mechanism.privacy_map(n, **params)``).
+class _MechanismSession(Session):
+    """A registered mechanism answering batches (the parameters both its sessions take).
 
     Parameters
     ----------
@@ -139,6 +137,20 @@ class PerQuerySession(Session):
     def __init__(self, mechanism: Any, m_max: int, rng, params: dict[str, Any]) -> None:
         super().__init__(m_max, rng)
         self.mechanism, self.params = mechanism, params
+
+
+class PerQuerySession(_MechanismSession):
+    """A per-query registered mechanism (the same noise for every query) answering batches.
+
+    Guarantee: the first ``n`` answers are the mechanism's run on ``n`` queries, so they
+    are covered by its privacy map at ``n`` (``Mechanism.privacy_map(n, **params)``).
+
+    Parameters
+    ----------
+    mechanism, m_max, rng, params
+        The registered mechanism, the most queries answered, the randomness and the
+        mechanism's parameters.
+    """
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:
         return self.mechanism.label(counts, **self.params, rng=self._gen).labels, counts.shape[0]
@@ -158,7 +170,7 @@ class PerQuerySession(Session):
         return self.mechanism.privacy_map(self.n_processed, **self.params)
 
 
-class OneShotSession(Session):
+class OneShotSession(_MechanismSession):
     """A mechanism that labels a whole set of queries at once, answering one batch.
 
     The first batch (up to ``m_max`` queries) is one run of the mechanism with its
@@ -168,19 +180,12 @@ class OneShotSession(Session):
 
     Parameters
     ----------
-    mechanism : Mechanism
-        The registered mechanism.
-    m_max : int
-        Largest number of queries the session answers.
-    rng : numpy.random.Generator, int or None
-        Randomness (see :func:`core.noise.check_rng`).
-    params : dict
-        The mechanism's parameters.
+    mechanism, m_max, rng, params
+        As for :class:`PerQuerySession`.
     """
 
     def __init__(self, mechanism: Any, m_max: int, rng, params: dict[str, Any]) -> None:
-        super().__init__(m_max, rng)
-        self.mechanism, self.params = mechanism, params
+        super().__init__(mechanism, m_max, rng, params)
         self.result = None
 
     def _answer(self, counts: np.ndarray) -> tuple[np.ndarray, int]:

@@ -6,25 +6,9 @@ import numpy as np
 
 from core import accounting, noise
 from core.mechanisms.btt import btt_public_params
-from core.mechanisms.result import (
-    BOTTOM,
-    UNPROCESSED,
-    LabelingResult,
-    btt_remedies,
-    infeasible_reason,
-    make_result,
-)
-from core.mechanisms.stability import (
-    plurality_and_distance_unchecked,
-)
-from core.validation import (
-    check_beta,
-    check_delta,
-    check_epsilon,
-    check_eta,
-    check_scores,
-    check_T,
-)
+from core.mechanisms.result import BOTTOM, UNPROCESSED, LabelingResult, btt_remedies, infeasible_reason, make_result
+from core.mechanisms.stability import plurality_and_distance_unchecked
+from core.validation import check_beta, check_delta, check_epsilon, check_eta, check_scores, check_T
 
 __all__ = ["btt_soft_label", "soft_bin_histograms"]
 

@@ -68,6 +68,7 @@ def plurality(counts) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64, shape (m,)
+        The class with the most votes (the lowest on a tie).
     """
     counts = check_counts(counts, equal_totals=False)
     return np.argmax(counts, axis=1).astype(np.int64)  # argmax returns the first maximum
@@ -103,6 +104,7 @@ def distance_to_instability(counts) -> np.ndarray:
     Parameters
     ----------
     counts : array-like of int, shape (m, n_classes)
+        Teacher vote counts per query (private; one teacher moves every row by at most 1).
 
     Returns
     -------
@@ -120,7 +122,7 @@ def plurality_and_distance(counts) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     counts : array-like of int, shape (m, n_classes)
-        Teacher vote counts per query (private).
+        Teacher vote counts per query (private), checked once for both answers.
 
     Returns
     -------
@@ -145,10 +147,8 @@ def plurality_and_distance_unchecked(counts: np.ndarray) -> tuple[np.ndarray, np
 
     Returns
     -------
-    top : numpy.ndarray of int64, shape (m,)
-        The plurality class (ties go to the smallest class index).
-    distance : numpy.ndarray of int64, shape (m,)
-        ``max(0, ceil(M/2) - 1)``, as :func:`distance_to_instability`.
+    top, distance : numpy.ndarray of int64, shape (m,)
+        As for :func:`plurality_and_distance`.
     """
     counts = _compact(counts)
     first, second = _top_two(counts)
@@ -164,7 +164,7 @@ def distance_to_instability_printed(counts) -> np.ndarray:
     Parameters
     ----------
     counts : array-like of int, shape (m, n_classes)
-        Teacher vote counts per query (private).
+        Teacher vote counts per query (private; audit use only).
 
     Returns
     -------

@@ -165,12 +165,8 @@ def ledger_entry(mechanism: str, settings: Mapping[str, Any], m: int, *, strict:
 
     Parameters
     ----------
-    mechanism : str
-        A registered mechanism's name (:func:`core.mechanisms.registry.names`).
-    settings : mapping
-        The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
-    m : int
-        Number of queries.
+    mechanism, settings, m, strict
+        As for :func:`privacy_map` (the same checks and defaults).
 
     Returns
     -------
@@ -245,10 +241,8 @@ def session(mechanism: str, settings: Mapping[str, Any], m_max: int, *, rng=None
 
     Parameters
     ----------
-    mechanism : str
-        A registered mechanism's name (:func:`core.mechanisms.registry.names`).
-    settings : mapping
-        The mechanism's parameters by name (e.g. ``epsilon``, ``delta``, ``T``).
+    mechanism, settings
+        As for :func:`privacy_map`.
     m_max : int
         Largest number of queries, the budget's horizon.
     rng : numpy.random.Generator, int or None, optional

@@ -106,12 +106,9 @@ def train(table, learner: str, params: Mapping[str, Any] | None, k: int, *, rng=
 
     Parameters
     ----------
-    table : core.data.Table
-        The private table.
-    learner : str
-        The learner's name.
-    params : mapping, optional
-        The learner's hyperparameters.
+    table, learner, params
+        As for :func:`teacher_model` (the private table, the learner and its
+        hyperparameters).
     k : int
         Number of teachers.
     rng : numpy.random.Generator, int or None, optional

@@ -30,6 +30,7 @@ def why_not_useful(pred: Any) -> str:
     Parameters
     ----------
     pred : Prediction
+        A prediction whose ``useful`` is False.
 
     Returns
     -------

@@ -43,6 +43,7 @@ class Outcomes:
     Attributes
     ----------
     mechanism : str
+        The registered mechanism that ran.
     settings : dict
         The resolved settings every draw ran with (:func:`core.pipeline.resolve`).
     answered, correct, wrong, bottom, not_processed : numpy.ndarray of int64, shape (draws,)
@@ -78,6 +79,7 @@ class Outcomes:
         Returns
         -------
         int
+            The length of every count array.
         """
         return int(self.answered.shape[0])
 

@@ -50,6 +50,7 @@ class Prediction:
     Attributes
     ----------
     mechanism : str
+        The registered mechanism predicted.
     settings : dict
         The settings as requested (``epsilon`` where given).
     epsilon, delta : float
@@ -116,6 +117,7 @@ class Prediction:
         Returns
         -------
         bool
+            True when the prediction carries the trained model's accuracy.
         """
         return self.model_accuracy is not None
 

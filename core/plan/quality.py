@@ -105,6 +105,7 @@ class TeacherQuality:
         Parameters
         ----------
         n_classes : int
+            The task's number of classes (public).
 
         Returns
         -------

@@ -39,10 +39,8 @@ prediction against real runs.
 
 References
 ----------
-.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private Empirical
-   Risk Minimization. JMLR 12, 2011.
-.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk Minimization
-   and High-dimensional Regression. COLT 2012.
+The routes' papers (Chaudhuri, Monteleoni, Sarwate 2011; Kifer, Smith, Thakurta 2012) are
+cited in :mod:`core.accounting.dp_training`.
 """
 
 from __future__ import annotations

@@ -11,9 +11,11 @@ teachers
     Algorithm 2 sizes: :func:`btt_num_teachers`, :func:`btt_min_teachers`, the soft-label
     :func:`btt_soft_noise_scale`, :func:`btt_soft_threshold`, :func:`btt_soft_num_teachers`;
     :func:`btt_noise_scale` and :func:`btt_threshold` re-exported from core.accounting.
-cutoff
-    Theorem 3.2: :func:`cutoff_T`, :func:`misclassification_bound`, and its conditions for
-    one run: :func:`theorem_32_conditions` (a :class:`Theorem32Check`).
+Theorem 3.2
+    :func:`cutoff_T`, :func:`misclassification_bound`, and its conditions for one run:
+    :func:`theorem_32_conditions` (a :class:`Theorem32Check`); named here, defined in
+    :mod:`core.accounting.btt` and :mod:`core.accounting.btt_theorem` (below the mechanisms,
+    which check a run's conditions).
 vc
     Explicit learners: :func:`realizable_sample_size`, :func:`realizable_error`,
     :func:`agnostic_error`, :func:`teacher_error`.
@@ -52,11 +54,11 @@ _EXPORTS = {
     "rate_curves": "curves",
     "sample_complexity_curves": "curves",
     "solve_loop": "curves",
-    "Condition": "cutoff",
-    "Theorem32Check": "cutoff",
-    "theorem_32_conditions": "cutoff",
-    "cutoff_T": "cutoff",
-    "misclassification_bound": "cutoff",
+    "Condition": "core.accounting.btt_theorem",
+    "Theorem32Check": "core.accounting.btt_theorem",
+    "theorem_32_conditions": "core.accounting.btt_theorem",
+    "cutoff_T": "core.accounting.btt",
+    "misclassification_bound": "core.accounting.btt",
     "BudgetSplit": "estimate",
     "error_estimate_budget_split": "estimate",
     "private_error_estimate": "estimate",

@@ -9,18 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from core.accounting.btt import btt_noise_scale, calibrate_btt
+from core.accounting.btt import btt_noise_scale, calibrate_btt, cutoff_T
 from core.errors import ParameterError
 from core.validation import check_beta, check_delta, check_epsilon, check_m
 from core.theory.checks import positive_array, check_setting, unit_array
-from core.theory.cutoff import cutoff_T
 from core.theory.teachers import btt_num_teachers
 from core.theory.vc import teacher_error
 
-__all__ = [
-    "BTTParameters",
-    "solve_btt_parameters",
-]
+__all__ = ["BTTParameters", "solve_btt_parameters"]
 
 
 # ---------------------------------------------------------------------------------------

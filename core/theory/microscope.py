@@ -83,6 +83,7 @@ class Microscope:
     Attributes
     ----------
     mechanism : str
+        A built-in mechanism's name.
     statistic : float
         The value its test reads (:attr:`TestPicture.statistic`).
     threshold : float

@@ -74,16 +74,8 @@ def btt_soft_num_teachers(
     return btt_num_teachers(noise_scale, 2.0 * m, 2.0 * T, delta, beta)
 
 
-def btt_min_teachers(
-    epsilon: float,
-    delta: float,
-    T: int,
-    m: int,
-    calibration: str = "tight",
-    soft: bool = False,
-    *,
-    discrete: bool = True,
-) -> int:
+def btt_min_teachers(epsilon: float, delta: float, T: int, m: int, calibration: str = "tight", soft: bool = False,
+                     *, discrete: bool = True) -> int:
     """The fewest teachers for which a unanimous vote passes BTT's test with probability ≥ 1/2.
 
     A unanimous vote of k teachers has margin ``M = k`` and distance to instability

@@ -130,12 +130,13 @@ def agnostic_error(V: ArrayLike, N: ArrayLike, beta: ArrayLike) -> FloatOrArray:
 
     Parameters
     ----------
-    V : float or array
-        VC dimension (> 0).
-    N : float or array
-        Number of samples (> 0).
-    beta : float or array
-        Failure probability β' in (0, 1).
+    V, N, beta : float or array
+        As for :func:`realizable_error`.
+
+    Returns
+    -------
+    float or ndarray
+        The excess error α (1.0 where the bound is vacuous).
 
     Examples
     --------

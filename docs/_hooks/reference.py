@@ -48,7 +48,7 @@ def _home(package: str, name: str) -> str:
         return module
     exports = getattr(pkg, "_EXPORTS", None)
     if exports and name in exports:
-        return f"{package}.{exports[name]}"
+        return exports[name] if exports[name].startswith("core.") else f"{package}.{exports[name]}"
     for mod_name, mod in sorted(sys.modules.items()):  # a constant of a package without a lazy map
         if mod_name.startswith(package + ".") and name in vars(mod) and not _imported(mod, name):
             return mod_name

@@ -26,15 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "data"))
 from real_like import criminal_justice_csv  # noqa: E402
 
-APP = str(ROOT / "app.py")
-PAGES = {
-    "Data": "app_pages/1_Data.py",
-    "Ensemble": "app_pages/2_Ensemble.py",
-    "Private labeling": "app_pages/3_Private_labeling.py",
-    "Bounds": "app_pages/4_Bounds.py",
-    "Compare": "app_pages/5_Compare.py",
-    "Student & export": "app_pages/6_Student_and_export.py",
-    "Privacy audit": "app_pages/8_Privacy_audit.py",
+from test_app import APP, PAGES as WORKFLOW_PAGES  # noqa: E402
+
+PAGES = {  # the workflow's pages and the lecture's
+    **WORKFLOW_PAGES,
     "A leak": "app_pages/7_A_leak.py",
     "One query": "app_pages/7_One_query.py",
     "Sweeps": "app_pages/9_Sweeps.py",

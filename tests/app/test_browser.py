@@ -21,7 +21,7 @@ import re
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER, go_to, settle
+from conftest import PROGRESS_RECORDER, go_to, open_data_page, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -74,109 +74,90 @@ def photograph(page, name: str, folder, height: int = 1500) -> list[str]:
     return found
 
 
-def test_label_a_dataset_and_download_the_private_labels(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_label_a_dataset_and_download_the_private_labels(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
+    with browser_page(wait=WAIT, downloads=True) as page:
+        # ---- open the app: the Data page shows a complete first result without a click; the
+        # reproducible demo seed (sidebar) on, so that the run below is the same every time
+        open_data_page(page, app_server, wait=WAIT, first_result=True, demo_seed=True)
 
-            # ---- open the app: the Data page shows a complete first result without a click
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
-            settle(page)
-            # reproducible demo seed (sidebar), so that the run below is the same every time
-            page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
-            settle(page)
+        # ---- Data: pick a dataset (two Gaussians, 6,000 rows)
+        expect(page.get_by_role("radio", name="Generator")).to_be_checked()
+        rows = page.get_by_role("spinbutton", name="Rows n")
+        rows.fill(str(N_ROWS))
+        rows.press("Enter")
+        loaded = f"Loaded: two_gaussians (generated, n = {N_ROWS})"
+        page.get_by_role("heading", name=loaded).wait_for()
+        expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(str(M))
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")  # end of the run
+        settle(page)
+        page.get_by_text("Split sizes", exact=True).click()  # its formula is photographed open
+        settle(page)
+        overflow = photograph(page, "data", tmp_path, height=2600)
 
-            # ---- Data: pick a dataset (two Gaussians, 6,000 rows)
-            expect(page.get_by_role("radio", name="Generator")).to_be_checked()
-            rows = page.get_by_role("spinbutton", name="Rows n")
-            rows.fill(str(N_ROWS))
-            rows.press("Enter")
-            loaded = f"Loaded: two_gaussians (generated, n = {N_ROWS})"
-            page.get_by_role("heading", name=loaded).wait_for()
-            expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(str(M))
-            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{M} public queries")  # end of the run
-            settle(page)
-            page.get_by_text("Split sizes", exact=True).click()  # its formula is photographed open
-            settle(page)
-            overflow = photograph(page, "data", tmp_path, height=2600)
+        # ---- Ensemble: train a small ensemble, watching the progress bar come and go
+        go_to(page, "Ensemble", "Ensemble of teachers")
+        k_box = page.get_by_role("spinbutton", name="Number of teachers k")
+        k_box.fill(str(K))
+        k_box.press("Tab")
+        # Record every text the progress bar shows while it exists: on a fast machine the bar
+        # can come and go between two polls of the page, so the test reads the record.
+        page.evaluate(PROGRESS_RECORDER)
+        page.get_by_role("button", name="Train ensemble").click()
+        progress = page.get_by_test_id("stProgress")
+        expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
+        expect(progress).to_have_count(0)  # the bar is removed once training is done
+        seen = page.evaluate("window.__progressTexts")
+        assert any(re.search(rf"Trained \d+ of {K} teachers", t) for t in seen), seen
+        expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
+        overflow += photograph(page, "ensemble", tmp_path)
 
-            # ---- Ensemble: train a small ensemble, watching the progress bar come and go
-            go_to(page, "Ensemble", "Ensemble of teachers")
-            k_box = page.get_by_role("spinbutton", name="Number of teachers k")
-            k_box.fill(str(K))
-            k_box.press("Tab")
-            # Record every text the progress bar shows while it exists: on a fast machine the bar
-            # can come and go between two polls of the page, so the test reads the record.
-            page.evaluate(PROGRESS_RECORDER)
-            page.get_by_role("button", name="Train ensemble").click()
-            progress = page.get_by_test_id("stProgress")
-            expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
-            expect(progress).to_have_count(0)  # the bar is removed once training is done
-            seen = page.evaluate("window.__progressTexts")
-            assert any(re.search(rf"Trained \d+ of {K} teachers", t) for t in seen), seen
-            expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
-            overflow += photograph(page, "ensemble", tmp_path)
+        # ---- Private labeling: BTT hard labels; read the counts from the page
+        go_to(page, "Private labeling", "Private labeling")
+        main = page.get_by_test_id("stMainBlockContainer")  # the sidebar shows the title too
+        main.get_by_text("BTT, hard labels", exact=True).click()
+        expect(main.get_by_role("radio", name="BTT, hard labels")).to_be_checked()
+        settle(page)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Guarantee ε")).to_be_visible()
+        answered = int(metric_value(page, "Answered").replace(",", ""))
+        bottom = int(metric_value(page, "Abstained (⊥)").replace(",", ""))
+        unprocessed = int(metric_value(page, "Not processed").replace(",", ""))
+        assert answered + bottom + unprocessed == M
+        assert answered > 0 and bottom > 0
+        overflow += photograph(page, "private_labeling", tmp_path)
 
-            # ---- Private labeling: BTT hard labels; read the counts from the page
-            go_to(page, "Private labeling", "Private labeling")
-            main = page.get_by_test_id("stMainBlockContainer")  # the sidebar shows the title too
-            main.get_by_text("BTT, hard labels", exact=True).click()
-            expect(main.get_by_role("radio", name="BTT, hard labels")).to_be_checked()
-            settle(page)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Guarantee ε")).to_be_visible()
-            answered = int(metric_value(page, "Answered").replace(",", ""))
-            bottom = int(metric_value(page, "Abstained (⊥)").replace(",", ""))
-            unprocessed = int(metric_value(page, "Not processed").replace(",", ""))
-            assert answered + bottom + unprocessed == M
-            assert answered > 0 and bottom > 0
-            overflow += photograph(page, "private_labeling", tmp_path)
-
-            # ---- Student & export: download the labeled CSV and check it against the page
-            go_to(page, "Student & export", "Student and export")
-            summary = page.get_by_text(re.compile(r"\d+ answered, \d+ ⊥, \d+ not processed"))
-            expect(summary).to_contain_text(f"{answered} answered, {bottom} ⊥, {unprocessed} not processed")
-            # only a release is exported: a fresh run at the current settings; the CSV holds its counts
-            expect(page.get_by_role("button", name="Download labeled CSV")).to_be_disabled()
-            page.get_by_role("button", name=re.compile(r"^Release( \(1 run, ε [0-9.,]+\))?$")).click()
-            released = page.get_by_text(re.compile(r"Released \(run \d+ on this data\)"))
-            expect(released).to_be_visible()
-            settle(page)
-            counts = re.search(r"(\d+) answered, (\d+) ⊥, (\d+) not processed", released.inner_text())
-            answered, bottom, unprocessed = (int(x) for x in counts.groups())
-            assert answered + bottom + unprocessed == M and answered > 0
-            # generated data is a teaching split: without confirmation the CSV holds row numbers
-            # and labels only (the rows are private rows); its features only on confirmation
-            with page.expect_download() as info:
-                page.get_by_role("button", name="Download labeled CSV").click()
-            unconfirmed = tmp_path / "unconfirmed.csv"
-            info.value.save_as(unconfirmed)
-            page.get_by_text("I confirm these rows may be published: they are a split of the private file").click()
-            settle(page)
-            with page.expect_download() as info:
-                page.get_by_role("button", name="Download labeled CSV").click()
-            download = info.value
-            assert download.suggested_filename == "private_labels.csv"
-            path = tmp_path / "private_labels.csv"
-            download.save_as(path)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Rows with a label")).to_be_visible()
-            page.get_by_role("heading", name="Student and export", exact=True).scroll_into_view_if_needed()
-            page.screenshot(path=str(tmp_path / "student_and_export.png"))
-            overflow += photograph(page, "student_and_export", tmp_path)
-        except Exception:
-            # keep what the page showed for the report (screenshot and text beside the log)
-            page.screenshot(path=str(tmp_path / "failure.png"))
-            (tmp_path / "failure.txt").write_text(page.locator("body").inner_text())
-            raise
-        finally:
-            browser.close()
+        # ---- Student & export: download the labeled CSV and check it against the page
+        go_to(page, "Student & export", "Student and export")
+        summary = page.get_by_text(re.compile(r"\d+ answered, \d+ ⊥, \d+ not processed"))
+        expect(summary).to_contain_text(f"{answered} answered, {bottom} ⊥, {unprocessed} not processed")
+        # only a release is exported: a fresh run at the current settings; the CSV holds its counts
+        expect(page.get_by_role("button", name="Download labeled CSV")).to_be_disabled()
+        page.get_by_role("button", name=re.compile(r"^Release( \(1 run, ε [0-9.,]+\))?$")).click()
+        released = page.get_by_text(re.compile(r"Released \(run \d+ on this data\)"))
+        expect(released).to_be_visible()
+        settle(page)
+        counts = re.search(r"(\d+) answered, (\d+) ⊥, (\d+) not processed", released.inner_text())
+        answered, bottom, unprocessed = (int(x) for x in counts.groups())
+        assert answered + bottom + unprocessed == M and answered > 0
+        # generated data is a teaching split: without confirmation the CSV holds row numbers
+        # and labels only (the rows are private rows); its features only on confirmation
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Download labeled CSV").click()
+        unconfirmed = tmp_path / "unconfirmed.csv"
+        info.value.save_as(unconfirmed)
+        page.get_by_text("I confirm these rows may be published: they are a split of the private file").click()
+        settle(page)
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Download labeled CSV").click()
+        download = info.value
+        assert download.suggested_filename == "private_labels.csv"
+        path = tmp_path / "private_labels.csv"
+        download.save_as(path)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Rows with a label")).to_be_visible()
+        page.get_by_role("heading", name="Student and export", exact=True).scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "student_and_export.png"))
+        overflow += photograph(page, "student_and_export", tmp_path)
 
     features_out = pd.read_csv(unconfirmed, dtype={"label": str}, keep_default_na=False)
     assert "x0" not in features_out.columns and "x1" not in features_out.columns

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS, PROGRESS_RECORDER, go_to, settle
+from conftest import PROGRESS_RECORDER, go_to, open_data_page, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -46,103 +46,89 @@ def _rows(frame: pd.DataFrame, columns) -> set[tuple]:
     return set(zip(*out))
 
 
-def test_adult_two_file_job_exports_no_private_row(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_adult_two_file_job_exports_no_private_row(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
+    with browser_page(wait=WAIT, downloads=True) as page:
+        open_data_page(page, app_server, wait=WAIT)
 
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            settle(page)
+        # ---- Data: the ready two-file job; no training by itself
+        page.get_by_test_id("stMainBlockContainer").get_by_text("Bundled two-file job", exact=True).click()
+        page.get_by_role("heading", name=f"Loaded: {JOB}").wait_for()
+        settle(page)
+        expect(page.get_by_text("Not trained yet.")).to_be_visible()
+        expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(f"{M:,}".replace(",", ""))
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("two-file job")
+        expect(page.get_by_text(re.compile("on that teacher's chunk only")).first).to_be_visible()
+        # the census weight is left out of the features by default, said with its reason; kept in one click
+        # (the export below then carries it as a feature, as the file has it)
+        expect(page.get_by_text(re.compile(r"Left out of the features: 'fnlwgt' \(survey weight"))).to_be_visible()
+        page.get_by_role("button", name="Keep 'fnlwgt' as a feature").click()
+        settle(page)
+        expect(page.get_by_role("button", name="Leave 'fnlwgt' out of the features")).to_be_visible()
 
-            # ---- Data: the ready two-file job; no training by itself
-            page.get_by_test_id("stMainBlockContainer").get_by_text("Bundled two-file job", exact=True).click()
-            page.get_by_role("heading", name=f"Loaded: {JOB}").wait_for()
-            settle(page)
-            expect(page.get_by_text("Not trained yet.")).to_be_visible()
-            expect(page.get_by_test_id("stMetric").filter(has_text="Public queries (m)")).to_contain_text(f"{M:,}".replace(",", ""))
-            expect(page.get_by_test_id("stSidebar")).to_contain_text("two-file job")
-            expect(page.get_by_text(re.compile("on that teacher's chunk only")).first).to_be_visible()
-            # the census weight is left out of the features by default, said with its reason; kept in one click
-            # (the export below then carries it as a feature, as the file has it)
-            expect(page.get_by_text(re.compile(r"Left out of the features: 'fnlwgt' \(survey weight"))).to_be_visible()
-            page.get_by_role("button", name="Keep 'fnlwgt' as a feature").click()
-            settle(page)
-            expect(page.get_by_role("button", name="Leave 'fnlwgt' out of the features")).to_be_visible()
+        # ---- Ensemble: logistic regression, k = K; Enter in the k box does not train
+        go_to(page, "Ensemble", "Ensemble of teachers")
+        expect(page.get_by_text("Not trained yet")).to_be_visible()
+        page.get_by_test_id("stSelectbox").filter(has_text="Learner").click()
+        page.get_by_role("option", name="Logistic regression").click()
+        settle(page)
+        k_box = page.get_by_role("spinbutton", name="Number of teachers k")
+        k_box.fill(str(K))
+        k_box.press("Enter")
+        settle(page)
+        expect(page.get_by_test_id("stProgress")).to_have_count(0)
+        expect(page.get_by_text("Not trained yet")).to_be_visible()
+        page.evaluate(PROGRESS_RECORDER)
+        page.get_by_role("button", name="Train ensemble").click()
+        progress = page.get_by_test_id("stProgress")
+        expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
+        expect(progress).to_have_count(0)
+        seen = page.evaluate("window.__progressTexts")
+        assert any(re.search(rf"(Trained \d+ of {K} teachers|Teachers voting)", t) for t in seen), seen
+        expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
 
-            # ---- Ensemble: logistic regression, k = K; Enter in the k box does not train
-            go_to(page, "Ensemble", "Ensemble of teachers")
-            expect(page.get_by_text("Not trained yet")).to_be_visible()
-            page.get_by_test_id("stSelectbox").filter(has_text="Learner").click()
-            page.get_by_role("option", name="Logistic regression").click()
-            settle(page)
-            k_box = page.get_by_role("spinbutton", name="Number of teachers k")
-            k_box.fill(str(K))
-            k_box.press("Enter")
-            settle(page)
-            expect(page.get_by_test_id("stProgress")).to_have_count(0)
-            expect(page.get_by_text("Not trained yet")).to_be_visible()
-            page.evaluate(PROGRESS_RECORDER)
-            page.get_by_role("button", name="Train ensemble").click()
-            progress = page.get_by_test_id("stProgress")
-            expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
-            expect(progress).to_have_count(0)
-            seen = page.evaluate("window.__progressTexts")
-            assert any(re.search(rf"(Trained \d+ of {K} teachers|Teachers voting)", t) for t in seen), seen
-            expect(page.get_by_test_id("stMetric").filter(has_text="Teachers (k)")).to_contain_text(str(K))
+        # ---- Private labeling: GNMax; the reference line beside the private accuracy
+        go_to(page, "Private labeling", "Private labeling")
+        main = page.get_by_test_id("stMainBlockContainer")
+        main.get_by_text("PATE 2018 GNMax (Gaussian noisy max)", exact=True).click()
+        settle(page)
+        expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
+        # a real job: predicted first; the budget, then the run on the private votes at its shown price
+        expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
+        name = page.get_by_role("textbox", name="Name of this data")  # asked once: its ledger's name
+        name.fill("adult")
+        page.get_by_role("button", name="Use this name").click()
+        expect(main).to_contain_text("Ledger of this data: adult")
+        settle(page)
+        budget = page.get_by_role("spinbutton", name="Total budget ε")
+        budget.fill("10")
+        budget.press("Tab")
+        page.get_by_role("button", name="Set the budget for this data").click()
+        settle(page)
+        expect(main.get_by_text(re.compile(r"^this run: ε 4 ")).first).to_be_visible()
+        page.get_by_role("button", name="Run on the private votes").click()
+        expect(main).to_contain_text("over 1 run ")
+        settle(page)
+        page.get_by_text("Show the non-private diagnostics (they read the raw votes)").click()
+        settle(page)
+        expect(page.get_by_text(re.compile("always answering the majority class")).first).to_be_visible()
+        (tmp_path / "labeling.txt").write_text(main.inner_text())
 
-            # ---- Private labeling: GNMax; the reference line beside the private accuracy
-            go_to(page, "Private labeling", "Private labeling")
-            main = page.get_by_test_id("stMainBlockContainer")
-            main.get_by_text("PATE 2018 GNMax (Gaussian noisy max)", exact=True).click()
+        # ---- Student & export: Release, then download the labeled CSV
+        go_to(page, "Student & export", "Student and export")
+        release = page.get_by_role("button", name=re.compile(r"^Release( \(1 run, ε [0-9.,]+\))?$"))
+        if release.count():
+            release.click()
+            expect(page.get_by_text(re.compile(r"Released \(run \d+ on this data\)"))).to_be_visible()
             settle(page)
-            expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
-            # a real job: predicted first; the budget, then the run on the private votes at its shown price
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
-            name = page.get_by_role("textbox", name="Name of this data")  # asked once: its ledger's name
-            name.fill("adult")
-            page.get_by_role("button", name="Use this name").click()
-            expect(main).to_contain_text("Ledger of this data: adult")
-            settle(page)
-            budget = page.get_by_role("spinbutton", name="Total budget ε")
-            budget.fill("10")
-            budget.press("Tab")
-            page.get_by_role("button", name="Set the budget for this data").click()
-            settle(page)
-            expect(main.get_by_text(re.compile(r"^this run: ε 4 ")).first).to_be_visible()
-            page.get_by_role("button", name="Run on the private votes").click()
-            expect(main).to_contain_text("over 1 run ")
-            settle(page)
-            page.get_by_text("Show the non-private diagnostics (they read the raw votes)").click()
-            settle(page)
-            expect(page.get_by_text(re.compile("always answering the majority class")).first).to_be_visible()
-            (tmp_path / "labeling.txt").write_text(main.inner_text())
-
-            # ---- Student & export: Release, then download the labeled CSV
-            go_to(page, "Student & export", "Student and export")
-            release = page.get_by_role("button", name=re.compile(r"^Release( \(1 run, ε [0-9.,]+\))?$"))
-            if release.count():
-                release.click()
-                expect(page.get_by_text(re.compile(r"Released \(run \d+ on this data\)"))).to_be_visible()
-                settle(page)
-            expect(page.get_by_text("I confirm these rows may be published")).to_have_count(0)  # not a teaching split
-            with page.expect_download() as info:
-                page.get_by_role("button", name="Download labeled CSV").click()
-            path = tmp_path / "private_labels.csv"
-            info.value.save_as(path)
-            (tmp_path / "student.txt").write_text(page.get_by_test_id("stMainBlockContainer").inner_text())
-            page.screenshot(path=str(tmp_path / "student_and_export.png"))
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"))
-            (tmp_path / "failure.txt").write_text(page.locator("body").inner_text())
-            raise
-        finally:
-            browser.close()
+        expect(page.get_by_text("I confirm these rows may be published")).to_have_count(0)  # not a teaching split
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Download labeled CSV").click()
+        path = tmp_path / "private_labels.csv"
+        info.value.save_as(path)
+        (tmp_path / "student.txt").write_text(page.get_by_test_id("stMainBlockContainer").inner_text())
+        page.screenshot(path=str(tmp_path / "student_and_export.png"))
 
     from core.data import load_table
     from app_pages._datasets import _bundled_path

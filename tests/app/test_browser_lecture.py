@@ -13,7 +13,7 @@ import functools
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, go_to, settle
+from conftest import go_to, open_data_page, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,54 +32,41 @@ def fits(page) -> bool:
         " return m.scrollWidth <= m.clientWidth + 2; }")
 
 
-def test_lecture_pages_at_1400_and_1024_px(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_lecture_pages_at_1400_and_1024_px(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
     shots = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered")).to_be_visible()
+    with browser_page(wait=WAIT, height=1400) as page:
+        open_data_page(page, app_server, wait=WAIT, first_result=True, demo_seed=True)
+
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 1400})
+
+            go_to(page, "A leak", "A leak: does the model remember its rows?")
+            expect(page.get_by_text("The attacker's advantage", exact=True)).to_be_visible()
+            expect(page.get_by_text("Published student", exact=True)).to_be_visible()
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()
+            assert fits(page), f"leak page cut off at {width} px"
+            page.screenshot(path=tmp_path / f"leak_{width}.png", full_page=True)
+            shots.append(f"leak_{width}.png")
+
+            go_to(page, "One query", "One query under the microscope")
+            page.get_by_role("button", name="Draw 100 times").click()
             settle(page)
-            page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
-            settle(page)
+            expect(page.get_by_text("P(answered), formula")).to_be_visible()
+            expect(page.get_by_text("Answered in 100 draws")).to_be_visible()
+            assert fits(page), f"microscope cut off at {width} px"
+            page.screenshot(path=tmp_path / f"microscope_{width}.png", full_page=True)
+            shots.append(f"microscope_{width}.png")
 
-            for width in WIDTHS:
-                page.set_viewport_size({"width": width, "height": 1400})
-
-                go_to(page, "A leak", "A leak: does the model remember its rows?")
-                expect(page.get_by_text("The attacker's advantage", exact=True)).to_be_visible()
-                expect(page.get_by_text("Published student", exact=True)).to_be_visible()
-                expect(page.locator(".js-plotly-plot").first).to_be_visible()
-                assert fits(page), f"leak page cut off at {width} px"
-                page.screenshot(path=tmp_path / f"leak_{width}.png", full_page=True)
-                shots.append(f"leak_{width}.png")
-
-                go_to(page, "One query", "One query under the microscope")
-                page.get_by_role("button", name="Draw 100 times").click()
-                settle(page)
-                expect(page.get_by_text("P(answered), formula")).to_be_visible()
-                expect(page.get_by_text("Answered in 100 draws")).to_be_visible()
-                assert fits(page), f"microscope cut off at {width} px"
-                page.screenshot(path=tmp_path / f"microscope_{width}.png", full_page=True)
-                shots.append(f"microscope_{width}.png")
-
-                go_to(page, "Sweeps", "Sweeps against the bounds")
-                page.get_by_role("tab", name="Wrong labels").click()  # measured beside the dotted bounds
-                expect(page.locator(".js-plotly-plot >> visible=true").first).to_be_visible()
-                expect(page.get_by_text("bound: PATE 2018 GNMax").first).to_be_visible()
-                expect(page.get_by_text("The bounds drawn, with their constants")).to_be_visible()
-                assert fits(page), f"sweep cut off at {width} px"
-                page.screenshot(path=tmp_path / f"sweep_{width}.png", full_page=True)
-                shots.append(f"sweep_{width}.png")
-        finally:
-            browser.close()
+            go_to(page, "Sweeps", "Sweeps against the bounds")
+            page.get_by_role("tab", name="Wrong labels").click()  # measured beside the dotted bounds
+            expect(page.locator(".js-plotly-plot >> visible=true").first).to_be_visible()
+            expect(page.get_by_text("bound: PATE 2018 GNMax").first).to_be_visible()
+            expect(page.get_by_text("The bounds drawn, with their constants")).to_be_visible()
+            assert fits(page), f"sweep cut off at {width} px"
+            page.screenshot(path=tmp_path / f"sweep_{width}.png", full_page=True)
+            shots.append(f"sweep_{width}.png")
     for name in shots:
         assert (tmp_path / name).stat().st_size > 10_000, name
     assert len(shots) == 6

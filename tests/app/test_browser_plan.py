@@ -17,7 +17,7 @@ import re
 import pandas as pd
 import pytest
 
-from conftest import CHROMIUM_ARGS
+from conftest import open_data_page, train_teachers, upload_two_files
 from test_app_plan_spend import two_files
 from test_browser import WAIT, go_to, settle
 
@@ -44,122 +44,91 @@ def spent_zero(page) -> None:
     expect(page.get_by_test_id("stMainBlockContainer")).to_contain_text(ZERO)
 
 
-def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_a_real_job_plans_for_free_and_spends_only_its_stated_price(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
     private, public = two_files()
     (tmp_path / "private.csv").write_bytes(private)
     (tmp_path / "public.csv").write_bytes(public)
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            settle(page)
-            page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly;")).to_be_visible()
-            settle(page)
-            sidebar = page.get_by_test_id("stSidebar")
-            expect(sidebar).to_contain_text("Teaching data")  # the generated first view
+    with browser_page(wait=WAIT, downloads=True) as page:
+        open_data_page(page, app_server, wait=WAIT, demo_seed=True)
+        sidebar = page.get_by_test_id("stSidebar")
+        expect(sidebar).to_contain_text("Teaching data")  # the generated first view
 
-            # ---- Data: upload the public file, then the private one
-            page.get_by_text("Upload CSV", exact=True).click()
-            settle(page)
-            uploaders = page.get_by_test_id("stFileUploader")
-            uploaders.filter(has_text="Public unlabeled CSV").locator("input[type=file]").set_input_files(
-                str(tmp_path / "public.csv"))
-            settle(page)
-            uploaders.filter(has_text="Private labeled CSV").locator("input[type=file]").set_input_files(
-                str(tmp_path / "private.csv"))
-            page.get_by_role("heading", name="Loaded: private.csv").wait_for()
-            settle(page)
-            expect(sidebar).to_contain_text("Real job")
-            expect(sidebar).to_contain_text("nothing runs on the private votes unless you ask")
-            # ---- a real job is named once (its ledger's name in the store); the file's name is offered
-            name = page.get_by_role("textbox", name="Name of this data")
-            expect(name).to_have_value("private")
-            name.fill("job")
-            page.get_by_role("button", name="Use this name").click()
-            expect(page.get_by_test_id("stMainBlockContainer")).to_contain_text("Ledger of this data: job")
-            settle(page)
+        # ---- Data: upload the public file, then the private one
+        upload_two_files(page, tmp_path, wait=WAIT)
+        expect(sidebar).to_contain_text("Real job")
+        expect(sidebar).to_contain_text("nothing runs on the private votes unless you ask")
+        # ---- a real job is named once (its ledger's name in the store); the file's name is offered
+        name = page.get_by_role("textbox", name="Name of this data")
+        expect(name).to_have_value("private")
+        name.fill("job")
+        page.get_by_role("button", name="Use this name").click()
+        expect(page.get_by_test_id("stMainBlockContainer")).to_contain_text("Ledger of this data: job")
+        settle(page)
 
-            # ---- Ensemble: train the teachers (training spends nothing)
-            go_to(page, "Ensemble", "Ensemble of teachers")
-            k_box = page.get_by_role("spinbutton", name="Number of teachers k")
-            k_box.fill(str(K))
-            k_box.press("Tab")
-            page.get_by_role("button", name="Train ensemble").click()
-            expect(page.get_by_text(f"Trained {K} teachers.")).to_be_visible()
-            settle(page)
-            spent_zero(page)
+        # ---- Ensemble: train the teachers (training spends nothing)
+        train_teachers(page, K, wait=WAIT)
+        spent_zero(page)
 
-            # ---- Private labeling: the plan, sliders moved; nothing spent
-            go_to(page, "Private labeling", "Private labeling")
-            main = page.get_by_test_id("stMainBlockContainer")
-            expect(main).to_contain_text(PREDICTED)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
-            move_slider(page, "ε (privacy budget)", "ArrowLeft", 20)
-            move_slider(page, "Assumed teacher accuracy", "ArrowRight", 5)
-            move_slider(page, "Assumed share of hard queries", "ArrowLeft", 2)
-            spent_zero(page)
-            page.screenshot(path=str(tmp_path / "plan_1400.png"), full_page=True)
-            page.set_viewport_size({"width": 1024, "height": 1500})
-            settle(page)
-            page.screenshot(path=str(tmp_path / "plan_1024.png"), full_page=True)
-            page.set_viewport_size({"width": 1400, "height": 1500})
+        # ---- Private labeling: the plan, sliders moved; nothing spent
+        go_to(page, "Private labeling", "Private labeling")
+        main = page.get_by_test_id("stMainBlockContainer")
+        expect(main).to_contain_text(PREDICTED)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Answered (plan)")).to_be_visible()
+        move_slider(page, "ε (privacy budget)", "ArrowLeft", 20)
+        move_slider(page, "Assumed teacher accuracy", "ArrowRight", 5)
+        move_slider(page, "Assumed share of hard queries", "ArrowLeft", 2)
+        spent_zero(page)
+        page.screenshot(path=str(tmp_path / "plan_1400.png"), full_page=True)
+        page.set_viewport_size({"width": 1024, "height": 1500})
+        settle(page)
+        page.screenshot(path=str(tmp_path / "plan_1024.png"), full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 1500})
 
-            # ---- Bounds and Compare: predicted overlays and table, sliders moved; nothing spent
-            go_to(page, "Bounds", "Bounds: what the theory predicts")
-            expect(main).to_contain_text(PREDICTED)
-            move_slider(page, "Teacher error α for the model", "ArrowRight", 3)
-            spent_zero(page)
-            go_to(page, "Compare", "Compare the mechanisms")
-            expect(main).to_contain_text(PREDICTED)
-            move_slider(page, "ε (privacy budget)", "ArrowRight", 5)
-            spent_zero(page)
-            for title, heading in (("Data", "Data"), ("Student & export", "Student and export"),
-                                   ("Privacy audit", "Privacy audit")):
-                go_to(page, title, heading)
-            expect(sidebar).to_contain_text("Spent on this data: ε 0 over 0 runs")
+        # ---- Bounds and Compare: predicted overlays and table, sliders moved; nothing spent
+        go_to(page, "Bounds", "Bounds: what the theory predicts")
+        expect(main).to_contain_text(PREDICTED)
+        move_slider(page, "Teacher error α for the model", "ArrowRight", 3)
+        spent_zero(page)
+        go_to(page, "Compare", "Compare the mechanisms")
+        expect(main).to_contain_text(PREDICTED)
+        move_slider(page, "ε (privacy budget)", "ArrowRight", 5)
+        spent_zero(page)
+        for title, heading in (("Data", "Data"), ("Student & export", "Student and export"),
+                               ("Privacy audit", "Privacy audit")):
+            go_to(page, title, heading)
+        expect(sidebar).to_contain_text("Spent on this data: ε 0 over 0 runs")
 
-            # ---- the budget, the price, the run: the total is exactly the price shown
-            go_to(page, "Private labeling", "Private labeling")
-            budget = page.get_by_role("spinbutton", name="Total budget ε")
-            budget.fill("3")
-            budget.press("Tab")
-            page.get_by_role("button", name="Set the budget for this data").click()
-            expect(main).to_contain_text("Total privacy budget on this data: (ε, δ) = (3, 0.0001)")
-            settle(page)
-            price = main.get_by_text(re.compile(r"^this run: ε [0-9.]+")).first
-            match = re.search(r"this run: ε ([0-9.]+) .*spent after it: ([0-9.]+) of 3", price.inner_text())
-            assert match, price.inner_text()
-            cost = match.group(1)
-            assert match.group(2) == cost  # nothing was spent before it
-            spent_zero(page)
-            page.get_by_role("button", name="Run on the private votes").click()
-            expect(main).to_contain_text(f"Spent on this data so far: (ε, δ) = ({cost},")
-            expect(main).to_contain_text(re.compile(rf"Spent on this data so far: \(ε, δ\) = \({re.escape(cost)}, "
-                                                    r"[^)]+\) over 1 run "))
-            settle(page)
+        # ---- the budget, the price, the run: the total is exactly the price shown
+        go_to(page, "Private labeling", "Private labeling")
+        budget = page.get_by_role("spinbutton", name="Total budget ε")
+        budget.fill("3")
+        budget.press("Tab")
+        page.get_by_role("button", name="Set the budget for this data").click()
+        expect(main).to_contain_text("Total privacy budget on this data: (ε, δ) = (3, 0.0001)")
+        settle(page)
+        price = main.get_by_text(re.compile(r"^this run: ε [0-9.]+")).first
+        match = re.search(r"this run: ε ([0-9.]+) .*spent after it: ([0-9.]+) of 3", price.inner_text())
+        assert match, price.inner_text()
+        cost = match.group(1)
+        assert match.group(2) == cost  # nothing was spent before it
+        spent_zero(page)
+        page.get_by_role("button", name="Run on the private votes").click()
+        expect(main).to_contain_text(f"Spent on this data so far: (ε, δ) = ({cost},")
+        expect(main).to_contain_text(re.compile(rf"Spent on this data so far: \(ε, δ\) = \({re.escape(cost)}, "
+                                                r"[^)]+\) over 1 run "))
+        settle(page)
 
-            # ---- Student & export: the paid run is the release; its CSV has one row per public query
-            go_to(page, "Student & export", "Student and export")
-            expect(page.get_by_text(re.compile(r"Released \(run 1 on this data\)"))).to_be_visible()
-            with page.expect_download() as info:
-                page.get_by_role("button", name="Download labeled CSV").click()
-            path = tmp_path / "private_labels.csv"
-            info.value.save_as(path)
-            page.screenshot(path=str(tmp_path / "export.png"))
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"))
-            (tmp_path / "failure.txt").write_text(page.locator("body").inner_text())
-            raise
-        finally:
-            browser.close()
+        # ---- Student & export: the paid run is the release; its CSV has one row per public query
+        go_to(page, "Student & export", "Student and export")
+        expect(page.get_by_text(re.compile(r"Released \(run 1 on this data\)"))).to_be_visible()
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Download labeled CSV").click()
+        path = tmp_path / "private_labels.csv"
+        info.value.save_as(path)
+        page.screenshot(path=str(tmp_path / "export.png"))
 
     frame = pd.read_csv(path)
     # "a" splits the label at one threshold: a stand-in the column check leaves out by default

@@ -26,7 +26,7 @@ import functools
 import pytest
 
 from app_pages._presets import PRESETS
-from conftest import CHROMIUM_ARGS, go_to, settle
+from conftest import go_to, open_data_page, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -162,10 +162,8 @@ def check_traces(page, where: str) -> list[str]:
     return problems
 
 
-def test_the_scan_finds_what_it_looks_for(chromium_executable):
+def test_the_scan_finds_what_it_looks_for(browser_page):
     """The measuring script itself: a cut label, a too-wide table, a title outside its chart."""
-    from playwright.sync_api import sync_playwright
-
     html = """<html><body>
       <div data-testid="stMain">
         <p style="width:80px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis">a label far too long for its box</p>
@@ -176,14 +174,9 @@ def test_the_scan_finds_what_it_looks_for(chromium_executable):
           <svg class="main-svg" width="200" height="100"><text class="xtitle" x="150" y="50">axis title far outside</text>
           <text class="ytitle" x="10" y="50">inside</text></svg></div>
       </div></body></html>"""
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1024, "height": 768})
-            page.set_content(html)
-            found = page.evaluate(OVERFLOW_JS)
-        finally:
-            browser.close()
+    with browser_page(wait=WAIT, width=1024, height=768) as page:
+        page.set_content(html)
+        found = page.evaluate(OVERFLOW_JS)
     assert any(f.startswith("cut ") and "far too long" in f for f in found), found
     assert not any("that fits" in f for f in found), found
     assert any(f.startswith("table wider") for f in found), found
@@ -192,69 +185,57 @@ def test_the_scan_finds_what_it_looks_for(chromium_executable):
     assert contrast_on_white("#767676") == pytest.approx(4.54, abs=0.01)  # WCAG's well-known 4.5:1 grey
 
 
-def test_no_page_cuts_text_and_every_line_has_its_own_look(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_no_page_cuts_text_and_every_line_has_its_own_look(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
     problems: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(WAIT)
-            expect.set_options(timeout=WAIT)
-            page.goto(app_server)
-            page.get_by_role("heading", name="Data", exact=True).wait_for()
-            settle(page)
-            page.get_by_test_id("stSidebar").get_by_text("Reproducible demo seed").click()
-            expect(page.get_by_text("Demo seed on: runs on teaching data repeat exactly", exact=False)).to_be_visible()
-            settle(page)
-            for width, height, projector in ((1400, 1000, False), (1024, 768, False), (1024, 768, True)):
-                page.set_viewport_size({"width": width, "height": height})
-                if projector:
-                    page.get_by_test_id("stSidebar").get_by_text("Projector", exact=True).click()
-                    settle(page)
-                where_width = f"{width} px" + (" with the projector" if projector else "")
-                for title, heading in PAGES.items():
-                    go_to(page, title, heading)
-                    go = page.get_by_role("button", name="Run the comparison")
-                    if go.count():  # Compare shows its price first; its runs once clicked (then drawn already)
-                        go.first.click()
-                        settle(page)
-                    if projector:
-                        banner = page.locator(".ledger-banner")
-                        expect(banner).to_be_visible()
-                        assert "ledger" in banner.inner_text()
-                        top = banner.bounding_box()["y"]
-                        assert top < page.get_by_role("heading", name=heading, exact=True).bounding_box()["y"]
-                        page.screenshot(path=tmp_path / f"projector_{title.replace(' ', '_')}.png")
-                    page.evaluate(OPEN_EXPANDERS_JS)  # what an expander holds is measured open
-                    page.wait_for_timeout(700)
-                    problems += [f"{title} at {where_width}: {what}" for what in overflowing(page)]
-                    if title == "Compare":
-                        problems += check_traces(page, f"Compare at {where_width}")
-                    if title == "Sweeps":
-                        for tab in ("Answered", "⊥", "Wrong labels"):
-                            page.get_by_role("tab", name=tab).click()
-                            page.wait_for_timeout(500)
-                            problems += [f"Sweeps ({tab}) at {where_width}: {what}" for what in overflowing(page)]
-                            problems += check_traces(page, f"Sweeps ({tab}) at {where_width}")
-            # The lecture at 1024 × 768 with the projector: each preset one click away, its page uncut.
-            for n, key in enumerate(PRESETS):
-                title = PRESETS[key]["title"]
-                page.get_by_test_id("stSidebar").get_by_role("button", name=title, exact=True).click()
+    with browser_page(wait=WAIT, height=1000) as page:
+        open_data_page(page, app_server, wait=WAIT, demo_seed=True)
+        for width, height, projector in ((1400, 1000, False), (1024, 768, False), (1024, 768, True)):
+            page.set_viewport_size({"width": width, "height": height})
+            if projector:
+                page.get_by_test_id("stSidebar").get_by_text("Projector", exact=True).click()
                 settle(page)
-                page.get_by_text(title + ".", exact=False).first.wait_for()  # the preset's note above its page
+            where_width = f"{width} px" + (" with the projector" if projector else "")
+            for title, heading in PAGES.items():
+                go_to(page, title, heading)
                 go = page.get_by_role("button", name="Run the comparison")
-                if go.count():
+                if go.count():  # Compare shows its price first; its runs once clicked (then drawn already)
                     go.first.click()
                     settle(page)
-                expect(page.locator(".ledger-banner")).to_be_visible()  # the projector stays on
-                page.screenshot(path=tmp_path / f"preset_{n}_{key}.png")
-                page.evaluate(OPEN_EXPANDERS_JS)
+                if projector:
+                    banner = page.locator(".ledger-banner")
+                    expect(banner).to_be_visible()
+                    assert "ledger" in banner.inner_text()
+                    top = banner.bounding_box()["y"]
+                    assert top < page.get_by_role("heading", name=heading, exact=True).bounding_box()["y"]
+                    page.screenshot(path=tmp_path / f"projector_{title.replace(' ', '_')}.png")
+                page.evaluate(OPEN_EXPANDERS_JS)  # what an expander holds is measured open
                 page.wait_for_timeout(700)
-                problems += [f"preset {title} at 1024 px with the projector: {what}" for what in overflowing(page)]
-        finally:
-            browser.close()
+                problems += [f"{title} at {where_width}: {what}" for what in overflowing(page)]
+                if title == "Compare":
+                    problems += check_traces(page, f"Compare at {where_width}")
+                if title == "Sweeps":
+                    for tab in ("Answered", "⊥", "Wrong labels"):
+                        page.get_by_role("tab", name=tab).click()
+                        page.wait_for_timeout(500)
+                        problems += [f"Sweeps ({tab}) at {where_width}: {what}" for what in overflowing(page)]
+                        problems += check_traces(page, f"Sweeps ({tab}) at {where_width}")
+        # The lecture at 1024 × 768 with the projector: each preset one click away, its page uncut.
+        for n, key in enumerate(PRESETS):
+            title = PRESETS[key]["title"]
+            page.get_by_test_id("stSidebar").get_by_role("button", name=title, exact=True).click()
+            settle(page)
+            page.get_by_text(title + ".", exact=False).first.wait_for()  # the preset's note above its page
+            go = page.get_by_role("button", name="Run the comparison")
+            if go.count():
+                go.first.click()
+                settle(page)
+            expect(page.locator(".ledger-banner")).to_be_visible()  # the projector stays on
+            page.screenshot(path=tmp_path / f"preset_{n}_{key}.png")
+            page.evaluate(OPEN_EXPANDERS_JS)
+            page.wait_for_timeout(700)
+            problems += [f"preset {title} at 1024 px with the projector: {what}" for what in overflowing(page)]
     assert not problems, "\n".join(problems)
     assert len(list(tmp_path.glob("projector_*.png"))) == len(PAGES)
     assert len(list(tmp_path.glob("preset_*.png"))) == len(PRESETS)

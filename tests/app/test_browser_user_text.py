@@ -25,9 +25,8 @@ import time
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, ROOT, _healthy, free_port, go_to, settle
+from conftest import ROOT, _healthy, free_port, go_to, open_data_page, settle, train_teachers
 from test_app_user_text import CLASSES, FILE, IMG, LABEL, LINK, payload_csv
-from test_served import open_lab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -82,9 +81,7 @@ def assert_no_markup(page, where: str, dialogs: list) -> None:
     assert not dialogs, (where, dialogs)
 
 
-def test_literal_shows_every_text_as_its_characters(chromium_executable, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_literal_shows_every_text_as_its_characters(browser_page, tmp_path):
     cases = texts()
     script = tmp_path / "literal_page.py"
     script.write_text(SCRIPT.format(root=str(ROOT), texts=json.dumps(cases)))
@@ -100,21 +97,16 @@ def test_literal_shows_every_text_as_its_characters(chromium_executable, tmp_pat
             while not _healthy(url):
                 assert proc.poll() is None and time.monotonic() < deadline, "the page's server did not start"
                 time.sleep(0.5)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS)
-                try:
-                    page = browser.new_page()
-                    dialogs: list = []
-                    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-                    page.goto(url)
-                    page.get_by_role("button", name="done").wait_for(timeout=WAIT)
-                    settle(page)
-                    shown = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
-                        .map(e => [e.innerText, e.querySelectorAll('*:not(p)').length,
-                                   [...e.querySelectorAll('a')].map(a => a.getAttribute('href'))])""")
-                    assert_no_markup(page, "the page of texts", dialogs)
-                finally:
-                    browser.close()
+            with browser_page(wait=WAIT, width=1280, height=720) as page:
+                dialogs: list = []
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                page.goto(url)
+                page.get_by_role("button", name="done").wait_for(timeout=WAIT)
+                settle(page)
+                shown = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+                    .map(e => [e.innerText, e.querySelectorAll('*:not(p)').length,
+                               [...e.querySelectorAll('a')].map(a => a.getAttribute('href'))])""")
+                assert_no_markup(page, "the page of texts", dialogs)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -150,66 +142,57 @@ def choose(page, box_label: str, option: str) -> None:
     raise AssertionError(f"{option!r} could not be chosen in {box_label!r}")
 
 
-def test_the_main_flow_shows_names_from_a_file_as_text(app_server, chromium_executable, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_the_main_flow_shows_names_from_a_file_as_text(app_server, browser_page, tmp_path):
+    from playwright.sync_api import expect
 
     path = tmp_path / FILE
     path.write_bytes(payload_csv())
-    with sync_playwright() as p:
-        browser, page = open_lab(p, chromium_executable, app_server)  # the default data: nothing of the file yet
-        try:
-            dialogs: list = []
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            main = page.get_by_test_id("stMainBlockContainer")
-            sidebar = page.get_by_test_id("stSidebar")
+    with browser_page(wait=WAIT, height=1400) as page:
+        open_data_page(page, app_server, wait=WAIT)  # the default data: nothing of the file yet
+        dialogs: list = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        main = page.get_by_test_id("stMainBlockContainer")
+        sidebar = page.get_by_test_id("stSidebar")
 
-            # ---- Data: upload, choose the label column, the column check names the column, the fix
-            page.get_by_text("Upload CSV", exact=True).click()
-            settle(page)
-            page.get_by_test_id("stFileUploader").filter(has_text="Private labeled CSV").locator(
-                "input[type=file]").set_input_files(str(path))
-            settle(page)
-            choose(page, "Label column", LABEL)
-            settle(page)
-            expect(main.get_by_test_id("stAlert").filter(has_text=IMG).first).to_be_visible()
-            expect(main).to_contain_text(f"Column check of {FILE} (not loaded yet)")
-            assert_no_markup(page, "the column check", dialogs)
-            page.get_by_role("button", name="Drop the rows with a missing value").click()
-            page.get_by_role("heading", name=f"Loaded: {FILE}").wait_for()
-            settle(page)
-            expect(main).to_contain_text(f"Label column {LABEL}; classes: {CLASSES[0]}, {CLASSES[1]}")
-            expect(sidebar).to_contain_text(FILE)
-            assert_no_markup(page, "Data", dialogs)
+        # ---- Data: upload, choose the label column, the column check names the column, the fix
+        page.get_by_text("Upload CSV", exact=True).click()
+        settle(page)
+        page.get_by_test_id("stFileUploader").filter(has_text="Private labeled CSV").locator(
+            "input[type=file]").set_input_files(str(path))
+        settle(page)
+        choose(page, "Label column", LABEL)
+        settle(page)
+        expect(main.get_by_test_id("stAlert").filter(has_text=IMG).first).to_be_visible()
+        expect(main).to_contain_text(f"Column check of {FILE} (not loaded yet)")
+        assert_no_markup(page, "the column check", dialogs)
+        page.get_by_role("button", name="Drop the rows with a missing value").click()
+        page.get_by_role("heading", name=f"Loaded: {FILE}").wait_for()
+        settle(page)
+        expect(main).to_contain_text(f"Label column {LABEL}; classes: {CLASSES[0]}, {CLASSES[1]}")
+        expect(sidebar).to_contain_text(FILE)
+        assert_no_markup(page, "Data", dialogs)
 
-            # ---- Ensemble: train ten teachers
-            go_to(page, "Ensemble", "Ensemble of teachers")
-            k_box = page.get_by_role("spinbutton", name="Number of teachers k")
-            k_box.fill("10")
-            k_box.press("Tab")
-            page.get_by_role("button", name="Train ensemble").click()
-            expect(page.get_by_text("Trained 10 teachers.")).to_be_visible()
-            settle(page)
-            assert_no_markup(page, "Ensemble", dialogs)
+        # ---- Ensemble: train ten teachers
+        train_teachers(page, 10, wait=WAIT)
+        assert_no_markup(page, "Ensemble", dialogs)
 
-            # ---- teaching data (declared): the live views draw the class names
-            sidebar.get_by_text("Teaching data?").click()
-            sidebar.get_by_text("I confirm that this upload holds nobody's private data", exact=False).click()
-            sidebar.get_by_role("button", name="Treat this upload as teaching data").click()
-            settle(page)
-            go_to(page, "Private labeling", "Private labeling")
-            page.get_by_text("PATE LNMax (Laplace noisy max)", exact=True).click()
-            settle(page)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Answered").first).to_be_visible()
-            assert_no_markup(page, "Private labeling", dialogs)
-            go_to(page, "One query", "One query under the microscope")
-            ticks = page.locator(".xtick text")
-            expect(ticks.filter(has_text=CLASSES[0])).to_have_count(1)
-            expect(ticks.filter(has_text=CLASSES[1])).to_have_count(1)
-            expect(main).to_contain_text("True class: ")
-            assert_no_markup(page, "One query", dialogs)
-            go_to(page, "Student & export", "Student and export")
-            expect(sidebar).to_contain_text(FILE)
-            assert_no_markup(page, "Student & export", dialogs)
-            page.screenshot(path=str(tmp_path / "user_text.png"), full_page=True)
-        finally:
-            browser.close()
+        # ---- teaching data (declared): the live views draw the class names
+        sidebar.get_by_text("Teaching data?").click()
+        sidebar.get_by_text("I confirm that this upload holds nobody's private data", exact=False).click()
+        sidebar.get_by_role("button", name="Treat this upload as teaching data").click()
+        settle(page)
+        go_to(page, "Private labeling", "Private labeling")
+        page.get_by_text("PATE LNMax (Laplace noisy max)", exact=True).click()
+        settle(page)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Answered").first).to_be_visible()
+        assert_no_markup(page, "Private labeling", dialogs)
+        go_to(page, "One query", "One query under the microscope")
+        ticks = page.locator(".xtick text")
+        expect(ticks.filter(has_text=CLASSES[0])).to_have_count(1)
+        expect(ticks.filter(has_text=CLASSES[1])).to_have_count(1)
+        expect(main).to_contain_text("True class: ")
+        assert_no_markup(page, "One query", dialogs)
+        go_to(page, "Student & export", "Student and export")
+        expect(sidebar).to_contain_text(FILE)
+        assert_no_markup(page, "Student & export", dialogs)
+        page.screenshot(path=str(tmp_path / "user_text.png"), full_page=True)

@@ -9,13 +9,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from core.data import load_table, panel, split_public
 from core.data.units import (PER_ROW, bound_rows, describe_unit, group_privacy, privacy_unit, split_units,
                              unit_chunks)
 from core.ensemble.teachers import train_teachers
 from core.errors import DataError, ParameterError
+
+from builders import PersonRecorder
 
 
 def test_describe_says_the_unit_for_the_owner_and_for_an_export():
@@ -131,23 +132,11 @@ def test_split_public_splits_by_person():
     assert sorted(np.r_[rest.unit_ids, out.unit_ids]) == [1, 2, 3, 4, 5]
 
 
-class _Recorder(ClassifierMixin, BaseEstimator):
-    """Remembers the person codes (column 0) of the rows it was fitted on."""
-
-    def fit(self, X, y):
-        self.classes_ = np.unique(y)
-        self.persons_ = frozenset(np.asarray(X)[:, 0].astype(int).tolist())
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.classes_[0])
-
-
 def _persons_per_teacher(table, units, k, seed):
     X = np.column_stack([table.unit.codes.astype(float), table.features.to_numpy()])
     y = table.labels.copy()
     y[:2] = [0, 1]
-    ensemble = train_teachers(X, y, _Recorder(), k, rng=seed, units=units)
+    ensemble = train_teachers(X, y, PersonRecorder(), k, rng=seed, units=units)
     return [getattr(t, "persons_", frozenset()) for t in ensemble._teachers]
 
 
@@ -197,5 +186,5 @@ def test_person_chunks_are_the_same_on_any_backend():
         X = np.column_stack([table.unit.codes.astype(float), table.features.to_numpy()])
         y = table.labels.copy()
         y[:2] = [0, 1]
-        two = train_teachers(X, y, _Recorder(), 10, rng=4, units=table.unit, n_jobs=2)
+        two = train_teachers(X, y, PersonRecorder(), 10, rng=4, units=table.unit, n_jobs=2)
     assert one == [getattr(t, "persons_", frozenset()) for t in two._teachers]
