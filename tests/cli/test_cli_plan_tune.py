@@ -189,12 +189,20 @@ def test_tune_grid_crosses_other_settings(capsys):
         grid_of(bad)
 
 
-def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files):
+def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files, capsys):
     folder, priv, pub = files
-    argv = ["label", "--private", str(priv), "--public", str(pub), "--label-column", "label", "--learner",
-            "logistic_regression", "--k", "10", "--mechanism", "dp-logistic", "--epsilon", "1", "--delta", "1e-5",
+    # a DP-training route trains no teachers: neither --learner nor --k is asked for
+    argv = ["label", "--private", str(priv), "--public", str(pub), "--label-column", "label",
+            "--mechanism", "dp-logistic", "--epsilon", "1", "--delta", "1e-5",
             "--out", str(folder / "dp.csv"), "--report", str(folder / "dp.json"), "--no-progress"]
     assert main(argv) == EXIT_OK
+    assert "teachers" not in capsys.readouterr().out.split("Labeled", 1)[1].split("\n")[0].replace("no teachers", "")
+    # the ensemble's mechanisms still need both, and say so in flags before any file is read
+    gn = ["label", "--private", str(priv), "--public", str(pub), "--mechanism", "gnmax", "--epsilon", "1",
+          "--delta", "1e-5", "--out", str(folder / "gn.csv"), "--no-progress"]
+    assert main(gn) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "give --learner NAME and --k N" in err and "dp-logistic" in err
     report = json.loads((folder / "dp.json").read_text())
     assert "ensemble" not in report and report["model"]["n_private"] == 600
     assert report["model"]["trained"].startswith("DP logistic regression")
