@@ -187,6 +187,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     job.add_argument("--public", default=None, metavar="FILE",
                      help="public CSV file: its number of rows, and its rows' encoding for the DP-training routes")
     job.add_argument("--m", type=int, default=None, metavar="N", help="number of public rows to label (instead of --public)")
+    job.add_argument("--drop", default=None, metavar="X,Y",
+                     help="leave these columns out of the features, as in label (comma separated), e.g. an "
+                     "identifier: the DP-training routes are predicted without them")
     job.add_argument("--d", type=int, default=None, metavar="D",
                      help="without --public: the DP-training routes are predicted on a stand-in of D uniform columns")
     job.add_argument("--k", type=int, default=None, metavar="N",
@@ -215,7 +218,8 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
 
     if args.public is not None:
         frame = _frame(args.public, "--public", _format(args))
-        drop = [c for c in (label_column, getattr(args, "privacy_unit", None)) if c and c in frame.columns]
+        dropped = dropped_names(args, frame.columns)
+        drop = [c for c in (label_column, getattr(args, "privacy_unit", None), *dropped) if c and c in frame.columns]
         try:
             return PublicRows.from_frame(frame.drop(columns=drop), source=f"the rows of '{args.public}'")
         except Exception as exc:  # a plan without the DP-training routes still plans the others
@@ -225,6 +229,42 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
             raise CommandError(f"--d must be at least 1, got {args.d}.")
         return PublicRows.standin(m, args.d)
     return None
+
+
+def checks_names(args: argparse.Namespace) -> list[str]:
+    """``--drop``'s names as given."""
+    from core.cli.checks import names_list
+
+    return names_list(getattr(args, "drop", None))
+
+
+def dropped_names(args: argparse.Namespace, public_columns) -> list[str]:
+    """``--drop``'s names, each checked against the private file's header (or, without one, the public file's).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    public_columns : sequence of str
+        The public file's columns.
+
+    Returns
+    -------
+    list of str
+    """
+    from core.cli.checks import _unknown, names_list
+
+    drop = names_list(getattr(args, "drop", None))
+    if not drop:
+        return []
+    if args.private is not None:
+        header = pd_header(args.private, _format(args))
+        _unknown(drop, header, "--drop", "the private file")
+        label = read_label_column(args)
+        if label in drop:
+            raise CommandError(f"'{label}' is the label column; leave it out of --drop.")
+    else:
+        _unknown(drop, [str(c) for c in public_columns], "--drop", "the public file")
+    return drop
 
 
 def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
@@ -348,8 +388,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if any(registry_inputs(name) == "rows" for name, _ in requests):
         public = public_rows_of(args, read_label_column(args), sizes["m"])
         if public is not None:
+            dropped = checks_names(args)
             read.append(f"The DP-training routes are predicted from {public.source}: {public.m} rows, encoded into "
-                        f"{public.d} columns.")
+                        f"{public.d} columns" + (f" (without {', '.join(dropped)}: --drop)" if dropped else "") + ".")
     if args.model_accuracy is not None and not (0.0 < args.model_accuracy <= 1.0):
         raise CommandError(f"--model-accuracy must lie in (0, 1], got {args.model_accuracy:g}.")
     preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,

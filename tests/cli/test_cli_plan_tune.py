@@ -78,6 +78,22 @@ def test_plan_shows_the_dp_training_routes_and_its_choice_at_each_epsilon(capsys
     assert data["choices"][0] == {"epsilon": 0.5, "mechanism": "dp-logistic"}
 
 
+def test_plan_drop_leaves_a_column_out_as_label_does(files, capsys):
+    folder, priv, pub = files
+    for path in (priv, pub):  # an identifier in both files
+        frame = pd.read_csv(path)
+        frame.insert(0, "rownum", np.arange(len(frame)))
+        frame.to_csv(path, index=False)
+    base = ["plan", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-logistic", "--epsilon", "1",
+            "--draws", "2"]
+    without = json.loads(_run_json([*base, "--drop", "rownum"]))
+    with_id = json.loads(_run_json(base))
+    assert "encoded into 3 columns (without rownum: --drop)" in " ".join(without["read"])
+    assert "encoded into 4 columns." in " ".join(with_id["read"])
+    assert main([*base, "--drop", "nosuch"]) == EXIT_ERROR
+    assert "--drop names column(s) 'nosuch' that the private file does not have" in capsys.readouterr().err
+
+
 def _run_json(argv) -> str:
     import contextlib
     import io
