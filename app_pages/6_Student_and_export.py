@@ -118,6 +118,8 @@ with session.shown_errors():
                 ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
             st.error(literal(exc))
+        else:
+            st.rerun()  # every total on the page, the budget box drawn above included, counts the release
     rel = None if unpublishable else ledgers.current_release(ds, ens)
     if rel is not None:
         released = rel["result"]

@@ -49,7 +49,8 @@ def add_quality_flags(parser) -> None:
                    help="hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default 0)")
     g.add_argument("--majority-share", type=float, default=None, metavar="S",
                    help="share of public rows in the most common class: always answering it is the "
-                   "baseline a useful run must beat (default: balanced classes)")
+                   "baseline a useful run must beat (default: balanced classes, said in capitals: the share is "
+                   "private and never read; each run's 'useful below' column says where its verdict turns)")
     g.add_argument("--model-accuracy", type=float, default=None, metavar="A",
                    help="the DP-training routes (dp-logistic, dp-naive-bayes): the accuracy a logistic regression "
                    "trained on all private rows WITHOUT privacy would have (default: the teachers' noise-free "
@@ -374,6 +375,8 @@ def prediction_dict(p) -> dict[str, Any]:
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
+    below = p.useful_below
+    d["useful_while_majority_below"] = None if below != below else below
     return d
 
 
@@ -396,8 +399,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,
                          model_accuracy=args.model_accuracy)
     choices = by_epsilon(preds)
+    assumed_share = (f"--majority-share {args.majority_share:g}" if args.majority_share is not None else
+                     "balanced classes (default; the share of the most common class is private and is not read)")
     if args.json:
         stdout.write(json.dumps({"predicted": True, "read": read, "job": sizes, "assumption": quality.describe(),
+                                 "majority_share_assumed": assumed_share,
                                  "predictions": [prediction_dict(p) for p in preds],
                                  "choices": [{"epsilon": e, "mechanism": None if p is None else p.mechanism}
                                              for e, p in choices.items()]}, indent=2, default=str) + "\n")
@@ -408,6 +414,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     stdout.write(f"  Job: n = {sizes['n']} private rows, {sizes['n_classes']} classes, m = {sizes['m']} public rows, "
                  f"k = {sizes['k']} teachers.\n  Assumed: {quality.describe()}; always answering the majority class "
                  f"is right {quality.majority_share(sizes['n_classes']):.0%} of the time.\n")
+    if args.majority_share is None:
+        stdout.write("  MAJORITY SHARE ASSUMED, NOT READ: the classes are taken as balanced. How often the most common "
+                     "class occurs is private, so the plan does not read it. A run is useful only while that share is "
+                     "below its 'useful below' column: on a table where one class holds 90% of the rows, labels right "
+                     "85% of the time are worse than answering that class every time. Give --majority-share S if you "
+                     "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
     if trained:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
@@ -415,7 +427,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      + (" (--model-accuracy)" if args.model_accuracy is not None else
                         " (the teachers' noise-free plurality; set it with --model-accuracy)") + ".\n")
     stdout.write("\n")
-    head = f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} {'right %':>7}  useful"
+    head = (f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} "
+            f"{'right %':>7}  useful  useful below")
     stdout.write(head + "\n")
     for p in preds:
         eps_asked = p.settings.get("epsilon")
@@ -423,7 +436,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         right = "—" if p.answered == 0 else f"{p.label_accuracy:.0%}"
         stdout.write(f"{p.mechanism:<16} {fmt(eps_asked) if eps_asked is not None else '—':>7} {guarantee:>18} "
                      f"{p.answered:>8.0f} ± {p.answered_sd:<3.0f} {p.correct:>8.0f} ± {p.correct_sd:<3.0f} "
-                     f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO'}\n")
+                     f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO':<6}  "
+                     f"{'—' if p.useful_below != p.useful_below else format(max(0.0, p.useful_below), '.0%'):>12}\n")
     refused = [p for p in preds if p.epsilon != p.epsilon and p.reason]
     if refused:
         stdout.write("\n")
@@ -438,10 +452,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write("\nNo setting planned here is useful.\n")
     else:
         stdout.write("\nThe plan's choice (the useful run with the most correct labels; --mechanism auto chooses the "
-                     "same):\n")
+                     "same)" + (", at the assumed balanced classes" if args.majority_share is None else "") + ":\n")
         for eps, p in choices.items():
             what = ("no useful run" if p is None else
-                    f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%})")
+                    f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%}; useful while the most "
+                    f"common class holds under {p.useful_below:.0%} of the rows)")
             stdout.write(f"  at ε = {fmt(eps)}: {what}\n")
     stdout.flush()
     return EXIT_OK

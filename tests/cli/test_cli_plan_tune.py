@@ -94,6 +94,23 @@ def test_plan_drop_leaves_a_column_out_as_label_does(files, capsys):
     assert "--drop names column(s) 'nosuch' that the private file does not have" in capsys.readouterr().err
 
 
+def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(capsys):
+    # the trial's failure: "useful" at an unstated 50 % on a table where one class held 99.8 %
+    argv = ["plan", "--n", "5000", "--classes", "2", "--m", "1000", "--d", "5", "--mechanism", "dp-logistic",
+            "--epsilon", "1", "--draws", "2"]
+    assert main(argv) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "MAJORITY SHARE ASSUMED, NOT READ" in out and "at the assumed balanced classes" in out
+    data = json.loads(_run_json(argv))
+    p = data["predictions"][0]
+    assert p["useful_while_majority_below"] == pytest.approx(p["label_accuracy"] - 0.02)
+    assert f"{p['useful_while_majority_below']:.0%}" in out.split("dp-logistic", 1)[1].splitlines()[0]
+    skewed = json.loads(_run_json([*argv, "--majority-share", "0.998"]))  # the user who knows says so
+    assert not skewed["predictions"][0]["useful"] and skewed["majority_share_assumed"] == "--majority-share 0.998"
+    assert main([*argv, "--majority-share", "0.998"]) == EXIT_OK
+    assert "MAJORITY SHARE ASSUMED" not in capsys.readouterr().out
+
+
 def _run_json(argv) -> str:
     import contextlib
     import io
@@ -136,6 +153,34 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
     assert len(led) == 1 and "private-selection" in led.entries[0].mechanism
     assert report["ledger"]["epsilon"] == pytest.approx(price.epsilon)  # the ledger's total, as label's report
     assert "Ledger " in out and "dataset 'tune-job': 1 run(s)" in out
+
+
+def test_tune_takes_the_dp_training_routes_as_candidates_priced_and_charged_alike(files, capsys):
+    folder, priv, pub = files
+    grid = ["--mechanism", "dp-logistic", "--mechanism", "dp-naive-bayes", "--mechanism", "gnmax", "--epsilon", "1",
+            "--epsilon", "2", "--delta", "1e-5"]
+    candidates = [(m, {"epsilon": e, "delta": 1e-5, **({"perturbation": "gamma"} if m == "dp-logistic" else {})})
+                  for m in ("dp-logistic", "dp-naive-bayes", "gnmax") for e in (1.0, 2.0)]
+    price = pipeline.tune_price(candidates, 100, score_sigma=5.0)
+    code = main(["tune", "--private", str(priv), "--public", str(pub), *grid, "--k", "10", "--holdout", "100",
+                 "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
+                 "--ledger", str(folder / "ledger.sqlite"), "--dataset", "tune-dp", "--budget-epsilon", "80",
+                 "--budget-delta", "1e-3", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert f"({price.epsilon:.4g}, 1e-05)-differential privacy for the whole selection over 6 candidates" in out
+    report = json.loads((folder / "report.json").read_text())
+    assert report["selection"]["epsilon"] == pytest.approx(price.epsilon)
+    assert {c["mechanism"] for c in report["selection"]["candidates"]} == {"dp-logistic", "dp-naive-bayes", "gnmax"}
+    from core.ledger import PrivacyLedger
+
+    led = PrivacyLedger("tune-dp", store=folder / "ledger.sqlite")
+    assert len(led) == 1 and led.total().epsilon == pytest.approx(price.epsilon, rel=1e-6)
+    # a grid of DP-training routes only trains no teachers: --k is not asked for
+    code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes", "--epsilon",
+                 "1", "--delta", "1e-5", "--score", "answered", "--out", str(folder / "nb.csv"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK and "Selected candidate 1 of 1: dp-naive-bayes" in out
 
 
 def test_tune_writes_no_number_of_repetitions_anywhere(files, capsys, monkeypatch):
