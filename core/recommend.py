@@ -28,7 +28,7 @@ explains its choice in sentences (:attr:`Recommendation.reasons`):
   (:attr:`Recommendation.useful` False) with what would be needed instead -- more
   private rows, fewer public rows, a larger ε, fewer teachers (:mod:`core.plan.advice`).
   The majority share is an assumption: balanced classes unless given (the private class
-  shares are private and never read for it, docs/design.md §10.8).
+  shares are private and never read for it, docs/design.md §10.9).
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def recommend_settings(
     majority_share : float, optional
         The share of the majority class among the public rows, an assumption (default:
         balanced classes; the private class counts' shares are private and never read for
-        it, docs/design.md §10.8).
+        it, docs/design.md §10.9).
     draws : int
         Simulated runs per prediction.
     public : core.plan.PublicRows, optional
@@ -264,7 +264,7 @@ def _shares(class_counts: list[int], majority_share: float | None) -> list[float
     if majority_share is not None:
         ms = float(majority_share)
         return [ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1)
-    return [1.0 / n_classes] * n_classes  # assumed balanced: the private shares are not read (§10.8)
+    return [1.0 / n_classes] * n_classes  # assumed balanced: the private shares are not read (§10.9)
 
 
 def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
@@ -282,7 +282,7 @@ def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[i
         rest = (1.0 - ms) / (n_classes - 1)
         shares = [ms] + [rest] * (n_classes - 1)
         source = "an assumed"
-    else:  # the private class shares are private: assumed balanced, never read for free (§10.8)
+    else:  # the private class shares are private: assumed balanced, never read for free (§10.9)
         shares = [1.0 / n_classes] * n_classes
         source = "an assumed balanced (the private class shares are not read)"
     q = quality_from(agreement, shares, quality)

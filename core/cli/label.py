@@ -182,6 +182,47 @@ def add_parser(commands) -> argparse.ArgumentParser:
 # ----------------------------------------------------------------------------- files
 
 
+ONE_CLASS_SHARE = 0.95
+"""Above this share of the answered rows in one class, ``label`` warns that the labels may be no
+better than answering that class every time."""
+
+
+def one_class_note(result, class_names) -> str | None:
+    """A warning when nearly every answered label is one class, read from the RELEASED labels only.
+
+    The released labels are a post-processing of the run (free to read); the private class
+    shares are not read.  Labels that are almost all one class are useful only if they beat
+    always answering that class, which the plan cannot tell without the private share
+    (docs/design.md §10.9).
+
+    Parameters
+    ----------
+    result : LabelingResult
+    class_names : sequence of str
+
+    Returns
+    -------
+    str or None
+    """
+    import numpy as np
+
+    if getattr(result, "scores", None) is not None:  # soft labels: released scores, not classes
+        return None
+    labels = np.asarray(result.labels)
+    answered = labels[labels >= 0] if labels.dtype.kind in "iu" else np.zeros(0, dtype=int)
+    if answered.size < 20:
+        return None
+    counts = np.bincount(answered.astype(np.int64), minlength=len(class_names))
+    top = int(np.argmax(counts))
+    share = counts[top] / answered.size
+    if share <= ONE_CLASS_SHARE:
+        return None
+    return (f"{share:.1%} of the answered rows got the label '{class_names[top]}'. Labels that are nearly all one "
+            f"class are useful only if they beat answering '{class_names[top]}' every time: if that class is as "
+            f"common in your data, these labels add little. Plan again with --majority-share S (your best public "
+            "knowledge of its share) to see whether any route beats it.")
+
+
 def _takes_ledger_total() -> bool:
     """Whether :func:`core.export.privacy_report` reports a ledger total (``ledger_total=``)."""
     import inspect
@@ -442,6 +483,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     )
     stdout.flush()
     bar.break_line()
+    skew = one_class_note(result, table.class_names)
+    if skew:
+        stderr.write(f"{PROG}: warning: {skew}\n")
     if not result.feasible and result.reason:
         stderr.write(f"{PROG}: warning: {one_line(result.reason)}\n")
     halted = result.n_unprocessed > 0

@@ -69,7 +69,7 @@ def within(total: PrivacyGuarantee, budget: Budget) -> bool:
 
 
 def quoted(compose, budget: Budget | None):
-    """A total as every interface quotes it: at the budget's δ (docs/design.md §9.9).
+    """A total as every interface quotes it: at the budget's δ (docs/design.md §9.1).
 
     The ledger knows two valid compositions of the same runs: at the runs' own δs, and at
     the budget's δ (the runs' ε read off at that δ).  A total quoted now one way, now the

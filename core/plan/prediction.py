@@ -138,7 +138,7 @@ class Prediction:
         ``label_accuracy − MIN_GAIN`` (NaN when it answers under 1 % of the queries).  The
         majority share itself is private: a plan assumes it (balanced by default) and states
         this bound, so that a user who knows the table is skewed sees where the verdict turns
-        (docs/design.md §10.8).
+        (docs/design.md §10.9).
 
         Returns
         -------

@@ -111,6 +111,22 @@ def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(ca
     assert "MAJORITY SHARE ASSUMED" not in capsys.readouterr().out
 
 
+def test_label_warns_when_nearly_every_answered_label_is_one_class(tmp_path, capsys):
+    # the trial's table: one class held 99.8 % of the labels; read from the released labels only
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(800, 2))
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    frame["label"] = np.where(np.arange(800) < 4, "rare", "common")
+    frame.iloc[:600].to_csv(tmp_path / "p.csv", index=False)
+    frame.iloc[600:, :2].to_csv(tmp_path / "q.csv", index=False)
+    argv = ["label", "--private", str(tmp_path / "p.csv"), "--public", str(tmp_path / "q.csv"), "--mechanism",
+            "dp-naive-bayes", "--epsilon", "1", "--delta", "1e-5", "--out", str(tmp_path / "o.csv"), "--no-progress",
+            "--seed", "1"]
+    assert main(argv) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "of the answered rows got the label 'common'" in err and "--majority-share" in err
+
+
 def _run_json(argv) -> str:
     import contextlib
     import io
@@ -139,8 +155,9 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
                  "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
                  "--ledger", str(folder / "ledger.sqlite"), "--dataset", "tune-job", "--budget-epsilon", "50",
                  "--budget-delta", "1e-3", "--seed", "3"])
-    out = capsys.readouterr().out
-    assert code == EXIT_OK and "Guarantee of the whole selection" in out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == EXIT_OK and "Guarantee of the whole selection" in out, captured.err
     labeled = pd.read_csv(folder / "labeled.csv")
     assert len(labeled) == 100
     report = json.loads((folder / "report.json").read_text())
@@ -151,7 +168,9 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
 
     led = PrivacyLedger("tune-job", store=folder / "ledger.sqlite")
     assert len(led) == 1 and "private-selection" in led.entries[0].mechanism
-    assert report["ledger"]["epsilon"] == pytest.approx(price.epsilon)  # the ledger's total, as label's report
+    # the ledger's total, as label's report states it: at the budget's δ (1e-3), one way everywhere
+    assert report["ledger"]["delta"] == 1e-3 and report["ledger"]["epsilon"] == pytest.approx(led.total().epsilon)
+    assert report["ledger"]["epsilon"] <= price.epsilon and f"total ({led.total().epsilon:.4g}, 0.001)" in out
     assert "Ledger " in out and "dataset 'tune-job': 1 run(s)" in out
 
 
@@ -175,7 +194,10 @@ def test_tune_takes_the_dp_training_routes_as_candidates_priced_and_charged_alik
     from core.ledger import PrivacyLedger
 
     led = PrivacyLedger("tune-dp", store=folder / "ledger.sqlite")
-    assert len(led) == 1 and led.total().epsilon == pytest.approx(price.epsilon, rel=1e-6)
+    # charged exactly the price; the total quoted at the budget's δ (1e-3): the same selection read there
+    at_budget = pipeline.tune_price(candidates, 100, score_sigma=5.0, delta=1e-3)
+    assert len(led) == 1 and led.total().epsilon == pytest.approx(at_budget.epsilon, rel=1e-4)
+    assert led.total(delta=1e-5).epsilon == pytest.approx(price.epsilon, rel=1e-4)
     # a grid of DP-training routes only trains no teachers: --k is not asked for
     code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes", "--epsilon",
                  "1", "--delta", "1e-5", "--score", "answered", "--out", str(folder / "nb.csv"), "--no-progress"])
