@@ -303,3 +303,35 @@ def test_plan_and_label_explain_a_missing_label_column_in_flags(tmp_path, capsys
                  "--out", str(tmp_path / "o.csv"), "--no-progress"]) != EXIT_OK
     label_err = capsys.readouterr().err
     assert "--label-column NAME" in label_err and "label_column=" not in label_err
+
+
+def test_every_total_is_quoted_at_the_budgets_delta(files, capsys):
+    """The trial's failure: a total fell from 1.493 to 1.492 after a paid run, and a refusal said a run
+    costing 0.5 on its own would bring the total to (0.431, 1e-5). Every total, the ledger line, the
+    report's ledger section and each number of a refusal, is now at the budget's δ, and never falls."""
+    import re
+
+    folder, priv, pub = files
+
+    def run(name, eps, *extra):
+        return main(["label", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes",
+                     "--epsilon", eps, "--delta", "1e-6", "--out", str(folder / f"{name}.csv"), "--report",
+                     str(folder / f"{name}.json"), "--ledger", str(folder / "l.sqlite"), "--dataset", "d",
+                     "--no-progress", *extra])
+
+    totals = []
+    for i, eps in enumerate(("0.5", "0.5")):
+        assert run(f"r{i}", eps, *(("--budget-epsilon", "1.2", "--budget-delta", "1e-5") if i == 0 else ())) == EXIT_OK
+        line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("Ledger "))
+        eps_total, delta_total = re.search(r"total \(([^,]+), ([^)]+)\) of the budget", line).groups()
+        assert float(delta_total) == 1e-5, line
+        report = json.loads((folder / f"r{i}.json").read_text())
+        assert report["ledger"]["delta"] == 1e-5 and report["ledger"]["epsilon"] == pytest.approx(float(eps_total), 1e-3)
+        totals.append(float(eps_total))
+    assert totals[1] > totals[0]  # never falls after a paid run
+    assert run("r2", "3") == EXIT_ERROR
+    refusal = capsys.readouterr().err
+    deltas = re.findall(r"δ = ([0-9.e+-]+)\)", refusal)
+    assert len(deltas) == 4 and set(map(float, deltas)) == {1e-5}, refusal  # spent, own, total, the budget
+    spent, own, total = (float(x) for x in re.findall(r"\(ε = ([0-9.e+-]+), δ", refusal)[:3])
+    assert spent == pytest.approx(totals[1], rel=1e-3) and total >= max(spent, own)
