@@ -112,7 +112,7 @@ def test_tune_charges_the_ledger_before_running():
     price = pipeline.tune_price(grid, 100)
     ledger = PrivacyLedger("test", budget_epsilon=price.epsilon + 0.01, budget_delta=1e-5)
     out = pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
-    assert ledger.total().epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
+    assert ledger.total(delta=price.delta).epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
     with pytest.raises(BudgetExhausted):
         pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
 
