@@ -169,6 +169,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     candidates = grid_of(args)
     score_sigma = args.score_sigma if args.score == "holdout" else None
+    trained = sorted({name for name, _ in candidates if name in TRAINED})
+    if trained and args.score == "answered" and len({name for name, _ in candidates}) > 1:
+        raise CommandError(f"{', '.join(trained)} answer every public row: scored by the number answered they "
+                           "would always win. Use --score holdout (the student's noisy correct count on held-out "
+                           "private rows) to compare them with the ensemble's mechanisms.")
     read_as = checks.csv_format(args)
     m_public, _, _ = count_rows(args.public, None, csv_format=read_as)
     price = pipeline.tune_price(candidates, m_public, mean=args.mean, shape=args.shape, score_sigma=score_sigma,

@@ -198,6 +198,9 @@ def test_tune_takes_the_dp_training_routes_as_candidates_priced_and_charged_alik
     at_budget = pipeline.tune_price(candidates, 100, score_sigma=5.0, delta=1e-3)
     assert len(led) == 1 and led.total().epsilon == pytest.approx(at_budget.epsilon, rel=1e-4)
     assert led.total(delta=1e-5).epsilon == pytest.approx(price.epsilon, rel=1e-4)
+    # scored by the number answered, a DP-training route (it answers every row) would always win: refused
+    assert main(["tune", "--public", str(pub), *grid, "--score", "answered", "--price-only"]) == EXIT_ERROR
+    assert "Use --score holdout" in capsys.readouterr().err
     # a grid of DP-training routes only trains no teachers: --k is not asked for
     code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes", "--epsilon",
                  "1", "--delta", "1e-5", "--score", "answered", "--out", str(folder / "nb.csv"), "--no-progress"])
