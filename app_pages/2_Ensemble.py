@@ -46,8 +46,10 @@ with session.shown_errors():
     with st.expander("Recommend settings for this data"):
         eps_now = float(session.privacy().get("epsilon", 4.0))
         delta_now = float(session.privacy().get("delta", 1e-5))
+        assumed_major = plan.quality()[2]  # the plan's assumed majority share: the private one is never read
         rec = recommend_settings(n_private=ds.n_private, class_counts=ds.private.class_counts.tolist(),
-                                 epsilon=eps_now, delta=delta_now, m=ds.n_public)
+                                 epsilon=eps_now, delta=delta_now, m=ds.n_public,
+                                 majority_share=assumed_major if assumed_major >= 1.0 / ds.n_classes else None)
         st.markdown(f"At ε = {eps_now:g}, δ = {delta_now:g} for {ds.n_public:,} public rows: "
                     f"**{widgets.mechanism_title(rec.mechanism)}** "
                     f"with **k = {rec.k}** teachers" + (f" and cutoff T = {rec.T}" if rec.T else "") + ".")

@@ -210,6 +210,7 @@ with results:
                                        label="Run on the private votes", key="run_private"):
                     with session.shown_errors():
                         cache.priced_run(mechanism, ens=ens)
+                        st.rerun()  # every total on the page, the budget box drawn above included, counts it
                 result = cache.paid_run(mechanism, ens=ens)
                 if result is not None:
                     show_result(result, ds, ens)

@@ -118,6 +118,8 @@ with session.shown_errors():
                 ledgers.release(ds, ens, mechanism, asked)
         except PrivateLabelLabError as exc:  # e.g. BudgetExhausted: said in place, the page keeps working
             st.error(literal(exc))
+        else:
+            st.rerun()  # every total on the page, the budget box drawn above included, counts the release
     rel = None if unpublishable else ledgers.current_release(ds, ens)
     if rel is not None:
         released = rel["result"]
@@ -219,12 +221,16 @@ with session.shown_errors():
                    "(1 = the first row after the header).")
     keys = None
     if not ds.teaching_split and ds.join_keys is not None:
-        # Columns of the public file left out of the features (an id, a code): carried on request,
-        # first, so that the labels join back to the public file's rows. Public values only.
-        chosen = st.multiselect("Join keys: public-file columns to carry into the labeled CSV (not features)",
-                                list(ds.join_keys.columns), default=[], key="export_keys",
+        # Columns of the public file left out of the features (an id, a code): carried by default, first,
+        # so that the labels join back to the public file's rows (a dropped column leaves the features
+        # only). Public values only; the user may leave any of them out.
+        offered = list(ds.join_keys.columns)
+        chosen = st.multiselect("Join keys: public-file columns carried into the labeled CSV (not features)",
+                                offered, default=offered, key="export_keys",
                                 help="Columns of the public file that are not features (left out by default or by "
-                                "you). They are the public file's own values, written first, as they are.")
+                                "you): carried by default so that each labeled row joins back to its row of the "
+                                "public file. They are the public file's own values, written first, as they are; "
+                                "remove any you do not want in the file.")
         if chosen:
             keys = ds.join_keys[chosen]
             from core.export import export_columns

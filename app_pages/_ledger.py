@@ -313,7 +313,10 @@ def price_entries(ds: Dataset, entries: Sequence[Any]) -> dict[str, Any]:
     except BudgetExhausted as exc:
         refusal = str(exc)
     after = led.total_with(entries)
-    return {"entries": entries, "cost": compose_entries(entries), "after": after, "budget": budget,
+    from core.ledger.state import quoted
+
+    cost = quoted(lambda d: compose_entries(entries, delta=d), budget)  # at the budget's δ, as every total
+    return {"entries": entries, "cost": cost, "after": after, "budget": budget,
             "fits": refusal is None, "refusal": refusal}
 
 
@@ -322,7 +325,7 @@ def price_line(p: dict[str, Any], what: str = "this run") -> str:
     after = p["after"]
     return (f"{what}: ε {p['cost'].epsilon:.4g} (δ {p['cost'].delta:.3g}) · spent after it: "
             f"{total_text(after, p['budget'])}" + ("" if p["budget"] is None else
-                                                   f" (δ {after.delta:.3g} of {p['budget'].delta:.3g})"))
+                                                   f" (at the budget's δ {p['budget'].delta:.3g})"))
 
 
 def require_budget(ds: Dataset) -> None:

@@ -224,3 +224,9 @@ def show_prediction(where, pred, *, m: int) -> None:
     elif not pred.useful:
         where.warning("**No useful result predicted**: at these settings the labels would be no better than "
                       "always answering the majority class. " + advice_text(pred))
+    below = pred.useful_below
+    if below == below:  # where the verdict turns: the majority share is assumed, never read (design.md §10.9)
+        where.caption(f"Useful only while the most common class holds under **{max(0.0, below):.0%}** of the rows. "
+                      f"Its share is an assumption ({pred.majority_share:.0%}, the slider *Assumed share of the most "
+                      "common class*): the real share is private and is not read. On a skewed table set it, or buy "
+                      "a private estimate below.")

@@ -625,7 +625,9 @@ def _ledger_section(total: Any, result: LabelingResult) -> dict[str, Any]:
     runs = check_integer(runs, "ledger_total's number of runs", minimum=1)
     if not (eps >= 0 and 0 <= delta <= 1):
         raise ParameterError(f"ledger_total must have ε ≥ 0 and δ in [0, 1], got ({eps}, {delta}).")
-    if eps < float(result.epsilon) * (1 - 1e-9) - 1e-12:
+    # A total at a δ no larger than the run's includes the run, so its ε cannot be smaller; a total quoted
+    # at the budget's larger δ (docs/design.md §9.1) can be.
+    if delta <= float(result.delta) * (1 + 1e-9) and eps < float(result.epsilon) * (1 - 1e-9) - 1e-12:
         raise ParameterError(
             f"The ledger's total ε = {eps:.4g} is below the released run's own ε = {float(result.epsilon):.4g}: "
             "the ledger must include the release (charge it before reporting)."

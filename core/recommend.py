@@ -27,8 +27,8 @@ explains its choice in sentences (:attr:`Recommendation.reasons`):
   useful is recommended instead, and when none is, the recommendation says so plainly
   (:attr:`Recommendation.useful` False) with what would be needed instead -- more
   private rows, fewer public rows, a larger ε, fewer teachers (:mod:`core.plan.advice`).
-  The majority share is the private file's class counts' (a size, used as public like
-  ``n``) unless given.
+  The majority share is an assumption: balanced classes unless given (the private class
+  shares are private and never read for it, docs/design.md §10.9).
 """
 
 from __future__ import annotations
@@ -157,7 +157,8 @@ def recommend_settings(
         measured ``agreement`` when given, else :class:`core.plan.TeacherQuality`'s defaults).
     majority_share : float, optional
         The share of the majority class among the public rows, an assumption (default:
-        the private class counts').
+        balanced classes; the private class counts' shares are private and never read for
+        it, docs/design.md §10.9).
     draws : int
         Simulated runs per prediction.
     public : core.plan.PublicRows, optional
@@ -263,8 +264,7 @@ def _shares(class_counts: list[int], majority_share: float | None) -> list[float
     if majority_share is not None:
         ms = float(majority_share)
         return [ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1)
-    total = float(sum(class_counts))
-    return [c / total for c in class_counts]
+    return [1.0 / n_classes] * n_classes  # assumed balanced: the private shares are not read (§10.9)
 
 
 def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
@@ -281,11 +281,10 @@ def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[i
             raise ParameterError(f"majority_share must lie between 1/{n_classes} and 1, got {majority_share!r}.")
         rest = (1.0 - ms) / (n_classes - 1)
         shares = [ms] + [rest] * (n_classes - 1)
-        source = "assumed"
-    else:
-        total = float(sum(class_counts))
-        shares = [c / total for c in class_counts]
-        source = "the private class counts'"
+        source = "an assumed"
+    else:  # the private class shares are private: assumed balanced, never read for free (§10.9)
+        shares = [1.0 / n_classes] * n_classes
+        source = "an assumed balanced (the private class shares are not read)"
     q = quality_from(agreement, shares, quality)
     sizes = dict(n=n_private, m=m, k=rec.k, n_classes=n_classes, quality=q, draws=draws)
     first = predict(rec.mechanism, rec.settings, **sizes)

@@ -63,9 +63,14 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     d = len(enc.numeric) + sum(len(v) for v in enc.categories.values())
     n_units = table.n_units  # persons make the chunks with a unit; the file's count, before a drop
     choice = choose(n=n_units, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
-                    delta=float(given["delta"]), learner=args.learner, mechanism=args.mechanism,
+                    delta=float(given["delta"]), learner=args.learner or "logistic_regression", mechanism=args.mechanism,
                     public=PublicRows.of(table, public))
     args.mechanism = choice.mechanism
+    from core.mechanisms import registry
+
+    if args.learner is None and registry.get(choice.mechanism).inputs != "rows":
+        args.learner = "logistic_regression"
+        stderr.write("auto: the teachers' learner is logistic_regression (none was given with --learner).\n")
     if args.k == "auto":
         args.k = choice.k
     for key, value in choice.settings.items():

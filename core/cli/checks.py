@@ -384,8 +384,12 @@ def choose_features(args, check, stderr: TextIO):
             + ": flagged columns are left out of the features unless kept explicitly; add --keep "
             + ",".join(c.column for c in forced) + " to use them.")
     if choice.left_out:  # each with its reason in the warnings above
+        keys = set(names_list(getattr(args, "key", None)))
+        carry = [c.column for c in choice.left_out if "identifier" in c.kinds and c.column not in keys]
         stderr.write(f"{PROG}: note: left out of the features: {', '.join(choice.dropped)} (the warnings above say "
-                     "why; --keep NAME keeps one).\n")
+                     "why; --keep NAME keeps one)"
+                     + (f"; to carry the public file's {', '.join(carry)} into --out as a join key, add --key "
+                        f"{','.join(carry)}" if carry and hasattr(args, "out") else "") + ".\n")
     for c in choice.kept:
         stderr.write(f"{PROG}: note: '{c.column}' is kept as a feature on request (--keep) although flagged "
                      f"({one_line(c.reason)}).\n")

@@ -92,12 +92,15 @@ def add_parser(commands) -> argparse.ArgumentParser:
     data.add_argument("--drop-empty-columns", action="store_true",
                       help="drop feature columns that are empty in every private row instead of refusing the file")
     ens = label.add_argument_group("teachers")
-    ens.add_argument("--learner", required=True, metavar="NAME",
-                     help="the teachers' learner (see the list below)")
+    ens.add_argument("--learner", default=None, metavar="NAME",
+                     help="the teachers' learner (see the list below); needed by the ensemble's mechanisms, not by "
+                     "the DP-training routes (dp-logistic, dp-naive-bayes), whose student it names "
+                     "(default there: logistic_regression)")
     ens.add_argument("--learner-param", action="append", default=[], metavar="KEY=VALUE",
                      help="a hyperparameter of the learner, e.g. C=0.5; repeat for several")
-    ens.add_argument("--k", required=True, type=_k_value, metavar="N",
-                     help="number of teachers; each is fitted on about n/k private rows (auto: chosen from public sizes)")
+    ens.add_argument("--k", default=None, type=_k_value, metavar="N",
+                     help="number of teachers; each is fitted on about n/k private rows (auto: chosen from public "
+                     "sizes); needed by the ensemble's mechanisms, not by the DP-training routes")
 
     priv = label.add_argument_group("privacy (each mechanism's settings are listed below)")
     names = registry.names()
@@ -150,6 +153,47 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
 
 # ----------------------------------------------------------------------------- files
+
+
+ONE_CLASS_SHARE = 0.95
+"""Above this share of the answered rows in one class, ``label`` warns that the labels may be no
+better than answering that class every time."""
+
+
+def one_class_note(result, class_names) -> str | None:
+    """A warning when nearly every answered label is one class, read from the RELEASED labels only.
+
+    The released labels are a post-processing of the run (free to read); the private class
+    shares are not read.  Labels that are almost all one class are useful only if they beat
+    always answering that class, which the plan cannot tell without the private share
+    (docs/design.md §10.9).
+
+    Parameters
+    ----------
+    result : LabelingResult
+    class_names : sequence of str
+
+    Returns
+    -------
+    str or None
+    """
+    import numpy as np
+
+    if getattr(result, "scores", None) is not None:  # soft labels: released scores, not classes
+        return None
+    labels = np.asarray(result.labels)
+    answered = labels[labels >= 0] if labels.dtype.kind in "iu" else np.zeros(0, dtype=int)
+    if answered.size < 20:
+        return None
+    counts = np.bincount(answered.astype(np.int64), minlength=len(class_names))
+    top = int(np.argmax(counts))
+    share = counts[top] / answered.size
+    if share <= ONE_CLASS_SHARE:
+        return None
+    return (f"{share:.1%} of the answered rows got the label '{class_names[top]}'. Labels that are nearly all one "
+            f"class are useful only if they beat answering '{class_names[top]}' every time: if that class is as "
+            f"common in your data, these labels add little. Plan again with --majority-share S (your best public "
+            "knowledge of its share) to see whether any route beats it.")
 
 
 def _takes_ledger_total() -> bool:
@@ -242,6 +286,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.mechanisms import registry
     from core.validation import check_delta, check_k
 
+    if args.mechanism == "auto" and args.k is None:
+        args.k = "auto"  # the ensemble's k, if auto chooses the ensemble, is chosen with it
     if "auto" in (args.mechanism, args.k):  # chosen from public sizes only (core.auto), said on stderr
         from core.cli.auto import resolve_auto
 
@@ -249,9 +295,21 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     mech = registry.get(args.mechanism)
     votes = ", ".join(_vote_mechanisms()) or "one reading votes"
 
-    # 1. Arguments, before any file is read.
+    # 1. Arguments, before any file is read.  A DP-training route trains no teachers: --learner and
+    #    --k are the ensemble's, not asked for (--learner then names only the student's learner).
     given = settings_of(args)
-    k = check_k(args.k)
+    trained = mech.inputs == "rows"
+    if not trained and (args.learner is None or args.k is None):
+        missing = " and ".join(f for f, v in (("--learner NAME", args.learner), ("--k N", args.k)) if v is None)
+        raise CommandError(f"--mechanism {mech.name} trains an ensemble of teachers: give {missing} "
+                           "(or a DP-training route, --mechanism dp-logistic or dp-naive-bayes, which needs neither).")
+    if trained:
+        if args.learner_param and args.learner is None:
+            raise CommandError("--learner-param needs --learner NAME.")
+        args.learner = args.learner or "logistic_regression"  # the student's learner by default
+        k = None
+    else:
+        k = check_k(args.k)
     params = parse_assignments(args.learner, args.learner_param)
     student_learner = args.student_learner or args.learner
     if args.student is None and (args.student_learner is not None or args.student_param):
@@ -354,8 +412,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # 3. Teachers, then (streaming) each chunk's votes, labels and labeled rows, or (whole file)
     #    the votes (or scores) of every row, on the chosen joblib backend.
     reading = "Scoring the public rows" if mech.inputs == "scores" else "Counting votes"
-    trained = mech.inputs == "rows"  # one model trained with DP on the private rows: no teachers
-    with backend:
+    with backend:  # a DP-training route (trained): one model trained with DP on the private rows, no teachers
         teachers = None if trained else pipeline.train(table, args.learner, params, k, rng=rng, n_jobs=args.n_jobs,
                                                        progress=bar.task(f"Training {k} teachers"))
         if streaming:
@@ -396,6 +453,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     )
     stdout.flush()
     bar.break_line()
+    skew = one_class_note(result, table.class_names)
+    if skew:
+        stderr.write(f"{PROG}: warning: {skew}\n")
     if not result.feasible and result.reason:
         stderr.write(f"{PROG}: warning: {one_line(result.reason)}\n")
     halted = result.n_unprocessed > 0

@@ -49,7 +49,8 @@ def add_quality_flags(parser) -> None:
                    help="hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default 0)")
     g.add_argument("--majority-share", type=float, default=None, metavar="S",
                    help="share of public rows in the most common class: always answering it is the "
-                   "baseline a useful run must beat (default: balanced classes)")
+                   "baseline a useful run must beat (default: balanced classes, said in capitals: the share is "
+                   "private and never read; each run's 'useful below' column says where its verdict turns)")
     g.add_argument("--model-accuracy", type=float, default=None, metavar="A",
                    help="the DP-training routes (dp-logistic, dp-naive-bayes): the accuracy a logistic regression "
                    "trained on all private rows WITHOUT privacy would have (default: the teachers' noise-free "
@@ -187,6 +188,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     job.add_argument("--public", default=None, metavar="FILE",
                      help="public CSV file: its number of rows, and its rows' encoding for the DP-training routes")
     job.add_argument("--m", type=int, default=None, metavar="N", help="number of public rows to label (instead of --public)")
+    job.add_argument("--drop", default=None, metavar="X,Y",
+                     help="leave these columns out of the features, as in label (comma separated), e.g. an "
+                     "identifier: the DP-training routes are predicted without them")
     job.add_argument("--d", type=int, default=None, metavar="D",
                      help="without --public: the DP-training routes are predicted on a stand-in of D uniform columns")
     job.add_argument("--k", type=int, default=None, metavar="N",
@@ -215,7 +219,8 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
 
     if args.public is not None:
         frame = _frame(args.public, "--public", _format(args))
-        drop = [c for c in (label_column, getattr(args, "privacy_unit", None)) if c and c in frame.columns]
+        dropped = dropped_names(args, frame.columns)
+        drop = [c for c in (label_column, getattr(args, "privacy_unit", None), *dropped) if c and c in frame.columns]
         try:
             return PublicRows.from_frame(frame.drop(columns=drop), source=f"the rows of '{args.public}'")
         except Exception as exc:  # a plan without the DP-training routes still plans the others
@@ -225,6 +230,42 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
             raise CommandError(f"--d must be at least 1, got {args.d}.")
         return PublicRows.standin(m, args.d)
     return None
+
+
+def checks_names(args: argparse.Namespace) -> list[str]:
+    """``--drop``'s names as given."""
+    from core.cli.checks import names_list
+
+    return names_list(getattr(args, "drop", None))
+
+
+def dropped_names(args: argparse.Namespace, public_columns) -> list[str]:
+    """``--drop``'s names, each checked against the private file's header (or, without one, the public file's).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    public_columns : sequence of str
+        The public file's columns.
+
+    Returns
+    -------
+    list of str
+    """
+    from core.cli.checks import _unknown, names_list
+
+    drop = names_list(getattr(args, "drop", None))
+    if not drop:
+        return []
+    if args.private is not None:
+        header = pd_header(args.private, _format(args))
+        _unknown(drop, header, "--drop", "the private file")
+        label = read_label_column(args)
+        if label in drop:
+            raise CommandError(f"'{label}' is the label column; leave it out of --drop.")
+    else:
+        _unknown(drop, [str(c) for c in public_columns], "--drop", "the public file")
+    return drop
 
 
 def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
@@ -334,6 +375,8 @@ def prediction_dict(p) -> dict[str, Any]:
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
+    below = p.useful_below
+    d["useful_while_majority_below"] = None if below != below else below
     return d
 
 
@@ -348,15 +391,19 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if any(registry_inputs(name) == "rows" for name, _ in requests):
         public = public_rows_of(args, read_label_column(args), sizes["m"])
         if public is not None:
+            dropped = checks_names(args)
             read.append(f"The DP-training routes are predicted from {public.source}: {public.m} rows, encoded into "
-                        f"{public.d} columns.")
+                        f"{public.d} columns" + (f" (without {', '.join(dropped)}: --drop)" if dropped else "") + ".")
     if args.model_accuracy is not None and not (0.0 < args.model_accuracy <= 1.0):
         raise CommandError(f"--model-accuracy must lie in (0, 1], got {args.model_accuracy:g}.")
     preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,
                          model_accuracy=args.model_accuracy)
     choices = by_epsilon(preds)
+    assumed_share = (f"--majority-share {args.majority_share:g}" if args.majority_share is not None else
+                     "balanced classes (default; the share of the most common class is private and is not read)")
     if args.json:
         stdout.write(json.dumps({"predicted": True, "read": read, "job": sizes, "assumption": quality.describe(),
+                                 "majority_share_assumed": assumed_share,
                                  "predictions": [prediction_dict(p) for p in preds],
                                  "choices": [{"epsilon": e, "mechanism": None if p is None else p.mechanism}
                                              for e, p in choices.items()]}, indent=2, default=str) + "\n")
@@ -367,6 +414,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     stdout.write(f"  Job: n = {sizes['n']} private rows, {sizes['n_classes']} classes, m = {sizes['m']} public rows, "
                  f"k = {sizes['k']} teachers.\n  Assumed: {quality.describe()}; always answering the majority class "
                  f"is right {quality.majority_share(sizes['n_classes']):.0%} of the time.\n")
+    if args.majority_share is None:
+        stdout.write("  MAJORITY SHARE ASSUMED, NOT READ: the classes are taken as balanced. How often the most common "
+                     "class occurs is private, so the plan does not read it. A run is useful only while that share is "
+                     "below its 'useful below' column: on a table where one class holds 90% of the rows, labels right "
+                     "85% of the time are worse than answering that class every time. Give --majority-share S if you "
+                     "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
     if trained:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
@@ -374,7 +427,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      + (" (--model-accuracy)" if args.model_accuracy is not None else
                         " (the teachers' noise-free plurality; set it with --model-accuracy)") + ".\n")
     stdout.write("\n")
-    head = f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} {'right %':>7}  useful"
+    head = (f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} "
+            f"{'right %':>7}  useful  useful below")
     stdout.write(head + "\n")
     for p in preds:
         eps_asked = p.settings.get("epsilon")
@@ -382,7 +436,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         right = "—" if p.answered == 0 else f"{p.label_accuracy:.0%}"
         stdout.write(f"{p.mechanism:<16} {fmt(eps_asked) if eps_asked is not None else '—':>7} {guarantee:>18} "
                      f"{p.answered:>8.0f} ± {p.answered_sd:<3.0f} {p.correct:>8.0f} ± {p.correct_sd:<3.0f} "
-                     f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO'}\n")
+                     f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO':<6}  "
+                     f"{'—' if p.useful_below != p.useful_below else format(max(0.0, p.useful_below), '.0%'):>12}\n")
     refused = [p for p in preds if p.epsilon != p.epsilon and p.reason]
     if refused:
         stdout.write("\n")
@@ -397,10 +452,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write("\nNo setting planned here is useful.\n")
     else:
         stdout.write("\nThe plan's choice (the useful run with the most correct labels; --mechanism auto chooses the "
-                     "same):\n")
+                     "same)" + (", at the assumed balanced classes" if args.majority_share is None else "") + ":\n")
         for eps, p in choices.items():
             what = ("no useful run" if p is None else
-                    f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%})")
+                    f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%}; useful while the most "
+                    f"common class holds under {p.useful_below:.0%} of the rows)")
             stdout.write(f"  at ε = {fmt(eps)}: {what}\n")
     stdout.flush()
     return EXIT_OK

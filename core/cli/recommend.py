@@ -160,6 +160,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"Recommended: {_what(rec)}\n  label flags: {rec.flags()}\n")
     if rec.expected_answered is not None:
         stdout.write(f"  expected answered (model): about {rec.expected_answered:.0f} of {args.m}\n")
+    if args.majority_share is None:
+        stdout.write("  MAJORITY SHARE ASSUMED, NOT READ: balanced classes (the private share is not read). On a skewed "
+                     "table give --majority-share S: a run is useful only if its labels beat answering the most "
+                     "common class every time.\n")
     stdout.write("Reasons:\n" + "".join(f"  - {r}\n" for r in rec.reasons))
     stdout.flush()
     return EXIT_OK

@@ -26,7 +26,9 @@ from core.cli.ledger import add_ledger_arguments, ledger_line, open_ledger
 
 __all__ = ["add_parser", "run", "grid_of"]
 
-SELECTABLE = ("gnmax", "confident-gnmax", "lnmax")
+SELECTABLE = ("gnmax", "confident-gnmax", "lnmax", "dp-logistic", "dp-naive-bayes")
+TRAINED = ("dp-logistic", "dp-naive-bayes")
+"""The DP-training routes: one model trained with DP on the private rows (no teachers) per repetition."""
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -62,7 +64,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     ens.add_argument("--k", type=int, default=None, metavar="N", help="number of teachers")
     grid = p.add_argument_group("the grid")
     grid.add_argument("--mechanism", action="append", type=mechanism_name, choices=SELECTABLE, required=True,
-                      help="a candidate mechanism (repeat for several): " + ", ".join(SELECTABLE))
+                      help="a candidate mechanism (repeat for several): " + ", ".join(SELECTABLE) + " (the DP-training "
+                      "routes train one model with DP on the private rows at each repetition that picks them; "
+                      "dp-logistic with its pure-epsilon noise)")
     grid.add_argument("--epsilon", action="append", type=float, required=True, metavar="E",
                       help="a candidate epsilon of one run (repeat for several)")
     grid.add_argument("--delta", type=float, required=True, metavar="D", help="delta of every run and of the selection")
@@ -120,6 +124,8 @@ def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
         own = [(n, [mech.parameter(n).convert(v) for v in vals]) for n, vals in varied if n in mech.parameter_names]
         for combo in itertools.product(*[vals for _, vals in own]):
             s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
+            if name == "dp-logistic":  # pure ε: Gaussian objective perturbation is known only as (ε, δ), which
+                s["perturbation"] = "gamma"  # Papernot–Steinke's RDP accounting cannot take (design.md §10.3)
             s.update({n: v for (n, _), v in zip(own, combo)})
             out.append((name, s))
     unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
@@ -143,6 +149,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
     candidates = grid_of(args)
     score_sigma = args.score_sigma if args.score == "holdout" else None
+    trained = sorted({name for name, _ in candidates if name in TRAINED})
+    if trained and args.score == "answered" and len({name for name, _ in candidates}) > 1:
+        raise CommandError(f"{', '.join(trained)} answer every public row: scored by the number answered they "
+                           "would always win. Use --score holdout (the student's noisy correct count on held-out "
+                           "private rows) to compare them with the ensemble's mechanisms.")
     read_as = checks.csv_format(args)
     m_public, _, _ = count_rows(args.public, None, csv_format=read_as)
     price = pipeline.tune_price(candidates, m_public, mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -154,8 +165,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if args.price_only:
         stdout.flush()
         return EXIT_OK
-    if args.private is None or args.out is None or args.k is None:
-        raise CommandError("a selection run needs --private FILE, --k N and --out FILE (or --price-only).")
+    ensemble = any(name not in TRAINED for name, _ in candidates)  # teachers are trained only for these
+    if args.private is None or args.out is None or (ensemble and args.k is None):
+        raise CommandError("a selection run needs --private FILE" + (", --k N" if ensemble else "")
+                           + " and --out FILE (or --price-only)."
+                           + (" (--k is the ensemble's: a grid of DP-training routes only needs none.)"
+                              if ensemble else ""))
     ns = argparse.Namespace(out=args.out, report=args.report, student=None, ledger=args.ledger,
                             private=args.private, public=args.public, overwrite=args.overwrite)
     paths = output_paths(ns)
@@ -198,18 +213,24 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if score_sigma is not None:
         # A random split, independent of the data; with a privacy unit, --holdout persons with all their rows.
         teach, held = split_public(table, int(args.holdout), rng=rng)
-    teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng, progress=bar.task(f"Training {args.k} teachers"))
-    votes = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
-    del teachers
+    inputs: dict[str, Any] = {}
+    if ensemble:
+        teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng,
+                                  progress=bar.task(f"Training {args.k} teachers"))
+        inputs["counts"] = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
+        del teachers
+    if any(name in TRAINED for name, _ in candidates):  # the rows held out of the teachers are held out here too
+        inputs["rows"] = pipeline.mechanism_inputs("dp-logistic", None, teach, public)
     score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
-    sel = pipeline.tune(votes, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
+    sel = pipeline.tune(inputs, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
                         delta=args.delta, rng=rng)  # charged above, before training
-    del votes
+    del inputs
     result = sel.result
     paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_frame))
     written = [str(paths["--out"])]
     if "--report" in paths:
-        rep = privacy_report(result, n_private=table.n_units, n_public=len(public), learner=args.learner, k=int(args.k),
+        rep = privacy_report(result, n_private=table.n_units, n_public=len(public), learner=args.learner,
+                             k=None if args.k is None else int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
                              ledger_total=job_ledger.total())
         rep["selection"] = {

@@ -356,10 +356,17 @@ def train_student(
     answered = labels >= 0
     classes = np.unique(labels[answered])
     if classes.size < 2:
+        from core.mechanisms import registry
+
+        trained = result.mechanism in registry.names() and registry.get(result.mechanism).inputs == "rows"
+        fix = ("The model trained with DP gave every public row one class: raise epsilon, or try the other "
+               "DP-training route or an ensemble's mechanism (the labels are no better than that class alone)."
+               if trained else
+               "Label more public points, raise epsilon, allow more abstentions (a larger cutoff T) or use more "
+               "teachers.")
         raise DataError(
             f"The labeling answered {int(answered.sum())} queries covering {classes.size} class(es); "
-            "a student needs answers of at least two classes. Label more public points, raise "
-            "epsilon, allow more abstentions (a larger cutoff T) or use more teachers."
+            "a student needs answers of at least two classes. " + fix
         )
     if n_classes is None:
         n_classes = 2 if result.scores is not None else int(classes.max()) + 1

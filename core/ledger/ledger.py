@@ -297,7 +297,9 @@ class PrivacyLedger:
         Parameters
         ----------
         delta : float, optional
-            Total δ at which to report the composition; None uses the runs' own δs.
+            Total δ at which to report the composition; None: at the budget's δ when a
+            budget of δ > 0 is set (the smaller valid ε, :func:`core.ledger.state.quoted`:
+            every interface quotes a total this one way), else at the runs' own δs.
         units : 1-D array-like, optional
             Only these units (their IDs): the largest of their totals.  Units never
             charged by ID have spent what the whole-data runs spent.
@@ -306,11 +308,18 @@ class PrivacyLedger:
         -------
         LedgerTotal
         """
+        from core.ledger.state import quoted
+
+        def at(state, keys):
+            if delta is not None:
+                return state.total(delta=delta, keys=keys)
+            return quoted(lambda d: state.total(delta=d, keys=keys), state.budget)
+
         def look(state, secret):
-            return state.total(delta=delta, keys=self._keys(units, secret))
+            return at(state, self._keys(units, secret))
 
         if units is None:
-            return self._read().total(delta=delta)
+            return at(self._read(), None)
         return self._look(look)
 
     def total_with(self, entry: LedgerEntry | Sequence[LedgerEntry], *, delta: float | None = None,
@@ -333,8 +342,13 @@ class PrivacyLedger:
         """
         entries = _entries_of(entry)
 
+        from core.ledger.state import quoted
+
         def look(state, secret):
-            return state.after_all(entries, self._keys(units, secret)).total(delta=delta)
+            after = state.after_all(entries, self._keys(units, secret))
+            if delta is not None:
+                return after.total(delta=delta)
+            return quoted(lambda d: after.total(delta=d), state.budget)
 
         return self._look(look)
 

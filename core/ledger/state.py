@@ -34,7 +34,7 @@ from core.ledger.compose import LedgerTotal, alone_upper, compose_counts
 from core.ledger.entries import ApproxDPEntry, LedgerEntry, PureDPEntry, RDPEntry, delta_value, map_key, nonnegative_value
 from core.ledger.largest import upper_bounds, worst_total
 
-__all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerState", "Run"]
+__all__ = ["BUDGET_TOLERANCE", "Budget", "LedgerState", "Run", "quoted"]
 
 BUDGET_TOLERANCE = 1e-9
 """Relative rounding tolerance of the budget check."""
@@ -66,6 +66,46 @@ def within(total: PrivacyGuarantee, budget: Budget) -> bool:
     """
     tol = 1.0 + BUDGET_TOLERANCE
     return total.epsilon <= budget.epsilon * tol + 1e-15 and total.delta <= budget.delta * tol + 1e-300
+
+
+def quoted(compose, budget: Budget | None):
+    """A total as every interface quotes it: at the budget's δ (docs/design.md §9.1).
+
+    The ledger knows two valid compositions of the same runs: at the runs' own δs, and at
+    the budget's δ (the runs' ε read off at that δ).  A total quoted now one way, now the
+    other, reads as if it fell after a paid run, or as if a run cost more than the total it
+    brings.  So with a budget of δ > 0 a total is always stated as ``(ε, δ_budget)``, with
+    ε the smaller of the two compositions whose δ fits: an ``(ε, δ')``-DP guarantee with
+    ``δ' ≤ δ_budget`` is also ``(ε, δ_budget)``-DP, so each candidate is valid, and each
+    grows with every run added (the own-δ one only while its δ fits), so the quote never
+    falls after a run.  Without a budget (or with δ = 0) it is the own-δ composition.
+
+    Parameters
+    ----------
+    compose : callable
+        ``compose(delta) -> LedgerTotal``: the composition at the runs' own δs (``None``)
+        or at a total δ (may raise :class:`ParameterError` where that δ is too small).
+    budget : Budget or None
+
+    Returns
+    -------
+    LedgerTotal
+    """
+    own = compose(None)
+    if budget is None or budget.delta <= 0 or own.n_entries == 0:  # nothing spent: (0, 0)
+        return own
+    tol = 1.0 + BUDGET_TOLERANCE
+    options = []
+    if own.delta <= budget.delta * tol:
+        options.append(own)
+    with contextlib.suppress(ParameterError):
+        at = compose(budget.delta)
+        if at.delta <= budget.delta * tol:
+            options.append(at)
+    if not options:  # no composition fits the budget's δ: the own-δ total, which says so by its δ
+        return own
+    best = min(options, key=lambda t: t.epsilon)
+    return dataclasses.replace(best, delta=float(budget.delta))
 
 
 class Run:
@@ -320,10 +360,12 @@ class LedgerState:
         before = v.astype(np.int64).copy()
         for e in entries:
             before[after.kind_of(e)] -= 1
-        spent = compose_counts(after.kinds, before.tolist())
-        own = compose_counts(after.kinds, (v - before).tolist())
-        n_before = int(before.sum())
         b = self.budget
+        # every number of the refusal at the budget's δ, as every total is quoted (quoted)
+        spent = quoted(lambda d: compose_counts(after.kinds, before.tolist(), delta=d), b)
+        own = quoted(lambda d: compose_counts(after.kinds, (v - before).tolist(), delta=d), b)
+        total = quoted(lambda d: compose_counts(after.kinds, v.astype(np.int64).tolist(), delta=d), b)
+        n_before = int(before.sum())
         plural = "s" if len(entries) != 1 else ""
         cost = f"this {what} run would cost" if len(entries) == 1 else f"these {len(entries)} runs would cost"
         whose = ("for this dataset: the" if whole else

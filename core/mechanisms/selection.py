@@ -40,7 +40,7 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["SelectionResult", "select", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
+__all__ = ["SelectionResult", "select", "selection_inputs", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
 
 MEAN_PER_CANDIDATE = 3.0
 """The default mean number of repetitions per candidate of the grid."""
@@ -228,6 +228,43 @@ def _plan(prepare, key, m, mean, shape, score_sigma, delta):
     return tuple((n, tuple(p.items())) for n, p in resolved), entry, compose_entries([entry])
 
 
+def selection_inputs(inputs) -> dict[str, Any]:
+    """What the candidates read, by kind: ``{"counts": votes, "rows": PrivateRows}`` (one or both).
+
+    A bare array is the teachers' vote counts.  Every input must label the same ``m`` queries.
+
+    Parameters
+    ----------
+    inputs : array-like, PrivateRows or mapping
+        Vote counts ``(m, n_classes)``, the private rows of a DP-training route
+        (:class:`core.mechanisms.dp_training.PrivateRows`), or a mapping ``{"counts": …,
+        "rows": …}``.
+
+    Returns
+    -------
+    dict
+    """
+    from core.mechanisms.dp_training import PrivateRows
+
+    if isinstance(inputs, Mapping):
+        given = {str(k): v for k, v in inputs.items() if v is not None}
+    elif isinstance(inputs, PrivateRows):
+        given = {"rows": inputs}
+    else:
+        given = {"counts": inputs}
+    unknown = sorted(set(given) - {"counts", "rows"})
+    if unknown or not given:
+        raise ParameterError("private selection reads vote counts ('counts') and/or the private rows of a "
+                             f"DP-training route ('rows'), got {', '.join(unknown) or 'nothing'}.")
+    if "counts" in given:
+        given["counts"] = np.asarray(given["counts"])
+        if given["counts"].ndim != 2:
+            raise ParameterError("private selection reads vote counts of shape (m, n_classes).")
+    if len({int(v.shape[0]) for v in given.values()}) != 1:
+        raise ParameterError("the vote counts and the private rows' public rows must be the same m queries.")
+    return given
+
+
 def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping[str, Any], int], tuple],
            mean: float | None = None, shape: float = 1.0, score: Callable[[Any], float] | None = None,
            score_sigma: float | None = None, delta: float | None = None, rng=None) -> SelectionResult:
@@ -235,8 +272,14 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
 
     Parameters
     ----------
-    inputs : array-like
-        Vote counts ``(m, n_classes)`` (every candidate reads counts).
+    inputs : array-like, PrivateRows or mapping
+        What the candidates read (:func:`selection_inputs`): the teachers' vote counts
+        ``(m, n_classes)`` for the ensemble's mechanisms, the private rows
+        (:class:`~core.mechanisms.dp_training.PrivateRows`) for a DP-training route, or
+        ``{"counts": …, "rows": …}`` for a grid of both.  A DP-training candidate trains a
+        fresh model with fresh noise at each repetition that picks it, like any other
+        candidate's run; its privacy map must be an RDP curve or pure ε (Gaussian objective
+        perturbation, known only as (ε, δ), is refused by :func:`selection_plan`).
     candidates : sequence of (str, mapping)
         The grid: registered mechanism names with their settings (``epsilon`` as for
         :func:`core.pipeline.label`).
@@ -272,13 +315,16 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
         raise ParameterError("a held-out score needs its noise score_sigma (a count of sensitivity 1 is released noisily).")
     if score is None and score_sigma is not None:
         raise ParameterError("score_sigma applies only to a held-out score; the number answered needs no noise.")
-    counts = np.asarray(inputs)
-    if counts.ndim != 2:
-        raise ParameterError("private selection reads vote counts of shape (m, n_classes).")
+    given = selection_inputs(inputs)
     for name, _ in check_candidates(candidates):
-        if registry.get(name).inputs != "counts":
-            raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts.")
-    m = int(counts.shape[0])
+        kind = registry.get(name).inputs
+        if kind == "scores":
+            raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts "
+                                 "or on the private rows (a DP-training route).")
+        if kind not in given:
+            raise ParameterError(f"{name} reads {'vote counts' if kind == 'counts' else 'the private rows'}, "
+                                 f"which the selection was not given (inputs: {', '.join(sorted(given))}).")
+    m = int(next(iter(given.values())).shape[0])
     resolved, entry, g = selection_plan(candidates, m, prepare=prepare, mean=mean, shape=shape, score_sigma=score_sigma,
                                         delta=delta)
     mean = float(entry.params["repeat_mean"])
@@ -287,7 +333,8 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     for _ in range(draw_repetitions(mean, shape, gen)):  # K itself is never kept: it is not released
         j = int(gen.integers(len(resolved)))
         name, params = resolved[j]
-        res = registry.get(name).label(counts, **params, rng=gen)
+        mech = registry.get(name)
+        res = mech.label(given[mech.inputs], **params, rng=gen)
         if score is None:
             s = float(res.n_answered)
         else:

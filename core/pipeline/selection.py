@@ -59,8 +59,10 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
 
     Parameters
     ----------
-    inputs : array-like
-        Vote counts ``(m, n_classes)``.
+    inputs : array-like, PrivateRows or mapping
+        Vote counts ``(m, n_classes)``, the private rows of a DP-training route
+        (:func:`core.pipeline.mechanism_inputs` of ``dp-logistic``), or both as
+        ``{"counts": …, "rows": …}`` (:func:`core.mechanisms.selection.selection_inputs`).
     candidates : sequence of (str, mapping)
     mean, shape, score_sigma, delta
         See :func:`tune_price`.
@@ -75,8 +77,10 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
     """
     from core.mechanisms.selection import select
 
+    from core.mechanisms.selection import selection_inputs
+
     if ledger is not None:
-        m = max(int(np.shape(inputs)[0]) if np.ndim(inputs) else 0, 1)
+        m = max(int(next(iter(selection_inputs(inputs).values())).shape[0]), 1)
         _, entry, _ = tune_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
         ledger.charge(entry)
     return select(inputs, candidates, prepare=_prepare_candidate, mean=mean, shape=shape, score=score,

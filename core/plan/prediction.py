@@ -132,6 +132,25 @@ class Prediction:
         return self.correct / self.answered if self.answered > 0 else float("nan")
 
     @property
+    def useful_below(self) -> float:
+        """The largest share of the most common class at which these labels stay useful.
+
+        A run is useful while its answered labels beat always answering the majority class
+        by :data:`MIN_GAIN`, so the verdict holds for any majority share below
+        ``label_accuracy − MIN_GAIN`` (NaN when it answers under 1 % of the queries).  The
+        majority share itself is private: a plan assumes it (balanced by default) and states
+        this bound, so that a user who knows the table is skewed sees where the verdict turns
+        (docs/design.md §10.9).
+
+        Returns
+        -------
+        float
+        """
+        if self.answered < max(1.0, 0.01 * self.m):
+            return float("nan")
+        return float(self.label_accuracy - MIN_GAIN)
+
+    @property
     def majority_correct(self) -> float:
         """Labels a labeler that answers every query with the majority class gets right.
 

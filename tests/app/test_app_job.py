@@ -112,11 +112,12 @@ def test_adult_two_file_job(lab, downloads):
     assert not any("Teaching split" in w for w in texts(at.warning))
     csv = downloads[at.get("download_button")[0].proto.url][0]
     frame = pd.read_csv(io.BytesIO(csv))
-    assert len(frame) == 500 and "fnlwgt" not in frame.columns and "age" in frame.columns
-    assert "income" not in frame.columns and "education" not in frame.columns
-    # a column left out of the features is carried into the export as a join key on request
+    # the columns left out of the features stay in the export as join keys, by default, first
     assert set(at.multiselect(key="export_keys").options) == {"fnlwgt", "education"}
-    at.multiselect(key="export_keys").set_value(["fnlwgt"]).run()
+    assert set(at.multiselect(key="export_keys").value) == {"fnlwgt", "education"}
+    assert len(frame) == 500 and set(frame.columns[:2]) == {"fnlwgt", "education"} and "age" in frame.columns
+    assert "income" not in frame.columns
+    at.multiselect(key="export_keys").set_value(["fnlwgt"]).run()  # the user may keep fewer
     assert not at.exception, at.exception
     keyed = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url][0]))
     public = pd.read_csv(ROOT / "datasets" / "adult_test.csv.gz", na_values=["?"], skipinitialspace=True).dropna().head(500)
@@ -261,6 +262,7 @@ def test_flagged_columns_are_not_features_of_an_upload_unless_kept(lab, download
     release(at)
     assert set(at.multiselect(key="export_keys").options) == {"row", "person_id", "weight_final", "outcome_note",
                                                                "lab"}
+    assert set(at.multiselect(key="export_keys").value) == set(at.multiselect(key="export_keys").options)
     at.multiselect(key="export_keys").set_value(["row"]).run()
     frame = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url][0]))
     assert list(frame.columns) == ["row", "x", "z", "label", "answered", "status"]

@@ -54,6 +54,25 @@ def all_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
+BOX = re.compile(r"spent so far ε ([^,]+), δ ([^ ]+) over (\d+) runs?")
+QUOTED_DELTAS = (re.compile(r"spent so far ε [^,]+, δ ([0-9.e+-]+)"), re.compile(r"so far: \(ε, δ\) = \([^,]+, ([^)]+)\)"),
+                 re.compile(r"this run: ε [^ ]+ \(δ ([0-9.e+-]+)\)"), re.compile(r"at the budget's δ ([0-9.e+-]+)"))
+
+
+def budget_box(at: AppTest) -> tuple[float, float, int]:
+    """The budget box's "spent so far ε E, δ D over N runs"."""
+    found = [f for f in (BOX.search(t) for t in texts(at.main.markdown)) if f]
+    assert found, texts(at.main.markdown)
+    eps, delta, runs = found[-1].groups()
+    return float(eps), float(delta), int(runs)
+
+
+def quoted_deltas(at: AppTest) -> set[float]:
+    """Every δ a total or a price is quoted at on the page."""
+    return {float(m.group(1)) for t in texts(at.main.markdown) + texts(at.main.caption) + texts(at.main.error)
+            for rx in QUOTED_DELTAS for m in rx.finditer(t)}
+
+
 def spent(at: AppTest) -> tuple[float, float, int]:
     found = [f for f in (SPENT.search(t) for t in texts(at.main.markdown)) if f]
     assert found, "the page shows what was spent on this data so far"
@@ -147,12 +166,17 @@ def test_a_real_job_spends_nothing_until_a_priced_run_and_then_exactly_its_price
     line = next(t for t in texts(at.main.markdown) if t.startswith("**this run: ε"))
     cost = float(re.search(r"this run: ε ([0-9.e+-]+)", line).group(1))
     assert "spent after it: " in line and " of 3" in line
-    assert cost == pytest.approx(1.0, rel=1e-3)  # BTT at ε = 1 (set on the Compare page)
+    # BTT at ε = 1 (set on the Compare page), quoted at the budget's δ = 1e-4: a little under the 1 asked at 1e-5
+    assert 0.99 < cost <= 1.0
     assert spent(at) == (0.0, 0.0, 0)
     at.button(key="run_private").click().run()
     assert not at.exception, at.exception
     eps, _, runs = spent(at)
     assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)
+    # the budget box drawn above the button counts the run at once (it read "ε 0 over 0 runs" before);
+    # one way to quote a total: every total and price on the page at the budget's δ
+    assert budget_box(at) == (pytest.approx(eps), 1e-4, 1)
+    assert quoted_deltas(at) == {1e-4}, quoted_deltas(at)
     assert "Answered" in metrics(at)  # the measured result is shown
     # showing it again is free; the release is the run just paid for
     go(at, "Student & export")
@@ -206,7 +230,10 @@ def test_tune_privately_shows_its_price_and_spends_exactly_it(lab, downloads):
     go(at, "Student & export")
     buttons = {b.label: b for b in at.get("download_button")}
     report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
-    assert report["guarantee"]["epsilon"] == pytest.approx(cost, rel=1e-3)
+    # the price and the ledger's total are quoted at the budget's δ (1e-4); the release's own guarantee at
+    # the selection's δ (1e-5), a little larger
+    assert report["ledger"]["epsilon"] == pytest.approx(cost, rel=1e-3) and report["ledger"]["delta"] == 1e-4
+    assert report["guarantee"]["epsilon"] >= cost * (1 - 1e-3) and report["guarantee"]["delta"] == 1e-5
     assert spent(at)[2] == 1
 
 
@@ -335,7 +362,8 @@ def test_a_private_estimate_of_quality_is_a_priced_run_that_replaces_the_assumpt
     at.button(key="estimate_agreement").click().run()
     assert not at.exception, at.exception
     eps, delta, runs = spent(at)
-    assert (eps, delta, runs) == (2.0, 0.0, 1)  # exactly its stated price: one pure ε 2 step
+    # exactly its stated price, one pure ε 2 step, quoted at the budget's δ (1e-4) as every total
+    assert (eps, delta, runs) == (pytest.approx(2.0, rel=1e-4), 1e-4, 1)
     note = " ".join(texts(at.success))
     assert "set from a private estimate" in note
     # well-separated classes: the teachers agree almost always, so the estimate moves the assumption up
@@ -416,6 +444,8 @@ def test_a_real_job_releases_from_the_export_page_at_its_shown_price(lab):
     assert not at.exception, at.exception
     eps, _, runs = spent(at)
     assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)
+    assert budget_box(at) == (pytest.approx(eps), 1e-4, 1)  # the box above the button counts the release at once
+    assert quoted_deltas(at) == {1e-4}, quoted_deltas(at)
     assert any(s.startswith("Released (run 1") for s in texts(at.success)), texts(at.success)
     assert not any("Nothing has run on the private votes yet" in i for i in texts(at.info))
 

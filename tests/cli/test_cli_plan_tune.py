@@ -78,6 +78,55 @@ def test_plan_shows_the_dp_training_routes_and_its_choice_at_each_epsilon(capsys
     assert data["choices"][0] == {"epsilon": 0.5, "mechanism": "dp-logistic"}
 
 
+def test_plan_drop_leaves_a_column_out_as_label_does(files, capsys):
+    folder, priv, pub = files
+    for path in (priv, pub):  # an identifier in both files
+        frame = pd.read_csv(path)
+        frame.insert(0, "rownum", np.arange(len(frame)))
+        frame.to_csv(path, index=False)
+    base = ["plan", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-logistic", "--epsilon", "1",
+            "--draws", "2"]
+    without = json.loads(_run_json([*base, "--drop", "rownum"]))
+    with_id = json.loads(_run_json(base))
+    assert "encoded into 3 columns (without rownum: --drop)" in " ".join(without["read"])
+    assert "encoded into 4 columns." in " ".join(with_id["read"])
+    assert main([*base, "--drop", "nosuch"]) == EXIT_ERROR
+    assert "--drop names column(s) 'nosuch' that the private file does not have" in capsys.readouterr().err
+
+
+def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(capsys):
+    # the trial's failure: "useful" at an unstated 50 % on a table where one class held 99.8 %
+    argv = ["plan", "--n", "5000", "--classes", "2", "--m", "1000", "--d", "5", "--mechanism", "dp-logistic",
+            "--epsilon", "1", "--draws", "2"]
+    assert main(argv) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "MAJORITY SHARE ASSUMED, NOT READ" in out and "at the assumed balanced classes" in out
+    data = json.loads(_run_json(argv))
+    p = data["predictions"][0]
+    assert p["useful_while_majority_below"] == pytest.approx(p["label_accuracy"] - 0.02)
+    assert f"{p['useful_while_majority_below']:.0%}" in out.split("dp-logistic", 1)[1].splitlines()[0]
+    skewed = json.loads(_run_json([*argv, "--majority-share", "0.998"]))  # the user who knows says so
+    assert not skewed["predictions"][0]["useful"] and skewed["majority_share_assumed"] == "--majority-share 0.998"
+    assert main([*argv, "--majority-share", "0.998"]) == EXIT_OK
+    assert "MAJORITY SHARE ASSUMED" not in capsys.readouterr().out
+
+
+def test_label_warns_when_nearly_every_answered_label_is_one_class(tmp_path, capsys):
+    # the trial's table: one class held 99.8 % of the labels; read from the released labels only
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(800, 2))
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    frame["label"] = np.where(np.arange(800) < 4, "rare", "common")
+    frame.iloc[:600].to_csv(tmp_path / "p.csv", index=False)
+    frame.iloc[600:, :2].to_csv(tmp_path / "q.csv", index=False)
+    argv = ["label", "--private", str(tmp_path / "p.csv"), "--public", str(tmp_path / "q.csv"), "--mechanism",
+            "dp-naive-bayes", "--epsilon", "1", "--delta", "1e-5", "--out", str(tmp_path / "o.csv"), "--no-progress",
+            "--seed", "1"]
+    assert main(argv) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "of the answered rows got the label 'common'" in err and "--majority-share" in err
+
+
 def _run_json(argv) -> str:
     import contextlib
     import io
@@ -106,8 +155,9 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
                  "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
                  "--ledger", str(folder / "ledger.sqlite"), "--dataset", "tune-job", "--budget-epsilon", "50",
                  "--budget-delta", "1e-3", "--seed", "3"])
-    out = capsys.readouterr().out
-    assert code == EXIT_OK and "Guarantee of the whole selection" in out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == EXIT_OK and "Guarantee of the whole selection" in out, captured.err
     labeled = pd.read_csv(folder / "labeled.csv")
     assert len(labeled) == 100
     report = json.loads((folder / "report.json").read_text())
@@ -118,8 +168,44 @@ def test_tune_prices_first_then_spends_exactly_that(files, capsys):
 
     led = PrivacyLedger("tune-job", store=folder / "ledger.sqlite")
     assert len(led) == 1 and "private-selection" in led.entries[0].mechanism
-    assert report["ledger"]["epsilon"] == pytest.approx(price.epsilon)  # the ledger's total, as label's report
+    # the ledger's total, as label's report states it: at the budget's δ (1e-3), one way everywhere
+    assert report["ledger"]["delta"] == 1e-3 and report["ledger"]["epsilon"] == pytest.approx(led.total().epsilon)
+    assert report["ledger"]["epsilon"] <= price.epsilon and f"total ({led.total().epsilon:.4g}, 0.001)" in out
     assert "Ledger " in out and "dataset 'tune-job': 1 run(s)" in out
+
+
+def test_tune_takes_the_dp_training_routes_as_candidates_priced_and_charged_alike(files, capsys):
+    folder, priv, pub = files
+    grid = ["--mechanism", "dp-logistic", "--mechanism", "dp-naive-bayes", "--mechanism", "gnmax", "--epsilon", "1",
+            "--epsilon", "2", "--delta", "1e-5"]
+    candidates = [(m, {"epsilon": e, "delta": 1e-5, **({"perturbation": "gamma"} if m == "dp-logistic" else {})})
+                  for m in ("dp-logistic", "dp-naive-bayes", "gnmax") for e in (1.0, 2.0)]
+    price = pipeline.tune_price(candidates, 100, score_sigma=5.0)
+    code = main(["tune", "--private", str(priv), "--public", str(pub), *grid, "--k", "10", "--holdout", "100",
+                 "--out", str(folder / "labeled.csv"), "--report", str(folder / "report.json"),
+                 "--ledger", str(folder / "ledger.sqlite"), "--dataset", "tune-dp", "--budget-epsilon", "80",
+                 "--budget-delta", "1e-3", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert f"({price.epsilon:.4g}, 1e-05)-differential privacy for the whole selection over 6 candidates" in out
+    report = json.loads((folder / "report.json").read_text())
+    assert report["selection"]["epsilon"] == pytest.approx(price.epsilon)
+    assert {c["mechanism"] for c in report["selection"]["candidates"]} == {"dp-logistic", "dp-naive-bayes", "gnmax"}
+    from core.ledger import PrivacyLedger
+
+    led = PrivacyLedger("tune-dp", store=folder / "ledger.sqlite")
+    # charged exactly the price; the total quoted at the budget's δ (1e-3): the same selection read there
+    at_budget = pipeline.tune_price(candidates, 100, score_sigma=5.0, delta=1e-3)
+    assert len(led) == 1 and led.total().epsilon == pytest.approx(at_budget.epsilon, rel=1e-4)
+    assert led.total(delta=1e-5).epsilon == pytest.approx(price.epsilon, rel=1e-4)
+    # scored by the number answered, a DP-training route (it answers every row) would always win: refused
+    assert main(["tune", "--public", str(pub), *grid, "--score", "answered", "--price-only"]) == EXIT_ERROR
+    assert "Use --score holdout" in capsys.readouterr().err
+    # a grid of DP-training routes only trains no teachers: --k is not asked for
+    code = main(["tune", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes", "--epsilon",
+                 "1", "--delta", "1e-5", "--score", "answered", "--out", str(folder / "nb.csv"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK and "Selected candidate 1 of 1: dp-naive-bayes" in out
 
 
 def test_tune_writes_no_number_of_repetitions_anywhere(files, capsys, monkeypatch):
@@ -189,12 +275,20 @@ def test_tune_grid_crosses_other_settings(capsys):
         grid_of(bad)
 
 
-def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files):
+def test_a_dp_training_report_lists_the_model_that_ran_not_an_ensemble(files, capsys):
     folder, priv, pub = files
-    argv = ["label", "--private", str(priv), "--public", str(pub), "--label-column", "label", "--learner",
-            "logistic_regression", "--k", "10", "--mechanism", "dp-logistic", "--epsilon", "1", "--delta", "1e-5",
+    # a DP-training route trains no teachers: neither --learner nor --k is asked for
+    argv = ["label", "--private", str(priv), "--public", str(pub), "--label-column", "label",
+            "--mechanism", "dp-logistic", "--epsilon", "1", "--delta", "1e-5",
             "--out", str(folder / "dp.csv"), "--report", str(folder / "dp.json"), "--no-progress"]
     assert main(argv) == EXIT_OK
+    assert "teachers" not in capsys.readouterr().out.split("Labeled", 1)[1].split("\n")[0].replace("no teachers", "")
+    # the ensemble's mechanisms still need both, and say so in flags before any file is read
+    gn = ["label", "--private", str(priv), "--public", str(pub), "--mechanism", "gnmax", "--epsilon", "1",
+          "--delta", "1e-5", "--out", str(folder / "gn.csv"), "--no-progress"]
+    assert main(gn) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "give --learner NAME and --k N" in err and "dp-logistic" in err
     report = json.loads((folder / "dp.json").read_text())
     assert "ensemble" not in report and report["model"]["n_private"] == 600
     assert report["model"]["trained"].startswith("DP logistic regression")
@@ -212,3 +306,35 @@ def test_plan_and_label_explain_a_missing_label_column_in_flags(tmp_path, capsys
                  "--out", str(tmp_path / "o.csv"), "--no-progress"]) != EXIT_OK
     label_err = capsys.readouterr().err
     assert "--label-column NAME" in label_err and "label_column=" not in label_err
+
+
+def test_every_total_is_quoted_at_the_budgets_delta(files, capsys):
+    """The trial's failure: a total fell from 1.493 to 1.492 after a paid run, and a refusal said a run
+    costing 0.5 on its own would bring the total to (0.431, 1e-5). Every total, the ledger line, the
+    report's ledger section and each number of a refusal, is now at the budget's δ, and never falls."""
+    import re
+
+    folder, priv, pub = files
+
+    def run(name, eps, *extra):
+        return main(["label", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-naive-bayes",
+                     "--epsilon", eps, "--delta", "1e-6", "--out", str(folder / f"{name}.csv"), "--report",
+                     str(folder / f"{name}.json"), "--ledger", str(folder / "l.sqlite"), "--dataset", "d",
+                     "--no-progress", *extra])
+
+    totals = []
+    for i, eps in enumerate(("0.5", "0.5")):
+        assert run(f"r{i}", eps, *(("--budget-epsilon", "1.2", "--budget-delta", "1e-5") if i == 0 else ())) == EXIT_OK
+        line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("Ledger "))
+        eps_total, delta_total = re.search(r"total \(([^,]+), ([^)]+)\) of the budget", line).groups()
+        assert float(delta_total) == 1e-5, line
+        report = json.loads((folder / f"r{i}.json").read_text())
+        assert report["ledger"]["delta"] == 1e-5 and report["ledger"]["epsilon"] == pytest.approx(float(eps_total), 1e-3)
+        totals.append(float(eps_total))
+    assert totals[1] > totals[0]  # never falls after a paid run
+    assert run("r2", "3") == EXIT_ERROR
+    refusal = capsys.readouterr().err
+    deltas = re.findall(r"δ = ([0-9.e+-]+)\)", refusal)
+    assert len(deltas) == 4 and set(map(float, deltas)) == {1e-5}, refusal  # spent, own, total, the budget
+    spent, own, total = (float(x) for x in re.findall(r"\(ε = ([0-9.e+-]+), δ", refusal)[:3])
+    assert spent == pytest.approx(totals[1], rel=1e-3) and total >= max(spent, own)

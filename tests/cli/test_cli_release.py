@@ -131,7 +131,7 @@ def test_the_same_rows_resaved_crlf_bom_or_reordered_are_one_budget(tmp_path, ca
     assert run("crlf", "--budget-epsilon", "1.5", "--budget-delta", "1e-5") == EXIT_OK
     assert run("bom") == EXIT_OK
     led = PrivacyLedger("credit", store=store)
-    assert len(led) == 2 and 1.3 < led.total().epsilon < 1.5
+    assert len(led) == 2 and 1.2 < led.total().epsilon < 1.5  # two runs of ε 1 at δ 1e-6, quoted at the budget δ 1e-5
     capsys.readouterr()
     assert run("reordered") == EXIT_ERROR
     assert "Privacy budget exhausted for this dataset: the 2 runs recorded so far" in capsys.readouterr().err

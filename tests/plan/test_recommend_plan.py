@@ -11,8 +11,13 @@ from core.recommend import quality_from, recommend_settings
 
 def test_credit_job_is_not_called_recommended():
     # 700 private rows (476 / 224 per class), 300 public rows, ε = 2: labels near a coin flip.
+    # the majority share is private: without majority_share the plan assumes balanced classes, never
+    # the private counts' 68 %; the data owner who knows the share gives it
+    free = recommend_settings(n_private=700, class_counts=[476, 224], epsilon=2.0, delta=1e-5, m=300,
+                              quality=TeacherQuality(accuracy=0.75))
+    assert free.prediction.majority_share == pytest.approx(0.5)
     rec = recommend_settings(n_private=700, class_counts=[476, 224], epsilon=2.0, delta=1e-5, m=300,
-                             quality=TeacherQuality(accuracy=0.75))
+                             quality=TeacherQuality(accuracy=0.75), majority_share=0.68)
     assert not rec.useful and rec.advice and rec.prediction is not None
     assert rec.prediction.label_accuracy < 0.68 and rec.prediction.majority_share == pytest.approx(0.68)
     assert any(r.startswith("No setting is useful") for r in rec.reasons)

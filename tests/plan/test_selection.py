@@ -112,7 +112,7 @@ def test_tune_charges_the_ledger_before_running():
     price = pipeline.tune_price(grid, 100)
     ledger = PrivacyLedger("test", budget_epsilon=price.epsilon + 0.01, budget_delta=1e-5)
     out = pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
-    assert ledger.total().epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
+    assert ledger.total(delta=price.delta).epsilon == pytest.approx(price.epsilon, rel=1e-6) and out.epsilon == pytest.approx(price.epsilon)
     with pytest.raises(BudgetExhausted):
         pipeline.tune(sv.counts, grid, ledger=ledger, rng=0)
 
@@ -171,3 +171,31 @@ def test_nothing_released_says_how_many_repetitions_ran_or_what_was_tried(monkey
         assert "tried" not in text.lower() and "selection_runs" not in text
         assert "repetitions drawn" not in text
     assert "how many ran is not released" in out.result.accounting
+
+
+def test_dp_training_candidates_match_dp_accounting_and_run_on_the_private_rows():
+    """A DP naive Bayes candidate is one Gaussian mechanism of multiplier z = 1/μ: its repeat-and-select
+    guarantee is dp-accounting's on that event; a run picks among the rows' candidates and the votes'."""
+    from core.accounting.dp_training import naive_bayes_mu_sq
+    from core.mechanisms.dp_training import rows_from_arrays
+
+    delta = 1e-5
+    grid = [("dp-naive-bayes", {"epsilon": 1.0, "delta": delta})]
+    ours = pipeline.tune_price(grid, 50, mean=3.0, shape=1.0, delta=delta).epsilon
+    acc = R.RdpAccountant(orders=list(ORDERS))
+    acc.compose(E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0 / math.sqrt(naive_bayes_mu_sq(1.0, delta))), 3.0, 1.0))
+    assert ours == pytest.approx(acc.get_epsilon(delta), rel=1e-3)
+    # Gaussian objective perturbation is known only as (ε, δ): not a candidate
+    with pytest.raises(ParameterError, match="cannot be a candidate of private selection"):
+        pipeline.tune_price([("dp-logistic", {"epsilon": 1.0, "delta": delta})], 50, delta=delta)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    rows = rows_from_arrays(X[:250], y[:250], X[250:], n_classes=2, data_norm=math.sqrt(2))
+    votes = np.stack([np.where(y[250:] == 1, 0, 10), np.where(y[250:] == 1, 10, 0)], axis=1)
+    both = [("dp-logistic", {"epsilon": 1.0, "delta": delta, "perturbation": "gamma"}),
+            ("dp-naive-bayes", {"epsilon": 1.0, "delta": delta}), ("gnmax", {"epsilon": 1.0, "delta": delta})]
+    sel = pipeline.tune({"counts": votes, "rows": rows}, both, delta=delta, rng=1)
+    assert sel.result.m == 50 and sel.epsilon == pytest.approx(pipeline.tune_price(both, 50, delta=delta).epsilon)
+    with pytest.raises(ParameterError, match="which the selection was not given"):
+        pipeline.tune(votes, both, delta=delta, rng=1)
