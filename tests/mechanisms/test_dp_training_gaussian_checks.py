@@ -209,3 +209,33 @@ def test_privacy_loss_of_released_minimisers_is_within_the_proofs_bound():
     assert half == pytest.approx(cfg.scale / 2, rel=1e-12)
     assert np.max(_privacy_loss(Xb, sb, Xa, sa, lam, half, half * circle)) > eps
     assert np.max(_privacy_loss(Xb, sb, Xa, sa, lam, cfg.scale, cfg.scale * circle)) <= eps
+
+
+def test_the_log_scale_choice_and_the_norm_bound_read_no_private_value():
+    # The same public rows and two private tables of the same columns, one with a heavily skewed
+    # "gain" (skewness ≫ 2) and one with a symmetric one: the encodings (log mask, ranges, R) are
+    # the same object of the public rows; a public skewed column stays log whatever the private rows.
+    import pandas as pd
+
+    from core.data.table import Table
+    from core.mechanisms.dp_training import private_rows, public_encoding
+
+    g = np.random.default_rng(8)
+    n = 300
+
+    def table(gain):
+        frame = pd.DataFrame({"age": g.uniform(20, 60, n), "gain": gain, "job": g.choice(["a", "b"], n)})
+        return Table(features=frame, labels=(frame["age"] > 40).to_numpy().astype(np.int64), class_names=("no", "yes"),
+                     label_column="y", numeric_columns=("age", "gain"), categorical_columns=("job",), name="toy")
+
+    skewed, flat = table(np.where(np.arange(n) % 50 == 0, 1e6, 0.0)), table(g.uniform(0, 10, n))
+    for public_gain, expect in ((np.linspace(0, 10, 20), [False, False]), ([0.0] * 19 + [5e4], [False, True])):
+        public = pd.DataFrame({"age": np.linspace(20, 60, 20), "gain": public_gain, "job": ["a", "b"] * 10})
+        encs = [public_encoding(t, public) for t in (skewed, flat)]
+        assert [e.log.tolist() for e in encs] == [expect, expect]
+        assert np.array_equal(encs[0].low, encs[1].low) and np.array_equal(encs[0].span, encs[1].span)
+        rows = [private_rows(t, public) for t in (skewed, flat)]
+        assert rows[0].data_norm == rows[1].data_norm == math.sqrt(3.0)
+        assert np.array_equal(rows[0].X_public, rows[1].X_public)
+        for r in rows:
+            assert np.all((r.X >= 0) & (r.X <= 1)) and np.all(np.linalg.norm(r.X, axis=1) <= r.data_norm + 1e-12)
