@@ -6,7 +6,7 @@ and the checks that nothing private leaves are one topic and are kept in one pla
 Nothing here writes a file: the functions return a :class:`pandas.DataFrame` or a
 ``dict``/JSON string, and the app or the command line writes them where the user asks.
 
-What an export may hold (DESIGN §6): the public features, the private outputs (a label,
+What an export may hold (docs/design.md §6): the public features, the private outputs (a label,
 a released score or nothing) and a privacy report (mechanism, public parameters, ε, δ,
 counts).  Never a seed, vote counts, margins, teacher accuracy or a data-dependent ε:
 the report's parameters pass through the explicit allow-list

@@ -82,8 +82,13 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
     # Every page of the navigation is there, the notebooks rendered (not executed: no output cells).
     for page in ("index.html", "guarantee.html", "guide/data-owner.html", "guide/lecturer.html",
-                 "guide/researcher.html", "design.html", "API.html", "benchmarks.html", "install.html"):
+                 "guide/researcher.html", "design.html", "API.html", "benchmarks.html", "install.html",
+                 "design/overview.html", "design/ledger.html", "design/references.html"):
         assert (site / page).is_file(), page
+    # The design notes: the index links each section's page; a guide's citation is a link to its section.
+    assert 'href="design/ledger.html#s9"' in (site / "design.html").read_text(encoding="utf-8")
+    guide = (site / "guide" / "data-owner.html").read_text(encoding="utf-8")
+    assert '<a href="../design/ledger.html#s9">docs/design.md §9</a>' in guide
     lecture = (site / "tutorials" / "lecture.html").read_text(encoding="utf-8")
     assert "sweep_against_bounds" in lecture and PRINTS["lecture.ipynb"] not in lecture   # code, no output
     # The API reference is generated from the docstrings: every public name of every package
