@@ -321,7 +321,8 @@ def _size(*, n_private: int, class_counts: Sequence[int], epsilon: float, delta:
     Parameters
     ----------
     n_private : int
-        Number of private rows.
+        Number of private units: rows, or persons where the data has a privacy unit (a
+        person's rows go to one teacher, so persons bound the number of teachers).
     class_counts : sequence of int
         Private rows per class (a size, used as public).
     epsilon, delta : float
@@ -351,8 +352,8 @@ def _size(*, n_private: int, class_counts: Sequence[int], epsilon: float, delta:
     if len(counts) < 2 or min(counts) < 1:
         raise ParameterError("class_counts must give the rows of at least two classes, each at least 1.")
     n_private = int(n_private)
-    if n_private < sum(counts):
-        raise ParameterError(f"n_private = {n_private} is fewer than the {sum(counts)} rows of class_counts.")
+    if n_private < 2:
+        raise ParameterError(f"n_private must be at least 2 (rows or persons), got {n_private}.")
     shares = None
     if agreement is not None:
         shares = np.atleast_1d(np.asarray(agreement, dtype=float))
