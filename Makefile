@@ -62,6 +62,6 @@ browser:
 
 # pytest exits 5 when it collected no test: treated as a failure, never as a pass.
 test: $(VENV)/.test-deps browser
-	@CHROMIUM="$(CHROMIUM)" $(PY) -m pytest -n 2 --dist loadgroup; rc=$$?; \
+	@CHROMIUM="$(CHROMIUM)" $(PY) -m pytest -n 3 --dist loadgroup; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests - failing on purpose"; exit 1; fi; \
 	exit $$rc
