@@ -248,8 +248,6 @@ class LedgerStore:
             if not self.path.exists():  # readable by its owner only (SQLite gives its WAL files the same mode)
                 with contextlib.suppress(FileExistsError):
                     os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            if not self._ready:
-                _owner_only(self.path)
             con = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise DataError(f"cannot open the ledger store {self.path}: {exc}.") from None
