@@ -15,6 +15,20 @@ from core import accounting, noise
 from core.mechanisms import BOTTOM, UNPROCESSED, LabelingResult
 
 
+def euro_frames(rng: np.random.Generator, n_private: int, n_public: int, public_start: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A private and a public table as a French-speaking office writes them: accented city names, French
+    labels ('oui'/'non') and a row number ``rownum`` (the public rows numbered from ``public_start``,
+    without the label).  The private table is drawn first, then the public one."""
+
+    def frame(n: int, start: int) -> pd.DataFrame:
+        x1, x2 = rng.normal(size=n).round(3), rng.normal(size=n).round(3)
+        return pd.DataFrame({"rownum": np.arange(start, start + n), "x1": x1, "x2": x2,
+                             "city": rng.choice(["Zürich", "Genève", "Köln"], size=n),
+                             "label": np.where(x1 + x2 > 0, "oui", "non")})
+
+    return frame(n_private, 0), frame(n_public, public_start).drop(columns=["label"])
+
+
 class PersonRecorder(ClassifierMixin, BaseEstimator):
     """A learner that remembers the person codes (column 0) of the rows it was fitted on."""
 

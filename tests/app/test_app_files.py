@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from builders import euro_frames
 
 from test_app import go, metrics, release, texts
 from test_app_plan_spend import name_job, train
@@ -15,14 +16,7 @@ from test_app_plan_spend import name_job, train
 
 def euro_files() -> tuple[bytes, bytes, pd.DataFrame]:
     rng = np.random.default_rng(8)
-
-    def frame(n: int, start: int) -> pd.DataFrame:
-        x1, x2 = rng.normal(size=n).round(3), rng.normal(size=n).round(3)
-        return pd.DataFrame({"rownum": np.arange(start, start + n), "x1": x1, "x2": x2,
-                             "city": rng.choice(["Zürich", "Genève", "Köln"], size=n),
-                             "label": np.where(x1 + x2 > 0, "oui", "non")})
-
-    private, public = frame(600, 0), frame(40, 90_000).drop(columns=["label"])
+    private, public = euro_frames(rng, 600, 40, 90_000)
     write = dict(sep=";", decimal=",", index=False, encoding="latin-1")
     return private.to_csv(**write).encode("latin-1"), public.to_csv(**write).encode("latin-1"), public
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from builders import euro_frames
 
 from core.cli import EXIT_ERROR, EXIT_OK, main
 
@@ -23,13 +24,7 @@ def euro(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("euro")
     rng = np.random.default_rng(3)
 
-    def frame(n: int, start: int) -> pd.DataFrame:
-        x1, x2 = rng.normal(size=n).round(3), rng.normal(size=n).round(3)
-        return pd.DataFrame({"rownum": np.arange(start, start + n), "x1": x1, "x2": x2,
-                             "city": rng.choice(["Zürich", "Genève", "Köln"], size=n),
-                             "label": np.where(x1 + x2 > 0, "oui", "non")})
-
-    private, public = frame(N_PRIVATE, 0), frame(N_PUBLIC, 50_000).drop(columns=["label"])
+    private, public = euro_frames(rng, N_PRIVATE, N_PUBLIC, 50_000)
     public.loc[[3, 17], "x2"] = np.nan  # two public rows with a missing cell: dropped with --missing drop
     paths = {"private": folder / "private.csv", "public": folder / "public.csv", "truth": public}
     private.to_csv(paths["private"], sep=";", decimal=",", index=False, encoding="latin-1")
