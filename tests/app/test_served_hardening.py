@@ -243,11 +243,24 @@ def test_plan_caches_are_shared_only_while_the_row_count_is_public():
 # ----------------------------------------------------------------------------- Streamlit's agent API
 
 
-def test_streamlits_agent_api_is_pinned_off_and_known_to_the_installed_streamlit(tmp_path):
+def _config_shown(home) -> tuple[list[str], str]:
     shown = subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], cwd=ROOT,
-                           env=dict(os.environ, HOME=str(tmp_path)), capture_output=True, text=True, timeout=120)
+                           env=dict(os.environ, HOME=str(home)), capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr[-2000:]
-    lines = shown.stdout.splitlines()
+    return shown.stdout.splitlines(), shown.stdout + shown.stderr
+
+
+def test_streamlits_agent_api_is_pinned_off_and_known_to_the_installed_streamlit(tmp_path):
+    lines, everything = _config_shown(tmp_path)
     at = lines.index("enableAgentApi = false")
     assert lines[at - 1].endswith(str(ROOT / ".streamlit" / "config.toml")), lines[at - 2:at + 1]
-    assert "not a valid config option" not in shown.stdout + shown.stderr
+    assert "not a valid config option" not in everything
+
+
+def test_no_table_on_a_page_offers_a_download(tmp_path):
+    """Streamlit puts "Download as CSV" on every st.dataframe unless told not to: the non-private
+    diagnostics and the private rows' preview would leave by it."""
+    lines, everything = _config_shown(tmp_path)
+    at = lines.index("disableDataExport = true")
+    assert lines[at - 1].endswith(str(ROOT / ".streamlit" / "config.toml")), lines[at - 2:at + 1]
+    assert "not a valid config option" not in everything
