@@ -186,7 +186,7 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
     budget = {"epsilon": eps, "delta": dlt}
     preds = predict_many([(name, {**budget, **extra}) for name, extra in routes], n=n, m=m, k=min(k, n),
                          n_classes=n_classes, quality=quality, draws=8, rng=0, advise=False, public=public,
-                         model_accuracy=model_accuracy)
+                         model_accuracy=model_accuracy, spread=False)
     pred["plan"] = preds
     chosen = best(preds)
     useful = chosen is not None

@@ -371,7 +371,7 @@ def prediction_dict(p) -> dict[str, Any]:
     """A prediction as JSON-ready values."""
     keys = ("mechanism", "epsilon", "delta", "m", "answered", "answered_sd", "correct", "correct_sd", "wrong",
             "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice",
-            "model_accuracy")
+            "model_accuracy", "accuracy_range")
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
@@ -426,6 +426,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"
                      + (" (--model-accuracy)" if args.model_accuracy is not None else
                         " (the teachers' noise-free plurality; set it with --model-accuracy)") + ".\n")
+        if args.model_accuracy is None:
+            stdout.write("  MODEL ACCURACY ASSUMED, NOT READ: every DP-training prediction starts from it, and on a "
+                         "real table a model without privacy can be far weaker (a label the columns barely predict "
+                         "is right little more often than the majority class). Give --model-accuracy A from what "
+                         "you know of the task (a non-private model on similar public data), and --accuracy for "
+                         "the teachers.\n")
     stdout.write("\n")
     head = (f"{'mechanism':<16} {'ε asked':>7} {'ε, δ of the run':>18} {'answered':>14} {'correct':>14} {'⊥':>7} "
             f"{'right %':>7}  useful  useful below")
@@ -438,6 +444,17 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      f"{p.answered:>8.0f} ± {p.answered_sd:<3.0f} {p.correct:>8.0f} ± {p.correct_sd:<3.0f} "
                      f"{p.bottom + p.not_processed:>7.0f} {right:>7}  {'yes' if p.useful else 'NO':<6}  "
                      f"{'—' if p.useful_below != p.useful_below else format(max(0.0, p.useful_below), '.0%'):>12}\n")
+    ranged = [p for p in preds if p.accuracy_range is not None]
+    if ranged:
+        stdout.write("\nThe DP-training routes' 'right %' is the central guess: it also rests on how the label lies "
+                     "among the encoded columns, which the public rows cannot tell. Over the ways the plan tries "
+                     "(a random direction; one along the public rows' leading principal directions, where a label "
+                     "that moves many correlated columns lies; one along the trailing ones, a label carried by "
+                     "rare or narrow columns; either class on either side):\n")
+        for p in ranged:
+            lo, hi = p.accuracy_range
+            stdout.write(f"  {p.mechanism} at ε = {fmt(p.settings.get('epsilon', float('nan')))}: "
+                         f"{p.label_accuracy:.0%} right, between {lo:.0%} and {hi:.0%}\n")
     refused = [p for p in preds if p.epsilon != p.epsilon and p.reason]
     if refused:
         stdout.write("\n")

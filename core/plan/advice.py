@@ -138,7 +138,7 @@ def advise(pred: Any, predict: Callable[..., Any]) -> str:
             continue
         try:
             alt = predict(pred.mechanism, settings, **sizes, quality=pred.quality, draws=min(pred.draws, ADVICE_DRAWS),
-                          rng=0, advise=False)
+                          rng=0, advise=False, spread=False)
         except Exception:  # an alternative the mechanism refuses is simply not offered
             continue
         if alt.useful:

@@ -80,6 +80,11 @@ class Prediction:
     model_accuracy : float or None
         For a DP-training route: the assumed accuracy of a logistic regression trained on
         all private rows without privacy (:mod:`core.plan.trained`); None for the ensemble.
+    accuracy_range : tuple of float or None
+        For a DP-training route: the least and the most predicted label accuracy over the
+        ways the label may lie among the encoded columns (:data:`core.plan.trained.DIRECTIONS`;
+        the central prediction, :attr:`label_accuracy`, is one of them) -- what the
+        public rows cannot tell.  None for the ensemble or when not asked for.
     """
 
     mechanism: str
@@ -109,6 +114,7 @@ class Prediction:
     majority_share: float = 0.5
     resolved: dict = field(default_factory=dict)
     model_accuracy: float | None = None
+    accuracy_range: tuple[float, float] | None = None
 
     @property
     def trained(self) -> bool:
@@ -195,7 +201,8 @@ def _sizes(n, m, k, n_classes) -> tuple[int, int, int, int]:
 
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
             quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True,
-            max_seconds: float | None = None, public=None, model_accuracy: float | None = None) -> Prediction:
+            max_seconds: float | None = None, public=None, model_accuracy: float | None = None,
+            spread: bool = True) -> Prediction:
     """Predict a labeling run from public quantities and an assumed teacher quality (zero privacy cost).
 
     Parameters
@@ -233,6 +240,11 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
         all private rows without privacy (default: the teachers' noise-free plurality
         under ``quality``, :func:`core.plan.trained.trained_accuracy_default`, so both
         kinds of route rest on one assumption).  Ignored by the ensemble's mechanisms.
+    spread : bool, default True
+        For a DP-training route: also predict under every way the label may lie among the
+        encoded columns (:data:`core.plan.trained.DIRECTIONS`) and carry the range
+        (``Prediction.accuracy_range``); False for the central prediction alone (a third
+        of the time).
 
     Returns
     -------
@@ -258,7 +270,7 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
                   quality=quality, majority_share=majority)
     if registry.get(mechanism).inputs == "rows":
         return _predict_trained(mechanism, settings, common, public=public, model_accuracy=model_accuracy,
-                                advise=advise, rng=gen)
+                                advise=advise, rng=gen, spread=spread)
     sim = simulate_votes(m=m, k=k, n_classes=n_classes, quality=quality, rng=gen, draws=draws, n=n)
     try:
         out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen, max_seconds=max_seconds)
@@ -289,7 +301,7 @@ def _refused(common: dict, reason: str, **extra) -> Prediction:
 
 
 def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, *, public, model_accuracy,
-                     advise: bool, rng) -> Prediction:
+                     advise: bool, rng, spread: bool = True) -> Prediction:
     """A DP-training route's prediction (:mod:`core.plan.trained`): every public row answered."""
     from dataclasses import replace
     from functools import partial
@@ -308,7 +320,7 @@ def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, 
         params = pipeline.resolve(mechanism, settings, m)
         guarantee = registry.get(mechanism).privacy_map(m, **params)
         out = predict_trained(mechanism, params, n=n, n_classes=c, public=public, m=m, accuracy=A,
-                              class_shares=quality.shares(c), rng=rng)
+                              class_shares=quality.shares(c), spread=spread, rng=rng)
     except ParameterError as exc:
         return _refused(common, str(exc), model_accuracy=A)
     acc, sd = out["accuracy"], out["accuracy_sd"]
@@ -317,6 +329,7 @@ def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, 
     useful = _is_useful(float(m), acc * m, common["majority_share"], m)
     pred = Prediction(epsilon=float(guarantee.epsilon), delta=float(guarantee.delta), **counts, **sds, feasible=True,
                       reason=None, useful=useful, advice=None, resolved=dict(params), model_accuracy=A,
+                      accuracy_range=(out["low"], out["high"]) if spread else None,
                       **{**common, "draws": out["draws"]})
     if not useful and advise:
         from core.plan.advice import advise as _advise
@@ -327,7 +340,7 @@ def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, 
 
 def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m: int, k: int, n_classes: int,
                  quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True, public=None,
-                 model_accuracy: float | None = None) -> list[Prediction]:
+                 model_accuracy: float | None = None, spread: bool = True) -> list[Prediction]:
     """Predict several (mechanism, settings) requests for one job (each with the same seed).
 
     Parameters
@@ -339,7 +352,7 @@ def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m
     rng : int or None
         The seed every request's simulation starts from (common random numbers).
     advise : bool
-    public, model_accuracy
+    public, model_accuracy, spread
         For the DP-training routes, as for :func:`predict`.
 
     Returns
@@ -348,7 +361,7 @@ def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m
     """
     seed = _seed_of(rng)
     return [predict(name, s, n=n, m=m, k=k, n_classes=n_classes, quality=quality, draws=draws, rng=seed, advise=advise,
-                    public=public, model_accuracy=model_accuracy)
+                    public=public, model_accuracy=model_accuracy, spread=spread)
             for name, s in requests]
 
 
@@ -360,7 +373,8 @@ def _seed_of(rng) -> int | None:
 
 def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Sequence[Any], n: int, m: int, k: int,
           n_classes: int, quality: TeacherQuality | None = None, draws: int = 20, rng=0,
-          advise: bool = False, public=None, model_accuracy: float | None = None) -> list[Prediction]:
+          advise: bool = False, public=None, model_accuracy: float | None = None,
+          spread: bool = False) -> list[Prediction]:
     """Predictions with one setting (or a job size ``n``, ``m``, ``k``, ``n_classes``) varied.
 
     Every value is simulated from the same seed (common random numbers), so the curve's
@@ -378,8 +392,9 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
     draws : int
     rng : int or None
     advise : bool
-    public, model_accuracy
-        For the DP-training routes, as for :func:`predict`.
+    public, model_accuracy, spread
+        For the DP-training routes, as for :func:`predict` (the range off by default: a curve
+        draws the central prediction).
 
     Returns
     -------
@@ -395,5 +410,5 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
         else:
             s[vary] = value
         out.append(predict(mechanism, s, **z, quality=quality, draws=draws, rng=seed, advise=advise, public=public,
-                           model_accuracy=model_accuracy))
+                           model_accuracy=model_accuracy, spread=spread))
     return out

@@ -53,7 +53,8 @@ import numpy as np
 
 from core.errors import ParameterError
 
-__all__ = ["PublicRows", "predict_trained", "trained_accuracy_default", "N_SIM", "N_SCORE", "TRAINED_DRAWS"]
+__all__ = ["PublicRows", "predict_trained", "trained_accuracy_default", "N_SIM", "N_SCORE", "TRAINED_DRAWS",
+           "DIRECTIONS"]
 
 N_SIM = 3_000
 """At most this many stand-in private rows per simulated fit (the noise keeps the real n's scale)."""
@@ -66,6 +67,18 @@ TRAINED_DRAWS = 4
 
 _SEED = 20_240_601
 """The public seed of the proxy task (a prediction is a public computation)."""
+
+DIRECTIONS = ((0.0, 1.0), (0.0, -1.0), (2.0, 1.0), (2.0, -1.0), (-2.0, 1.0), (-2.0, -1.0))
+"""How the label may lie among the encoded columns: ``(p, s)`` pairs of :func:`_proxy`.
+
+The first is the central prediction (a random direction favouring no column); all six
+give the prediction's range: a random direction, one tilted towards the public rows'
+leading principal directions (where a label that moves many correlated columns at once
+lies), one tilted towards the trailing ones (a label carried by rare or narrow columns),
+each with either class on either side."""
+
+RIDGE = 0.01
+"""The covariance's ridge in :func:`_shaping`, as a share of its mean eigenvalue."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,16 +214,41 @@ def _softmax(scores: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _proxy(Xs: np.ndarray, n_classes: int, accuracy: float, shares: np.ndarray):
+def _shaping(X: np.ndarray, power: float) -> np.ndarray | None:
+    """``S_p = V diag((λ + r)^{p/2}) Vᵀ`` of the public rows' covariance ``V diag(λ) Vᵀ``, scaled to unit RMS gain.
+
+    ``r`` is :data:`RIDGE` times the mean eigenvalue (one-hot columns make the covariance
+    singular).  ``p = 2`` tilts a direction towards the rows' leading principal directions,
+    ``p = −2`` towards the trailing ones; ``p = 0`` returns None (no tilt).
+    """
+    if power == 0.0 or X.shape[1] < 2:
+        return None
+    lam, V = np.linalg.eigh(np.cov(X, rowvar=False))
+    lam = np.maximum(lam, 0.0)
+    lam = lam + RIDGE * max(float(lam.mean()), 1e-12)
+    S = (V * lam ** (power / 2.0)) @ V.T
+    return S / math.sqrt(float(np.sum(S * S)) / X.shape[1])
+
+
+def _proxy(Xs: np.ndarray, n_classes: int, accuracy: float, shares: np.ndarray, direction: tuple[float, float] = (0.0, 1.0)):
     """The proxy task's class probabilities ``x ↦ softmax(β (x − μ) W + a)`` with Bayes accuracy ``accuracy``.
 
-    ``W`` has independent standard normal entries from a fixed public seed (one column per
-    class; for two classes the first is zero): a direction that favours no feature.
+    ``W = s · S_p G``: ``G`` has independent standard normal entries from a fixed public seed
+    (one column per class; for two classes the first is zero), ``S_p`` tilts it towards the
+    public rows' leading (``p > 0``) or trailing (``p < 0``) principal directions
+    (:func:`_shaping`; none at ``p = 0``: a direction that favours no feature) and the sign
+    ``s`` says which class lies on which side -- ``direction = (p, s)``, one of
+    :data:`DIRECTIONS`.
     """
     gen = np.random.default_rng(_SEED)
     X = Xs[: min(len(Xs), 2000)]
     mu = X.mean(axis=0)
     W = gen.standard_normal((X.shape[1], n_classes))
+    power, sign = direction
+    S = _shaping(X, float(power))
+    if S is not None:
+        W = S @ W
+    W = float(sign) * W
     if n_classes == 2:
         W[:, 0] = 0.0
     raw = (X - mu) @ W
@@ -324,7 +362,7 @@ def _naive_bayes_accuracies(Xs, y, X_score, p_score, *, n, n_classes, settings, 
 
 def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows,
                     m: int | None = None, accuracy: float, class_shares=None, draws: int = TRAINED_DRAWS,
-                    rng=0) -> dict[str, Any]:
+                    spread: bool = True, rng=0) -> dict[str, Any]:
     """The predicted outcome of a DP-training run (module docstring); no private row is read.
 
     Parameters
@@ -346,15 +384,19 @@ def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_cl
     class_shares : array-like, optional
         Assumed class shares (default balanced).
     draws : int
-        Noise draws.
+        Noise draws (half as many for each of the range's other directions).
+    spread : bool, default True
+        Also predict under the other :data:`DIRECTIONS` and return the range.
     rng : int, Generator or None
         Randomness of the simulation (public).
 
     Returns
     -------
     dict
-        ``accuracy`` (mean over draws), ``accuracy_sd``, ``nonprivate`` (the simulated fit
-        without noise), ``drop`` (its accuracy less the noisy fits'), ``draws``, ``n_sim``.
+        ``accuracy`` (mean over draws, the central direction), ``accuracy_sd``, ``nonprivate``
+        (the simulated fit without noise), ``drop`` (its accuracy less the noisy fits'),
+        ``low`` and ``high`` (the least and the most of the predictions under every direction
+        of :data:`DIRECTIONS`; both ``accuracy`` without ``spread``), ``draws``, ``n_sim``, ``m``.
     """
     c = int(n_classes)
     A = float(accuracy)
@@ -369,29 +411,36 @@ def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_cl
     X = np.asarray(public.X, dtype=float)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ParameterError("the public rows must be a 2-D array with at least one row and one column.")
+    if mechanism not in ("dp-logistic", "dp-naive-bayes"):
+        raise ParameterError(f"{mechanism} is not a DP-training route.")
     pick = np.random.default_rng(_SEED)
     X_score = X if X.shape[0] <= N_SCORE else X[pick.choice(X.shape[0], N_SCORE, replace=False)]
-    score = _proxy(X_score, c, max(A, 1.0 / c), shares)
-    p_score = score(X_score)
     n = int(n)
     p = X.shape[1] + 1
     budget = max(2_000, int(4e8 / (p * p * (1 if c <= 2 else c))))  # bound the Hessians' cost
     ns = max(1, min(n, N_SIM, budget))
     Xs = X[gen.integers(0, X.shape[0], ns)]
-    p_s = score(Xs)
-    y = (gen.random(ns)[:, None] > np.cumsum(p_s, axis=1)).sum(axis=1).clip(0, c - 1).astype(np.int64)
     draws = max(1, int(draws))
-    acc_np = _reference_accuracy(Xs, y, X_score, p_score, n=n, n_classes=c)
-    if mechanism == "dp-logistic":
-        acc_dp = _logistic_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, data_norm=public.data_norm,
-                                              settings=settings, draws=draws, gen=gen)
-    elif mechanism == "dp-naive-bayes":
-        acc_dp = _naive_bayes_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, settings=settings,
-                                                 draws=draws, gen=gen)
-    else:
-        raise ParameterError(f"{mechanism} is not a DP-training route.")
-    drop = float(acc_np) - np.asarray(acc_dp, dtype=float)
-    pred = np.clip(A - drop, 1.0 / c, 1.0)
+
+    def predicted(direction: tuple[float, float], draws: int) -> tuple[np.ndarray, float, float]:
+        score = _proxy(X_score, c, max(A, 1.0 / c), shares, direction)
+        p_score = score(X_score)
+        y = (gen.random(ns)[:, None] > np.cumsum(score(Xs), axis=1)).sum(axis=1).clip(0, c - 1).astype(np.int64)
+        acc_np = _reference_accuracy(Xs, y, X_score, p_score, n=n, n_classes=c)
+        if mechanism == "dp-logistic":
+            acc_dp = _logistic_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, data_norm=public.data_norm,
+                                          settings=settings, draws=draws, gen=gen)
+        else:
+            acc_dp = _naive_bayes_accuracies(Xs, y, X_score, p_score, n=n, n_classes=c, settings=settings,
+                                             draws=draws, gen=gen)
+        drop = float(acc_np) - np.asarray(acc_dp, dtype=float)
+        return np.clip(A - drop, 1.0 / c, 1.0), float(acc_np), float(drop.mean())
+
+    pred, acc_np, drop = predicted(DIRECTIONS[0], draws)
+    means = [float(pred.mean())]
+    if spread:
+        means += [float(predicted(d, max(1, draws // 2))[0].mean()) for d in DIRECTIONS[1:]]
     ddof = 1 if draws > 1 else 0
-    return {"accuracy": float(pred.mean()), "accuracy_sd": float(pred.std(ddof=ddof)), "nonprivate": float(acc_np),
-            "drop": float(drop.mean()), "draws": draws, "n_sim": ns, "m": int(X.shape[0] if m is None else m)}
+    return {"accuracy": float(pred.mean()), "accuracy_sd": float(pred.std(ddof=ddof)), "nonprivate": acc_np,
+            "drop": drop, "low": min(means), "high": max(means), "draws": draws, "n_sim": ns,
+            "m": int(X.shape[0] if m is None else m)}
