@@ -188,7 +188,7 @@ with results:
             st.caption(f"**{plan.PREDICTED.capitalize()}.** Free: nothing here reads the private rows or votes.")
             plan.quality_controls(st)
             plan.show_prediction(st, plan.predict_for(ds, k, mechanism), m=ds.n_public)
-            chosen, _ = plan.choice_for(ds, k)
+            chosen, routes = plan.choice_for(ds, k)
             eps_now = session.privacy().get("epsilon")
             at = f"at ε = {eps_now:g}" if isinstance(eps_now, (int, float)) else "at these settings"
             st.markdown(f"**The plan's choice {at}** (the useful route with the most correct labels, among GNMax, "
@@ -196,6 +196,7 @@ with results:
                         + ("none is predicted useful." if chosen is None else
                            f"{registry.get(chosen.mechanism).title}, {plan.pm(chosen.correct, chosen.correct_sd)} of "
                            f"{ds.n_public:,} right."))
+            plan.routes_table(st, routes)
             planned = pipeline.privacy_map(mechanism, session.request(mechanism), ds.n_public)
             st.markdown(f"Guarantee of a run at these settings, known before any data is seen: "
                         f"**(ε, δ) = ({planned.epsilon:.4g}, {planned.delta:.3g})**.")

@@ -186,6 +186,28 @@ def choice_for(ds, k: int):
     return best(preds), preds
 
 
+def routes_table(where, preds) -> None:
+    """The plan's routes side by side (:func:`choice_for`): answered, right, the DP-training routes' range."""
+    import pandas as pd
+
+    from core.mechanisms import registry
+
+    rows = []
+    for p in preds:
+        right = "—" if p.answered == 0 else f"{p.label_accuracy:.0%}"
+        span = ("—" if p.accuracy_range is None else
+                f"{p.accuracy_range[0]:.0%}–{p.accuracy_range[1]:.0%}")
+        rows.append({"route": registry.get(p.mechanism).title, "answered (plan)": pm(p.answered, p.answered_sd),
+                     "right (plan)": right, "right, over the label's directions": span,
+                     "useful (plan)": "yes" if p.useful else "no"})
+    where.dataframe(pd.DataFrame(rows), hide_index=True)
+    if any(p.accuracy_range is not None for p in preds):
+        where.caption(f"All {PREDICTED}, at the assumed qualities. A DP-training route's 'right' also rests on how the "
+                      "label lies among the columns, which the public rows cannot tell: the range is the least and "
+                      "the most over the ways the plan tries (a random direction, the public rows' leading or "
+                      "trailing principal directions, either class on either side; design §10.7).")
+
+
 def pm(mean: float, sd: float | None) -> str:
     """"1,234 ± 12": a predicted count with its spread over the draws."""
     if sd is None or sd != sd:
@@ -214,7 +236,10 @@ def show_prediction(where, pred, *, m: int) -> None:
                       "trained with DP on all private rows labels every public row, so all are answered; its "
                       "accuracy is the assumed non-private logistic regression's "
                       f"({pred.model_accuracy:.0%}) less the drop the route's noise causes on a stand-in task built "
-                      f"from the public rows (m = {m:,}, n = {pred.n:,}); no teachers are used.")
+                      f"from the public rows (m = {m:,}, n = {pred.n:,}); no teachers are used."
+                      + ("" if pred.accuracy_range is None else
+                         f" How the label lies among the columns, which the public rows cannot tell, moves it "
+                         f"between {pred.accuracy_range[0]:.0%} and {pred.accuracy_range[1]:.0%} right."))
     else:
         where.caption(f"All four are {PREDICTED} (mean ± spread over the draws): votes simulated from n, m, k, the number of classes and the "
                       f"assumed teacher quality, run through the same mechanism {pred.draws} times "

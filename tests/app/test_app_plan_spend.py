@@ -461,6 +461,15 @@ def test_the_plan_predicts_the_dp_training_routes_and_says_its_choice():
     assert not [e.value for e in at.main.error if "answer (almost) nothing" in e.value], texts(at.main.error)
     assert "one model trained with DP on all private rows labels every public row" in text
     assert "The plan's choice at ε" in text
+    # the routes side by side: the two DP-training routes beside GNMax and Confident-GNMax, with their range
+    routes = [df.value for df in at.main.dataframe if "right, over the label's directions" in df.value.columns]
+    assert routes, "the plan's routes table is missing"
+    table = routes[0].set_index("route")
+    spans = table["right, over the label's directions"]
+    trained = [t for t in table.index if "logistic" in t or "naive Bayes" in t]
+    assert len(table) == 4 and len(trained) == 2 and all("GNMax" in t for t in table.index if t not in trained)
+    assert all("–" in spans[t] for t in trained) and all(spans[t] == "—" for t in table.index if t not in trained)
+    assert "between" in text and "which the public rows cannot tell" in text
     assert at.slider(key="w_plan_quality_model_accuracy").value >= 0.5
     answered = [m for m in at.main.metric if m.label == "Answered (plan)"]
     assert answered and answered[0].value.startswith("300")  # every public row answered

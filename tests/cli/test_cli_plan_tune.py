@@ -338,3 +338,22 @@ def test_every_total_is_quoted_at_the_budgets_delta(files, capsys):
     assert len(deltas) == 4 and set(map(float, deltas)) == {1e-5}, refusal  # spent, own, total, the budget
     spent, own, total = (float(x) for x in re.findall(r"\(ε = ([0-9.e+-]+), δ", refusal)[:3])
     assert spent == pytest.approx(totals[1], rel=1e-3) and total >= max(spent, own)
+
+
+def test_plan_says_the_model_accuracy_is_assumed_and_prints_the_dp_routes_range(files, capsys):
+    """Without --model-accuracy the plan says in capitals that the DP-training predictions start
+    from an assumption; every DP-training prediction carries its range over the label's
+    directions, in the text and in --json."""
+    _, priv, pub = files
+    base = ["plan", "--private", str(priv), "--public", str(pub), "--epsilon", "1",
+            "--mechanism", "dp-logistic", "--mechanism", "dp-naive-bayes"]
+    assert main(base) == EXIT_OK
+    text = capsys.readouterr().out
+    assert "MODEL ACCURACY ASSUMED, NOT READ" in text
+    assert "dp-logistic at ε = 1:" in text and "dp-naive-bayes at ε = 1:" in text and "between" in text
+    assert main(base + ["--model-accuracy", "0.8", "--json"]) == EXIT_OK
+    for p in json.loads(capsys.readouterr().out)["predictions"]:
+        lo, hi = p["accuracy_range"]
+        assert lo <= p["label_accuracy"] <= hi <= 0.8 + 1e-9
+    assert main(base + ["--model-accuracy", "0.8"]) == EXIT_OK
+    assert "MODEL ACCURACY ASSUMED" not in capsys.readouterr().out
