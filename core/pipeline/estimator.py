@@ -109,6 +109,15 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     (docs/design.md §13).  Only a transformer fitted on public data, or none, may come
     first.
 
+    A fitted classifier is itself PRIVATE: its teachers are models trained without
+    privacy on the private chunks, ``teachers_.vote_counts`` gives their raw votes (the
+    aggregators' input, neither private nor charged), and it holds the privacy units'
+    IDs, and with an in-memory ledger the run's state.  Pickling it to a worker process
+    (joblib, Dask) is what parallel model selection does; writing it to a file others
+    read, or publishing it, releases all of that.  What may leave is what ``predict``
+    answers, or a student trained on those answers
+    (:class:`core.ensemble.student.PublishedStudent`).
+
     Parameters
     ----------
     learner : scikit-learn classifier
@@ -141,7 +150,8 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         an unknown name is refused, and so is one of the estimator's own settings.
     abstain : int
         The value ``predict`` returns for ⊥ (and for queries not processed after the
-        budget ran out).
+        budget ran out); ``fit`` warns when it is one of the classes of ``y`` (an
+        abstention would then read as that class).
     n_jobs : int or None
         Parallel teacher training.
     rng : Generator, int or None
@@ -389,6 +399,11 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         params = self._resolve(settings, m_max)  # refuse bad settings before training
         entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
         classes, y_ids = np.unique(y, return_inverse=True)
+        if np.any(classes == self.abstain):  # predict's output cannot tell ⊥ from that class
+            warnings.warn(f"abstain={self.abstain!r} is one of the classes of y: in predict's output an abstention "
+                          "(⊥) reads as that class, and a score computed from it counts ⊥ as right where that class "
+                          "is the truth. Pass abstain= a value that is not a class (e.g. abstain=-999).", UserWarning,
+                          stacklevel=3)
         units = _privacy_units(groups, y.shape[0])
         ledger.charge(entry, units=units)  # the whole a-priori budget, committed before any row is read
         teachers = train_teachers(
@@ -497,7 +512,21 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """Answer the queries in ``X`` privately, in order, spending the shared budget.
 
         Returns the predicted class labels, with ``abstain`` for ⊥ and for queries left
-        unprocessed when the budget ran out during this call.
+        unprocessed when the budget ran out during this call (:meth:`answer_ids` gives
+        the class indices with ⊥ apart).
+        """
+        ids = self.answer_ids(X)
+        answered = ids >= 0
+        out = np.empty(ids.shape[0], dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
+        out[answered] = self.classes_[ids[answered]]
+        out[~answered] = self.abstain
+        return out
+
+    def answer_ids(self, X) -> np.ndarray:
+        """Answer the queries in ``X`` privately, as indices into :attr:`classes_` (negative: ⊥ or unprocessed).
+
+        The same answers as :meth:`predict` (one call spends the same budget), with an
+        abstention told apart from every class whatever ``abstain`` is.
 
         Raises
         ------
@@ -556,7 +585,4 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
                           f"{self._nothing_reason(session, counts)}{ran_out}", PrivacyWarning, stacklevel=2)
         elif left:
             warnings.warn(ran_out.strip(), PrivacyWarning, stacklevel=2)
-        out = np.empty(ids.shape[0], dtype=self.classes_.dtype if self.classes_.dtype.kind in "iu" else object)
-        out[answered] = self.classes_[ids[answered]]
-        out[~answered] = self.abstain
-        return out
+        return ids

@@ -359,7 +359,9 @@ def _repetitions(cands, mean: float, shape: float, score_sigma: float, gen, X_t,
             rep = clone(cands[j][1]).set_params(ledger=scratch, rng=np.random.default_rng(gen.integers(2**63)),
                                                 on_refusal="raise")
             rep.fit(X_t, y_t, groups=g_t)
-            count = int(np.sum(np.asarray(rep.predict(X_h)) == y_h))
+            ids = rep.answer_ids(X_h)  # ⊥ apart from every class, whatever the abstain value
+            answered = ids >= 0
+            count = int(np.sum(rep.classes_[ids[answered]] == np.asarray(y_h)[answered]))
             s = count + int(noise.discrete_gaussian(score_sigma, rng=gen))
             if best is None or s > best[0]:
                 best = (s, j)

@@ -151,3 +151,22 @@ def test_every_fit_continues_the_datasets_ledger(data):
     other = clone(est).fit(X[2000:], y[2000:])  # a subset: without IDs, a third run on the whole data
     assert other.ledger_ is led and other.ledger_total_[0] > twice[0]
     assert led.n_units == 0 and len(led) == 3 and led.total().epsilon == pytest.approx(other.ledger_total_[0])
+
+
+def test_an_abstain_value_that_is_a_class_is_warned_and_answer_ids_tell_it_apart():
+    """Labels in {-1, 1} with the default abstain=-1: in predict's output ⊥ reads as class -1 (a
+    score from it counts ⊥ as right); fit warns, and answer_ids keeps ⊥ apart (PrivateSearchCV's
+    held-out score reads them)."""
+    X, y = halfspaces(400, 3, rng=0)
+    signs = np.where(y == 1, 1, -1)
+    kw = dict(k=10, mechanism="confident-gnmax", epsilon=1.0, delta=1e-5, max_queries=400)
+    clf = PrivateEnsembleClassifier(LogisticRegression(), **kw, rng=0)
+    with pytest.warns(UserWarning, match="abstain=-1 is one of the classes"):
+        clf.fit(X, signs)
+    ids = clf.answer_ids(X[:200])
+    assert list(clf.classes_) == [-1, 1] and (ids < 0).any() and (ids >= 0).any()  # some ⊥, some answers
+    with pytest.warns(UserWarning, match="abstain=-1"):  # the same seed: the same answers
+        twin = PrivateEnsembleClassifier(LogisticRegression(), **kw, rng=0).fit(X, signs)
+    out = twin.predict(X[:200])
+    assert (out[ids < 0] == -1).all()  # predict: ⊥ reads as class -1
+    np.testing.assert_array_equal(out[ids >= 0], clf.classes_[ids[ids >= 0]])
