@@ -115,8 +115,12 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
         say = st.error if p.blocking else st.warning
         say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ")
             + literal(p.sentence))
-        fixes = [f for f in p.fixes if f.action != "choose_label"
-                 and not (one_file and f.action == "missing" and f.value == "drop")]
+        fixes = [f for f in p.fixes if f.action != "choose_label"]
+        if one_file and any(f.action == "missing" and f.value == "drop" for f in fixes):
+            from core.data import ONE_FILE_DROP
+
+            fixes = [f for f in fixes if not (f.action == "missing" and f.value == "drop")]
+            st.caption(literal(ONE_FILE_DROP))
         fixes = [dataclasses.replace(f, action="leave_out") if f.action == "keep_column" and set(f.columns) <= kept
                  else f for f in fixes]
         if fixes:

@@ -131,18 +131,23 @@ def quoted(compose, budget: Budget | None):
     if budget is None or budget.delta <= 0 or own.n_entries == 0:  # nothing spent: (0, 0)
         return own
     tol = 1.0 + BUDGET_TOLERANCE
-    options = []  # (ε, the total it is read from)
+    options = []  # (ε, the total it is read from, what the quote adds to its words)
     if own.delta <= budget.delta * tol:
-        options.append((float(own.epsilon), own))
+        options.append((float(own.epsilon), own, ""))
     with contextlib.suppress(ParameterError):
         at = compose(budget.delta)
         if at.delta <= budget.delta * tol:
-            options.append((_ceil_significant(float(at.epsilon)), at))
-            options.append((max(float(at.epsilon), float(budget.epsilon)), at))
+            up = _ceil_significant(float(at.epsilon))
+            options.append((up, at, f" Quoted as ε = {up:.{QUOTE_DIGITS}g}: rounded up to the "
+                                    f"{QUOTE_DIGITS} significant digits every total is shown at."))
+            options.append((max(float(at.epsilon), float(budget.epsilon)), at,
+                            f" Quoted as ε = {float(budget.epsilon):.{QUOTE_DIGITS}g}, the budget's: rounded up "
+                            "to it, not past it."))
     if not options:  # no composition fits the budget's δ: the own-δ total, which says so by its δ
         return own
-    epsilon, best = min(options, key=lambda o: o[0])
-    return dataclasses.replace(best, epsilon=epsilon, delta=float(budget.delta))
+    epsilon, best, words = min(options, key=lambda o: o[0])
+    detail = best.detail + (words if epsilon != float(best.epsilon) else "")
+    return dataclasses.replace(best, epsilon=epsilon, delta=float(budget.delta), detail=detail)
 
 
 class Run:

@@ -165,6 +165,8 @@ def test_upload_column_warnings_choice_and_missing_markers(lab):
     # a file without a public file is not offered the drop (its queries are its own rows: m would count them)
     assert "Impute missing values inside each teacher" in {b.label for b in at.button}
     assert "Drop the rows with a missing value" not in {b.label for b in at.button}
+    assert any("cannot be dropped when the public queries are drawn from the private file" in c
+               for c in texts(at.caption)), texts(at.caption)
     at.radio(key="w_data_ui_missing").set_value("drop").run()
     assert not at.exception, at.exception
     assert any("cannot be dropped when the public queries are drawn from the private file" in e
