@@ -96,11 +96,13 @@ def merged(full, final):
 
 
 def show_check(check, cols_key: str | None, missing_key: str, title: str = "Column check", *, choice=None,
-               upload: str | None = None) -> None:
+               upload: str | None = None, one_file: bool = False) -> None:
     """Every problem of the column check at once, each with its one-click fixes.
 
     A column left out of the features by default (``choice``: the default features) offers
-    "Keep it as a feature"; one kept on request offers "Leave it out".
+    "Keep it as a feature"; one kept on request offers "Leave it out".  An upload without a
+    public file (``one_file``) is not offered "drop" for its missing values: a one-file job
+    refuses it (``core.data.check_one_file_queries``).
     """
     st.markdown(f"**{title}**")
     if choice is not None and (choice.left_out or choice.kept):
@@ -114,6 +116,11 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
         say((f"{where} ({KIND_TITLES[p.kind]}): " if where else f"{KIND_TITLES[p.kind].capitalize()}: ")
             + literal(p.sentence))
         fixes = [f for f in p.fixes if f.action != "choose_label"]
+        if one_file and any(f.action == "missing" and f.value == "drop" for f in fixes):
+            from core.data import ONE_FILE_DROP
+
+            fixes = [f for f in fixes if not (f.action == "missing" and f.value == "drop")]
+            st.caption(literal(ONE_FILE_DROP))
         fixes = [dataclasses.replace(f, action="leave_out") if f.action == "keep_column" and set(f.columns) <= kept
                  else f for f in fixes]
         if fixes:
@@ -139,7 +146,8 @@ IMPUTE_WHERE = (
     "most frequent value for categories): never on all private rows at once."
 )
 MISSING_HELP = {
-    "drop": "drop: rows with a missing value are left out (counted below)",
+    "drop": "drop: rows with a missing value are left out (counted below; not on an upload without a public file, "
+            "whose queries are its own rows)",
     "impute": "impute: keep them; each teacher fills them in from its own chunk",
     "refuse": "refuse: a missing value is an error",
 }
@@ -346,7 +354,7 @@ else:
                 upload_check = merged(full_check, datasets.upload_check(wanted, tuple(left)))
             if label_column is None or upload_check.blocking or (label_column is not None and upload_choice is None):
                 show_check(upload_check, None, "missing", f"Column check of {literal(up_private.name)} (not loaded yet)",
-                           choice=upload_choice, upload=ph)
+                           choice=upload_choice, upload=ph, one_file=up_public is None)
                 wanted = None
     else:
         st.info("No private file uploaded yet: the data below is still the previously loaded dataset.")
@@ -406,7 +414,8 @@ if wanted is not None:
         if ds_new is None and wanted["source"] == "upload":  # its fixes (a unit to declare, a column to drop) in reach
             with session.shown_errors():
                 show_check(datasets.upload_check(wanted), None, "missing",
-                           f"Column check of {literal(wanted['filename'])} (not loaded)")
+                           f"Column check of {literal(wanted['filename'])} (not loaded)",
+                           one_file=not wanted.get("public_hash"))
     active = dict(ss["data_cfg"])
     if _base(active) != _base(wanted):
         cols_key = n_key = None  # the wanted data did not load: its boxes are not shown
@@ -456,7 +465,8 @@ with session.shown_errors():
         _, choice = datasets.column_choice(cfg_now)
         left = tuple(cfg_now.get("left_out", ()))
         shown = merged(datasets.upload_check(cfg_now, dropped), datasets.upload_check(cfg_now, left + dropped))
-        show_check(shown, cols_key, "missing", choice=choice, upload=cfg_now["private_hash"])
+        show_check(shown, cols_key, "missing", choice=choice, upload=cfg_now["private_hash"],
+                   one_file=not cfg_now.get("public_hash"))
     elif datasets.check_waits(ds):
         # A wide teaching table (MNIST's 784 pixels): checking every column takes seconds, so it
         # waits for a click instead of slowing the set's first opening.

@@ -205,7 +205,11 @@ def _uploaded_dataset(
                            privacy_unit=privacy_unit, csv_format=fmt_private)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
            f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}:{left_out}")
-    if _public_bytes is None:
+    if _public_bytes is None:  # a one-file job: its queries are private rows, so no drop (m would read them)
+        from core.data import check_one_file_queries
+
+        with naming(filename):
+            check_one_file_queries(table)
         return _split_dataset(
             table, public_fraction, test_fraction, split_seed,
             key=key,

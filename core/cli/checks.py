@@ -28,6 +28,8 @@ __all__ = [
     "select_columns",
     "marker_hints",
     "missing_lines",
+    "NON_PRIVATE_COUNTS",
+    "private_count_text",
     "warning_lines",
     "warn",
 ]
@@ -148,6 +150,16 @@ def unit_text(table) -> str:
     return table.privacy_unit.describe()
 
 
+def private_count_text(table) -> str:
+    """The private file's count as the privacy report gives it (``n_private``): its rows, or its
+    persons with a privacy unit, counted BEFORE a ``--missing drop`` (:attr:`core.data.Table.n_units`;
+    public, since a neighbouring file has as many; docs/design.md §1.2).  The rows left after the
+    drop are a private count, never printed here."""
+    what = "private rows" if table.unit is None else "persons"
+    before = ", the file's count before the drop" if table.missing == "drop" else ""
+    return f"{table.n_units} {what}{before}"
+
+
 def adjacency_text(table) -> str:
     """The adjacency in words: one private row, or all the rows of one person."""
     unit = table.unit
@@ -257,8 +269,16 @@ def marker_hints(frames: dict[str, Any], markers: Sequence[str]) -> list[str]:
     return out
 
 
+NON_PRIVATE_COUNTS = "NON-PRIVATE diagnostic counted on the private rows: for the data's owner only, never exported"
+"""How a line that counts private rows is marked on the command line's stderr."""
+
+
 def missing_lines(table, public) -> list[str]:
-    """Sentences on the missing values of the private table and the public rows (none: [])."""
+    """Sentences on the missing values of the private table and the public rows (none: []).
+
+    The private file's counts (rows with a missing value, rows dropped, cells per column) read
+    the private rows: that sentence is marked a NON-PRIVATE diagnostic (:data:`NON_PRIVATE_COUNTS`),
+    for the owner's console only; the public file's counts are public."""
     out = []
     counts = {c: n for c, n in table.missing_counts.items() if n}
     if counts:
@@ -266,7 +286,7 @@ def missing_lines(table, public) -> list[str]:
         action = {"drop": f"{table.dropped_rows} dropped", "impute": "kept, imputed inside each teacher",
                   "refuse": "refused"}[table.missing]
         out.append(f"private file: {table.missing_rows} row(s) with a missing value ({action}); missing cells "
-                   f"per column: {shown}.")
+                   f"per column: {shown} ({NON_PRIVATE_COUNTS}).")
     dropped = int(public.attrs.get("dropped_rows", 0) or 0)
     cells = {c: int(n) for c, n in public.isna().sum().items() if n}
     if dropped:

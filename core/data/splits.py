@@ -15,7 +15,9 @@ from core.data.reading import check_table
 from core.data.table import Table
 
 __all__ = [
+    "ONE_FILE_DROP",
     "check_class_sizes",
+    "check_one_file_queries",
     "largest_k",
     "split_public",
 ]
@@ -105,6 +107,50 @@ def check_class_sizes(table: Table, k) -> None:
     )
 
 
+ONE_FILE_DROP = (
+    "Rows with a missing value cannot be dropped when the public queries are drawn from the private file itself "
+    "(one file, no public file): how many of the public rows a drop removes depends on the private rows, and "
+    "with it the number of queries m, the price, refusal and ledger entry of every run, and the report. "
+    "Choose 'impute' (each teacher fills a missing feature in from its own chunk; a missing label is still "
+    "refused), or give the rows to label as a separate public file (rows without a label belong there), or "
+    "'refuse' to see which rows have a missing value."
+)
+"""Why :func:`check_one_file_queries` refuses ``missing="drop"``, and what to do instead."""
+
+
+def check_one_file_queries(table: Table) -> None:
+    """Refuse ``missing="drop"`` on a one-file job: public queries drawn from the private file.
+
+    A one-file job (an uploaded private file and no public file) takes its public queries
+    from the file's own rows (:func:`split_public`).  Under ``missing="drop"`` the public
+    part holds only the rows left of its ``n_public`` units, so the number of queries
+    ``m = len(public rows)`` counts the private rows of the public part that have no missing
+    value: a neighbouring file in which one such row has a missing cell or label has ``m``
+    one smaller, and every quantity set from ``m`` moves with it — the per-query noise
+    calibrated for ``m`` queries, the price and the refusal, the ledger entry's stored ``m``
+    and description, and the report's count of public rows.  Everything charged or stored
+    must be a function of public values only (docs/design.md §1.2), so the drop is refused
+    here, before anything is charged, and whatever the rows hold: the refusal reads the
+    option, never a row.  With ``"impute"`` every row of the file stays (a missing label
+    is refused at load), so ``m`` is the public part's share of the file's count, public.
+    A two-file job's queries are the public file's rows (public), and a teaching split of
+    bundled or generated data reads no one's private rows; neither calls this check.
+
+    Parameters
+    ----------
+    table : Table
+        The loaded private file whose rows the public queries will be drawn from.
+
+    Raises
+    ------
+    DataError
+        When ``table.missing == "drop"`` (:data:`ONE_FILE_DROP` says what to do instead).
+    """
+    check_table(table)
+    if table.missing == "drop":
+        raise DataError(ONE_FILE_DROP)
+
+
 def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table, Table]:
     """Split a table at random into a private part and a public part (by whole persons when it has a unit).
 
@@ -127,7 +173,10 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
     public part, and each part holds the rows left of its units.  Removing one row (or
     person) from the file then moves no other row between the parts (a permutation of the
     rows left would shift every position after it), and each part's :attr:`Table.n_units`
-    is its share of the file's count, public (docs/design.md §1.2).
+    is its share of the file's count, public (docs/design.md §1.2).  The public part's
+    rows left are fewer than ``n_public`` by the dropped rows among them (a private count):
+    where they are a job's queries of the private file, :func:`check_one_file_queries`
+    refuses the drop first.
 
     Parameters
     ----------

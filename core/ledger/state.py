@@ -68,6 +68,22 @@ def within(total: PrivacyGuarantee, budget: Budget) -> bool:
     return total.epsilon <= budget.epsilon * tol + 1e-15 and total.delta <= budget.delta * tol + 1e-300
 
 
+QUOTE_DIGITS = 4
+"""Significant digits of the grid a total composed at the budget's δ is rounded UP to (:func:`quoted`):
+the precision every interface shows a total at."""
+
+
+def _ceil_significant(x: float, digits: int = QUOTE_DIGITS) -> float:
+    """The smallest number of ``digits`` significant digits that is at least ``x`` (``x ≥ 0``)."""
+    if not np.isfinite(x) or x <= 0:
+        return float(x)
+    c = float(f"{x:.{digits - 1}e}")  # the nearest such number
+    if c < x:  # one step of the last digit up
+        exponent = int(np.floor(np.log10(c)))
+        c = float(f"{c + 10.0 ** (exponent - digits + 1):.{digits - 1}e}")
+    return c
+
+
 def quoted(compose, budget: Budget | None):
     """A total as every interface quotes it: at the budget's δ (docs/design.md §9.1).
 
@@ -75,10 +91,30 @@ def quoted(compose, budget: Budget | None):
     the budget's δ (the runs' ε read off at that δ).  A total quoted now one way, now the
     other, reads as if it fell after a paid run, or as if a run cost more than the total it
     brings.  So with a budget of δ > 0 a total is always stated as ``(ε, δ_budget)``, with
-    ε the smaller of the two compositions whose δ fits: an ``(ε, δ')``-DP guarantee with
-    ``δ' ≤ δ_budget`` is also ``(ε, δ_budget)``-DP, so each candidate is valid, and each
-    grows with every run added (the own-δ one only while its δ fits), so the quote never
-    falls after a run.  Without a budget (or with δ = 0) it is the own-δ composition.
+    ε the smallest of three upper bounds, each valid at ``δ_budget`` and each growing with
+    every run added, so the quote is a valid guarantee and never falls after a run:
+
+    - the own-δ composition, while its δ fits (an ``(ε, δ')``-DP guarantee with
+      ``δ' ≤ δ_budget`` is also ``(ε, δ_budget)``-DP; it drops out for good once its δ
+      passes, since δ' only grows);
+    - the composition at the budget's δ, **rounded up** to :data:`QUOTE_DIGITS` significant
+      digits, the precision every interface shows (rounding up keeps it an upper bound, and
+      is monotone);
+    - the larger of that composition (unrounded) and the budget's ε, so that a total the
+      budget check accepted is never quoted above the budget by the rounding.
+
+    Why the rounding: at δ > 0 even ONE pure ε-DP run is ``(ε', δ)``-DP with
+    ``ε' = ε + ln(1 − δ(1 + e^{−ε})) < ε`` (the optimal trade of [KOV15]), so the plain
+    minimum would quote a single pure run asked at ε = 0.9 under a budget δ of 1e-6 as
+    0.8999986 — valid, but it reads as if the run cost less than asked, and a report or
+    the library would print those digits.  A trade smaller than the last digit shown is no
+    saving worth a number below the pure runs' plain sum: with the rounding up, the sum
+    (the own-δ total) is quoted whenever composing at the budget's δ saves less than one
+    unit of the fourth significant digit; a real saving (many runs composed, or a large
+    budget δ) is still quoted, at most one unit of that digit above the exact composition.
+    Rounding down, or to the nearest, could state less than a valid bound; rounding only
+    where a number is printed would let the screens, the reports and the library disagree.
+    Without a budget (or with δ = 0) the quote is the own-δ composition, exact.
 
     Parameters
     ----------
@@ -95,17 +131,23 @@ def quoted(compose, budget: Budget | None):
     if budget is None or budget.delta <= 0 or own.n_entries == 0:  # nothing spent: (0, 0)
         return own
     tol = 1.0 + BUDGET_TOLERANCE
-    options = []
+    options = []  # (ε, the total it is read from, what the quote adds to its words)
     if own.delta <= budget.delta * tol:
-        options.append(own)
+        options.append((float(own.epsilon), own, ""))
     with contextlib.suppress(ParameterError):
         at = compose(budget.delta)
         if at.delta <= budget.delta * tol:
-            options.append(at)
+            up = _ceil_significant(float(at.epsilon))
+            options.append((up, at, f" Quoted as ε = {up:.{QUOTE_DIGITS}g}: rounded up to the "
+                                    f"{QUOTE_DIGITS} significant digits every total is shown at."))
+            options.append((max(float(at.epsilon), float(budget.epsilon)), at,
+                            f" Quoted as ε = {float(budget.epsilon):.{QUOTE_DIGITS}g}, the budget's: rounded up "
+                            "to it, not past it."))
     if not options:  # no composition fits the budget's δ: the own-δ total, which says so by its δ
         return own
-    best = min(options, key=lambda t: t.epsilon)
-    return dataclasses.replace(best, delta=float(budget.delta))
+    epsilon, best, words = min(options, key=lambda o: o[0])
+    detail = best.detail + (words if epsilon != float(best.epsilon) else "")
+    return dataclasses.replace(best, epsilon=epsilon, delta=float(budget.delta), detail=detail)
 
 
 class Run:
@@ -367,7 +409,9 @@ class LedgerState:
         total = quoted(lambda d: compose_counts(after.kinds, v.astype(np.int64).tolist(), delta=d), b)
         n_before = int(before.sum())
         plural = "s" if len(entries) != 1 else ""
-        cost = f"this {what} run would cost" if len(entries) == 1 else f"these {len(entries)} runs would cost"
+        # the mechanism's name in brackets: a name is no adjective ("this a run", "this  run")
+        named = f" ({what})" if str(what).strip() else ""
+        cost = f"this run{named} would cost" if len(entries) == 1 else f"these {len(entries)} runs would cost"
         whose = ("for this dataset: the" if whole else
                  "for a privacy unit this run reads: the most-charged such unit has")
         return BudgetExhausted(

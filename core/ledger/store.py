@@ -171,18 +171,37 @@ def _array(blob: bytes, dtype: str) -> np.ndarray:
 
 
 def _owner_only(path: Path) -> None:
-    """Make the store, its WAL files and its key file readable by their owner only.
+    """Make the store, its WAL files and its key file readable by their owner only; warn of any
+    that another user owns.
 
     A store made by this library is created 0600; one made beforehand (copied, restored from a
     backup, created under a loose umask) may be readable by others, and its units' hashes with its
-    key file would let them enumerate charged IDs (docs/design.md §9).  Files owned by another user
-    are left as they are (their owner decides).
+    key file would let them enumerate charged IDs (docs/design.md §9).  A file owned by another
+    user is left as it is (its owner decides), but never silently: a store or key file planted in
+    a shared folder by someone else lets them read what is charged (with the key, which IDs),
+    and change or reset it, so a :class:`core.errors.PrivacyWarning` names the files and what to
+    do.
     """
+    others = []
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}.key")):
         with contextlib.suppress(OSError):
             info = os.stat(name)
-            if info.st_uid == os.getuid() and info.st_mode & 0o077:
+            if info.st_uid != os.getuid():
+                others.append((name, info.st_uid))
+            elif info.st_mode & 0o077:
                 os.chmod(name, stat.S_IMODE(info.st_mode) & 0o700)
+    if others:
+        import warnings
+
+        from core.errors import PrivacyWarning
+
+        files = ", ".join(f"{name} (user id {uid})" for name, uid in others)
+        warnings.warn(
+            f"The ledger store's file(s) {files} belong to another user, not to you (user id {os.getuid()}): "
+            "that user can read the runs charged and the units' hashes (with the key file, which IDs were "
+            "charged) and can change or reset them, and this library leaves their mode as it is. Keep the "
+            "store in a folder only you can write (store=PATH, --ledger PATH), or have its owner hand the "
+            "files over to you if sharing them is meant.", PrivacyWarning, stacklevel=2)
 
 
 class LedgerStore:

@@ -160,9 +160,19 @@ def test_upload_column_warnings_choice_and_missing_markers(lab):
     at.radio(key=SOURCE).set_value("Upload CSV").run()
     at.file_uploader(key="upload_private").set_value(("people.csv", _people_csv(), "text/csv")).run()
     assert not at.exception, at.exception
-    # '?' is read as missing: refused by default (said in place), dropped on request, counted in place
+    # '?' is read as missing: refused by default (said in place), imputed on request, counted in place
     assert any("missing" in e.lower() for e in texts(at.error)), texts(at.error)
+    # a file without a public file is not offered the drop (its queries are its own rows: m would count them)
+    assert "Impute missing values inside each teacher" in {b.label for b in at.button}
+    assert "Drop the rows with a missing value" not in {b.label for b in at.button}
+    assert any("cannot be dropped when the public queries are drawn from the private file" in c
+               for c in texts(at.caption)), texts(at.caption)
     at.radio(key="w_data_ui_missing").set_value("drop").run()
+    assert not at.exception, at.exception
+    assert any("cannot be dropped when the public queries are drawn from the private file" in e
+               for e in texts(at.error)), texts(at.error)
+    assert "Loaded: people.csv" not in texts(at.main.subheader)
+    at.radio(key="w_data_ui_missing").set_value("impute").run()
     assert not at.exception, at.exception
     assert "Loaded: people.csv" in texts(at.main.subheader)
     warned = " ".join(texts(at.warning))

@@ -165,7 +165,7 @@ def test_the_main_flow_shows_names_from_a_file_as_text(app_server, browser_page,
         expect(main.get_by_test_id("stAlert").filter(has_text=IMG).first).to_be_visible()
         expect(main).to_contain_text(f"Column check of {FILE} (not loaded yet)")
         assert_no_markup(page, "the column check", dialogs)
-        page.get_by_role("button", name="Drop the rows with a missing value").click()
+        page.get_by_role("button", name="Impute missing values inside each teacher").click()
         page.get_by_role("heading", name=f"Loaded: {FILE}").wait_for()
         settle(page)
         expect(main).to_contain_text(f"Label column {LABEL}; classes: {CLASSES[0]}, {CLASSES[1]}")

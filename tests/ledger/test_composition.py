@@ -303,6 +303,49 @@ def test_budget_uses_budget_delta_when_tighter():
     assert led.check(e).epsilon == pytest.approx(at_budget)
 
 
+def test_a_pure_run_is_quoted_at_its_asked_epsilon_and_a_real_saving_still_counts():
+    # One pure run at 0.9 is (0.8999986, 1e-6)-DP (the optimal trade, [KOV15]): valid, but quoted
+    # as the run's own 0.9, since the saving is below the fourth significant digit shown.
+    run = L.PureDPEntry.uniform(eps_step=0.9, n_steps=1, mechanism="lnmax")
+    exact = L.compose_entries([run], delta=1e-6).epsilon
+    assert exact == pytest.approx(0.9 + math.log(1 - 1e-6 * (1 + math.exp(-0.9))), rel=1e-9) and exact < 0.9
+    for delta in (1e-6, 1e-5):
+        led = L.PrivacyLedger("fp", budget_epsilon=3.0, budget_delta=delta)
+        led.charge(run)
+        assert (led.total().epsilon, led.total().delta) == (0.9, delta)
+        assert led.total_with(run).epsilon == 1.8  # two: still their plain sum
+    # Many runs: composing at the budget's δ saves much; quoted at most one unit of the 4th digit above it.
+    many = L.PureDPEntry.uniform(eps_step=0.01, n_steps=1000)
+    led = L.PrivacyLedger("fp", entries=[many], budget_epsilon=20.0, budget_delta=1e-5)
+    exact = L.compose_entries([many], delta=1e-5).epsilon
+    assert exact < 2.0 and exact <= led.total().epsilon <= exact + 1e-3 * 10 ** math.floor(math.log10(exact))
+    assert f"{led.total().epsilon:.4g}" == f"{led.total().epsilon:.15g}"  # on the grid shown
+    # A total the budget check accepts is never quoted above the budget by the rounding up.
+    led = L.PrivacyLedger("fp", entries=[many], budget_epsilon=exact * (1 + 1e-10), budget_delta=1e-5)
+    assert exact <= led.total().epsilon <= led.budget.epsilon
+
+
+def test_the_quote_never_falls_after_a_run():
+    rng = np.random.default_rng(3)
+    led = L.PrivacyLedger("fp", budget_epsilon=1e9, budget_delta=1e-5)
+    last = 0.0
+    for eps in rng.choice([1e-6, 1e-3, 0.2, 0.9], size=16):
+        led.charge(L.PureDPEntry.uniform(eps_step=float(eps), n_steps=int(rng.integers(1, 4))))
+        now = led.total().epsilon
+        assert now >= last
+        last = now
+
+
+def test_a_refusal_names_the_mechanism_in_brackets():
+    for name, said in (("btt", "this run (btt) would cost"), ("a", "this run (a) would cost"), ("", "this run would cost")):
+        led = L.PrivacyLedger("fp", budget_epsilon=1.0, budget_delta=0.0)
+        run = L.PureDPEntry.uniform(eps_step=0.6, n_steps=1, mechanism=name)
+        led.charge(run)
+        with pytest.raises(BudgetExhausted) as info:
+            led.charge(run)
+        assert said in str(info.value) and "this a run" not in str(info.value), str(info.value)
+
+
 # ---------------------------------------------------------------------------
 # Identical runs reduce to counts
 # ---------------------------------------------------------------------------

@@ -65,6 +65,40 @@ def test_a_store_made_readable_beforehand_is_made_owner_only_when_opened(tmp_pat
         assert not os.stat(p).st_mode & (stat.S_IRWXG | stat.S_IRWXO), p
 
 
+@pytest.mark.parametrize("how", ["chown", "stat"])
+def test_a_store_or_key_file_of_another_user_is_warned_of_and_left_alone(tmp_path, monkeypatch, how):
+    from core.errors import PrivacyWarning
+
+    path = tmp_path / "ledger.sqlite"
+    PrivacyLedger("clinic", store=path).charge(PureDPEntry.uniform(eps_step=0.5, n_steps=1), units=list(range(5)))
+    key = tmp_path / "ledger.sqlite.key"
+    os.chmod(key, 0o644)
+    other = os.getuid() + 4242
+    if how == "chown":  # a real file of another user (needs root)
+        if os.getuid() != 0:
+            pytest.skip("os.chown to another user needs root; the 'stat' case tests the same branch")
+        os.chown(key, other, -1)
+    else:  # the same branch, as the library sees it: os.stat reports another owner for the key file
+        real = os.stat
+
+        def stat_as_other(name, *args, **kwargs):
+            info = real(name, *args, **kwargs)
+            if str(name) == str(key):
+                fields = list(info[:10])
+                fields[4] = other
+                return os.stat_result(fields)
+            return info
+
+        monkeypatch.setattr(os, "stat", stat_as_other)
+    with pytest.warns(PrivacyWarning, match="belong to another user") as caught:
+        assert PrivacyLedger("clinic", store=path).total().epsilon == 0.5  # a new process opening the store
+    said = str(caught[0].message)
+    assert str(key) in said and f"user id {other}" in said and str(path) + " " not in said
+    monkeypatch.undo()
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o644  # left to its owner
+    assert not os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+
+
 def test_superscript_digits_are_read_as_text_ids_not_a_crash():
     from core.ledger.units import _forms
 
