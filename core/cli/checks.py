@@ -146,8 +146,12 @@ def add_data_arguments(group, *, private_required: bool = True) -> None:
 
 def unit_text(table) -> str:
     """The unit for the command line's output, as the owner sees it (:meth:`PrivacyUnit.describe`; a
-    person's largest number of rows is read from the private rows: said for the owner, not in the report)."""
-    return table.privacy_unit.describe()
+    person's largest number of rows is read from the private rows: marked a NON-PRIVATE diagnostic for
+    the owner, and not in the report)."""
+    unit = table.privacy_unit
+    if unit.per_row:
+        return unit.describe()
+    return unit.describe() + " (the rows-per-person figure is a NON-PRIVATE diagnostic, for you only, never exported)"
 
 
 def private_count_text(table) -> str:

@@ -41,7 +41,8 @@ def _label(files, *extra, out="labeled.csv", report="report.json"):
 def test_label_per_person_states_the_unit_everywhere(panel_files, capsys):
     assert _label(panel_files, "--mechanism", "gnmax", "--privacy-unit", "id") == EXIT_OK
     out = capsys.readouterr()
-    assert f"per person (column id): 400 persons, at most {panel_files['largest']} rows each" in out.out
+    assert (f"per person (column id): 400 persons, at most {panel_files['largest']} rows each (the rows-per-person "
+            "figure is a NON-PRIVATE diagnostic" in out.out)
     assert "(replace all rows of one person (column id))" in out.out
     assert "repeats its values like a person key" not in out.err  # declared: no warning
     report = json.loads((panel_files["root"] / "report.json").read_text())
