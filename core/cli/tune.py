@@ -127,7 +127,7 @@ def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
         for combo in itertools.product(*[vals for _, vals in own]):
             s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
             s.update({n: v for (n, _), v in zip(own, combo)})
-            out.append(pipeline.tune_candidate(name, s))  # dp-logistic: pure-ε perturbation unless varied
+            out.append(pipeline.tune_candidate(name, s))  # dp-logistic: its pure-ε perturbation
     unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
     if unused:
         raise CommandError(f"--vary {', '.join(unused)}: none of the chosen mechanisms takes it.")

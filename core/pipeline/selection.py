@@ -191,7 +191,9 @@ def tune_candidate(name: str, settings: Mapping[str, Any]) -> tuple[str, dict[st
     The DP logistic regression's default objective perturbation is Gaussian, whose
     guarantee is known only as (ε, δ); Papernot–Steinke's repeat-and-select theorem is a
     Rényi-DP result and cannot take it.  A DP logistic regression candidate therefore uses
-    the pure-ε (Gamma-norm) perturbation unless its settings name one (docs/design.md §10.3).
+    the pure-ε (Gamma-norm) perturbation, its one choice the selection can take, whatever
+    the settings asked (an app session's settings carry the Gaussian default)
+    (docs/design.md §10.3).
 
     Parameters
     ----------
@@ -206,7 +208,7 @@ def tune_candidate(name: str, settings: Mapping[str, Any]) -> tuple[str, dict[st
     """
     out = dict(settings)
     if name == "dp-logistic":
-        out.setdefault("perturbation", "gamma")
+        out["perturbation"] = "gamma"
     return name, out
 
 
