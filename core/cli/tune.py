@@ -142,7 +142,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.cli import checks
     from core.cli.label import output_paths
     from core.cli.plan import count_rows
-    from core.data import load_table, read_public
     from core.ensemble.learners import parse_assignments
     from core.export import privacy_report, report_json
     from core.validation import check_delta
@@ -180,22 +179,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    checks.private_columns(args, stderr)  # the column check; flagged columns left out unless --keep
-    raw_private = checks.raw_frame(args.private, csv_format=read_as)
-    raw_public = checks.raw_frame(args.public, csv_format=read_as)
-    keys = checks.key_names(args, raw_public.columns)  # --key, and the --drop columns the public file has
-    private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
-                                                    features=checks.names_list(args.features),
-                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit,
-                                                    keys=keys)
-    del raw_private, raw_public
-    table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
-                       missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
-                       privacy_unit=args.privacy_unit, csv_format=read_as if private_src is None else None)
+    # label's data path: the column check (flagged columns left out unless --keep), the chosen columns, the table
+    table, public, key_frame = checks.chosen_data(args, stderr, csv_format=read_as, name=Path(args.private).stem)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text
-    del public_src
     check_delta(args.delta, n=table.n_units)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -204,7 +191,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
     job_ledger = open_ledger(args)
-    # The one job (core.pipeline.tune_table): the whole selection charged before any private row is read (with a
+    # The one job (core.pipeline.tune_table): the whole selection charged before anything is trained (with a
     # unit: each person of the file, held-out ones too), --holdout rows (persons) split off at random, the teachers
     # and the DP-training routes on the rest, each candidate scored on the held-out rows.
     sel = pipeline.tune_table(table, public, candidates, learner=args.learner, params=params,

@@ -221,8 +221,8 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
 
     The one job behind ``tune`` on the command line and "Tune privately" in the app:
 
-    1. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before any
-       private row is read;
+    1. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before anything
+       is split, trained or run;
     2. with a held-out score (``score_sigma`` not None) ``holdout`` private rows (persons,
        with a privacy unit) are split off at random without reading them
        (:func:`core.data.split_public`): no teacher and no DP-training candidate sees them;
@@ -296,7 +296,7 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
         raise ParameterError("a held-out score needs at least one held-out private row (holdout).")
     gen = check_rng(rng)
     m = int(len(public_X))
-    if ledger is not None:  # before any private row is read
+    if ledger is not None:  # before anything is split, trained or run
         ledger.charge(tune_plan(cands, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)[1],
                       units=units)
     teach, held = table, None
