@@ -397,26 +397,45 @@ def current_release(ds: Dataset, ens: Any) -> dict[str, Any] | None:
     return rel
 
 
-def tune_price(ds: Dataset, candidates: Sequence[tuple[str, dict[str, Any]]], m: int) -> dict[str, Any]:
-    """The price of a private selection over ``candidates`` (:func:`core.pipeline.tune_price`), before it runs."""
-    _, entry, _ = pipeline.tune_plan(list(candidates), int(m))
+def tune_price(ds: Dataset, candidates: Sequence[tuple[str, dict[str, Any]]], m: int, *,
+               score_sigma: float | None = None) -> dict[str, Any]:
+    """The price of a private selection over ``candidates`` (:func:`core.pipeline.tune_price`), before it runs.
+
+    ``score_sigma``: the noise of a held-out score (None: judged by the number answered);
+    the same value :func:`tune` is then given, so the price shown is the charge.
+    """
+    _, entry, _ = pipeline.tune_plan(list(candidates), int(m), score_sigma=score_sigma)
     out = price_entries(ds, [entry])
-    out["guarantee"] = pipeline.tune_price(list(candidates), int(m))
+    out["guarantee"] = pipeline.tune_price(list(candidates), int(m), score_sigma=score_sigma)
     return out
 
 
-def tune(ds: Dataset, ens: Any, candidates: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """"Tune privately": the best of ``candidates`` on the private votes under one guarantee fixed first.
+def tune(ds: Dataset, ens: Any, candidates: Sequence[tuple[str, dict[str, Any]]], *,
+         score_sigma: float | None = None, holdout: int | None = None, progress=None) -> Any:
+    """"Tune privately": the best of ``candidates`` under one guarantee fixed first.
 
-    Charged to the ledger before anything runs (:func:`core.pipeline.tune`; refused past
-    the budget, and on a real job before a budget is set).  The selected run's labels
-    become this session's release; their ``epsilon``/``delta`` are the whole selection's.
+    Charged to the ledger before anything runs (refused past the budget, and on a real
+    job before a budget is set).  Judged by the number answered (``score_sigma`` None) it
+    runs on the ensemble's votes (:func:`core.pipeline.tune`).  Judged on ``holdout``
+    held-out private rows, as a grid with a DP-training route must be, it is the command
+    line's ``tune`` job (:func:`core.pipeline.tune_table`): the held-out rows split off, the
+    teachers trained again on the rest (none of them may have seen a scoring row; the
+    cached teachers have), each candidate scored by its student on the held-out rows.
+    The selected run's labels become this session's release; their ``epsilon``/``delta``
+    are the whole selection's.
     """
     require_budget(ds)
     rng = session.noise_rng(ds, "selection")
+    cfg = st.session_state["ensemble_cfg"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        sel = pipeline.tune(ens.votes, list(candidates), ledger=ledger(ds), rng=rng)
+        if score_sigma is None:
+            sel = pipeline.tune(ens.votes, list(candidates), ledger=ledger(ds), rng=rng)
+        else:
+            sel = pipeline.tune_table(ds.private, ds.public_X, list(candidates), learner=cfg["learner"],
+                                      params=dict(cfg["params"]), k=int(ens.teachers.k), holdout=holdout,
+                                      score_sigma=float(score_sigma), ledger=ledger(ds), rng=rng,
+                                      train_progress=progress)
     st.session_state["_release"] = {"result": sel.result, "mechanism": sel.mechanism, "asked": dict(sel.settings),
                                     "ens_key": ens.key, "ds_key": ds.key, "number": len(ledger(ds)),
                                     "selection": sel}

@@ -138,7 +138,12 @@ TUNE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def selection_candidates() -> tuple[list[str], list[str]]:
-    """The registered mechanisms private selection accepts, and the titles of the others."""
+    """The registered mechanisms private selection accepts, and the titles of the others.
+
+    The ensemble's mechanisms that read vote counts and the DP-training routes (one model
+    trained with DP on the private rows, :func:`core.pipeline.tune_candidate`), as the
+    command line's ``tune`` takes them.
+    """
     from core import pipeline
     from core.errors import PrivateLabelLabError
     from core.mechanisms import registry
@@ -146,10 +151,10 @@ def selection_candidates() -> tuple[list[str], list[str]]:
     ok, why = [], []
     for name in registry.names():
         mech = registry.get(name)
-        if mech.inputs != "counts" or not mech.takes_epsilon:
+        if mech.inputs not in ("counts", "rows") or not mech.takes_epsilon:
             continue
         try:
-            pipeline.tune_price([(name, session.request(name, {"epsilon": 1.0}))], 100)
+            pipeline.tune_price([pipeline.tune_candidate(name, session.request(name, {"epsilon": 1.0}))], 100)
         except PrivateLabelLabError:
             why.append(mech.title)
         else:
@@ -157,14 +162,27 @@ def selection_candidates() -> tuple[list[str], list[str]]:
     return ok, why
 
 
+def trains_on_rows(name: str) -> bool:
+    """Whether ``name`` is a DP-training route (no teachers: one model trained with DP on the private rows)."""
+    from core.mechanisms import registry
+
+    return registry.get(name).inputs == "rows"
+
+
 def tune_section(ds, ens) -> None:
     """"Tune privately": a grid of mechanisms × ε, its price first, then one button."""
+    from core import pipeline
+
     st.subheader("Tune privately")
     st.markdown(
-        "Chooses the best of a grid of settings **on the private votes**, judged by the number of queries each "
-        "run answers (an output of the run itself), under one guarantee fixed before it starts: Papernot and "
-        "Steinke's random-stopping selection. Only the chosen run's labels are released; the report states the "
-        "whole selection's guarantee. How many repetitions ran is never shown: the guarantee holds with it hidden."
+        "Chooses the best of a grid of settings **on the private data** under one guarantee fixed before it "
+        "starts: Papernot and Steinke's random-stopping selection. A grid of the ensemble's mechanisms only is "
+        "judged by the number of queries each run answers (an output of the run itself). A grid with a "
+        "DP-training route (which answers every query, so it would always win on that count) is judged as the "
+        "command line's `tune` judges it: private rows are held out at random, the teachers are trained again "
+        "without them, and each run's student is scored by its noisy count of correct labels on them. Only the "
+        "chosen run's labels are released; the report states the whole selection's guarantee. How many "
+        "repetitions ran is never shown: the guarantee holds with it hidden."
     )
     names, why = selection_candidates()
     if not names:
@@ -179,10 +197,28 @@ def tune_section(ds, ens) -> None:
     if why:
         st.caption(f"Not offered: {', '.join(why)}. Their guarantee carries an additive δ or is known only as "
                    "(ε, δ), which the selection's Rényi-DP theorem cannot take.")
-    candidates = [(n, session.request(n, {"epsilon": float(e)})) for n in mechs for e in sorted(epsilons)]
+    if "dp-logistic" in mechs:
+        st.caption("The DP logistic regression is tried with its pure-ε objective perturbation (Gamma noise): its "
+                   "Gaussian one is known only as (ε, δ), which the selection's theorem cannot take.")
+    candidates = [pipeline.tune_candidate(n, session.request(n, {"epsilon": float(e)}))
+                  for n in mechs for e in sorted(epsilons)]
     if not candidates:
         st.info("Tick at least one mechanism and one ε.")
         return
+    score_sigma = holdout = None
+    if any(trains_on_rows(n) for n in mechs):
+        most = max(int(ds.n_private) - 2, 1)
+        holdout = int(st.number_input(
+            "Private rows held out to score on", min_value=1, max_value=most,
+            value=min(pipeline.HOLDOUT_ROWS, max(1, int(ds.n_private) // 5)), step=50, key="tune_holdout",
+            help="Kept out of every teacher and every DP-trained model; each run's student is scored by its correct "
+                 "labels on them (one row of each changes the count by at most 1), released with discrete Gaussian "
+                 "noise. Setting it spends nothing."))
+        score_sigma = pipeline.SCORE_SIGMA
+        st.caption(f"Judged on {holdout:,} held-out private rows: each run's student's correct count, with discrete "
+                   f"Gaussian noise σ = {score_sigma:g} (in the price below). "
+                   + ("The teachers are trained again on the other rows when you press the button."
+                      if any(not trains_on_rows(n) for n in mechs) else ""))
     k = int(ens.teachers.k)
     rows = []
     for name, settings in candidates:
@@ -192,11 +228,18 @@ def tune_section(ds, ens) -> None:
                      "correct (predicted)": plan.pm(pred.correct, pred.correct_sd)})
     st.dataframe(rows, hide_index=True)
     st.caption(f"The grid, {plan.PREDICTED} (free).")
-    p = ledgers.tune_price(ds, candidates, int(ens.votes.shape[0]))
+    p = ledgers.tune_price(ds, candidates, int(ens.votes.shape[0]), score_sigma=score_sigma)
     if priced_button(ds, p, label=f"Tune privately ({len(candidates)} candidates)", key="tune_private",
                      what="this selection"):
         with session.shown_errors():
-            ledgers.tune(ds, ens, candidates)
+            bar = st.progress(0.0, text="Private selection…") if score_sigma is not None else None
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(min(1.0, done / max(total, 1)), text=f"Trained {done} of {total} teachers (without "
+                                                                    "the held-out rows)")
+
+            ledgers.tune(ds, ens, candidates, score_sigma=score_sigma, holdout=holdout,
+                         progress=progress if bar is not None else None)
             st.rerun()  # every total on the page (drawn above) shows the selection
     rel = ledgers.current_release(ds, ens)
     sel = None if rel is None else rel.get("selection")
@@ -204,7 +247,7 @@ def tune_section(ds, ens) -> None:
         r = sel.result
         st.success(f"Chosen: **{widgets.mechanism_title(sel.mechanism)}** at ε = {sel.settings.get('epsilon'):g}: "
                    f"{r.n_answered} answered, {r.n_bottom} ⊥, {r.n_unprocessed} not "
-                   f"processed. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
+                   f"processed; judged by {sel.score_kind}. The whole selection: (ε, δ) = ({sel.epsilon:.4g}, {sel.delta:.3g}). These labels are "
                    "the release the Student & export page exports.")
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "check_private",
     "choose_features",
     "private_columns",
+    "chosen_data",
     "key_names",
     "problem_lines",
     "names_list",
@@ -436,6 +437,54 @@ def private_columns(args, stderr: TextIO):
         done = (check, choose_features(args, check, stderr))
         args._private_columns = done
     return done
+
+
+def chosen_data(args, stderr: TextIO, *, csv_format=None, name: str | None = None):
+    """``label``'s data path for the commands that read the whole private file (``tune``, ``recommend``).
+
+    The column check and the default features (:func:`private_columns`: flagged columns
+    left out unless ``--keep``, said on ``stderr``), ``--features``/``--drop``/``--key``
+    (:func:`select_columns`), then the private table (:func:`core.data.load_table`) and,
+    with ``--public``, the public rows checked against it (:func:`core.data.read_public`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's flags (``--public`` may be absent or None).
+    stderr : TextIO
+    csv_format : core.data.CsvFormat, optional
+        The files' format flags (:func:`csv_format`).
+    name : str, optional
+        The table's name.
+
+    Returns
+    -------
+    (core.data.Table, pandas.DataFrame or None, pandas.DataFrame or None)
+        The private table, the public rows (None without ``--public``) and their join keys
+        (None without any).
+    """
+    from core.data import load_table, read_public
+
+    private_columns(args, stderr)
+    rename = bool(getattr(args, "rename_duplicates", False))
+    raw_private = raw_frame(args.private, rename, csv_format)
+    public_path = getattr(args, "public", None)
+    raw_public = None if public_path is None else raw_frame(public_path, rename, csv_format)
+    keys = [] if raw_public is None else key_names(args, raw_public.columns)  # --key, and --drop columns it has
+    private_src, public_src = select_columns(raw_private, raw_private if raw_public is None else raw_public,
+                                             label_column=args.label_column, features=names_list(args.features),
+                                             drop=names_list(args.drop), unit=getattr(args, "privacy_unit", None),
+                                             keys=keys)
+    del raw_private
+    table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
+                       missing=args.missing, missing_markers=args.missing_marker or None, name=name,
+                       rename_duplicates=rename, drop_empty_columns=bool(getattr(args, "drop_empty_columns", False)),
+                       privacy_unit=getattr(args, "privacy_unit", None),
+                       csv_format=csv_format if private_src is None else None)
+    if raw_public is None:
+        return table, None, None
+    public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text
+    return table, public, key_frame
 
 
 def warning_lines(table) -> list[str]:

@@ -441,7 +441,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         written.append(str(paths["--report"]))
     stdout.write(
         f"Labeled {result.m} public rows with {mech.name} "
-        + (f"(one model trained with DP on {checks.private_count_text(table)}, no teachers; " if trained else
+        + (f"(one model trained with DP on {checks.private_count_text(table)}, encoded into "
+           f"{result.params.get('encoded_columns')} columns, no teachers; " if trained else
            f"({k} teachers, {args.learner}, on {checks.private_count_text(table)}; ")
         + f"privacy unit: {checks.unit_text(table)}):\n"
         f"  answered       {result.n_answered}\n"

@@ -7,11 +7,16 @@ always answering the majority class) and, when not, what would be needed instead
 teachers' quality is an assumption given by flags, and so is, for the routes that train
 one model with DP on the private rows (``dp-logistic``, ``dp-naive-bayes``), the
 accuracy of a non-private logistic regression (``--model-accuracy``).  From the private
-file it reads only its header, its number of rows and the number of distinct values of
-its label column (treated as public, like ``n`` in the privacy report), and nothing at
-all when ``--n`` and ``--classes`` are given; from the public file its rows (public),
-encoded as the DP-training routes encode them (:class:`core.plan.PublicRows`).  After
-the table it says which run it would choose at each ε (:func:`core.plan.by_epsilon`).
+file it reads its header, its number of rows and the number of distinct values of its
+label column (treated as public, like ``n`` in the privacy report), and nothing at all
+when ``--n`` and ``--classes`` are given; from the public file its rows (public),
+encoded as the DP-training routes encode them (:class:`core.plan.PublicRows`).  Given
+both files, the DP-training routes are predicted on the features ``label`` would train
+on: the same column check (:func:`core.cli.checks.private_columns`) leaves identifiers,
+survey weights and label stand-ins out unless ``--keep``; it reads the private rows, so
+what it says is a NON-PRIVATE diagnostic for the data's owner, marked as ``label``
+marks it, and spends nothing.  After the table it says which run it would choose at
+each ε (:func:`core.plan.by_epsilon`).
 """
 
 from __future__ import annotations
@@ -159,11 +164,14 @@ def add_parser(commands) -> argparse.ArgumentParser:
             "correctly, how many abstentions, its guarantee, and whether it is useful: its answered labels "
             "right more often than always answering the majority class. Votes are simulated under the "
             "assumed teacher quality and the real mechanisms run on them: no private data is used and no "
-            "privacy is spent. From --private only the number of rows and the number of classes of the "
+            "privacy is spent. From --private the number of rows and the number of classes of the "
             "label column are read (treated as public, like n in the privacy report); nothing when --n and "
             "--classes are given. --public is read whole: it is public, and the routes that train one model "
             "with DP on the private rows (dp-logistic, dp-naive-bayes) are predicted from its encoding and an "
-            "assumed non-private accuracy (--model-accuracy). The plan says which run it would choose at each "
+            "assumed non-private accuracy (--model-accuracy). With both files they are predicted on the "
+            "features label would use: label's column check leaves identifiers, survey weights and label "
+            "stand-ins out unless --keep (it reads the private rows: its findings are NON-PRIVATE diagnostics "
+            "for the data's owner, as label prints them). The plan says which run it would choose at each "
             "epsilon: the useful one with the most correct labels."
         ),
         epilog=(
@@ -174,16 +182,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
         ),
     )
     job = p.add_argument_group("the job (sizes only)")
-    job.add_argument("--private", default=None, metavar="FILE",
-                     help="private CSV file: only its number of rows and label classes are read")
-    job.add_argument("--label-column", default=None, metavar="NAME", help="label column of --private (default as in label)")
+    from core.cli.checks import add_private_file
+
+    add_private_file(job, required=False)  # as label reads it: --label-column, --missing, --privacy-unit, the format
     job.add_argument("--n", type=int, default=None, metavar="N", help="number of private rows (instead of --private)")
-    from core.cli.checks import add_privacy_unit
-
-    add_privacy_unit(job)
-    from core.cli.checks import add_csv_format
-
-    add_csv_format(job)
     job.add_argument("--classes", type=int, default=None, metavar="C", help="number of classes (instead of --private)")
     job.add_argument("--public", default=None, metavar="FILE",
                      help="public CSV file: its number of rows, and its rows' encoding for the DP-training routes")
@@ -191,6 +193,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     job.add_argument("--drop", default=None, metavar="X,Y",
                      help="leave these columns out of the features, as in label (comma separated), e.g. an "
                      "identifier: the DP-training routes are predicted without them")
+    job.add_argument("--keep", default=None, metavar="X,Y",
+                     help="use these flagged columns as features anyway, as in label: identifiers, survey weights and "
+                     "label stand-ins found by the column check are left out of the features unless kept here")
     job.add_argument("--d", type=int, default=None, metavar="D",
                      help="without --public: the DP-training routes are predicted on a stand-in of D uniform columns")
     job.add_argument("--k", type=int, default=None, metavar="N",
@@ -209,7 +214,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
                      help="seed of the simulation (default 0; the plan reads no private data, so its randomness "
                      "protects nothing)")
     out.add_argument("--json", action="store_true", help="print the predictions as JSON")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, features=None)
     return p
 
 
@@ -230,6 +235,33 @@ def public_rows_of(args: argparse.Namespace, label_column: str | None, m: int):
             raise CommandError(f"--d must be at least 1, got {args.d}.")
         return PublicRows.standin(m, args.d)
     return None
+
+
+def column_check(args: argparse.Namespace, stderr: TextIO, read: list[str]) -> list[str]:
+    """``label``'s column check of ``--private`` (:func:`core.cli.checks.private_columns`), given both files.
+
+    The columns ``label`` would leave out of the features (identifiers, survey weights,
+    label stand-ins, unless ``--keep``) are added to ``args.drop``, so the DP-training
+    routes are predicted on the features ``label`` trains on.  The check reads the private
+    rows: its findings go to ``stderr`` worded and marked exactly as ``label`` prints them
+    (a label stand-in's as a NON-PRIVATE diagnostic), and ``read`` says so.  Nothing is spent.
+
+    Returns
+    -------
+    list of str
+        The columns left out by the check (not those of ``--drop``).
+    """
+    if args.private is None or args.public is None:
+        return []
+    from core.cli.checks import private_columns
+
+    _, choice = private_columns(args, stderr)
+    left_out = list(choice.dropped)
+    read.append(f"From '{args.private}' also its rows, for label's column check (a NON-PRIVATE diagnostic for the "
+                "data's owner, printed as label prints it; nothing spent): "
+                + (f"left out of the features as label leaves them out: {', '.join(left_out)} (--keep NAME keeps "
+                   "one)." if left_out else "no column left out."))
+    return left_out
 
 
 def checks_names(args: argparse.Namespace) -> list[str]:
@@ -268,8 +300,9 @@ def dropped_names(args: argparse.Namespace, public_columns) -> list[str]:
     return drop
 
 
-def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
-    """The job's sizes from the flags and files, and sentences saying what was read."""
+def sizes_of(args: argparse.Namespace, *, checked: bool = False) -> tuple[dict[str, int], list[str]]:
+    """The job's sizes from the flags and files, and sentences saying what was read (``checked``: the
+    column check reads the private rows too, said by :func:`column_check`)."""
     read: list[str] = []
     n, classes = args.n, args.classes
     if n is None or classes is None:
@@ -277,8 +310,9 @@ def sizes_of(args: argparse.Namespace) -> tuple[dict[str, int], list[str]]:
             raise CommandError("give --n and --classes, or --private FILE to count them.")
         rows, c, column = count_rows(args.private, args.label_column or "", csv_format=_format(args))
         read.append(f"From '{args.private}': its number of rows ({rows}) and the number of distinct values of "
-                    f"column '{column}' ({c} classes), nothing else; both treated as public, like n in the "
-                    "privacy report.")
+                    f"column '{column}' ({c} classes)" + (", and its rows for the column check" if checked else
+                                                           ", nothing else") + "; both counts treated as public, "
+                    "like n in the privacy report.")
         if getattr(args, "privacy_unit", None):
             persons = count_units(args.private, args.privacy_unit, csv_format=_format(args))
             read.append(f"Privacy unit '{args.privacy_unit}': {persons} persons (the chunks are made of persons, so "
@@ -384,16 +418,21 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     """Run ``plan``: print the predictions (exit code 0)."""
     from core.plan import by_epsilon, predict_many
 
-    sizes, read = sizes_of(args)
-    quality = quality_of(args, sizes["n_classes"])
     requests = requests_of(args)
+    dp_routes = any(registry_inputs(name) == "rows" for name, _ in requests)
+    checked = dp_routes and args.private is not None and args.public is not None  # label's column check runs
+    sizes, read = sizes_of(args, checked=checked)
+    quality = quality_of(args, sizes["n_classes"])
     public = None
-    if any(registry_inputs(name) == "rows" for name, _ in requests):
+    if dp_routes:
+        asked = checks_names(args)  # --drop as given, before the column check adds to it
+        left_out = column_check(args, stderr, read)
         public = public_rows_of(args, read_label_column(args), sizes["m"])
         if public is not None:
-            dropped = checks_names(args)
+            without = ([f"{', '.join(asked)}: --drop"] if asked else []) + (
+                [f"{', '.join(left_out)}: the column check"] if left_out else [])
             read.append(f"The DP-training routes are predicted from {public.source}: {public.m} rows, encoded into "
-                        f"{public.d} columns" + (f" (without {', '.join(dropped)}: --drop)" if dropped else "") + ".")
+                        f"{public.d} columns" + (f" (without {'; '.join(without)})" if without else "") + ".")
     if args.model_accuracy is not None and not (0.0 < args.model_accuracy <= 1.0):
         raise CommandError(f"--model-accuracy must lie in (0, 1], got {args.model_accuracy:g}.")
     preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,
@@ -408,7 +447,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                                  "choices": [{"epsilon": e, "mechanism": None if p is None else p.mechanism}
                                              for e, p in choices.items()]}, indent=2, default=str) + "\n")
         return EXIT_OK
-    stdout.write("PREDICTED — no private data used, no privacy spent.\n")
+    stdout.write("PREDICTED — no privacy spent; the private rows were read only by label's column check (its warnings "
+                 "are NON-PRIVATE diagnostics), to predict on the features label would use.\n" if checked else
+                 "PREDICTED — no private data used, no privacy spent.\n")
     for line in read:
         stdout.write(f"  {line}\n")
     stdout.write(f"  Job: n = {sizes['n']} private rows, {sizes['n_classes']} classes, m = {sizes['m']} public rows, "
@@ -421,7 +462,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      "85% of the time are worse than answering that class every time. Give --majority-share S if you "
                      "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
-    if trained:
+    if dp_routes:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"
                      + (" (--model-accuracy)" if args.model_accuracy is not None else

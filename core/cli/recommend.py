@@ -2,7 +2,11 @@
 
 A thin layer over :func:`core.recommend.recommend_settings`: the sizes come from the
 private file (rows, rows per class), the budget and the number of public rows from the
-flags.  With ``--measure-agreement`` the teachers' agreement is measured on a held-out
+flags.  The private file is read as ``label`` reads it (:func:`core.cli.checks.chosen_data`):
+the same column check leaves identifiers, survey weights and label stand-ins out of the
+features unless ``--keep`` (its findings are NON-PRIVATE diagnostics on stderr, worded as
+``label`` words them), so the DP-training routes are planned on the features ``label``
+trains on.  With ``--measure-agreement`` the teachers' agreement is measured on a held-out
 slice of the private rows: a NON-PRIVATE measurement, printed for the data's owner only
 and labelled as such, to plan a run; it spends no budget of a published run and is
 never written anywhere.  Otherwise the plan's teacher-quality flags are the assumption
@@ -48,6 +52,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     from core.cli.checks import add_private_file
 
     add_private_file(rec)
+    rec.add_argument("--drop", default=None, metavar="X,Y",
+                     help="leave these columns out of the features, as in label (comma separated), e.g. an identifier")
+    rec.add_argument("--keep", default=None, metavar="X,Y",
+                     help="use these flagged columns as features anyway, as in label: identifiers, survey weights and "
+                     "label stand-ins found by the column check are left out of the features unless kept here")
     add_flag(rec, P["epsilon"], "privacy budget epsilon of the run", required=True)
     add_flag(rec, P["delta"], "privacy delta of the run", required=True)
     rec.add_argument("--m", type=int, default=None, metavar="N",
@@ -69,7 +78,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
     from core.cli.plan import add_quality_flags
 
     add_quality_flags(rec)
-    rec.set_defaults(handler=run)
+    rec.set_defaults(handler=run, features=None)
     return rec
 
 
@@ -103,18 +112,19 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     """Run ``recommend``: print the suggestion and its reasons (exit code 0)."""
     import numpy as np
 
-    from core.data import load_table
     from core.recommend import recommend_settings
 
     if args.m is None and args.public is None:
         raise CommandError("give --m (the number of public rows to label) or --public FILE.")
     if args.m is not None and args.m < 1:
         raise CommandError(f"--m must be a whole number of public rows, at least 1, got {args.m}.")
+    from core.cli import checks
     from core.cli.checks import csv_format
 
     read_as = csv_format(args)
-    table = load_table(args.private, label_column=args.label_column, missing=args.missing,
-                       missing_markers=args.missing_marker or None, privacy_unit=args.privacy_unit, csv_format=read_as)
+    # label's data path: the column check (identifiers, survey weights and label stand-ins left out of the features
+    # unless --keep, said as label says it), the chosen columns, the table and the public rows
+    table, public_X, _ = checks.chosen_data(args, stderr, csv_format=read_as)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
@@ -124,10 +134,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         counts = [int(c * n_units // table.n_rows) for c in counts]
     from core.plan import PublicRows
 
-    if args.public is not None:
-        from core.data import read_public
-
-        public_X = read_public(args.public, table, csv_format=read_as)
+    if public_X is not None:  # the DP-training routes are planned on the features label would train on
         args.m = len(public_X) if args.m is None else args.m
         public = PublicRows.of(table, public_X)
     else:

@@ -1,6 +1,6 @@
 """``tune``: private selection over a grid of mechanisms and ε, then the selected run's labels.
 
-A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune`
+A thin layer over :func:`core.pipeline.tune_price` and :func:`core.pipeline.tune_table`
 (docs/design.md §10.3).  The grid is every ``--mechanism`` × every ``--epsilon``; the
 whole selection's guarantee is computed and printed before any private row is read
 (``--price-only`` stops there), charged to the dataset's ledger (``--dataset``, ``--ledger``:
@@ -54,6 +54,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         ),
     )
     from core.cli.checks import add_data_arguments
+    from core.pipeline.selection import HOLDOUT_ROWS, SCORE_SIGMA
 
     add_data_arguments(p.add_argument_group("data"), private_required=False)
     ens = p.add_argument_group("teachers")
@@ -81,11 +82,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     sel.add_argument("--score", choices=("holdout", "answered"), default="holdout",
                      help="how a candidate is judged: the student's noisy correct count on held-out private rows "
                      "(default), or the number of rows its run answered")
-    sel.add_argument("--holdout", type=int, default=500, metavar="N",
-                     help="private rows kept out of every teacher's chunk to score on (default 500); with "
+    sel.add_argument("--holdout", type=int, default=HOLDOUT_ROWS, metavar="N",
+                     help=f"private rows kept out of every teacher's chunk to score on (default {HOLDOUT_ROWS}); with "
                           "--privacy-unit, persons (all their rows kept out; one row of each scored)")
-    sel.add_argument("--score-sigma", type=float, default=5.0, metavar="S",
-                     help="discrete Gaussian noise of the held-out count (sensitivity 1; default 5)")
+    sel.add_argument("--score-sigma", type=float, default=SCORE_SIGMA, metavar="S",
+                     help=f"discrete Gaussian noise of the held-out count (sensitivity 1; default {SCORE_SIGMA:g})")
     sel.add_argument("--price-only", action="store_true",
                      help="print the selection's guarantee and stop (reads only the public file's row count)")
     out = p.add_argument_group("outputs")
@@ -115,6 +116,7 @@ def _varied(args: argparse.Namespace) -> list[tuple[str, list[Any]]]:
 
 def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
     """The candidates: every mechanism × every ε (× every ``--vary`` value it takes), at ``--delta``."""
+    from core import pipeline
     from core.mechanisms import registry
 
     varied = _varied(args)
@@ -124,10 +126,8 @@ def grid_of(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
         own = [(n, [mech.parameter(n).convert(v) for v in vals]) for n, vals in varied if n in mech.parameter_names]
         for combo in itertools.product(*[vals for _, vals in own]):
             s: dict[str, Any] = {"epsilon": float(e), "delta": float(args.delta)}
-            if name == "dp-logistic":  # pure ε: Gaussian objective perturbation is known only as (ε, δ), which
-                s["perturbation"] = "gamma"  # Papernot–Steinke's RDP accounting cannot take (design.md §10.3)
             s.update({n: v for (n, _), v in zip(own, combo)})
-            out.append((name, s))
+            out.append(pipeline.tune_candidate(name, s))  # dp-logistic: its pure-ε perturbation
     unused = [n for n, _ in varied if not any(n in registry.get(m).parameter_names for m in args.mechanism)]
     if unused:
         raise CommandError(f"--vary {', '.join(unused)}: none of the chosen mechanisms takes it.")
@@ -142,7 +142,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.cli import checks
     from core.cli.label import output_paths
     from core.cli.plan import count_rows
-    from core.data import load_table, read_public, split_public
     from core.ensemble.learners import parse_assignments
     from core.export import privacy_report, report_json
     from core.validation import check_delta
@@ -180,22 +179,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stderr.write(f"{PROG}: note: --seed makes this a reproducible demo run, not for production.\n")
     rng = np.random.default_rng(args.seed) if args.seed is not None else None
 
-    checks.private_columns(args, stderr)  # the column check; flagged columns left out unless --keep
-    raw_private = checks.raw_frame(args.private, csv_format=read_as)
-    raw_public = checks.raw_frame(args.public, csv_format=read_as)
-    keys = checks.key_names(args, raw_public.columns)  # --key, and the --drop columns the public file has
-    private_src, public_src = checks.select_columns(raw_private, raw_public, label_column=args.label_column,
-                                                    features=checks.names_list(args.features),
-                                                    drop=checks.names_list(args.drop), unit=args.privacy_unit,
-                                                    keys=keys)
-    del raw_private, raw_public
-    table = load_table(args.private if private_src is None else private_src, label_column=args.label_column,
-                       missing=args.missing, missing_markers=args.missing_marker or None, name=Path(args.private).stem,
-                       privacy_unit=args.privacy_unit, csv_format=read_as if private_src is None else None)
+    # label's data path: the column check (flagged columns left out unless --keep), the chosen columns, the table
+    table, public, key_frame = checks.chosen_data(args, stderr, csv_format=read_as, name=Path(args.private).stem)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text
-    del public_src
     check_delta(args.delta, n=table.n_units)
     if len(public) != m_public:  # rows dropped for missing values: the price is for the rows labeled
         price = pipeline.tune_price(candidates, len(public), mean=args.mean, shape=args.shape, score_sigma=score_sigma,
@@ -203,28 +190,17 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         stdout.write(f"{len(public)} public rows remain to label: the selection's guarantee is "
                      f"({fmt(price.epsilon)}, {fmt(price.delta)}), before anything runs.\n")
 
-    job_ledger = open_ledger(args)  # the whole selection, charged before any private row is read
-    job_ledger.charge(pipeline.tune_plan(candidates, len(public), mean=args.mean, shape=args.shape,
-                                         score_sigma=score_sigma, delta=args.delta)[1],
-                      units=table.ledger_units)  # with a unit: each person of the file, held-out ones too
+    job_ledger = open_ledger(args)
+    # The one job (core.pipeline.tune_table): the whole selection charged before anything is trained (with a
+    # unit: each person of the file, held-out ones too), --holdout rows (persons) split off at random, the teachers
+    # and the DP-training routes on the rest, each candidate scored on the held-out rows.
+    sel = pipeline.tune_table(table, public, candidates, learner=args.learner, params=params,
+                              k=None if args.k is None else int(args.k), holdout=int(args.holdout),
+                              score_sigma=score_sigma, mean=args.mean, shape=args.shape, delta=args.delta,
+                              ledger=job_ledger, units=table.ledger_units, rng=rng,
+                              train_progress=bar.task(f"Training {args.k} teachers") if ensemble else None,
+                              votes_progress=bar.task("Counting votes") if ensemble else None)
     stdout.write(ledger_line(job_ledger, args))
-
-    teach, held = table, None
-    if score_sigma is not None:
-        # A random split, independent of the data; with a privacy unit, --holdout persons with all their rows.
-        teach, held = split_public(table, int(args.holdout), rng=rng)
-    inputs: dict[str, Any] = {}
-    if ensemble:
-        teachers = pipeline.train(teach, args.learner, params, int(args.k), rng=rng,
-                                  progress=bar.task(f"Training {args.k} teachers"))
-        inputs["counts"] = pipeline.mechanism_inputs("gnmax", teachers, teach, public, progress=bar.task("Counting votes"))
-        del teachers
-    if any(name in TRAINED for name, _ in candidates):  # the rows held out of the teachers are held out here too
-        inputs["rows"] = pipeline.mechanism_inputs("dp-logistic", None, teach, public)
-    score = None if held is None else pipeline.holdout_score(public, held, args.learner, params, teach, rng=rng)
-    sel = pipeline.tune(inputs, candidates, mean=args.mean, shape=args.shape, score=score, score_sigma=score_sigma,
-                        delta=args.delta, rng=rng)  # charged above, before training
-    del inputs
     result = sel.result
     paths["--out"].write_bytes(pipeline.labeled_csv(public, result, table.class_names, keys=key_frame))
     written = [str(paths["--out"])]
@@ -238,7 +214,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
             "chosen": sel.chosen, "repeat_mean": price.parts["repeat_mean"],
             "repeat_shape": float(args.shape), "score": sel.score_kind, "score_released": sel.score,
-            "holdout_rows": 0 if held is None else held.n_units,
+            "holdout_rows": 0 if score_sigma is None else int(args.holdout),
             "epsilon": sel.epsilon, "delta": sel.delta,
             "statement": "The labels are the selected run's; epsilon and delta are the whole selection's. How many "
                          "repetitions ran, and which candidates they ran, is not released: the guarantee holds for "

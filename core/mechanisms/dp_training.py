@@ -619,7 +619,8 @@ def dp_logistic_label(rows: PrivateRows, *, epsilon: float, delta: float, C: flo
     r = None if rows.units is None else int(rows_per_unit)
     g = maps.logistic_guarantee(eps, delta, perturbation=perturbation, n_classes=rows.n_classes, rows_per_unit=r)
     params = {"epsilon_target": eps, "delta_target": float(delta), "C": C, "perturbation": perturbation,
-              "data_norm": rows.data_norm, "n_private": rows.public_n, **({} if r is None else {"rows_per_unit": r})}
+              "data_norm": rows.data_norm, "encoded_columns": int(rows.X.shape[1]), "n_private": rows.public_n,
+              **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-logistic", labels, None, None, g, params)
 
 
@@ -693,6 +694,6 @@ def dp_naive_bayes_label(rows: PrivateRows, *, epsilon: float, delta: float, row
     labels = _nb_predict(counts[0], sums[0], squares[0], rows.X_public)
     r = None if rows.units is None else int(rows_per_unit)
     g = maps.naive_bayes_guarantee(eps, dlt, rows_per_unit=r)
-    params = {"epsilon_target": eps, "delta_target": dlt, "n_private": rows.public_n,
-              **({} if r is None else {"rows_per_unit": r})}
+    params = {"epsilon_target": eps, "delta_target": dlt, "encoded_columns": int(rows.X.shape[1]),
+              "n_private": rows.public_n, **({} if r is None else {"rows_per_unit": r})}
     return make_result("dp-naive-bayes", labels, None, None, g, params)

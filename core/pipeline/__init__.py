@@ -20,9 +20,11 @@ spends the same ε everywhere (docs/design.md §5):
     The student and the export.
 :class:`PrivateEnsembleClassifier`
     The scikit-learn estimator: a user of this path (teachers, a session, the ledger).
-:func:`tune_price`, :func:`tune`
+:func:`tune_price`, :func:`tune`, :func:`tune_table`
     Private selection over a grid of settings (:mod:`core.mechanisms.selection`): its
-    guarantee before it runs, and the run (docs/design.md §10.3).
+    guarantee before it runs, the run on votes, and the whole job on a private table
+    (held-out rows, teachers, scoring) the command line and the app both drive
+    (docs/design.md §10.3).
 :class:`PrivateSearchCV`
     The same selection over the estimator's settings, as a scikit-learn search whose
     ``best_params_`` and score are covered (docs/design.md §10.8).
@@ -41,7 +43,8 @@ from core.pipeline.estimator import EstimatorNotFittedError, PrivateEnsembleClas
 from core.pipeline.outputs import labeled_csv, report, student
 from core.pipeline.runs import BUDGET, label, ledger_entry, privacy_map, resolve, session, stream_result, stream_session
 from core.pipeline.search import PrivateSearchCV
-from core.pipeline.selection import holdout_score, tune, tune_plan, tune_price
+from core.pipeline.selection import (HOLDOUT_ROWS, SCORE_SIGMA, holdout_score, tune, tune_candidate, tune_plan,
+                                     tune_price, tune_table)
 from core.pipeline.teachers import (
     mechanism_inputs,
     model_input,
@@ -73,6 +76,10 @@ __all__ = [
     "tune_plan",
     "tune",
     "holdout_score",
+    "tune_candidate",
+    "tune_table",
+    "HOLDOUT_ROWS",
+    "SCORE_SIGMA",
     "PrivateEnsembleClassifier",
     "PrivateSearchCV",
     "EstimatorNotFittedError",

@@ -12,7 +12,15 @@ import numpy as np
 from core.pipeline.outputs import student
 from core.pipeline.runs import ledger_entry, resolve
 
-__all__ = ['tune_price', 'tune', 'tune_plan', 'holdout_score']
+__all__ = ['tune_price', 'tune', 'tune_plan', 'holdout_score', 'tune_candidate', 'tune_table', 'HOLDOUT_ROWS',
+           'SCORE_SIGMA']
+
+HOLDOUT_ROWS = 500
+"""Default number of private rows (or persons) held out of every teacher to score a selection's candidates."""
+
+SCORE_SIGMA = 5.0
+"""Default discrete Gaussian noise of the held-out count (sensitivity 1) that scores each candidate."""
+
 
 
 def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
@@ -168,3 +176,138 @@ def holdout_score(public_X, holdout, learner: str, params: Mapping[str, Any] | N
         return int(np.sum(np.asarray(st.predict(X_h)) == y_h))
 
     return score
+
+
+def _trains_on_rows(name: str) -> bool:
+    """Whether ``name`` is a DP-training route (it reads the private rows, not the teachers)."""
+    from core.mechanisms import registry
+
+    return registry.get(name).inputs == "rows"
+
+
+def tune_candidate(name: str, settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A grid entry as private selection takes it.
+
+    The DP logistic regression's default objective perturbation is Gaussian, whose
+    guarantee is known only as (ε, δ); Papernot–Steinke's repeat-and-select theorem is a
+    Rényi-DP result and cannot take it.  A DP logistic regression candidate therefore uses
+    the pure-ε (Gamma-norm) perturbation, its one choice the selection can take, whatever
+    the settings asked (an app session's settings carry the Gaussian default)
+    (docs/design.md §10.3).
+
+    Parameters
+    ----------
+    name : str
+        A registered mechanism.
+    settings : mapping
+        Its settings (``epsilon`` as for :func:`label`).
+
+    Returns
+    -------
+    (str, dict)
+    """
+    out = dict(settings)
+    if name == "dp-logistic":
+        out["perturbation"] = "gamma"
+    return name, out
+
+
+def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str, Any] | None = None,
+               k: int | None = None, holdout: int | None = HOLDOUT_ROWS, score_sigma: float | None = SCORE_SIGMA,
+               mean: float | None = None, shape: float = 1.0, delta: float | None = None, ledger=None,
+               units: Any = None, rng=None, train_progress: Callable[[int, int], None] | None = None,
+               votes_progress: Callable[[int, int], None] | None = None):
+    """Private selection on a private table: held-out rows, teachers, the grid's runs, the best one's labels.
+
+    The one job behind ``tune`` on the command line and "Tune privately" in the app:
+
+    1. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before anything
+       is split, trained or run;
+    2. with a held-out score (``score_sigma`` not None) ``holdout`` private rows (persons,
+       with a privacy unit) are split off at random without reading them
+       (:func:`core.data.split_public`): no teacher and no DP-training candidate sees them;
+    3. the teachers are trained on the rest (only when the grid has an ensemble mechanism),
+       and the DP-training candidates read the same rest;
+    4. :func:`tune` runs the selection, each candidate scored by :func:`holdout_score` (the
+       student's correct count on the held-out rows, released with discrete Gaussian noise
+       ``score_sigma``) or, with ``score_sigma=None``, by the number of rows it answered.
+
+    A DP-training route answers every public row, so scored by the number answered it
+    would always win: a grid that mixes one with the ensemble's mechanisms needs the
+    held-out score (refused otherwise).
+
+    Parameters
+    ----------
+    table : core.data.Table
+        The private table.
+    public_X : pandas.DataFrame
+        The public rows to label (read as :func:`core.data.read_public` reads them).
+    candidates : sequence of (str, mapping)
+        The grid (see :func:`tune_candidate`).
+    learner : str
+        The teachers' and the scoring student's learner.
+    params : mapping, optional
+        Its hyperparameters.
+    k : int, optional
+        Number of teachers; required when the grid has an ensemble mechanism.
+    holdout : int, optional
+        Private rows (persons) held out to score on; used with ``score_sigma``.
+    score_sigma : float or None
+        Noise of the held-out count; None scores by the number answered.
+    mean, shape, delta
+        As for :func:`tune_price`.
+    ledger : core.ledger.PrivacyLedger, optional
+        Charged the selection's privacy map first (refused past the budget: nothing runs).
+    units : array-like, optional
+        The private rows' persons, for a ledger kept per person (``table.ledger_units``).
+    rng : Generator, int or None
+        The split, the teachers, the scoring students and the selection's noise.
+    train_progress, votes_progress : callable, optional
+        ``progress(done, total)`` of the teachers' training and of their votes.
+
+    Returns
+    -------
+    core.mechanisms.selection.SelectionResult
+        The chosen run; ``epsilon``/``delta`` are the whole selection's.
+
+    Raises
+    ------
+    ParameterError
+        A grid mixing DP-training routes and ensemble mechanisms scored by the number
+        answered; an ensemble mechanism without ``k``; a held-out score without ``holdout``.
+    BudgetExhausted
+        From ``ledger``: nothing was read.
+    """
+    from core.data import split_public
+    from core.errors import ParameterError
+    from core.noise import check_rng
+    from core.pipeline.teachers import mechanism_inputs, train
+
+    cands = [tune_candidate(name, s) for name, s in candidates]
+    trained = sorted({name for name, _ in cands if _trains_on_rows(name)})
+    ensemble = any(not _trains_on_rows(name) for name, _ in cands)
+    if trained and ensemble and score_sigma is None:
+        raise ParameterError(f"{', '.join(trained)} answer every public row: scored by the number answered they would "
+                             "always win. Score the candidates on held-out private rows (score_sigma) to compare them "
+                             "with the ensemble's mechanisms.")
+    if ensemble and k is None:
+        raise ParameterError("the grid has an ensemble mechanism: give the number of teachers k.")
+    if score_sigma is not None and (holdout is None or int(holdout) < 1):
+        raise ParameterError("a held-out score needs at least one held-out private row (holdout).")
+    gen = check_rng(rng)
+    m = int(len(public_X))
+    if ledger is not None:  # before anything is split, trained or run
+        ledger.charge(tune_plan(cands, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)[1],
+                      units=units)
+    teach, held = table, None
+    if score_sigma is not None:
+        teach, held = split_public(table, int(holdout), rng=gen)
+    inputs: dict[str, Any] = {}
+    if ensemble:
+        teachers = train(teach, learner, params, int(k), rng=gen, progress=train_progress)
+        inputs["counts"] = mechanism_inputs("gnmax", teachers, teach, public_X, progress=votes_progress)
+        del teachers
+    if trained:
+        inputs["rows"] = mechanism_inputs(trained[0], None, teach, public_X)
+    score = None if held is None else holdout_score(public_X, held, learner, params, teach, rng=gen)
+    return tune(inputs, cands, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=gen)

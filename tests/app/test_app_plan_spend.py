@@ -237,6 +237,50 @@ def test_tune_privately_shows_its_price_and_spends_exactly_it(lab, downloads):
     assert spent(at)[2] == 1
 
 
+def test_tune_privately_offers_the_dp_training_routes_judged_on_held_out_rows(lab, downloads):
+    """The app's selection takes the DP-training routes as the command line's ``tune`` does: judged on
+    held-out private rows (by the number answered they would always win), priced with that score's noise
+    before the button, and charged exactly the price shown; moving the controls spends nothing."""
+    import json
+
+    at = upload_two_files(lab())
+    train(at)
+    go(at, "Private labeling")
+    at.number_input(key="job_budget_epsilon").set_value(50.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    from app_pages._widgets import mechanism_title
+
+    offered = set(at.multiselect(key="tune_mechanisms").options)  # shown by title
+    assert {mechanism_title("dp-logistic"), mechanism_title("dp-naive-bayes")} <= offered, offered
+    at.multiselect(key="tune_mechanisms").set_value(["gnmax", "dp-logistic", "dp-naive-bayes"]).run()
+    at.multiselect(key="tune_epsilons").set_value([1.0]).run()
+    at.number_input(key="tune_holdout").set_value(200).run()
+    assert not at.exception, at.exception
+    assert spent(at)[2] == 0  # the grid, its predictions and its price are free
+    assert any("Judged on 200 held-out private rows" in t for t in texts(at.main.caption)), texts(at.main.caption)
+    line = next(t for t in texts(at.main.markdown) if t.startswith("**this selection: ε"))
+    cost = float(re.search(r"this selection: ε ([0-9.e+-]+)", line).group(1))
+    from core import pipeline
+
+    grid = [pipeline.tune_candidate(n, {"epsilon": 1.0, "delta": 1e-5})
+            for n in ("gnmax", "dp-logistic", "dp-naive-bayes")]
+    assert grid[1][1]["perturbation"] == "gamma"
+    # the price shown (at the budget's δ 1e-4) is the held-out-scored selection's, its score's noise included
+    assert cost == pytest.approx(pipeline.tune_price(grid, 300, score_sigma=pipeline.SCORE_SIGMA, delta=1e-4).epsilon,
+                                 rel=1e-3)
+    at.button(key="tune_private").click().run()
+    assert not at.exception, at.exception
+    eps, _, runs = spent(at)
+    assert runs == 1 and eps == pytest.approx(cost, rel=1e-3)  # one selection, its stated price
+    chosen = next(s for s in texts(at.success) if s.startswith("Chosen: "))
+    assert "judged by held-out count" in chosen, chosen
+    go(at, "Student & export")
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
+    assert report["ledger"]["epsilon"] == pytest.approx(cost, rel=1e-3)
+    assert spent(at)[2] == 1
+
+
 def test_teaching_sessions_keep_their_own_ledgers(lab):
     one, two = go(lab(), "Private labeling"), go(lab(), "Private labeling")
     assert spent(one)[2] == 1 and spent(two)[2] == 1

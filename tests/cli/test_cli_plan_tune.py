@@ -87,11 +87,64 @@ def test_plan_drop_leaves_a_column_out_as_label_does(files, capsys):
     base = ["plan", "--private", str(priv), "--public", str(pub), "--mechanism", "dp-logistic", "--epsilon", "1",
             "--draws", "2"]
     without = json.loads(_run_json([*base, "--drop", "rownum"]))
-    with_id = json.loads(_run_json(base))
+    by_check = json.loads(_run_json(base))  # row numbers: label's column check leaves them out, and so does plan
+    kept = json.loads(_run_json([*base, "--keep", "rownum"]))
     assert "encoded into 3 columns (without rownum: --drop)" in " ".join(without["read"])
-    assert "encoded into 4 columns." in " ".join(with_id["read"])
+    assert "encoded into 3 columns (without rownum: the column check)" in " ".join(by_check["read"])
+    assert "encoded into 4 columns." in " ".join(kept["read"])
     assert main([*base, "--drop", "nosuch"]) == EXIT_ERROR
     assert "--drop names column(s) 'nosuch' that the private file does not have" in capsys.readouterr().err
+
+
+def test_plan_and_recommend_predict_on_the_columns_label_trains_on(tmp_path, capsys, monkeypatch):
+    """An identifier (hh_id) and a label stand-in (e401k, the label with 3% of it flipped) are left out by
+    label's column check; plan and recommend run the same check (its NON-PRIVATE diagnostics marked as label
+    marks them), so plan's encoded columns are label's, with and without --keep."""
+    import re
+
+    rng = np.random.default_rng(3)
+    X, y = halfspaces(700, 3, rng=1)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2"])
+    frame.insert(0, "hh_id", np.arange(10_001, 10_701))
+    frame["region"] = rng.choice(["north", "south", "west"], 700)  # one-hot: 3 encoded columns
+    frame["e401k"] = np.where(rng.uniform(size=700) < 0.03, 1 - y, y)
+    frame["p401k"] = y
+    priv, pub, ledger = tmp_path / "private.csv", tmp_path / "public.csv", tmp_path / "ledger.sqlite"
+    frame.iloc[:600].to_csv(priv, index=False)
+    frame.iloc[600:].drop(columns=["p401k"]).to_csv(pub, index=False)
+    files = ["--private", str(priv), "--public", str(pub), "--label-column", "p401k"]
+    encoded = re.compile(r"encoded into (\d+) columns")
+
+    def plan(*extra):
+        assert main(["plan", *files, "--mechanism", "dp-logistic", "--epsilon", "1", "--draws", "2", *extra]) == EXIT_OK
+        return capsys.readouterr()
+
+    def label(*extra):
+        assert main(["label", *files, "--mechanism", "dp-naive-bayes", "--epsilon", "1", "--delta", "1e-5",
+                     "--out", str(tmp_path / "out.csv"), "--overwrite", "--ledger", str(ledger), "--dataset", "job",
+                     "--no-progress", *extra]) == EXIT_OK
+        return capsys.readouterr()
+
+    planned, labeled = plan(), label()
+    assert int(encoded.search(planned.out).group(1)) == int(encoded.search(labeled.out).group(1)) == 6
+    assert "(without hh_id, e401k: the column check)" in planned.out
+    assert "PREDICTED — no privacy spent; the private rows were read only by label's column check" in planned.out
+    for err in (planned.err, labeled.err):  # the same findings, worded and marked alike
+        assert "Column 'hh_id' looks like an identifier" in err
+        assert "NON-PRIVATE diagnostic computed on the private rows" in err and "--keep e401k" in err
+    stand_in = [ln for ln in planned.err.splitlines() if "'e401k'" in ln]
+    assert stand_in == [ln for ln in labeled.err.splitlines() if "'e401k'" in ln]
+    planned, labeled = plan("--keep", "e401k"), label("--keep", "e401k")
+    assert int(encoded.search(planned.out).group(1)) == int(encoded.search(labeled.out).group(1)) == 7
+    # recommend plans the DP-training routes on the same features, after the same check
+    from core.plan import PublicRows
+
+    seen, of = [], PublicRows.of.__func__
+    monkeypatch.setattr(PublicRows, "of", classmethod(lambda cls, t, p: seen.append(of(cls, t, p)) or seen[-1]))
+    assert main(["recommend", *files, "--epsilon", "1", "--delta", "1e-5", "--model-accuracy", "0.9"]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "left out of the features: hh_id, e401k" in err and "NON-PRIVATE diagnostic" in err
+    assert [r.d for r in seen] == [6]
 
 
 def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(capsys):

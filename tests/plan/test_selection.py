@@ -199,3 +199,39 @@ def test_dp_training_candidates_match_dp_accounting_and_run_on_the_private_rows(
     assert sel.result.m == 50 and sel.epsilon == pytest.approx(pipeline.tune_price(both, 50, delta=delta).epsilon)
     with pytest.raises(ParameterError, match="which the selection was not given"):
         pipeline.tune(votes, both, delta=delta, rng=1)
+
+
+def test_tune_table_holds_out_its_scoring_rows_from_every_candidate(monkeypatch):
+    """The one selection job (the command line's tune and the app's): charged first, the held-out rows
+    in neither the teachers' rows nor the DP-training rows, and a mixed grid judged by the number
+    answered refused before anything is charged (a DP-training route answers every row)."""
+    import pandas as pd
+
+    from core.data import table_from_arrays
+    from core.ledger import PrivacyLedger
+    from core.pipeline import teachers as teachers_module
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] > 0).astype(int)
+    table = table_from_arrays(X[:300], y[:300], feature_names=["a", "b"])
+    public = pd.DataFrame(X[300:], columns=["a", "b"])
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("dp-logistic", {"epsilon": 1.0, "delta": 1e-6}),
+            ("dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-6})]
+    ledger = PrivacyLedger("t", budget_epsilon=50.0, budget_delta=1e-5)
+    with pytest.raises(ParameterError, match="always win"):
+        pipeline.tune_table(table, public, grid, learner="gaussian_nb", k=10, score_sigma=None, ledger=ledger)
+    assert len(ledger) == 0
+    seen = {}
+    real_train, real_inputs = teachers_module.train, teachers_module.mechanism_inputs
+    monkeypatch.setattr(teachers_module, "train", lambda t, *a, **kw: seen.setdefault("teachers", t) and
+                        real_train(t, *a, **kw))
+    monkeypatch.setattr(teachers_module, "mechanism_inputs", lambda name, ens, t, *a, **kw: seen.setdefault(name, t)
+                        and real_inputs(name, ens, t, *a, **kw))
+    sel = pipeline.tune_table(table, public, grid, learner="gaussian_nb", k=10, holdout=60, ledger=ledger, rng=1)
+    price = pipeline.tune_price([pipeline.tune_candidate(n, s) for n, s in grid], 100,
+                                score_sigma=pipeline.SCORE_SIGMA, delta=1e-6)
+    assert len(ledger) == 1 and ledger.total(delta=1e-6).epsilon == pytest.approx(price.epsilon, rel=1e-6)
+    assert sel.epsilon == pytest.approx(price.epsilon) and sel.score_kind == "held-out count"
+    rows = {name: set(np.asarray(t.rows).tolist()) for name, t in seen.items()}
+    assert rows["teachers"] == rows["gnmax"] == rows["dp-logistic"] and len(rows["teachers"]) == 240
