@@ -172,7 +172,7 @@ def _array(blob: bytes, dtype: str) -> np.ndarray:
 
 def _owner_only(path: Path) -> None:
     """Make the store, its WAL files and its key file readable by their owner only; warn of any
-    that another user owns.
+    that another user owns or can replace.
 
     A store made by this library is created 0600; one made beforehand (copied, restored from a
     backup, created under a loose umask) may be readable by others, and its units' hashes with its
@@ -180,28 +180,46 @@ def _owner_only(path: Path) -> None:
     user is left as it is (its owner decides), but never silently: a store or key file planted in
     a shared folder by someone else lets them read what is charged (with the key, which IDs),
     and change or reset it, so a :class:`core.errors.PrivacyWarning` names the files and what to
-    do.
+    do.  Files of yours are no safer when another user can replace them: a symbolic link on the
+    path that another user owns (they can point it at a fresh store), or a folder that another
+    user owns or that anyone may write without the sticky bit (they can delete or swap the
+    files: a store deleted is a ledger reset), is warned of the same way.  Called when the store
+    is opened and again when the key file is first read (it is made, or found, at the first
+    charge naming units, after the store was opened).
     """
+    me = os.getuid()
     others = []
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}.key")):
         with contextlib.suppress(OSError):
+            link = os.lstat(name)
+            if stat.S_ISLNK(link.st_mode) and link.st_uid != me:
+                others.append((f"{name} (a link of user id {link.st_uid})", link.st_uid))
+        with contextlib.suppress(OSError):
             info = os.stat(name)
-            if info.st_uid != os.getuid():
-                others.append((name, info.st_uid))
+            if info.st_uid != me:
+                others.append((f"{name} (user id {info.st_uid})", info.st_uid))
             elif info.st_mode & 0o077:
                 os.chmod(name, stat.S_IMODE(info.st_mode) & 0o700)
+    with contextlib.suppress(OSError):
+        folder = os.stat(path.parent)
+        if folder.st_uid not in (me, 0):
+            others.append((f"the folder {path.parent} (user id {folder.st_uid})", folder.st_uid))
+        elif folder.st_mode & stat.S_IWOTH and not folder.st_mode & stat.S_ISVTX:
+            others.append((f"the folder {path.parent} (anyone may write it: mode "
+                           f"{stat.S_IMODE(folder.st_mode):o}, no sticky bit)", None))
     if others:
         import warnings
 
         from core.errors import PrivacyWarning
 
-        files = ", ".join(f"{name} (user id {uid})" for name, uid in others)
+        files = ", ".join(what for what, _ in others)
         warnings.warn(
-            f"The ledger store's file(s) {files} belong to another user, not to you (user id {os.getuid()}): "
-            "that user can read the runs charged and the units' hashes (with the key file, which IDs were "
-            "charged) and can change or reset them, and this library leaves their mode as it is. Keep the "
-            "store in a folder only you can write (store=PATH, --ledger PATH), or have its owner hand the "
-            "files over to you if sharing them is meant.", PrivacyWarning, stacklevel=2)
+            f"The ledger store's file(s) or folder {files} belong to another user, not to you (user id {me}), or "
+            "another user can replace them: that user can read the runs charged and the units' hashes (with the key "
+            "file, which IDs were charged) or can change, swap or reset them (a store deleted is a ledger with "
+            "nothing spent), and this library leaves their mode as it is. Keep the store in a folder only you can "
+            "write (store=PATH, --ledger PATH), or have its owner hand the files over to you if sharing them is "
+            "meant.", PrivacyWarning, stacklevel=2)
 
 
 class LedgerStore:
@@ -325,6 +343,8 @@ class LedgerStore:
         stored = con.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
         if self._secret is None:
             self._secret = store_secret(self.path, create=create and stored is None)
+            if self._secret is not None:  # the key file may have appeared since the store was opened
+                _owner_only(self.path)
         if self._secret is None:
             if stored is not None:
                 raise DataError(f"the ledger store {self.path} keeps privacy units, but its key file "

@@ -7,6 +7,7 @@ store file (which holds each run's map and the units' class counts) is created w
 """
 
 import os
+import warnings
 import stat
 import unicodedata
 
@@ -103,3 +104,61 @@ def test_superscript_digits_are_read_as_text_ids_not_a_crash():
     from core.ledger.units import _forms
 
     assert len(_forms(["²", "2"])) == len({canonical_id("²"), canonical_id("2")})
+
+
+def _as_other_user(path, other):
+    """Make ``path`` (a file or a symbolic link) another user's: a real chown, so root only."""
+    if os.getuid() != 0:
+        pytest.skip("os.chown to another user needs root")
+    os.chown(path, other, -1, follow_symlinks=False)
+
+
+def test_a_key_file_planted_after_the_store_was_opened_is_warned_of_when_read(tmp_path):
+    # The check ran when the store was opened; the key file is made (or found) only at the first
+    # charge naming units. One planted by another user in that window is read then: warned of.
+    from core.errors import PrivacyWarning
+
+    path = tmp_path / "ledger.sqlite"
+    led = PrivacyLedger("clinic", store=path)
+    led.charge(PureDPEntry.uniform(eps_step=0.1, n_steps=1))  # the store is open; no key file yet
+    key = tmp_path / "ledger.sqlite.key"
+    key.write_text("ab" * 32 + "\n")  # the planter knows this key
+    _as_other_user(key, os.getuid() + 4242)
+    with pytest.warns(PrivacyWarning, match="belong to another user") as caught:
+        led.charge(PureDPEntry.uniform(eps_step=0.1, n_steps=1), units=list(range(5)))
+    assert str(key) in str(caught[0].message)
+
+
+def test_a_store_reached_through_another_users_link_or_folder_is_warned_of(tmp_path):
+    # A symbolic link another user owns, or a folder another user owns (or anyone may write without
+    # the sticky bit): its owner can point the link elsewhere or delete and replace the files, which
+    # resets what is charged, though every file is yours.
+    from core.errors import PrivacyWarning
+
+    other = os.getuid() + 4242
+    real = tmp_path / "mine" / "ledger.sqlite"
+    PrivacyLedger("clinic", store=real).charge(PureDPEntry.uniform(eps_step=0.1, n_steps=1))
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    link = shared / "ledger.sqlite"
+    link.symlink_to(real)
+    _as_other_user(link, other)
+    with pytest.warns(PrivacyWarning, match="another user") as caught:
+        PrivacyLedger("clinic", store=link).total()
+    assert str(link) in str(caught[0].message)
+    for folder_mode, owner in ((0o700, other), (0o777, os.getuid())):
+        folder = tmp_path / f"folder{folder_mode:o}"
+        folder.mkdir()
+        PrivacyLedger("clinic", store=folder / "ledger.sqlite").charge(PureDPEntry.uniform(eps_step=0.1, n_steps=1))
+        os.chmod(folder, folder_mode)
+        _as_other_user(folder, owner)
+        with pytest.warns(PrivacyWarning, match="folder") as caught:
+            assert PrivacyLedger("clinic", store=folder / "ledger.sqlite").total().epsilon == 0.1
+        assert str(folder) in str(caught[0].message)
+    sticky = tmp_path / "sticky"  # like /tmp: anyone may add files, none may delete another's
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        PrivacyLedger("clinic", store=sticky / "ledger.sqlite").charge(PureDPEntry.uniform(eps_step=0.1, n_steps=1))
+        PrivacyLedger("clinic", store=sticky / "ledger.sqlite").total()
