@@ -112,16 +112,29 @@ def _sizes(n_rows: int, public_fraction: float, test_fraction: float) -> tuple[i
 
 def _split_dataset(table, public_fraction: float, test_fraction: float, split_seed: int, *,
                    key: str, title: str, source: str, public_note: str) -> Dataset:
-    """A :class:`Dataset` whose held-out test rows, then public queries, are drawn from ``table``."""
+    """A :class:`Dataset` whose held-out test rows, then public queries, are drawn from ``table``.
+
+    With a privacy unit the public part holds whole persons, and ONE row of each is a query,
+    chosen at random without reading it (:func:`core.data.units.bound_rows`, ``r = 1``): the
+    number of queries ``m`` is then the public part's number of persons, its share of the
+    file's count (public), never its number of rows, which counts how many rows each of its
+    persons has (private under docs/design.md §1.2) -- and with ``m`` the price, the ledger
+    entry and the report of every run."""
     from core.data import split_public
 
     n_public, n_test = _sizes(_units(table), public_fraction, test_fraction)  # persons with a unit
     rng = np.random.default_rng(split_seed)
     rest, test = split_public(table, n_test, rng=rng)
     private, public = split_public(rest, n_public, rng=rng)
-    return Dataset(key=key, title=title, source=source, private=private, public_X=public.features,
-                   public_y=public.labels, test=test, public_note=public_note,
-                   extra={"public_source_rows": public.rows})
+    public_X, public_y, rows = public.features, public.labels, public.rows
+    if public.unit is not None:  # one query per person: m is the persons' count, not their rows'
+        from core.data.units import bound_rows
+
+        one = bound_rows(public.unit, 1, rng=rng)
+        public_X, public_y, rows = public_X.iloc[one].reset_index(drop=True), public_y[one], rows[one]
+    return Dataset(key=key, title=title, source=source, private=private, public_X=public_X,
+                   public_y=public_y, test=test, public_note=public_note,
+                   extra={"public_source_rows": rows})
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

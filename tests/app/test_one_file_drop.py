@@ -102,3 +102,30 @@ def test_m_price_ledger_entry_and_report_are_equal_on_neighbours_when_imputed(tm
     assert seen[0] == seen[1]
     assert seen[0]["m"] == seen[0]["public_rows"] == seen[0]["queries"] == round(N * PUBLIC)
     assert seen[0]["stored"] == seen[0]["entries"][:1]
+
+
+def _persons_csv(more_rows_for: int | None = None) -> bytes:
+    """``pid, x0, x1, label``: 40 persons of 2 rows each; person ``more_rows_for`` has 5 rows."""
+    rng = np.random.default_rng(1)
+    lines = ["pid,x0,x1,label"]
+    for p in range(40):
+        for _ in range(5 if p == more_rows_for else 2):
+            a, b = rng.normal(size=2).round(3)
+            lines.append(f"P{p},{a},{b},{'yes' if a + b > 0 else 'no'}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_one_file_job_with_a_privacy_unit_asks_one_query_per_public_person():
+    # How many rows a person has is private (§1.2: only the number of persons is public): a
+    # neighbour in which one person of the public part has 5 rows instead of 2 must give the same m.
+    def load(data):
+        return _uploaded_dataset(hashlib.sha256(data).hexdigest(), data, "people.csv", "label", "impute", (), None,
+                                 None, PUBLIC, TEST, SEED, privacy_unit="pid")
+
+    base = load(_persons_csv())
+    first_public = int(base.public_rows[0])  # file row numbers start at 1, two rows per person
+    neighbour = load(_persons_csv((first_public - 1) // 2))
+    persons = round(40 * PUBLIC)
+    assert base.n_public == neighbour.n_public == persons
+    assert len(base.public_y) == len(base.public_rows) == persons
+    assert len({(r - 1) // 2 for r in base.public_rows}) == persons  # one row of each public person
