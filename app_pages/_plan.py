@@ -115,14 +115,22 @@ def model_accuracy() -> float | None:
 
 def public_rows(ds):
     """The public rows of ``ds`` as the DP-training routes encode them (:class:`core.plan.PublicRows`), kept
-    per dataset in the session (public data: no private row is read)."""
+    per dataset in the session (public data: no private row is read).
+
+    An upload without a public file (a one-file job) has no public rows: its queries are rows of the
+    private file, so the plan reads none of them and predicts on a stand-in of as many uniform columns
+    as the file has features (:meth:`core.plan.PublicRows.standin`, as ``recommend`` without
+    ``--public``): its numbers are functions of m and the header only, equal on neighbouring files."""
     from core.plan import PublicRows
 
     store = st.session_state.setdefault("_plan_public_rows", {})
     key = (ds.key, ds.n_public, tuple(map(str, ds.public_X.columns)))
     if key not in store:
         store.clear()
-        store[key] = PublicRows.from_frame(ds.public_X)
+        if ds.source == "upload" and not ds.extra.get("two_file"):  # the queries are private rows
+            store[key] = PublicRows.standin(ds.n_public, max(1, ds.public_X.shape[1]))
+        else:
+            store[key] = PublicRows.from_frame(ds.public_X)
     return store[key], repr(key)
 
 

@@ -129,3 +129,13 @@ def test_a_one_file_job_with_a_privacy_unit_asks_one_query_per_public_person():
     assert base.n_public == neighbour.n_public == persons
     assert len(base.public_y) == len(base.public_rows) == persons
     assert len({(r - 1) // 2 for r in base.public_rows}) == persons  # one row of each public person
+
+
+def test_the_plan_of_a_one_file_job_reads_none_of_its_queries():
+    # The plan is free and says so ("nothing here reads the private rows"): on a one-file job the
+    # DP-training routes' public rows are a stand-in, the same on both neighbours.
+    from app_pages import _plan
+
+    rows = [_plan.public_rows(_load(data, "impute"))[0] for data in _neighbours()]
+    assert np.array_equal(rows[0].X, rows[1].X) and rows[0].data_norm == rows[1].data_norm
+    assert "stand-in" in rows[0].source and rows[0].m == round(N * PUBLIC)
