@@ -88,6 +88,45 @@ class EstimatorNotFittedError(NotFittedError, _SklearnNotFittedError):
     """:class:`core.errors.NotFittedError` that scikit-learn also recognises as its own."""
 
 
+NOISY_MAX = ("lnmax", "gnmax", "confident-gnmax", "certified-gnmax")
+"""Mechanisms that answer the noisy argmax over every class column, so a class without a vote
+can be answered: with classes read from ``y`` their answers show which classes the private rows
+hold (``PrivateEnsembleClassifier(classes=...)`` declares them)."""
+
+
+def _classes_of(y: np.ndarray, declared: Any, mechanism: str) -> tuple[np.ndarray, np.ndarray]:
+    """The classes (declared, else those of ``y``) and each row's index into them.
+
+    The set of classes ``y`` holds is private: replacing the only row of a class removes it,
+    and a noisy-max mechanism answers each class column it is given, so with the classes of
+    ``y`` a class held by one person shows in the answers with a probability the (ε, δ)
+    guarantee does not bound (its output space is not that of the neighbour's run).  Declared
+    classes are public and the same on both neighbours.
+    """
+    if declared is None:
+        classes, y_ids = np.unique(y, return_inverse=True)
+        if mechanism in NOISY_MAX:
+            warnings.warn(
+                f"classes= not given: the classes are read from y, and {mechanism} answers each of them, a class "
+                "without a vote included, so its answers show which classes the private rows hold (a class held by "
+                "one person appears or not), outside the (ε, δ) guarantee. Declare the classes: "
+                "PrivateEnsembleClassifier(..., classes=[...]).", PrivacyWarning, stacklevel=4)
+        return classes, np.asarray(y_ids).ravel()
+    classes = np.asarray(declared)
+    if classes.ndim != 1 or classes.size < 2 or np.unique(classes).size != classes.size:
+        raise ParameterError(f"classes must list at least two distinct classes, got {declared!r}.")
+    classes = np.sort(classes)
+    try:
+        pos = np.searchsorted(classes, y)
+    except TypeError:
+        raise DataError("y's labels cannot be compared with the declared classes (mixed types).") from None
+    ok = (pos < classes.size) & (classes[np.minimum(pos, classes.size - 1)] == y)
+    if not ok.all():
+        raise DataError("y holds a label that is not one of the declared classes; nothing was charged. Add it to "
+                        "classes= (every value the label may take) or correct the rows.")
+    return classes, pos.astype(np.int64)
+
+
 class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Private predictions from an ensemble of any scikit-learn classifier.
 
@@ -152,6 +191,16 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         The value ``predict`` returns for ⊥ (and for queries not processed after the
         budget ran out); ``fit`` warns when it is one of the classes of ``y`` (an
         abstention would then read as that class).
+    classes : array-like or None
+        The declared classes (public: the data owner lists them, e.g. every value the
+        label may take).  Given, ``classes_`` is their sorted list whatever ``y`` holds
+        (a class no row has keeps its column; a label outside them is refused).  None:
+        the classes ``y`` holds, which are private under replace-one adjacency -- a
+        neighbour that replaces the only row of a class has one class fewer -- and a
+        noisy-max mechanism (:data:`NOISY_MAX`) answers every class the fit saw, a class
+        without a vote included: its answers would then show whether anyone has that
+        class, outside the (ε, δ) guarantee.  ``fit`` warns of it
+        (:class:`core.errors.PrivacyWarning`) for those mechanisms.
     n_jobs : int or None
         Parallel teacher training.
     rng : Generator, int or None
@@ -241,6 +290,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         rng: Any = None,
         ledger: Any = None,
         on_refusal: str = "stop",
+        classes: Any = None,
     ):
         self.learner = learner
         self.k = k
@@ -257,6 +307,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         self.rng = rng
         self.ledger = ledger
         self.on_refusal = on_refusal
+        self.classes = classes
 
     # ------------------------------------------------------- other processes
     def __getstate__(self) -> dict:
@@ -398,7 +449,7 @@ class PrivateEnsembleClassifier(ClassifierMixin, BaseEstimator):
         settings = self._settings()
         params = self._resolve(settings, m_max)  # refuse bad settings before training
         entry = pipeline.ledger_entry(self.mechanism, settings, m_max, strict=True)
-        classes, y_ids = np.unique(y, return_inverse=True)
+        classes, y_ids = _classes_of(y, self.classes, self.mechanism)
         if np.any(classes == self.abstain):  # predict's output cannot tell ⊥ from that class
             warnings.warn(f"abstain={self.abstain!r} is one of the classes of y: in predict's output an abstention "
                           "(⊥) reads as that class, and a score computed from it counts ⊥ as right where that class "

@@ -28,8 +28,8 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.multiclass import check_classification_targets
 
 from core import noise
-from core.errors import DataError, ParameterError
-from core.pipeline.estimator import EstimatorNotFittedError, PrivateEnsembleClassifier
+from core.errors import DataError, ParameterError, PrivacyWarning
+from core.pipeline.estimator import NOISY_MAX, EstimatorNotFittedError, PrivateEnsembleClassifier
 
 __all__ = ["PrivateSearchCV"]
 
@@ -75,7 +75,11 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``{0, 1}`` on each side; coupling the two Bernoullis, ``s`` on each side is the same
     mixture over pairs whose components are discrete Gaussians at most 1 apart, of
     divergence at most ``α/(2σ²)`` [CKS20], and joint quasi-convexity of the Rényi
-    divergence [vEH14] bounds the mixtures' by it.  The two cases never mix, so a
+    divergence [vEH14] bounds the mixtures' by it.  Case ``T`` needs the candidates' classes
+    DECLARED (``classes=`` on the estimator): read from ``y`` of ``T``, a neighbour that
+    replaces the only row of a class has one class column fewer, and a noisy-max candidate
+    answers a class without a vote only where it has its column, so its output space, not
+    only its law, would differ.  The two cases never mix, so a
     repetition is ``max(ρ_j, α/(2σ²))``-RDP (as in docs/design.md §10.3, step 1).
     (2) The candidate is uniform and data-independent: ``ρ ≤ max_j``.  (3) Releasing the
     best of ``K`` hidden repetitions is Papernot–Steinke's Theorem 2 on ``ρ``.  Scoring
@@ -295,6 +299,12 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if scored.size > m_min:
             raise ParameterError(f"PrivateSearchCV scores {scored.size} held-out rows, but a candidate answers at most "
                                  f"max_queries = {m_min} queries: lower holdout or raise max_queries.")
+        undeclared = sorted({c.mechanism for _, c, _ in cands if c.classes is None and c.mechanism in NOISY_MAX})
+        if undeclared:  # once, before the repetitions (whose warnings are silenced): the proof's case T needs them
+            warnings.warn(f"classes= not given to the estimator: {', '.join(undeclared)} answers every class the "
+                          "training part holds, so the selection's guarantee does not cover which classes the private "
+                          "rows hold (docs/design.md §10.8). Declare them: PrivateEnsembleClassifier(..., classes=[...]).",
+                          PrivacyWarning, stacklevel=3)
         units = None if groups is None else np.asarray(groups.to_numpy() if hasattr(groups, "to_numpy") else groups)
         for _, _, e in cands if self.refit else cands[:1]:  # the costliest refit must fit too, before anything runs
             ledger.check([entry, e] if self.refit else [entry], units=units)

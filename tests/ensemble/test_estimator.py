@@ -170,3 +170,42 @@ def test_an_abstain_value_that_is_a_class_is_warned_and_answer_ids_tell_it_apart
     out = twin.predict(X[:200])
     assert (out[ids < 0] == -1).all()  # predict: ⊥ reads as class -1
     np.testing.assert_array_equal(out[ids >= 0], clf.classes_[ids[ids >= 0]])
+
+
+def test_the_classes_are_declared_or_their_reading_from_y_is_warned_of():
+    # Neighbours: D has ONE row of class 2, D' replaces it by a 0. With the classes read from y a
+    # noisy-max run on D answers "2" (a class without a vote still has its column), on D' never:
+    # that the rare class exists shows in the answers, outside the (ε, δ) guarantee. Declared, the
+    # two runs have the same classes and the same output space.
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+
+    from core.errors import DataError, PrivacyWarning
+    from core.ledger import PrivacyLedger
+
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(200, 2))
+    y_prime = (X[:, 0] > 0).astype(int)
+    y = y_prime.copy()
+    y[0] = 2
+
+    def fit(labels, **kw):
+        return PrivateEnsembleClassifier(LogisticRegression(), k=10, mechanism="gnmax", epsilon=1.0, delta=1e-5,
+                                         max_queries=40, ledger=PrivacyLedger(), rng=0, **kw).fit(X, labels)
+
+    with pytest.warns(PrivacyWarning, match="classes= not given"):
+        assert list(fit(y).classes_) == [0, 1, 2]
+    with pytest.warns(PrivacyWarning, match="classes= not given"):
+        assert list(fit(y_prime).classes_) == [0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        ran = [fit(labels, classes=[2, 0, 1]) for labels in (y, y_prime)]
+    assert [list(r.classes_) for r in ran] == [[0, 1, 2]] * 2
+    # σ ≈ 22 against 10 votes: the column of class 2 wins a share of the queries on D' too
+    assert np.any(ran[1].predict(X[:40]) == 2)
+    led = PrivacyLedger()
+    with pytest.raises(DataError, match="not one of the declared classes"):
+        PrivateEnsembleClassifier(LogisticRegression(), k=10, mechanism="gnmax", epsilon=1.0, delta=1e-5,
+                                  max_queries=40, ledger=led, classes=[0, 1]).fit(X, y)
+    assert len(led) == 0  # refused before the charge

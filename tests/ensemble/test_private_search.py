@@ -60,7 +60,7 @@ def _independent_epsilon(sigma: float, m: int, mean: float, shape: float, score_
 def test_private_search_on_adult_puts_its_whole_guarantee_on_the_ledger(adult):
     X, y = adult
     led = L.PrivacyLedger("adult")
-    search = PrivateSearchCV(_clf(led), GRID, mean=3.0, rng=1)
+    search = PrivateSearchCV(_clf(led, classes=["<=50K", ">50K"]), GRID, mean=3.0, rng=1)  # the classes declared
     price = search.price()  # before anything runs, from the parameters alone
     assert len(led) == 0
     with warnings.catch_warnings():
