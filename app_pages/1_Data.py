@@ -426,7 +426,7 @@ with session.shown_errors():
 
     st.subheader(f"Loaded: {literal(ds.title)}")
     c = st.columns(3) + st.columns(3)  # two rows: the labels fit a 1024-px window
-    c[0].metric("Private rows (n)", ds.n_private)
+    c[0].metric("Private rows (n)" if ds.private.privacy_unit.per_row else "Private persons (n)", ds.n_private)
     c[1].metric("Public queries (m)", ds.n_public)
     c[2].metric("Held-out test rows", ds.n_test)
     c[3].metric("Classes", ds.n_classes)

@@ -86,6 +86,15 @@ with controls:
                            "is spent).")
 
 
+def adjacency_words(ds) -> str:
+    """The adjacency the guarantee holds under, in words: one row, or all the rows of one person (the report's)."""
+    unit = ds.private.privacy_unit
+    if unit.per_row:
+        return "replace-one adjacency (neighbouring private datasets differ in one row)"
+    return (f"per-person adjacency (neighbouring private datasets differ in all the rows of one person, column "
+            f"{literal(unit.column)})")
+
+
 def show_result(result, ds, ens) -> None:
     """The measured result of a run on the private votes: counts, guarantees, timeline."""
     st.subheader("Result")
@@ -116,14 +125,13 @@ def show_result(result, ds, ens) -> None:
         from core.mechanisms.certified import certified_outcome_words
 
         (st.success if result.params.get("passed") else st.warning)(certified_outcome_words(result))
-        st.markdown(f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
-                    "(neighbouring private datasets differ in one row).")
+        st.markdown(f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under {adjacency_words(ds)}.")
         with st.expander("How the guarantee is computed (technical)"):
             st.caption(result.accounting)
     else:
         st.markdown(
-            f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under replace-one adjacency "
-            f"(neighbouring private datasets differ in one row). How it was computed: {result.accounting}"
+            f"**(ε, δ) = ({result.epsilon:.4g}, {result.delta:.3g})** under {adjacency_words(ds)}. How it was "
+            f"computed: {result.accounting}"
         )
     ledgers.show_spent(st, ds, ens=ens)
     if result.halted_at is not None:

@@ -23,6 +23,7 @@ writes to disk.  Every run goes through :mod:`core.pipeline`.
 
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
 from collections import OrderedDict
@@ -408,6 +409,10 @@ def student(result, ds: Dataset, learner: str, bottom: str):
 _WRITER_WARMED = threading.Event()
 
 
+WALK_HIDDEN = ("dask", "cupy", "torch", "jax", "sparse", "ndonnx")
+"""Array libraries of scikit-learn's array-API shims, hidden from skops's import walk (:func:`warm_student_writer`)."""
+
+
 def warm_student_writer() -> None:
     """Import the student file's writer (skops) in the background, once per process.
 
@@ -420,10 +425,23 @@ def warm_student_writer() -> None:
     _WRITER_WARMED.set()
 
     def _load() -> None:
+        # skops walks every scikit-learn package on import, scikit-learn's array-API shims among them,
+        # and a shim imports its array library (dask.array: seconds). While that import is under way
+        # here, scikit-learn on the page's thread checks arrays against the half-imported module and
+        # fails ("partially initialized module 'dask.array'"). The walk ignores a package that cannot
+        # be imported, so the libraries not yet imported are hidden from it for the while (the app
+        # uses none of them).
+        hidden = [name for name in WALK_HIDDEN if name not in sys.modules]
+        for name in hidden:
+            sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
         try:
             import skops.io  # noqa: F401
         except ImportError:  # the download then says so itself
             pass
+        finally:
+            for name in hidden:
+                if sys.modules.get(name, 0) is None:
+                    del sys.modules[name]
 
     threading.Thread(target=_load, name="warm-skops", daemon=True).start()
 

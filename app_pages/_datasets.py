@@ -232,7 +232,9 @@ def _uploaded_dataset(
             "from the private file (they are private rows)",
         )
     with naming(public_name or "the public file"):
-        public_X, keys = _public_rows(_public_bytes, table, remove, rename, fmt)
+        # the person column is never a feature, but the public file's own IDs join its labels back: a key
+        carried = remove + ((privacy_unit,) if privacy_unit and privacy_unit not in remove else ())
+        public_X, keys = _public_rows(_public_bytes, table, carried, rename, fmt)
     _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(

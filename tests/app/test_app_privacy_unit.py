@@ -21,7 +21,8 @@ def panel_files() -> tuple[bytes, bytes]:
     frame = table.features.copy()
     frame.insert(0, "id", table.unit.ids[table.unit.codes])
     frame["label"] = np.where(table.labels == 1, "yes", "no")
-    public = panel(60, d=2, rng=5).features
+    public = panel(60, d=2, rng=5).features.copy()
+    public.insert(0, "id", [f"P{i:03d}" for i in range(len(public))])  # the public file's own person IDs
     return frame.to_csv(index=False).encode(), public.to_csv(index=False).encode()
 
 
@@ -63,8 +64,22 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     assert report["adjacency"] == "replace all rows of one person (column id)"
     assert report["privacy_unit"]["description"].startswith("per person (column id): ")
     assert "at most" not in report["privacy_unit"]["description"]  # a person's row count stays with the owner
+    assert report["dataset"] == "panel"  # the job's name, not a path, not null
+    # The public file's person IDs join the labels back: carried first as a key, never a feature.
+    import io
+
+    import pandas as pd
+
+    labeled = pd.read_csv(io.BytesIO(downloads[buttons["Download labeled CSV"].proto.url][0]))
+    assert list(labeled["id"]) == [f"P{i:03d}" for i in range(len(labeled))] and labeled.columns[0] == "id"
+    # A run on the labeling page states its guarantee per person too.
+    go(at, "Private labeling")
+    at.button(key="run_private").click().run()
+    assert not at.exception, at.exception
+    assert "per-person adjacency (neighbouring private datasets differ in all the rows of one person, column id)" \
+        in all_text(at)
     # The release is charged to the persons it read: the 270 of the private part, each one account.
     from core.ledger import PrivacyLedger, store_path
 
     led = PrivacyLedger("panel", store=store_path())
-    assert len(led) == 1 and led.n_units == 270
+    assert len(led) == 2 and led.n_units == 270  # the release and the labeling page's run

@@ -108,3 +108,30 @@ def test_a_budget_refusal_is_said_in_place_and_the_page_keeps_working(lab):
     at.number_input(key="w_ledger_budget_epsilon").set_value(0.0).run()
     go(at, "Student & export")
     release(at)
+
+
+def test_warming_the_student_writer_leaves_no_half_imported_array_library():
+    """The export page imports skops in the background; skops walks scikit-learn's packages, whose
+    array-API shims import dask.array (seconds). Half-imported, it broke scikit-learn on the page's
+    thread ("partially initialized module 'dask.array'"). In a fresh interpreter: after the warm-up
+    skops works, dask.array was never imported, and dask imports normally afterwards."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, threading\n"
+        "from app_pages import _cache\n"
+        "_cache.warm_student_writer()\n"
+        "[t.join() for t in threading.enumerate() if t.name == 'warm-skops']\n"
+        "assert 'skops.io' in sys.modules and 'dask.array' not in sys.modules, sorted(sys.modules)[:5]\n"
+        "assert sys.modules.get('dask', 1) is not None\n"
+        "import skops.io, numpy as np\n"
+        "from sklearn.linear_model import LogisticRegression\n"
+        "m = LogisticRegression().fit(np.random.rand(20, 2), np.arange(20) % 2)\n"
+        "assert skops.io.loads(skops.io.dumps(m), trusted=skops.io.get_untrusted_types(data=skops.io.dumps(m))) is not None\n"
+        "try:\n    import dask.array\nexcept ImportError:\n    pass  # not installed: nothing to hide\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
