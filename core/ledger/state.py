@@ -412,6 +412,11 @@ class LedgerState:
         # the mechanism's name in brackets: a name is no adjective ("this a run", "this  run")
         named = f" ({what})" if str(what).strip() else ""
         cost = f"this run{named} would cost" if len(entries) == 1 else f"these {len(entries)} runs would cost"
+        with contextlib.suppress(ParameterError):  # the guarantee as asked (the runs' own δ), named apart
+            alone = compose_counts(after.kinds, (v - before).tolist(), delta=None)
+            if b.delta > 0 and abs(alone.delta - own.delta) > 1e-300 + 1e-12 * own.delta:
+                cost = (f"{cost[:-len(' would cost')]}, asked at ε = {alone.epsilon:.4g} and δ = {alone.delta:.3g}, "
+                        f"would cost at the budget's δ")
         whose = ("for this dataset: the" if whole else
                  "for a privacy unit this run reads: the most-charged such unit has")
         return BudgetExhausted(
