@@ -208,7 +208,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         rep = privacy_report(result, n_private=table.n_units, n_public=len(public), learner=args.learner,
                              k=None if args.k is None else int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
-                             ledger_total=job_ledger.total())
+                             ledger_total=job_ledger.total(), classes=table.class_names,
+                             classes_declared=table.classes_declared)
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],

@@ -84,10 +84,11 @@ def check_class_sizes(table: Table, k) -> None:
     k = check_k(k, _chunkable(table), of="private rows" if table.unit is None else "persons")
     need = math.ceil(k / 2)
     counts = table.class_counts
-    small = np.flatnonzero(counts < need)
+    # A declared class with no row is kept (docs/design.md §1.3): no teacher votes for it.
+    small = np.flatnonzero((counts < need) & ~((counts == 0) & table.classes_declared))
     if small.size == 0:
         return
-    smallest = int(counts.min())
+    smallest = int(counts[small].min())
     shown = ", ".join(f"'{table.class_names[c]}' ({int(counts[c])} row(s))" for c in small[:10])
     if len(small) > 10:
         shown += f" and {len(small) - 10} more"
@@ -237,6 +238,7 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             features=table.features.iloc[rows].reset_index(drop=True),
             labels=table.labels[rows].copy(),
             class_names=table.class_names,
+            classes_declared=table.classes_declared,
             label_column=table.label_column,
             numeric_columns=table.numeric_columns,
             categorical_columns=table.categorical_columns,

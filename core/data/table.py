@@ -82,6 +82,11 @@ class Table:
         stands for before the drop (the rows kept and those dropped; a part made by
         :func:`split_public` holds its own share).  None otherwise.  Public: a function of
         the file's number of rows and of the split's randomness, never of a value.
+    classes_declared : bool
+        Whether :attr:`class_names` was declared by the user (public by construction:
+        ``load_table(..., classes=...)``, or ``class_names`` given to
+        :func:`table_from_arrays`), or read from the rows and then treated as public: a
+        release names every class a row holds (docs/design.md §1.3).
 
     Notes
     -----
@@ -107,6 +112,7 @@ class Table:
     rows: np.ndarray | None = field(default=None, repr=False)
     unit: "PrivacyUnit | None" = field(default=None, repr=False)
     source_rows: np.ndarray | None = field(default=None, repr=False)
+    classes_declared: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -148,6 +154,7 @@ class Table:
             raise DataError(f"Table.rows must give one whole row number per row ({labels.shape[0]}), got shape {rows.shape}.")
         object.__setattr__(self, "rows", rows.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
+        object.__setattr__(self, "classes_declared", bool(self.classes_declared))
         if self.source_rows is not None:
             source = np.unique(np.asarray(self.source_rows, dtype=np.int64))
             if not np.isin(rows, source).all():
@@ -388,7 +395,8 @@ def table_from_arrays(
     y : array-like of int, shape (n,)
         Class ids ``0..C-1``.
     class_names : sequence of str, optional
-        Names of the class ids; default ``"0", "1", ...`` up to the largest id.
+        Names of the class ids, declared (public, ``Table.classes_declared``); default
+        ``"0", "1", ...`` up to the largest id, read from ``y`` (not declared).
     feature_names : sequence of str, optional
         Column names; default ``x0 .. x{d-1}``.
     name, label_column : str
@@ -414,6 +422,7 @@ def table_from_arrays(
         raise DataError(f"Need one label per row: {X.shape[0]} rows but labels of shape {y.shape}.")
     if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0):
         raise DataError("Labels must be non-negative integer class ids.")
+    declared = class_names is not None
     if class_names is None:
         class_names = tuple(str(c) for c in range(int(y.max()) + 1 if y.size else 0))
     if feature_names is None:
@@ -426,6 +435,7 @@ def table_from_arrays(
         features=frame,
         labels=y.astype(np.int64),
         class_names=tuple(class_names),
+        classes_declared=declared,
         label_column=str(label_column),
         numeric_columns=tuple(feature_names),
         categorical_columns=(),
