@@ -660,9 +660,13 @@ def test_check_class_sizes_largest_k_respects_rows_per_chunk():
 
 
 def test_check_class_sizes_absent_class():
+    import dataclasses
+
     t = table_from_arrays(np.zeros((10, 1)), np.zeros(10, dtype=int), class_names=("a", "b"))
-    with pytest.raises(DataError, match="'b' have no rows"):
-        check_class_sizes(t, 2)
+    assert t.classes_declared  # class_names given: declared, and a declared class may have no row (design §1.3)
+    check_class_sizes(t, 2)
+    with pytest.raises(DataError, match="'b' have no rows"):  # a class list not declared
+        check_class_sizes(dataclasses.replace(t, classes_declared=False), 2)
 
 
 def test_check_class_sizes_bad_k():
