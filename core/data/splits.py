@@ -64,6 +64,10 @@ def check_class_sizes(table: Table, k) -> None:
     ``k`` that works is ``2 · min_c r_c`` (and at most ``n_rows // 2`` so every chunk has
     two rows).
 
+    A declared class list (``Table.classes_declared``) is not refused for a small or empty
+    class: the list is the user's public choice (docs/design.md §1.3), and a class that no
+    majority of teachers can vote for is simply rarely or never answered.
+
     Parameters
     ----------
     table : Table
@@ -77,18 +81,19 @@ def check_class_sizes(table: Table, k) -> None:
         ``k`` is not a whole number in ``[2, n_rows // 2]`` (see
         :func:`core.validation.check_k`).
     DataError
-        Some class has fewer than ``ceil(k/2)`` rows; the message names the classes and the
+        Some class has fewer than ``ceil(k/2)`` rows (a class list read from the rows only); the message names the classes and the
         largest ``k`` that works.
     """
     check_table(table)
     k = check_k(k, _chunkable(table), of="private rows" if table.unit is None else "persons")
+    if table.classes_declared:  # the user's public class list: a small class is kept (docs/design.md §1.3)
+        return
     need = math.ceil(k / 2)
     counts = table.class_counts
-    # A declared class with no row is kept (docs/design.md §1.3): no teacher votes for it.
-    small = np.flatnonzero((counts < need) & ~((counts == 0) & table.classes_declared))
+    small = np.flatnonzero(counts < need)
     if small.size == 0:
         return
-    smallest = int(counts[small].min())
+    smallest = int(counts.min())
     shown = ", ".join(f"'{table.class_names[c]}' ({int(counts[c])} row(s))" for c in small[:10])
     if len(small) > 10:
         shown += f" and {len(small) - 10} more"

@@ -84,9 +84,9 @@ class Table:
         the file's number of rows and of the split's randomness, never of a value.
     classes_declared : bool
         Whether :attr:`class_names` was declared by the user (public by construction:
-        ``load_table(..., classes=...)``, or ``class_names`` given to
-        :func:`table_from_arrays`), or read from the rows and then treated as public: a
-        release names every class a row holds (docs/design.md §1.3).
+        ``load_table(..., classes=...)``, ``table_from_arrays(..., classes_declared=True)``),
+        or read from the rows and then treated as public: a release names every class a row
+        holds (docs/design.md §1.3).
 
     Notes
     -----
@@ -385,6 +385,7 @@ def table_from_arrays(
     label_column: str = "label",
     units=None,
     unit_column: str = "person",
+    classes_declared: bool = False,
 ) -> Table:
     """Build a numeric :class:`Table` from a feature matrix and class ids.
 
@@ -395,8 +396,7 @@ def table_from_arrays(
     y : array-like of int, shape (n,)
         Class ids ``0..C-1``.
     class_names : sequence of str, optional
-        Names of the class ids, declared (public, ``Table.classes_declared``); default
-        ``"0", "1", ...`` up to the largest id, read from ``y`` (not declared).
+        Names of the class ids; default ``"0", "1", ...`` up to the largest id.
     feature_names : sequence of str, optional
         Column names; default ``x0 .. x{d-1}``.
     name, label_column : str
@@ -405,6 +405,9 @@ def table_from_arrays(
         One privacy-unit ID per row (the persons); None: each row is a unit.
     unit_column : str, default "person"
         The name the unit is described by (it is not a feature).
+    classes_declared : bool, default False
+        ``class_names`` is the user's declared, public class list (``Table.classes_declared``,
+        docs/design.md §1.3); needs ``class_names``.
 
     Returns
     -------
@@ -422,7 +425,8 @@ def table_from_arrays(
         raise DataError(f"Need one label per row: {X.shape[0]} rows but labels of shape {y.shape}.")
     if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0):
         raise DataError("Labels must be non-negative integer class ids.")
-    declared = class_names is not None
+    if classes_declared and class_names is None:
+        raise ParameterError("classes_declared=True needs the declared class_names.")
     if class_names is None:
         class_names = tuple(str(c) for c in range(int(y.max()) + 1 if y.size else 0))
     if feature_names is None:
@@ -435,7 +439,7 @@ def table_from_arrays(
         features=frame,
         labels=y.astype(np.int64),
         class_names=tuple(class_names),
-        classes_declared=declared,
+        classes_declared=bool(classes_declared),
         label_column=str(label_column),
         numeric_columns=tuple(feature_names),
         categorical_columns=(),

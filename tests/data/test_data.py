@@ -660,13 +660,14 @@ def test_check_class_sizes_largest_k_respects_rows_per_chunk():
 
 
 def test_check_class_sizes_absent_class():
-    import dataclasses
-
     t = table_from_arrays(np.zeros((10, 1)), np.zeros(10, dtype=int), class_names=("a", "b"))
-    assert t.classes_declared  # class_names given: declared, and a declared class may have no row (design §1.3)
-    check_class_sizes(t, 2)
-    with pytest.raises(DataError, match="'b' have no rows"):  # a class list not declared
-        check_class_sizes(dataclasses.replace(t, classes_declared=False), 2)
+    with pytest.raises(DataError, match="'b' have no rows"):
+        check_class_sizes(t, 2)
+    declared = table_from_arrays(np.zeros((10, 1)), np.zeros(10, dtype=int), class_names=("a", "b"),
+                                 classes_declared=True)
+    check_class_sizes(declared, 4)  # a declared class may have no row, or too few for k (design §1.3)
+    with pytest.raises(ParameterError):
+        check_class_sizes(declared, 6)  # k itself is still checked: two rows per chunk
 
 
 def test_check_class_sizes_bad_k():
