@@ -367,7 +367,6 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        csv_format=read_as if private_src is None else None, classes=checks.declared_classes(args))
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
-    checks.class_note(table, stdout, stderr)  # declared (public), or read from the private file (said in capitals)
     if streaming:
         n_public = stream.count_rows(args.public)
         selected = private_src is not None
@@ -454,6 +453,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n"
     )
+    checks.class_note(table, stdout, stderr)  # the outputs' class list: declared (public), or read (in capitals)
     stdout.flush()
     bar.break_line()
     skew = one_class_note(result, table.class_names)

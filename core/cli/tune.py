@@ -231,6 +231,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
         f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n")
+    checks.class_note(table, stdout, stderr)  # the outputs' class list: declared (public), or read (in capitals)
     stdout.flush()
     bar.break_line()
     return EXIT_OK
