@@ -74,3 +74,12 @@ def test_an_undeclared_label_is_refused_without_drop(tmp_path, capsys):
     assert not (folder / "labeled.csv").exists()
     assert main(_label(folder, "--class-names", "no,,yes")) == EXIT_ERROR
     assert "--class-names 'no,,yes' has an empty name" in capsys.readouterr().err
+
+
+def test_recommend_takes_the_declared_classes(tmp_path, capsys):
+    folder = _files(tmp_path / "without", False)
+    argv = ["recommend", "--private", str(folder / "private.csv"), "--m", "12", "--epsilon", "2", "--delta", "1e-6"]
+    assert main([*argv, "--class-names", "no,yes,maybe"]) == EXIT_OK  # a declared class with no row: planned without it
+    assert "Recommended:" in capsys.readouterr().out
+    assert main([*argv, "--class-names", "no,maybe"]) == EXIT_ERROR  # 'yes' rows are refused without --missing drop
+    assert "not among the declared classes (no, maybe): 'yes'" in capsys.readouterr().err
