@@ -18,7 +18,7 @@ from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
 from app_pages._text import literal
-from core.data import default_features
+from core.data import CLASSES_READ_NOTE, default_features
 from core.data.problems import PROBLEM_KINDS
 
 session.init()
@@ -110,6 +110,7 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
                " Keep one with its button below, or add it back in the box above.")
         st.info(literal(choice.sentence()) + how)
     kept = set() if choice is None else {c.column for c in choice.kept}
+    where_ = hashlib.sha256(title.encode()).hexdigest()[:6]  # a check not loaded yet is shown beside the loaded one's
     for i, p in enumerate(check.problems):
         where = ", ".join(f"**{literal(c)}**" for c in p.columns[:6]) + (" …" if len(p.columns) > 6 else "")
         say = st.error if p.blocking else st.warning
@@ -127,7 +128,7 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
             for col, (j, fix) in zip(st.columns(max(len(fixes), 3)), enumerate(fixes)):
                 title_ = fix.title if fix.action != "leave_out" else (
                     "Leave " + ", ".join(f"'{c}'" for c in fix.columns) + " out of the features")
-                col.button(literal(title_), key=f"fix_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}",
+                col.button(literal(title_), key=f"fix_{where_}_{i}_{j}_{p.kind}_{'_'.join(p.columns)[:40]}",
                            on_click=apply_fix, args=(fix.action, fix.columns, fix.value, cols_key, missing_key, upload))
     if any(p.non_private for p in check.problems):
         st.caption("The stand-in, person-key and copy checks read the private rows: non-private diagnostics for you, "
@@ -341,6 +342,19 @@ else:
                      "feature. Choose it when a person can have several rows.")
             session.remember("data_ui", "privacy_unit", unit_choice)
             wanted["privacy_unit"] = None if unit_choice == EACH_ROW else unit_choice
+            # The class list, declared (public by construction) or read from the file (docs/design.md §1.3).
+            declared = st.text_input(
+                "Declared classes", key=session.widget_key_for("data_ui", "class_names", ""),
+                placeholder="e.g. <=50K, >50K (empty: read from the file)",
+                help="The classes, comma separated, in the order the labels and the student use. Declared, the "
+                     "class list is public by construction: a row with another label is a row without a label "
+                     "(dropped under Missing values: drop, refused otherwise), a class with no row is kept. Empty: the "
+                     "classes are read from the private file and treated as public, so a class held by a few "
+                     "persons reveals that they are in the data.")
+            session.remember("data_ui", "class_names", declared)
+            names = [n.strip() for n in declared.split(",")] if declared.strip() else []
+            if names:
+                wanted["class_names"] = names
             upload_choice = None
             if label_column is not None:
                 # Identifiers, survey weights and label stand-ins are left out of the features by default
@@ -443,8 +457,11 @@ with session.shown_errors():
         st.success("**Two-file job**: the public rows come from a separate public file; the export writes that "
                    "file's features with the private labels.")
     st.caption(ds.public_note)
-    st.markdown(f"Label column **{literal(ds.private.label_column)}**; classes: "
+    st.markdown(f"Label column **{literal(ds.private.label_column)}**; classes"
+                + (" (declared, public)" if ds.private.classes_declared else "") + ": "
                 + ", ".join(f"**{literal(c)}**" for c in ds.class_names))
+    if session.is_real_job(ds) and not ds.private.classes_declared:
+        st.warning(CLASSES_READ_NOTE.replace("this report", "the privacy report"))
     if session.is_real_job(ds):
         spending.name_box(ds)  # a real job's ledger is its name's: asked once, here and before any run
 

@@ -192,6 +192,7 @@ def _uploaded_dataset(
     csv_format: tuple = (None, None, None),
     public_name: str | None = None,
     left_out: tuple = (),
+    classes: tuple | None = None,
 ) -> Dataset:
     # The bytes are keyed by their hash (the underscore arguments are not hashed again).
     # ``fixes``: (rename duplicate column names, drop columns empty in every row);
@@ -199,7 +200,8 @@ def _uploaded_dataset(
     # ``csv_format``: the File format controls (separator, decimal mark, encoding; None: detected);
     # ``left_out``: columns left out of the features by default (core.data.default_features), also
     # before loading (a cause of death empty for the living must not refuse the file); the public
-    # file's copies of the columns left out before loading are kept aside as possible join keys.
+    # file's copies of the columns left out before loading are kept aside as possible join keys;
+    # ``classes``: the declared class list (None: read from the file, treated as public).
     from core.data import CsvFormat, load_table, split_public
     from core.data.problems import without_columns
 
@@ -215,9 +217,10 @@ def _uploaded_dataset(
                                                          csv_format=fmt, privacy_unit=privacy_unit), None
         table = load_table(private_bytes, label_column=label_column, missing=missing, missing_markers=markers,
                            name=filename, rename_duplicates=rename, drop_empty_columns=drop_empty,
-                           privacy_unit=privacy_unit, csv_format=fmt_private)
+                           privacy_unit=privacy_unit, csv_format=fmt_private, classes=classes)
     key = (f"upload:{private_hash}:{label_column}:{missing}:{markers}:{public_hash}:{public_fraction}:"
-           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}:{left_out}")
+           f"{test_fraction}:{split_seed}:{rename}:{drop_empty}:{before}:{privacy_unit}:{csv_format}:{left_out}"
+           + ("" if classes is None else f":classes={list(classes)!r}"))
     if _public_bytes is None:  # a one-file job: its queries are private rows, so no drop (m would read them)
         from core.data import check_one_file_queries
 
@@ -260,11 +263,13 @@ def _public_rows(data: bytes, table, remove: tuple, rename: bool, fmt):
     return read_public(data, table, rename_duplicates=rename, csv_format=fmt, keys=remove)
 
 
-JOBS: dict[str, dict[str, str]] = {
+JOBS: dict[str, dict[str, Any]] = {
     "adult": {"title": "Adult: private = adult_train, public = adult_test (features only)",
-              "private": "adult_train", "public": "adult_test", "label_column": "income"},
+              "private": "adult_train", "public": "adult_test", "label_column": "income",
+              "classes": ("<=50K", ">50K")},
 }
-"""Ready two-file jobs on bundled files: a private labeled file and a separate public file."""
+"""Ready two-file jobs on bundled files: a private labeled file and a separate public file, and
+their declared (public) classes."""
 
 
 def _bundled_path(name: str):
@@ -288,9 +293,9 @@ def _bundled_job(name: str, missing: str, markers: tuple, test_fraction: float, 
 
     job = JOBS[name]
     table = load_table(_bundled_path(job["private"]), label_column=job["label_column"], missing=missing,
-                       missing_markers=markers, name=job["private"])
+                       missing_markers=markers, name=job["private"], classes=job.get("classes"))
     public = load_table(_bundled_path(job["public"]), label_column=job["label_column"], missing=missing,
-                        missing_markers=markers, name=job["public"])
+                        missing_markers=markers, name=job["public"], classes=job.get("classes"))
     public_y = public.labels if tuple(public.class_names) == tuple(table.class_names) else None
     _, n_test = _sizes(_units(table), 0.0, test_fraction)
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
@@ -388,6 +393,7 @@ def _load_base(cfg: dict[str, Any], pf: float, tf: float, s: int) -> Dataset:
             (bool(cfg.get("rename_duplicates")), bool(cfg.get("drop_empty_columns"))),
             tuple(cfg.get("drop_before", ())), cfg.get("privacy_unit") or None,
             tuple(cfg.get("csv_format", (None, None, None))), cfg.get("public_filename"), tuple(cfg.get("left_out", ())),
+            tuple(cfg["class_names"]) if cfg.get("class_names") else None,
         )
     raise core.errors.DataError(f"Unknown data source {cfg['source']!r}.")
 

@@ -42,7 +42,8 @@ Schema of :func:`privacy_report` (keys, in order)
     ``accounting``}, ``parameters`` {allow-listed public parameters, sorted by name},
     ``counts`` {``queries``, ``answered``, ``abstained``, ``not_processed``,
     ``public_rows``}, ``ensemble`` {``learner``, ``k``, ``n_private``}, ``dataset``
-    (name or null); then, only for a release reported with its ledger
+    (name or null), ``classes`` ({``names``, ``declared``, ``statement``}, or null when the
+    caller gave no class list; docs/design.md §1.3); then, only for a release reported with its ledger
     (``privacy_report(..., ledger_total=...)``), :data:`RELEASE_KEYS`: ``release``
     {``epsilon``, ``delta``, ``covers``} and ``ledger`` {``epsilon``, ``delta``, ``runs``,
     ``accounting``, ``covers``} (docs/design.md §9).
@@ -110,6 +111,7 @@ REPORT_KEYS = (
     "counts",
     "ensemble",
     "dataset",
+    "classes",
 )
 """Top-level keys of :func:`privacy_report`, in order."""
 
@@ -135,6 +137,7 @@ _NESTED_KEYS = {
     "guarantee": ("epsilon", "delta", "accounting"),
     "counts": ("queries", "answered", "abstained", "not_processed", "public_rows"),
     "ensemble": ("learner", "k", "n_private"),
+    "classes": ("names", "declared", "statement"),
     "release": ("epsilon", "delta", "covers"),
     "ledger": ("epsilon", "delta", "runs", "accounting", "covers"),
 }
@@ -468,6 +471,8 @@ def privacy_report(
     dataset: str | None = None,
     ledger_total: Any = None,
     unit: Any = None,
+    classes: Sequence[str] | None = None,
+    classes_declared: bool = False,
 ) -> dict[str, Any]:
     """The privacy report of a labeling, safe to publish beside the labeled rows.
 
@@ -503,6 +508,12 @@ def privacy_report(
         The privacy unit of the private table (``Table.privacy_unit``); None: per row.
         The report states it (``privacy_unit``, and the ``adjacency``) in public words:
         the unit column's name and the number of persons, never a person's ID or count.
+    classes : sequence of str, optional (keyword-only)
+        The class list the labels name (``Table.class_names``); None: the report's
+        ``classes`` is null.
+    classes_declared : bool, default False (keyword-only)
+        Whether that list was declared (``Table.classes_declared``), or read from the private
+        rows and treated as public; the report states which (docs/design.md §1.3).
 
     Returns
     -------
@@ -528,6 +539,8 @@ def privacy_report(
           for the ensemble's mechanisms; for a DP-training route instead ``model``:
           {``trained``, ``n_private``} (what ran: one model on all private rows, no teachers);
         - ``dataset``: the name or None;
+        - ``classes``: {``names``, ``declared``, ``statement``} (the statement:
+          :func:`core.data.class_statement`), or None without ``classes``;
         - with ``ledger_total`` only: ``release`` {``epsilon``, ``delta``, ``covers``}
           (the released run's own guarantee, as in ``guarantee``, and
           :data:`RELEASE_COVERS`) and ``ledger`` {``epsilon``, ``delta``, ``runs``,
@@ -577,6 +590,7 @@ def privacy_report(
         **({"model": {"trained": registry.get(str(result.mechanism)).title, "n_private": n_private}} if trained else
            {"ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private}}),
         "dataset": dataset,
+        "classes": _classes_section(classes, classes_declared),
     }
     if ledger_total is not None:
         report["release"] = {
@@ -586,6 +600,20 @@ def privacy_report(
         }
         report["ledger"] = _ledger_section(ledger_total, result)
     return report
+
+
+def _classes_section(classes: Sequence[str] | None, declared: Any) -> dict[str, Any] | None:
+    """The ``classes`` section: the names, whether they were declared, and the statement."""
+    if classes is None:
+        return None
+    if isinstance(classes, (str, bytes)) or not all(isinstance(c, str) for c in classes):
+        raise ParameterError("classes must be the class names (Table.class_names), a sequence of text.")
+    if not isinstance(declared, (bool, np.bool_)):
+        raise ParameterError(f"classes_declared must be True or False, got {declared!r}.")
+    from core.data.classes import class_statement
+
+    names = [str(c) for c in classes]
+    return {"names": names, "declared": bool(declared), "statement": class_statement(names, bool(declared))}
 
 
 def _unit_section(unit: Any, result: LabelingResult, n_private: Any) -> tuple[dict[str, Any], Any]:

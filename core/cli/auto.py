@@ -55,7 +55,7 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit,
-                       csv_format=read_as if private_src is None else None)
+                       csv_format=read_as if private_src is None else None, classes=checks.declared_classes(args))
     public, _ = read_public(public_src, table, keys=keys)  # the public file as read above
     from core.plan import PublicRows
 

@@ -24,6 +24,8 @@ __all__ = [
     "add_csv_format",
     "add_data_arguments",
     "add_private_file",
+    "class_note",
+    "declared_classes",
     "csv_format",
     "choose_label_column",
     "select_columns",
@@ -118,8 +120,38 @@ def add_private_file(group, *, required: bool = True) -> None:
                        "the learning pipeline, or drop the rows that have one")
     group.add_argument("--missing-marker", action="append", default=[], metavar="TEXT",
                        help="text that marks a missing cell, e.g. '?' (besides empty fields); repeat for several")
+    group.add_argument("--class-names", default=None, metavar="A,B,...",
+                       help="the classes, declared (public): the labels, the student and the report name these, in "
+                       "this order, whatever the private rows hold; a row with another label is a row without a "
+                       "label (dropped with --missing drop, refused otherwise). Default: read from the private "
+                       "file and treated as public (a class held by a few persons then reveals that they are in "
+                       "the data)")
     add_privacy_unit(group)
     add_csv_format(group)
+
+
+def declared_classes(args) -> list[str] | None:
+    """``--class-names A,B,...`` as the declared class list for :func:`core.data.load_table`
+    (None: not given, read from the private file)."""
+    text = getattr(args, "class_names", None)
+    if text is None:
+        return None
+    names = [name.strip() for name in str(text).split(",")]
+    if any(not name for name in names):
+        raise CommandError(f"--class-names {text!r} has an empty name; give the classes as A,B,... (comma separated).")
+    return names
+
+
+def class_note(table, stdout: TextIO, stderr: TextIO) -> None:
+    """Say the run's class list: declared (public) on ``stdout``, or the capital note on ``stderr`` when it
+    was read from the private file (docs/design.md §1.3)."""
+    from core.data import class_statement
+
+    statement = class_statement(table.class_names, table.classes_declared)
+    if table.classes_declared:
+        stdout.write(f"{statement[0].upper()}{statement[1:]}.\n")
+    else:
+        stderr.write(f"{PROG}: note: {statement}\n")
 
 
 def add_data_arguments(group, *, private_required: bool = True) -> None:
@@ -480,7 +512,7 @@ def chosen_data(args, stderr: TextIO, *, csv_format=None, name: str | None = Non
                        missing=args.missing, missing_markers=args.missing_marker or None, name=name,
                        rename_duplicates=rename, drop_empty_columns=bool(getattr(args, "drop_empty_columns", False)),
                        privacy_unit=getattr(args, "privacy_unit", None),
-                       csv_format=csv_format if private_src is None else None)
+                       csv_format=csv_format if private_src is None else None, classes=declared_classes(args))
     if raw_public is None:
         return table, None, None
     public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text

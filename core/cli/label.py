@@ -364,7 +364,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                        missing=args.missing, missing_markers=args.missing_marker or None,
                        name=Path(args.private).stem, rename_duplicates=args.rename_duplicates,
                        drop_empty_columns=args.drop_empty_columns, privacy_unit=args.privacy_unit,
-                       csv_format=read_as if private_src is None else None)
+                       csv_format=read_as if private_src is None else None, classes=checks.declared_classes(args))
     if table.unit is not None:
         stdout.write(f"Privacy unit: {checks.unit_text(table)}.\n")
     if streaming:
@@ -433,7 +433,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     written = [str(paths["--out"])]
     if "--report" in paths:
         context = dict(n_private=table.n_units, n_public=n_public, learner=args.learner, k=k,
-                       dataset=dataset_name(args), unit=table.privacy_unit)
+                       dataset=dataset_name(args), unit=table.privacy_unit, classes=table.class_names,
+                       classes_declared=table.classes_declared)
         if _takes_ledger_total():
             context["ledger_total"] = job_ledger.total()
         report = pipeline.report(result, **context)
@@ -452,6 +453,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n"
     )
+    checks.class_note(table, stdout, stderr)  # the outputs' class list: declared (public), or read (in capitals)
     stdout.flush()
     bar.break_line()
     skew = one_class_note(result, table.class_names)
@@ -487,7 +489,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             return code
         public_report = json.loads(pipeline.report(result, n_private=table.n_units, n_public=n_public,
                                                    learner=args.learner, k=k, dataset=dataset_name(args),
-                                                   unit=table.privacy_unit))
+                                                   unit=table.privacy_unit, classes=table.class_names,
+                                                   classes_declared=table.classes_declared))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         skops_format = paths["--student"].suffix.lower() == ".skops"
         _write(paths["--student"], published.to_skops() if skops_format else published.to_joblib(), "--student")

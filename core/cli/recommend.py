@@ -128,6 +128,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if table.unit is not None:
         stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
     counts = [int(c) for c in table.class_counts]
+    if table.classes_declared:  # a declared class with no row gets no vote: the plan is for the classes with rows
+        counts = [c for c in counts if c > 0]
     # Chunks are made of persons with a unit: the number of persons limits k.
     n_units = table.n_units  # the file's count, before a drop: public
     if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons

@@ -208,7 +208,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         rep = privacy_report(result, n_private=table.n_units, n_public=len(public), learner=args.learner,
                              k=None if args.k is None else int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
-                             ledger_total=job_ledger.total())
+                             ledger_total=job_ledger.total(), classes=table.class_names,
+                             classes_declared=table.classes_declared)
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],
@@ -230,6 +231,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         f"Guarantee of the whole selection: ({fmt(sel.epsilon)}, {fmt(sel.delta)})-differential privacy "
         f"({checks.adjacency_text(table)}).\n"
         f"Wrote {', '.join(written)}.\n")
+    checks.class_note(table, stdout, stderr)  # the outputs' class list: declared (public), or read (in capitals)
     stdout.flush()
     bar.break_line()
     return EXIT_OK

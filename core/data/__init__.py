@@ -6,6 +6,9 @@ from __future__ import annotations
 from core._lazy import lazy_exports
 
 _EXPORTS = {
+    "CLASSES_READ_NOTE": "classes",
+    "check_classes": "classes",
+    "class_statement": "classes",
     "ColumnWarning": "columns",
     "IDENTIFIER_NAMES": "columns",
     "WARNING_KINDS": "columns",

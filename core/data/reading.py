@@ -22,6 +22,7 @@ import pandas as pd
 
 from core.errors import DataError, ParameterError
 
+from core.data.classes import check_classes, class_list, declared_labels
 from core.data.distinct import distinct, take
 from core.data.formats import SAVE_AS_CSV, SEPARATORS, CsvFormat, check_csv_format, decimal_points, decode, \
     dot_thousands, \
@@ -366,13 +367,6 @@ def row_list(rows: np.ndarray, limit: int = 5) -> str:
     return shown + (", ..." if len(rows) > limit else "")
 
 
-def _label_order(values: Iterable[str]) -> list[str]:
-    values = list(values)
-    if all(_is_number(v) for v in values):
-        return sorted(values, key=lambda v: (float(v), v))
-    return sorted(values)
-
-
 def _choose_label_column(columns: list[str], label_column) -> str:
     if label_column is not None:
         if not isinstance(label_column, str):
@@ -551,6 +545,7 @@ def load_table(
     drop_empty_columns: bool = False,
     privacy_unit: str | None = None,
     csv_format: CsvFormat | None = None,
+    classes: Sequence[str] | None = None,
 ) -> Table:
     """Load a labeled CSV file (plain or gzip-compressed) into a :class:`Table`, in memory.
 
@@ -595,6 +590,12 @@ def load_table(
     csv_format : CsvFormat, optional
         The file's encoding, separator (comma, semicolon, tab) and decimal mark; a field
         left None (default: all) is detected from the file (:mod:`core.data.formats`).
+    classes : sequence of str, optional
+        The declared, public class list (``Table.class_names`` in this order; a class with no
+        row is kept).  A row whose label is not declared is a row without a label: dropped
+        under ``missing="drop"``, refused otherwise.  None (default): the rows' distinct
+        labels, a list then treated as public (``Table.classes_declared`` False;
+        docs/design.md §1.3).
 
     Returns
     -------
@@ -614,6 +615,7 @@ def load_table(
     """
     missing = check_missing_option(missing)
     markers = check_markers(missing_markers)
+    classes = check_classes(classes)
     frame, default_name = read_csv(
         source,
         max_bytes,
@@ -647,6 +649,9 @@ def load_table(
             f"The label column '{label}' is empty in every row. Fill in the labels, or choose "
             "the column that holds them with label_column."
         )
+    if classes is not None:  # an undeclared label: a row without a label
+        labels_text = declared_labels(labels_text, classes, label=label, missing=missing)
+        no_label = labels_text.isna().to_numpy()
     if no_label.any() and missing != "drop":
         rows = np.flatnonzero(no_label)
         raise DataError(
@@ -718,22 +723,8 @@ def load_table(
         if unit_column is not None:  # the kept rows' persons, in the unit of every person of the file
             file_unit = file_unit.restrict(np.flatnonzero(keep[keep | named]))
 
-    # Classes.
-    distinct = pd.unique(labels_text)
-    if len(distinct) < 2:
-        raise DataError(
-            f"The label column '{label}' holds a single class ('{distinct[0]}'). A classifier "
-            "needs at least two classes: add rows of another class, or choose another "
-            "label_column."
-        )
-    if len(distinct) > MAX_CLASSES:
-        raise DataError(
-            f"The label column '{label}' holds {len(distinct)} distinct values, more than "
-            f"{MAX_CLASSES}: it is likely a regression target or an identifier, not a class. "
-            "Choose the right column with label_column, or group the values into at most "
-            f"{MAX_CLASSES} classes."
-        )
-    class_names = _label_order(distinct)
+    # Classes: the declared list, or the rows' (then treated as public, docs/design.md §1.3).
+    class_names = class_list(labels_text, label, classes)
     class_id = {c: i for i, c in enumerate(class_names)}
     labels = labels_text.map(class_id).to_numpy(dtype=np.int64)
     if name is None:
@@ -742,6 +733,7 @@ def load_table(
         features=features,
         labels=labels,
         class_names=tuple(class_names),
+        classes_declared=classes is not None,
         label_column=label,
         numeric_columns=tuple(numeric),
         categorical_columns=tuple(categorical),

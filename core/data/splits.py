@@ -64,6 +64,10 @@ def check_class_sizes(table: Table, k) -> None:
     ``k`` that works is ``2 · min_c r_c`` (and at most ``n_rows // 2`` so every chunk has
     two rows).
 
+    A declared class list (``Table.classes_declared``) is not refused for a small or empty
+    class: the list is the user's public choice (docs/design.md §1.3), and a class that no
+    majority of teachers can vote for is simply rarely or never answered.
+
     Parameters
     ----------
     table : Table
@@ -77,11 +81,13 @@ def check_class_sizes(table: Table, k) -> None:
         ``k`` is not a whole number in ``[2, n_rows // 2]`` (see
         :func:`core.validation.check_k`).
     DataError
-        Some class has fewer than ``ceil(k/2)`` rows; the message names the classes and the
+        Some class has fewer than ``ceil(k/2)`` rows (a class list read from the rows only); the message names the classes and the
         largest ``k`` that works.
     """
     check_table(table)
     k = check_k(k, _chunkable(table), of="private rows" if table.unit is None else "persons")
+    if table.classes_declared:  # the user's public class list: a small class is kept (docs/design.md §1.3)
+        return
     need = math.ceil(k / 2)
     counts = table.class_counts
     small = np.flatnonzero(counts < need)
@@ -237,6 +243,7 @@ def split_public(table: Table, n_public, *, rng: RNGLike = None) -> tuple[Table,
             features=table.features.iloc[rows].reset_index(drop=True),
             labels=table.labels[rows].copy(),
             class_names=table.class_names,
+            classes_declared=table.classes_declared,
             label_column=table.label_column,
             numeric_columns=table.numeric_columns,
             categorical_columns=table.categorical_columns,

@@ -82,6 +82,11 @@ class Table:
         stands for before the drop (the rows kept and those dropped; a part made by
         :func:`split_public` holds its own share).  None otherwise.  Public: a function of
         the file's number of rows and of the split's randomness, never of a value.
+    classes_declared : bool
+        Whether :attr:`class_names` was declared by the user (public by construction:
+        ``load_table(..., classes=...)``, ``table_from_arrays(..., classes_declared=True)``),
+        or read from the rows and then treated as public: a release names every class a row
+        holds (docs/design.md §1.3).
 
     Notes
     -----
@@ -107,6 +112,7 @@ class Table:
     rows: np.ndarray | None = field(default=None, repr=False)
     unit: "PrivacyUnit | None" = field(default=None, repr=False)
     source_rows: np.ndarray | None = field(default=None, repr=False)
+    classes_declared: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.features, pd.DataFrame):
@@ -148,6 +154,7 @@ class Table:
             raise DataError(f"Table.rows must give one whole row number per row ({labels.shape[0]}), got shape {rows.shape}.")
         object.__setattr__(self, "rows", rows.astype(np.int64, copy=False))
         object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
+        object.__setattr__(self, "classes_declared", bool(self.classes_declared))
         if self.source_rows is not None:
             source = np.unique(np.asarray(self.source_rows, dtype=np.int64))
             if not np.isin(rows, source).all():
@@ -378,6 +385,7 @@ def table_from_arrays(
     label_column: str = "label",
     units=None,
     unit_column: str = "person",
+    classes_declared: bool = False,
 ) -> Table:
     """Build a numeric :class:`Table` from a feature matrix and class ids.
 
@@ -397,6 +405,9 @@ def table_from_arrays(
         One privacy-unit ID per row (the persons); None: each row is a unit.
     unit_column : str, default "person"
         The name the unit is described by (it is not a feature).
+    classes_declared : bool, default False
+        ``class_names`` is the user's declared, public class list (``Table.classes_declared``,
+        docs/design.md §1.3); needs ``class_names``.
 
     Returns
     -------
@@ -414,6 +425,8 @@ def table_from_arrays(
         raise DataError(f"Need one label per row: {X.shape[0]} rows but labels of shape {y.shape}.")
     if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0):
         raise DataError("Labels must be non-negative integer class ids.")
+    if classes_declared and class_names is None:
+        raise ParameterError("classes_declared=True needs the declared class_names.")
     if class_names is None:
         class_names = tuple(str(c) for c in range(int(y.max()) + 1 if y.size else 0))
     if feature_names is None:
@@ -426,6 +439,7 @@ def table_from_arrays(
         features=frame,
         labels=y.astype(np.int64),
         class_names=tuple(class_names),
+        classes_declared=bool(classes_declared),
         label_column=str(label_column),
         numeric_columns=tuple(feature_names),
         categorical_columns=(),

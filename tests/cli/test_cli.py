@@ -140,7 +140,8 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     charged = PrivacyLedger("private", store=store_path())  # the run, charged to the file's name before it ran
     assert len(charged) == 1
     expected_report = pipeline.report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
-                                      learner="gaussian_nb", k=160, dataset="private", ledger_total=charged.total())
+                                      learner="gaussian_nb", k=160, dataset="private", ledger_total=charged.total(),
+                                      classes=table.class_names, classes_declared=False)
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == expected_report
     # ... and the same as the labeling function called by hand on the teachers of the
     # app's full pipeline (preprocessor + learner on the DataFrame): the plain-numeric
@@ -154,7 +155,7 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
         public, by_hand, table.class_names).to_csv(index=False)
     assert expected_report == report_json(privacy_report(by_hand, n_private=N_PRIVATE, n_public=N_PUBLIC,
                                                          learner="gaussian_nb", k=160, dataset="private",
-                                                         ledger_total=charged.total()))
+                                                         ledger_total=charged.total(), classes=("no", "yes")))
     student = joblib.load(tmp_path / "student.joblib")
     assert set(np.unique(student.predict(public))) <= {"no", "yes"}
     assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"
@@ -256,7 +257,8 @@ def test_student_that_cannot_be_trained_is_an_error_after_the_labels(files, tmp_
 
 
 def test_delta_of_order_one_over_n_warns_in_one_line(files, tmp_path, capsys):
-    argv = _replace(label_args(files, tmp_path, k=20, mechanism=("lnmax", "--gamma", "0.1")), "--delta", "1e-3")
+    argv = _replace(label_args(files, tmp_path, "--class-names", "no,yes", k=20, mechanism=("lnmax", "--gamma", "0.1")),
+                    "--delta", "1e-3")  # declared classes: no note on the class list (design §1.3)
     assert main(argv) == EXIT_OK
     err = capsys.readouterr().err
     assert err.startswith("private-label-lab: warning: delta = 0.001 is at least 1/n = 0.000625") and err.count("\n") == 1
@@ -275,12 +277,13 @@ def test_installed_script_exits_3_when_halted(files, tmp_path):
 
 
 def test_python_m_core_label(files, tmp_path):
-    argv = label_args(files, tmp_path, k=20, mechanism=("lnmax", "--gamma", "0.1"))
+    argv = label_args(files, tmp_path, "--class-names", "no,yes", k=20, mechanism=("lnmax", "--gamma", "0.1"))
     proc = subprocess.run([sys.executable, "-m", "core", *argv], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert proc.returncode == EXIT_OK, proc.stderr
-    assert proc.stderr == ""  # no progress bar when stderr is not a terminal, no warnings
+    assert proc.stderr == ""  # no progress bar when stderr is not a terminal, no warnings (the classes declared)
     assert "Labeled 30 public rows with lnmax" in proc.stdout
+    assert "Classes declared (public): no, yes.\n" in proc.stdout
     assert read_labeled(tmp_path / "labeled.csv")["answered"].astype(str).eq("True").all()
 
 

@@ -663,6 +663,11 @@ def test_check_class_sizes_absent_class():
     t = table_from_arrays(np.zeros((10, 1)), np.zeros(10, dtype=int), class_names=("a", "b"))
     with pytest.raises(DataError, match="'b' have no rows"):
         check_class_sizes(t, 2)
+    declared = table_from_arrays(np.zeros((10, 1)), np.zeros(10, dtype=int), class_names=("a", "b"),
+                                 classes_declared=True)
+    check_class_sizes(declared, 4)  # a declared class may have no row, or too few for k (design §1.3)
+    with pytest.raises(ParameterError):
+        check_class_sizes(declared, 6)  # k itself is still checked: two rows per chunk
 
 
 def test_check_class_sizes_bad_k():
