@@ -567,25 +567,30 @@ def fit_teachers_to(ds: Dataset) -> None:
     (ε, δ) guarantee (no privacy is spent on it; said in a caption where it happens and
     in docs/design.md §9).  A class holding
     under 1 % of the rows leaves k alone: the class-size error then explains the data.
+    With a declared class list no class count is read (``largest_k`` limits k by the
+    persons only, docs/design.md §1.3).
     """
     from core.data import largest_k
 
     ss = st.session_state
     k_max = largest_k(ds.private)
     k = int(ss["ensemble_cfg"]["k"])
-    balanced = int(ds.private.class_counts.min()) >= 0.01 * ds.n_private
+    declared = ds.private.classes_declared  # a declared class list: no class count is read (core.data.largest_k)
+    balanced = declared or int(ds.private.class_counts.min()) >= 0.01 * ds.n_private
     if k > k_max and balanced:
         ss["ensemble_cfg"] = {**ss["ensemble_cfg"], "k": k_max}
         if "ens_ui" in ss:
             ss["ens_ui"]["k"] = k_max
         ss.pop("w_ens_ui_k", None)  # the Ensemble page's k box starts from the new value
         st.info(f"Number of teachers lowered from k = {k} to {k_max}, the most this data allows "
-                f"({ds.n_private} private rows; every class needs a possible majority). "
-                "Change it on the Ensemble page.")
-        st.caption("This k is chosen from the private class counts: it is the data owner's decision, "
-                   "made on the private data and outside the (ε, δ) guarantee (the published k says "
-                   "that the smallest class has at least k/2 rows). Set k on the Ensemble page to "
-                   "choose it yourself.")
+                f"({ds.n_private} private rows; "
+                + ("every chunk needs two). " if declared else "every class needs a possible majority). ")
+                + "Change it on the Ensemble page.")
+        if not declared:
+            st.caption("This k is chosen from the private class counts: it is the data owner's decision, "
+                       "made on the private data and outside the (ε, δ) guarantee (the published k says "
+                       "that the smallest class has at least k/2 rows). Set k on the Ensemble page to "
+                       "choose it yourself, or declare the classes (then no class count is read).")
 
 
 def preview(table, rows: int = 20) -> pd.DataFrame:

@@ -127,13 +127,20 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     table, public_X, _ = checks.chosen_data(args, stderr, csv_format=read_as)
     if table.unit is not None:
         stdout.write(f"Privacy unit: {table.privacy_unit.describe()}.\n")
-    counts = [int(c) for c in table.class_counts]
-    if table.classes_declared:  # a declared class with no row gets no vote: the plan is for the classes with rows
-        counts = [c for c in counts if c > 0]
     # Chunks are made of persons with a unit: the number of persons limits k.
     n_units = table.n_units  # the file's count, before a drop: public
-    if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
-        counts = [int(c * n_units // table.n_rows) for c in counts]
+    if table.classes_declared:
+        # The declared list is public, the rows' class counts are not: which declared classes the rows hold, and how
+        # many of each, would decide k and the plan (one person holding a rare class changed both).  The plan takes
+        # the declared classes as balanced, read from nothing private (docs/design.md §1.3).
+        counts = [n_units // table.n_classes] * table.n_classes
+        stdout.write(f"Classes declared (public): {', '.join(table.class_names)}; the plan takes them as balanced "
+                     f"({counts[0]} {'persons' if table.unit is not None else 'rows'} each): the private rows' class "
+                     "counts are not read.\n")
+    else:
+        counts = [int(c) for c in table.class_counts]
+        if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
+            counts = [int(c * n_units // table.n_rows) for c in counts]
     from core.plan import PublicRows
 
     if public_X is not None:  # the DP-training routes are planned on the features label would train on

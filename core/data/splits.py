@@ -33,7 +33,10 @@ def largest_k(table: Table) -> int:
 
     ``min(2 · min_c r_c, n_rows // 2)``: every class keeps a possible majority
     (:func:`check_class_sizes`) and every chunk has two rows (two persons with a privacy unit).  Used to fit the number of
-    teachers to a newly loaded table.
+    teachers to a newly loaded table.  With a declared class list (``Table.classes_declared``) the class
+    counts are not read: ``check_class_sizes`` keeps a small or empty declared class, and a k fitted to
+    the smallest class would publish (in every report's k) how many rows it holds, or whether any
+    person holds it (docs/design.md §1.3); the limit is then ``n_rows // 2`` only.
 
     Parameters
     ----------
@@ -45,6 +48,8 @@ def largest_k(table: Table) -> int:
     int
     """
     check_table(table)
+    if table.classes_declared:  # public list: the rows' class counts decide nothing (docs/design.md §1.3)
+        return max(2, _chunkable(table) // 2)
     return max(2, min(2 * int(table.class_counts.min()), _chunkable(table) // 2))
 
 

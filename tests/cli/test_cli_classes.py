@@ -83,3 +83,20 @@ def test_recommend_takes_the_declared_classes(tmp_path, capsys):
     assert "Recommended:" in capsys.readouterr().out
     assert main([*argv, "--class-names", "no,maybe"]) == EXIT_ERROR  # 'yes' rows are refused without --missing drop
     assert "not among the declared classes (no, maybe): 'yes'" in capsys.readouterr().err
+
+
+def test_recommend_with_declared_classes_reads_no_class_count(tmp_path, capsys):
+    # Two neighbouring files: one person's row holds the declared class 'maybe' in one and 'no' in the other.  With
+    # the classes declared, the rows' class counts decide nothing recommend says (k, the plan, the shares).
+    outs = []
+    for rare in (False, True):
+        folder = _files(tmp_path / str(rare), rare)
+        if not rare:
+            with open(folder / "private.csv", "a") as f:
+                f.write("4.0,2.0,no\n")
+        argv = ["recommend", "--private", str(folder / "private.csv"), "--m", "12", "--epsilon", "2", "--delta",
+                "1e-6", "--class-names", "no,yes,maybe"]
+        assert main(argv) == EXIT_OK
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    assert "the private rows' class counts are not read" in outs[0] and "smallest class 20 rows" in outs[0]

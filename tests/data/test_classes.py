@@ -50,6 +50,12 @@ def test_declared_the_neighbours_release_the_same_list(missing):
 
     assert {pipeline.mechanism_inputs("dp-logistic", None, t, t.features.iloc[:3]).n_classes for t in (a, b)} == {3}
     assert all(part.classes_declared for part in split_public(b, 5, rng=0))
+    # The app fits k to a newly loaded table with largest_k: with a declared list it reads no class count, so the
+    # neighbours' k (published in every report) is the same; read from the rows, it is 2 · the smallest class.
+    from core.data import largest_k
+
+    assert largest_k(a) == largest_k(b) == max(2, a.n_units // 2)
+    assert largest_k(load_table(RARE.encode())) == 2
 
 
 def test_an_undeclared_label_is_a_row_without_a_label():
