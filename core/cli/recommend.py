@@ -141,6 +141,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         counts = [int(c) for c in table.class_counts]
         if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
             counts = [int(c * n_units // table.n_rows) for c in counts]
+        stderr.write(f"{PROG}: note: the class counts were read from the private rows, and the suggested k is limited "
+                     "by the smallest (a NON-PRIVATE diagnostic for the data's owner, never exported: a k taken from "
+                     "it is the owner's decision, outside the (ε, δ) guarantee, and a published k says the smallest "
+                     "class has at least k/2 rows). Declare the classes (--class-names A,B,...) to read none.\n")
     from core.plan import PublicRows
 
     if public_X is not None:  # the DP-training routes are planned on the features label would train on

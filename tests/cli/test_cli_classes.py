@@ -100,3 +100,6 @@ def test_recommend_with_declared_classes_reads_no_class_count(tmp_path, capsys):
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
     assert "the private rows' class counts are not read" in outs[0] and "smallest class 20 rows" in outs[0]
+    assert main(argv[:-2]) == EXIT_OK  # read from the rows: the counts limit k, said as a NON-PRIVATE diagnostic
+    err = capsys.readouterr().err
+    assert "class counts were read from the private rows" in err and "NON-PRIVATE diagnostic" in err
