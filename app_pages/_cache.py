@@ -23,6 +23,7 @@ writes to disk.  Every run goes through :mod:`core.pipeline`.
 
 from __future__ import annotations
 
+import importlib.abc
 import sys
 import threading
 import warnings
@@ -413,6 +414,19 @@ WALK_HIDDEN = ("dask", "cupy", "torch", "jax", "sparse", "ndonnx")
 """Array libraries of scikit-learn's array-API shims, hidden from skops's import walk (:func:`warm_student_writer`)."""
 
 
+class _HiddenFromWalk(importlib.abc.MetaPathFinder):
+    """Refuses the :data:`WALK_HIDDEN` libraries to the thread that warms the student writer only."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if threading.current_thread().name == WARM_THREAD and fullname.split(".")[0] in WALK_HIDDEN:
+            raise ModuleNotFoundError(f"{fullname} is not imported by the student writer's warm-up", name=fullname)
+        return None
+
+
+WARM_THREAD = "warm-skops"
+"""The name of the thread that imports skops in the background."""
+
+
 def warm_student_writer() -> None:
     """Import the student file's writer (skops) in the background, once per process.
 
@@ -429,21 +443,18 @@ def warm_student_writer() -> None:
         # and a shim imports its array library (dask.array: seconds). While that import is under way
         # here, scikit-learn on the page's thread checks arrays against the half-imported module and
         # fails ("partially initialized module 'dask.array'"). The walk ignores a package that cannot
-        # be imported, so the libraries not yet imported are hidden from it for the while (the app
-        # uses none of them).
-        hidden = [name for name in WALK_HIDDEN if name not in sys.modules]
-        for name in hidden:
-            sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
+        # be imported, so this thread alone is refused those libraries (a finder that answers for
+        # this thread only: sys.modules is not touched, the page's thread sees nothing change).
+        finder = _HiddenFromWalk()
+        sys.meta_path.insert(0, finder)
         try:
             import skops.io  # noqa: F401
         except ImportError:  # the download then says so itself
             pass
         finally:
-            for name in hidden:
-                if sys.modules.get(name, 0) is None:
-                    del sys.modules[name]
+            sys.meta_path.remove(finder)
 
-    threading.Thread(target=_load, name="warm-skops", daemon=True).start()
+    threading.Thread(target=_load, name=WARM_THREAD, daemon=True).start()
 
 
 def model_bytes(model) -> bytes:
