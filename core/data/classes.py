@@ -27,6 +27,7 @@ import pandas as pd
 
 from core.errors import DataError, ParameterError
 
+from core.data.missing import row_list
 from core.data.table import MAX_CLASSES
 
 __all__ = [
@@ -120,7 +121,6 @@ def declared_labels(labels_text: pd.Series, classes: Sequence[str], *, label: st
     if not undeclared.any():
         return labels_text
     if missing != "drop":
-        from core.data.reading import row_list
 
         rows = np.flatnonzero(undeclared)
         values = ", ".join(f"'{v}'" for v in pd.unique(labels_text[undeclared])[:5])

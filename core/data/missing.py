@@ -18,6 +18,7 @@ __all__ = [
     "mark_missing",
     "marked",
     "missing_report",
+    "row_list",
 ]
 
 MISSING_OPTIONS = ("refuse", "impute", "drop")
@@ -153,3 +154,22 @@ def check_missing_option(missing) -> str:
             f"them), got {missing!r}."
         )
     return missing
+
+
+def row_list(rows: np.ndarray, limit: int = 5) -> str:
+    """Row positions (0-based) as 1-based data-row numbers, at most ``limit`` shown.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray of int
+        0-based row positions.
+    limit : int, default 5
+        How many to list before ``...``.
+
+    Returns
+    -------
+    str
+        E.g. ``"1, 4, 9, ..."``.
+    """
+    shown = ", ".join(str(int(r) + 1) for r in rows[:limit])
+    return shown + (", ..." if len(rows) > limit else "")

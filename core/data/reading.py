@@ -27,7 +27,7 @@ from core.data.distinct import distinct, take
 from core.data.formats import SAVE_AS_CSV, SEPARATORS, CsvFormat, check_csv_format, decimal_points, decode, \
     dot_thousands, \
     detect_decimal, detect_separator, named, separator_hint
-from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report
+from core.data.missing import check_markers, check_missing_option, mark_missing, missing_report, row_list
 from core.data.table import LABEL_NAMES, MAX_CLASSES, Table
 
 __all__ = [
@@ -346,25 +346,6 @@ def to_numbers(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Series]:
     rows = take(failed, codes, False)
     return (pd.Series(take(numbers, codes, np.nan), index=column.index, dtype=np.float64), rows,
             pd.Series(take(text, codes, np.nan)[rows], index=column.index[rows], dtype=object))
-
-
-def row_list(rows: np.ndarray, limit: int = 5) -> str:
-    """Row positions (0-based) as 1-based data-row numbers, at most ``limit`` shown.
-
-    Parameters
-    ----------
-    rows : numpy.ndarray of int
-        0-based row positions.
-    limit : int, default 5
-        How many to list before ``...``.
-
-    Returns
-    -------
-    str
-        E.g. ``"1, 4, 9, ..."``.
-    """
-    shown = ", ".join(str(int(r) + 1) for r in rows[:limit])
-    return shown + (", ..." if len(rows) > limit else "")
 
 
 def _choose_label_column(columns: list[str], label_column) -> str:
