@@ -332,6 +332,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
     #    first the one column check, which says every problem of the private file at once, and
     #    the default features (flagged columns left out unless --keep).
+    from core.data import check_pair
+
+    check_pair(args.private, args.public)  # the private file given as --public: refused before any reading
     checks.private_columns(args, stderr)
     # Mechanisms that answer query by query (or keep a stream's state) label the public file
     # in chunks, written as they go; the others (scores, one test over every query) read it whole.
@@ -380,12 +383,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
         from core.data import check_public
 
-        check_public(table, prepare(head))  # the first chunk's problems are refused before any training
+        first = check_public(table, prepare(head))  # the first chunk's problems are refused before any training
+        checks.warn_copies(stderr, table, first)  # NON-PRIVATE: the first chunk's copies of private rows
+        del first
         public = None
         chunks = itertools.chain([head], chunks)
     else:
         # the public file as read above (not read again); the keys: its own text, for the rows kept
         public, key_frame = read_public(public_src, table, keys=keys)
+        checks.warn_copies(stderr, table, public)  # NON-PRIVATE: public rows copying private rows
         n_public = len(public)
     del public_src
     if table.dropped_columns:

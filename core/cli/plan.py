@@ -254,6 +254,9 @@ def column_check(args: argparse.Namespace, stderr: TextIO, read: list[str]) -> l
     if args.private is None or args.public is None:
         return []
     from core.cli.checks import private_columns
+    from core.data import check_pair
+
+    check_pair(args.private, args.public)  # as label refuses it: the private file given as --public
 
     _, choice = private_columns(args, stderr)
     left_out = list(choice.dropped)
