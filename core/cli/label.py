@@ -27,7 +27,7 @@ examples:
   private-label-lab label --private private.csv --public public.csv --learner random_forest \\
       --learner-param n_estimators=10 --k 40 --mechanism lnmax --gamma 0.05 --delta 1e-6 \\
       --out labeled.csv --report report.json
-  private-label-lab label --private adult_train.csv --label-column income --public adult_test.csv \
+  private-label-lab label --private adult_train.csv --label-column income --public adult_public.csv \
       --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 400 \
       --mechanism gnmax --epsilon 2 --delta 1e-5 --dataset adult --budget-epsilon 8 \
       --budget-delta 1e-4 --out labeled.csv --report report.json --student student.joblib

@@ -177,7 +177,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         epilog=(
             "examples:\n"
             f"  {PROG} plan --n 700 --classes 2 --m 300 --k 35 --majority-share 0.68\n"
-            f"  {PROG} plan --private adult_train.csv --label-column income --public adult_test.csv \\\n"
+            f"  {PROG} plan --private adult_train.csv --label-column income --public adult_public.csv \\\n"
             "      --k 250 --mechanism gnmax --mechanism confident-gnmax --epsilon 1 --epsilon 2 --epsilon 4"
         ),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,7 +173,7 @@ def check_public_coded(
         error = SchemaError(
             f"The public table lacks {len(absent)} feature column(s) of the private table "
             f"'{table.name}': {_shown(absent)}. Add them (same names as in the private table) and load "
-            f"it again, or leave them out of the features (drop_columns={','.join(map(str, absent))})."
+            f"it again, or leave them out of the features (drop_columns={shlex.quote(','.join(map(str, absent)))})."
         )
         error.columns = tuple(absent)  # the columns to drop, for an interface that offers the fix
         raise error
