@@ -524,12 +524,13 @@ def chosen_data(args, stderr: TextIO, *, csv_format=None, name: str | None = Non
     return table, public, key_frame
 
 
-def warn_copies(stderr: TextIO, table, public) -> None:
+def warn_copies(stderr: TextIO, table, public, *, first: bool = False) -> None:
     """Warn when many public rows copy private rows' features (:func:`core.data.copied_rows`):
-    a NON-PRIVATE diagnostic for the data's owner, on ``stderr`` only."""
+    a NON-PRIVATE diagnostic for the data's owner, on ``stderr`` only (``first``: the rows are
+    the file's first chunk)."""
     from core.data import copied_rows
 
-    copied = copied_rows(table, public)
+    copied = copied_rows(table, public, first=first)
     if copied is not None:
         stderr.write(f"{PROG}: warning: {one_line(copied.message)}\n")
 

@@ -384,7 +384,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         from core.data import check_public
 
         first = check_public(table, prepare(head))  # the first chunk's problems are refused before any training
-        checks.warn_copies(stderr, table, first)  # NON-PRIVATE: the first chunk's copies of private rows
+        checks.warn_copies(stderr, table, first, first=True)  # NON-PRIVATE: the first chunk's copies of private rows
         del first
         public = None
         chunks = itertools.chain([head], chunks)

@@ -99,7 +99,8 @@ class Parser(argparse.ArgumentParser):
             for action in self._actions:  # the flags of the command that ran
                 if isinstance(action, argparse._SubParsersAction):
                     command = action.choices.get(getattr(parsed, action.dest or "", None), self)
-            self.error(f"unrecognized arguments: {' '.join(extras)}{close_flags(extras, command._option_string_actions)}")
+            hint = close_flags(extras, list(command._option_string_actions))
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
         return parsed
 
     def error(self, message: str):  # type: ignore[override]

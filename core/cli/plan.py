@@ -254,9 +254,6 @@ def column_check(args: argparse.Namespace, stderr: TextIO, read: list[str]) -> l
     if args.private is None or args.public is None:
         return []
     from core.cli.checks import private_columns
-    from core.data import check_pair
-
-    check_pair(args.private, args.public)  # as label refuses it: the private file given as --public
 
     _, choice = private_columns(args, stderr)
     left_out = list(choice.dropped)
@@ -421,6 +418,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     """Run ``plan``: print the predictions (exit code 0)."""
     from core.plan import by_epsilon, predict_many
 
+    if args.private is not None and args.public is not None:
+        from core.data import check_pair
+
+        check_pair(args.private, args.public)  # as label refuses it: the private file given as --public
     requests = requests_of(args)
     dp_routes = any(registry_inputs(name) == "rows" for name, _ in requests)
     checked = dp_routes and args.private is not None and args.public is not None  # label's column check runs

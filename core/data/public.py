@@ -416,16 +416,20 @@ class CopiedRows:
         Public rows whose every feature equals some private row's.
     n_public : int
         Public rows compared.
+    first : bool
+        The rows compared are the file's first rows only (a file labeled in chunks).
     """
 
     n_copied: int
     n_public: int
+    first: bool = False
 
     @property
     def message(self) -> str:
         """The warning, marked as a NON-PRIVATE diagnostic for the data's owner."""
         return (
-            f"{self.n_copied:,} of the {self.n_public:,} public rows ({self.n_copied / self.n_public:.0%}) are exact "
+            f"{self.n_copied:,} of the {'first ' if self.first else ''}{self.n_public:,} public rows "
+            f"({self.n_copied / self.n_public:.0%}) are exact "
             "copies of private rows' features. The rows a release labels are published with their labels: "
             "they must be data you give as public, not private rows. Check that the public file holds the "
             "rows to label. (NON-PRIVATE diagnostic counted on the private rows: for the data's owner only, "
@@ -447,7 +451,7 @@ def _row_hashes(frame: pd.DataFrame, columns: list) -> np.ndarray:
 
 
 def copied_rows(table: Table, public: pd.DataFrame, *, share: float = COPIED_SHARE,
-                rows: int = COPIED_ROWS) -> CopiedRows | None:
+                rows: int = COPIED_ROWS, first: bool = False) -> CopiedRows | None:
     """Public rows that are exact copies of private rows' features, when there are many.
 
     A NON-PRIVATE diagnostic: the count reads the private rows without noise, so it is shown
@@ -463,6 +467,8 @@ def copied_rows(table: Table, public: pd.DataFrame, *, share: float = COPIED_SHA
         The checked public rows (:func:`check_public`).
     share, rows : keyword-only
         Warn from this share of the public rows, or this many rows, copied.
+    first : bool, keyword-only
+        ``public`` is the file's first rows only (a file labeled in chunks): said so.
 
     Returns
     -------
@@ -476,5 +482,5 @@ def copied_rows(table: Table, public: pd.DataFrame, *, share: float = COPIED_SHA
     private_hashes = _row_hashes(table.features, columns)
     n_copied = int(np.isin(_row_hashes(public, columns), private_hashes).sum())
     if n_copied >= share * len(public) or n_copied >= rows:
-        return CopiedRows(n_copied, int(len(public)))
+        return CopiedRows(n_copied, int(len(public)), first)
     return None

@@ -60,12 +60,14 @@ def test_the_private_file_given_as_public_is_refused(iris, tmp_path, capsys, pub
     assert "given as the" not in err  # the command line's words
 
 
-@pytest.mark.parametrize("command", ["tune", "recommend"])
-def test_tune_and_recommend_refuse_it_too(iris, tmp_path, capsys, command):
+@pytest.mark.parametrize("command", ["tune", "recommend", "plan"])
+def test_tune_recommend_and_plan_refuse_it_too(iris, tmp_path, capsys, command):
     argv = [command, "--private", str(iris["private"]), "--label-column", "label", "--public", str(iris["copy"]),
             "--epsilon", "1", "--delta", "1e-5"]
     if command == "tune":
         argv += ["--mechanism", "dp-logistic", "--score", "answered", "--out", str(tmp_path / "t.csv")]
+    elif command == "plan":
+        argv += ["--mechanism", "gnmax", "--k", "10"]
     else:
         argv += ["--model-accuracy", "0.9"]
     err = refused(capsys, argv, tmp_path / "t.csv")
