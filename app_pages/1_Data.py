@@ -426,6 +426,10 @@ if wanted is not None:
         if ds_new is not None and wanted["source"] == "upload":
             datasets.drop_uploads({h for h in (wanted["private_hash"], wanted["public_hash"]) if h})
         if ds_new is None and wanted["source"] == "upload":  # its fixes (a unit to declare, a column to drop) in reach
+            lacks = list(ss.get("_public_lacks", ()))  # feature columns the public file lacks: drop them
+            if lacks:
+                st.button(literal("Drop " + ", ".join(f"'{c}'" for c in lacks)), key="fix_public_lacks",
+                          on_click=apply_fix, args=("drop_column", lacks, None, None, "missing", wanted["private_hash"]))
             with session.shown_errors():
                 show_check(datasets.upload_check(wanted), None, "missing",
                            f"Column check of {literal(wanted['filename'])} (not loaded)",

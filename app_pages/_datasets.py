@@ -202,11 +202,14 @@ def _uploaded_dataset(
     # before loading (a cause of death empty for the living must not refuse the file); the public
     # file's copies of the columns left out before loading are kept aside as possible join keys;
     # ``classes``: the declared class list (None: read from the file, treated as public).
-    from core.data import CsvFormat, load_table, split_public
+    from core.data import CsvFormat, check_pair, copied_rows, load_table, split_public
     from core.data.problems import without_columns
 
     if label_column is None:
         raise core.errors.DataError("Choose the label column: it is never guessed.")
+    if _public_bytes is not None:  # one file uploaded in both boxes: refused before anything is read
+        with naming(filename):
+            check_pair(_private_bytes, _public_bytes)
     rename, drop_empty = (bool(f) for f in fixes)
     fmt = CsvFormat(*csv_format)
     remove = tuple(before) + tuple(c for c in left_out if c not in before)
@@ -238,6 +241,7 @@ def _uploaded_dataset(
         # the person column is never a feature, but the public file's own IDs join its labels back: a key
         carried = remove + ((privacy_unit,) if privacy_unit and privacy_unit not in remove else ())
         public_X, keys = _public_rows(_public_bytes, table, carried, rename, fmt)
+    copied = copied_rows(table, public_X)  # NON-PRIVATE: for the owner, shown on loading only
     _, n_test = _sizes(_units(table), 0.0, test_fraction)  # the test hold-out: whole persons with a unit
     private, test = split_public(table, n_test, rng=np.random.default_rng(split_seed))
     return Dataset(
@@ -249,7 +253,7 @@ def _uploaded_dataset(
         public_y=None,
         test=test,
         public_note="public queries from the uploaded public file (unlabeled: no accuracy diagnostics)",
-        extra={"two_file": True, "public_keys": keys},
+        extra={"two_file": True, "public_keys": keys, "copied_rows": None if copied is None else copied.message},
     )
 
 
@@ -547,10 +551,15 @@ def try_dataset(cfg: dict[str, Any]) -> Dataset | None:
             ds = load_dataset(cfg)
     except PrivateLabelLabError as exc:
         st.error(app_words(exc))
+        lacks = getattr(exc, "columns", None)  # public columns missing: the Data page offers their Drop button
+        st.session_state["_public_lacks"] = tuple(lacks) if lacks else ()
         return None
+    st.session_state["_public_lacks"] = ()
     for w in caught:
         if issubclass(w.category, UserWarning):
             st.warning(literal(w.message))
+    if ds.extra.get("copied_rows"):  # a NON-PRIVATE diagnostic, marked as such in its text; never exported
+        st.warning(literal(ds.extra["copied_rows"]))
     st.session_state["data_cfg"] = dict(cfg)
     session.first_view(ds)
     fit_teachers_to(ds)

@@ -92,6 +92,11 @@ def chart_text(text: object) -> str:
 # The library's keyword arguments named in its messages, and the app's controls for them
 # (the command line has its flags: core.cli.common.LIBRARY_WORDS).  Longest first.
 APP_WORDS = (
+    ("given as the private file and as the public file",
+     "uploaded as the **Private labeled CSV** and as the **Public unlabeled CSV**"),
+    ("Give as the public file the rows to label", "Upload as the **Public unlabeled CSV** the rows to label"),
+    ("the private file given as the public file", "the private file uploaded as the **Public unlabeled CSV**"),
+    ("drop_columns=", "their **Drop** button below: "),
     ("(label_column=...)", "(the **Label column** box)"),
     ("Pass one of them as label_column.", "Choose one of them in the **Label column** box."),
     ("with label_column", "in the **Label column** box"),

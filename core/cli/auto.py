@@ -42,6 +42,9 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     given = given_settings(args)
     if "epsilon" not in given or "delta" not in given:
         raise ParameterError("--mechanism auto and --k auto need --epsilon and --delta (the choice depends on the budget).")
+    from core.data import check_pair
+
+    check_pair(args.private, args.public)  # the private file given as --public: refused before reading
     checks.private_columns(args, stderr)  # the run's features: flagged columns left out unless --keep
     read_as = checks.csv_format(args)
     raw_private = checks.raw_frame(args.private, args.rename_duplicates, read_as)

@@ -162,8 +162,8 @@ def add_data_arguments(group, *, private_required: bool = True) -> None:
     """
     add_private_file(group, required=private_required)
     group.add_argument("--public", required=True, metavar="FILE",
-                       help="public CSV file of the rows to label: the private file's feature columns "
-                       "(a label column is allowed and ignored)")
+                       help="public CSV file of the rows to label: the private file's feature columns, no "
+                       "label column (never the private file itself)")
     group.add_argument("--features", default=None, metavar="A,B,C",
                        help="use only these feature columns (comma separated; in both files)")
     group.add_argument("--drop", default=None, metavar="X,Y",
@@ -499,8 +499,12 @@ def chosen_data(args, stderr: TextIO, *, csv_format=None, name: str | None = Non
 
     private_columns(args, stderr)
     rename = bool(getattr(args, "rename_duplicates", False))
-    raw_private = raw_frame(args.private, rename, csv_format)
     public_path = getattr(args, "public", None)
+    if public_path is not None:
+        from core.data import check_pair
+
+        check_pair(args.private, public_path)  # the private file given as --public: refused before reading
+    raw_private = raw_frame(args.private, rename, csv_format)
     raw_public = None if public_path is None else raw_frame(public_path, rename, csv_format)
     keys = [] if raw_public is None else key_names(args, raw_public.columns)  # --key, and --drop columns it has
     private_src, public_src = select_columns(raw_private, raw_private if raw_public is None else raw_public,
@@ -516,7 +520,19 @@ def chosen_data(args, stderr: TextIO, *, csv_format=None, name: str | None = Non
     if raw_public is None:
         return table, None, None
     public, key_frame = read_public(public_src, table, keys=keys)  # as read above; the keys: its own text
+    warn_copies(stderr, table, public)
     return table, public, key_frame
+
+
+def warn_copies(stderr: TextIO, table, public, *, first: bool = False) -> None:
+    """Warn when many public rows copy private rows' features (:func:`core.data.copied_rows`):
+    a NON-PRIVATE diagnostic for the data's owner, on ``stderr`` only (``first``: the rows are
+    the file's first chunk)."""
+    from core.data import copied_rows
+
+    copied = copied_rows(table, public, first=first)
+    if copied is not None:
+        stderr.write(f"{PROG}: warning: {one_line(copied.message)}\n")
 
 
 def warning_lines(table) -> list[str]:

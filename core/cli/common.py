@@ -140,6 +140,10 @@ def one_line(text: Any) -> str:
 
 
 LIBRARY_WORDS = (
+    ("given as the private file and as the public file", "given to --private and to --public"),
+    ("Give as the public file the rows to label", "Give --public the rows to label"),
+    ("the private file given as the public file", "the private file given to --public"),
+    ("drop_columns=", "--drop "),
     ("(label_column=...)", "(--label-column NAME)"),
     ("Pass one of them as label_column.", "Give one of them as --label-column."),
     ("label_column=", "--label-column "),

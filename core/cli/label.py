@@ -27,7 +27,7 @@ examples:
   private-label-lab label --private private.csv --public public.csv --learner random_forest \\
       --learner-param n_estimators=10 --k 40 --mechanism lnmax --gamma 0.05 --delta 1e-6 \\
       --out labeled.csv --report report.json
-  private-label-lab label --private adult_train.csv --label-column income --public adult_test.csv \
+  private-label-lab label --private adult_train.csv --label-column income --public adult_public.csv \
       --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 400 \
       --mechanism gnmax --epsilon 2 --delta 1e-5 --dataset adult --budget-epsilon 8 \
       --budget-delta 1e-4 --out labeled.csv --report report.json --student student.joblib
@@ -332,6 +332,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     # 2. Data (the app's loading path: the same checks and messages), the chosen columns only;
     #    first the one column check, which says every problem of the private file at once, and
     #    the default features (flagged columns left out unless --keep).
+    from core.data import check_pair
+
+    check_pair(args.private, args.public)  # the private file given as --public: refused before any reading
     checks.private_columns(args, stderr)
     # Mechanisms that answer query by query (or keep a stream's state) label the public file
     # in chunks, written as they go; the others (scores, one test over every query) read it whole.
@@ -380,12 +383,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
         from core.data import check_public
 
-        check_public(table, prepare(head))  # the first chunk's problems are refused before any training
+        first = check_public(table, prepare(head))  # the first chunk's problems are refused before any training
+        checks.warn_copies(stderr, table, first, first=True)  # NON-PRIVATE: the first chunk's copies of private rows
+        del first
         public = None
         chunks = itertools.chain([head], chunks)
     else:
         # the public file as read above (not read again); the keys: its own text, for the rows kept
         public, key_frame = read_public(public_src, table, keys=keys)
+        checks.warn_copies(stderr, table, public)  # NON-PRIVATE: public rows copying private rows
         n_public = len(public)
     del public_src
     if table.dropped_columns:

@@ -46,6 +46,7 @@ demonstration option, not for production, which is never written to any output.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Sequence
 
@@ -65,6 +66,49 @@ from core.cli.common import (
 __all__ = ["build_parser", "main"]
 
 
+def close_flags(extras: Sequence[str], flags: Sequence[str]) -> str:
+    """`` (--epsilion: did you mean --epsilon?)`` for each unknown flag of ``extras`` close to one
+    of ``flags`` (:func:`difflib.get_close_matches`), or ""."""
+    known = [f for f in flags if f.startswith("--")]
+    hints = []
+    for extra in extras:
+        name = extra.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+        if close:
+            hints.append(f"{name}: did you mean {close[0]}?")
+    return f" ({'; '.join(hints)})" if hints else ""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors name the closest flag of the command for a mistyped one
+    (``--epsilion`` -> "did you mean --epsilon?"): on "unrecognized arguments", and on a
+    required flag missing because it was mistyped."""
+
+    _given: Sequence[str] = ()
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self
+            for action in self._actions:  # the flags of the command that ran
+                if isinstance(action, argparse._SubParsersAction):
+                    command = action.choices.get(getattr(parsed, action.dest or "", None), self)
+            hint = close_flags(extras, list(command._option_string_actions))
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed
+
+    def error(self, message: str):  # type: ignore[override]
+        if message.startswith("the following arguments are required"):
+            message += close_flags(self._given, list(self._option_string_actions))
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``private-label-lab`` and its commands.
 
@@ -76,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core import __version__
     from core.cli import audit, bounds, label, plan, recommend, tune
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description=para(
             "Private Label Lab: differentially private labels for public data from an "

@@ -177,7 +177,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         epilog=(
             "examples:\n"
             f"  {PROG} plan --n 700 --classes 2 --m 300 --k 35 --majority-share 0.68\n"
-            f"  {PROG} plan --private adult_train.csv --label-column income --public adult_test.csv \\\n"
+            f"  {PROG} plan --private adult_train.csv --label-column income --public adult_public.csv \\\n"
             "      --k 250 --mechanism gnmax --mechanism confident-gnmax --epsilon 1 --epsilon 2 --epsilon 4"
         ),
     )
@@ -418,6 +418,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     """Run ``plan``: print the predictions (exit code 0)."""
     from core.plan import by_epsilon, predict_many
 
+    if args.private is not None and args.public is not None:
+        from core.data import check_pair
+
+        check_pair(args.private, args.public)  # as label refuses it: the private file given as --public
     requests = requests_of(args)
     dp_routes = any(registry_inputs(name) == "rows" for name, _ in requests)
     checked = dp_routes and args.private is not None and args.public is not None  # label's column check runs

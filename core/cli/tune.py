@@ -45,11 +45,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
         ),
         epilog=(
             "examples:\n"
-            f"  {PROG} tune --private adult_train.csv --label-column income --public adult_test.csv \\\n"
+            f"  {PROG} tune --private adult_train.csv --label-column income --public adult_public.csv \\\n"
             "      --drop fnlwgt --missing drop --missing-marker '?' --learner logistic_regression --k 250 \\\n"
             "      --mechanism gnmax --mechanism confident-gnmax --epsilon 0.5 --epsilon 1 --delta 1e-5 \\\n"
             "      --score holdout --holdout 1000 --out labeled.csv --report report.json\n"
-            f"  {PROG} tune --public adult_test.csv --mechanism gnmax --epsilon 1 --epsilon 2 --delta 1e-5 "
+            f"  {PROG} tune --public adult_public.csv --mechanism gnmax --epsilon 1 --epsilon 2 --delta 1e-5 "
             "--price-only"
         ),
     )

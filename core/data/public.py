@@ -1,10 +1,16 @@
 """The public (unlabeled) data: :func:`check_public` against the private table's schema,
-and :func:`read_public` from a CSV source.
+:func:`read_public` from a CSV source, and the pairing of a private and a public source
+(:func:`check_pair`: the private file given as the public file is refused; :func:`copied_rows`:
+public rows that copy private rows, a NON-PRIVATE diagnostic for the data's owner).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import shlex
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +24,9 @@ from core.data.reading import DEFAULT_MAX_BYTES, check_finite, check_table, numb
 from core.data.table import Table
 
 __all__ = [
+    "check_pair",
+    "copied_rows",
+    "CopiedRows",
     "read_public",
     "check_public",
     "check_public_coded",
@@ -49,8 +58,9 @@ def check_public(table: Table, public_frame, *, return_rows: bool = False):
     """Check a public (query) table against the private table's feature schema.
 
     The public table must hold every feature column of ``table``.  A column named like
-    the private label column is dropped (public points are unlabeled), and so is the
-    private table's privacy unit column (the public rows' own IDs are not a feature).  Any
+    the private label column is refused: public points to label carry no label, and a public
+    file holding it is most often the private file given by mistake.  The private table's
+    privacy unit column is dropped (the public rows' own IDs are not a feature).  Any
     other extra column is refused: an unexpected column is often a misnamed feature or an identifier
     that should not be there, so the user decides which columns go in.
 
@@ -88,7 +98,8 @@ def check_public(table: Table, public_frame, *, return_rows: bool = False):
     Raises
     ------
     SchemaError
-        Missing, extra or duplicate columns, or text in a numeric column.
+        Missing, extra or duplicate columns, the private label column, or text in a numeric
+        column.
     DataError
         No rows, infinite values, or missing values the table's option refuses.
     """
@@ -145,26 +156,33 @@ def check_public_coded(
             + ", ".join(f"'{c}'" for c in duplicated)
             + ". Give every column a distinct name."
         )
+    if table.label_column in columns:
+        raise SchemaError(
+            f"The public table holds the label column '{table.label_column}' of the private table "
+            f"'{table.name}', but the public rows to label carry no label. Remove that column from the "
+            "public file and load it again; or, if this is the private file given as the public file "
+            "(likely), give the public rows to label instead."
+        )
     frame = public_frame.copy()
     frame.columns = columns
-    if table.label_column in frame.columns:
-        frame = frame.drop(columns=[table.label_column])
     if table.unit is not None and table.unit.column in frame.columns:  # the public rows' own IDs: never a feature
         frame = frame.drop(columns=[table.unit.column])
     wanted = list(table.feature_names)
     absent = [c for c in wanted if c not in frame.columns]
     if absent:
-        raise SchemaError(
+        error = SchemaError(
             f"The public table lacks {len(absent)} feature column(s) of the private table "
             f"'{table.name}': {_shown(absent)}. Add them (same names as in the private table) and load "
-            "it again."
+            f"it again, or leave them out of the features (drop_columns={shlex.quote(','.join(map(str, absent)))})."
         )
+        error.columns = tuple(absent)  # the columns to drop, for an interface that offers the fix
+        raise error
     extra = [c for c in frame.columns if c not in wanted]
     if extra:
         raise SchemaError(
             f"The public table has column(s) that the private table '{table.name}' does not: "
             f"{_shown(extra)}. Delete them (the public table holds exactly the private table's feature "
-            "columns; a label column is allowed and ignored) and load it again."
+            "columns) and load it again."
         )
     if frame.shape[0] == 0:
         raise DataError("The public table has no rows. Add the points to label and load it again.")
@@ -297,3 +315,172 @@ def read_public(source, table: Table, *, max_bytes: int = DEFAULT_MAX_BYTES, ren
                                      return_rows=True)
     key_frame = frame[keys].iloc[kept_rows].reset_index(drop=True) if keys else None
     return (public, kept_rows, key_frame) if return_rows else (public, key_frame)
+
+
+# --------------------------------------------------------------------------------------
+# The pairing of a private and a public source
+# --------------------------------------------------------------------------------------
+
+SAME_FILE = (
+    "The same file is given as the private file and as the public file{names}: its rows are the private "
+    "rows, and labeling them would publish every private row's features beside a label. Give as the public "
+    "file the rows to label (a separate file, without the label column)."
+)
+"""The refusal of :func:`check_pair` (``{names}``: the file name(s), or nothing)."""
+
+
+def _path(source) -> str | None:
+    """``source`` as a file's path, or None (bytes, a frame, a file-like object)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return path if os.path.isfile(path) else None
+    return None
+
+
+def _digest(source, path: str | None) -> str:
+    h = hashlib.sha256()
+    if path is None:
+        h.update(bytes(source))
+        return h.hexdigest()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _size(source, path: str | None) -> int | None:
+    if path is not None:
+        return os.path.getsize(path)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source)
+    return None
+
+
+def check_pair(private, public) -> None:
+    """Refuse the private data given as the public data, before anything is read or spent.
+
+    The public rows are what a release labels and publishes beside its features: the private
+    file given there (by a slip of the command line, or one file uploaded in both boxes)
+    would publish every private row.  Refused when both sources are the same file (the same
+    path once resolved, links included) or hold identical bytes; two frames are refused when
+    they are equal.  The check reads the two sources only (sizes first, then a SHA-256 of
+    each where the sizes agree); it spends nothing and says nothing about the rows.
+
+    A public file that merely holds the private label column is refused by
+    :func:`check_public`; public rows that copy many private rows are the NON-PRIVATE
+    diagnostic :func:`copied_rows`.
+
+    Parameters
+    ----------
+    private, public : str, pathlib.Path, bytes or pandas.DataFrame
+        The two sources as given (a file-like object is not compared).
+
+    Raises
+    ------
+    DataError
+        Both are one file, or the same bytes.
+    """
+    if isinstance(private, pd.DataFrame) or isinstance(public, pd.DataFrame):
+        if isinstance(private, pd.DataFrame) and isinstance(public, pd.DataFrame) and private.equals(public):
+            raise DataError(SAME_FILE.format(names=""))
+        return
+    p_path, q_path = _path(private), _path(public)
+    names = ""
+    if p_path is not None and q_path is not None:
+        names = (f" ('{p_path}')" if p_path == q_path else f" ('{p_path}' and '{q_path}')")
+        if os.path.samefile(p_path, q_path):
+            raise DataError(SAME_FILE.format(names=names))
+        names = f" ('{p_path}' and '{q_path}' hold the same bytes)"
+    sizes = _size(private, p_path), _size(public, q_path)
+    if None in sizes or sizes[0] != sizes[1]:
+        return
+    if _digest(private, p_path) == _digest(public, q_path):
+        raise DataError(SAME_FILE.format(names=names))
+
+
+COPIED_SHARE = 0.5
+"""Public rows copying private rows' features, as a share of the public rows, from which
+:func:`copied_rows` warns."""
+
+COPIED_ROWS = 1_000
+"""Public rows copying private rows' features, as a count, from which :func:`copied_rows` warns."""
+
+
+@dataclass(frozen=True)
+class CopiedRows:
+    """Public rows whose features are an exact copy of a private row's: a NON-PRIVATE diagnostic.
+
+    Attributes
+    ----------
+    n_copied : int
+        Public rows whose every feature equals some private row's.
+    n_public : int
+        Public rows compared.
+    first : bool
+        The rows compared are the file's first rows only (a file labeled in chunks).
+    """
+
+    n_copied: int
+    n_public: int
+    first: bool = False
+
+    @property
+    def message(self) -> str:
+        """The warning, marked as a NON-PRIVATE diagnostic for the data's owner."""
+        return (
+            f"{self.n_copied:,} of the {'first ' if self.first else ''}{self.n_public:,} public rows "
+            f"({self.n_copied / self.n_public:.0%}) are exact "
+            "copies of private rows' features. The rows a release labels are published with their labels: "
+            "they must be data you give as public, not private rows. Check that the public file holds the "
+            "rows to label. (NON-PRIVATE diagnostic counted on the private rows: for the data's owner only, "
+            "never exported.)"
+        )
+
+
+def _row_hashes(frame: pd.DataFrame, columns: list) -> np.ndarray:
+    """One 64-bit hash per row of ``frame[columns]`` (numbers as float64, categories as text)."""
+    parts = {}
+    for c in columns:
+        values = frame[c]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            parts[c] = pd.to_numeric(values).astype(np.float64).reset_index(drop=True)
+        else:
+            parts[c] = values.astype(object).where(values.notna(), None).map(
+                lambda v: None if v is None else str(v)).reset_index(drop=True)
+    return pd.util.hash_pandas_object(pd.DataFrame(parts, columns=columns), index=False).to_numpy()
+
+
+def copied_rows(table: Table, public: pd.DataFrame, *, share: float = COPIED_SHARE,
+                rows: int = COPIED_ROWS, first: bool = False) -> CopiedRows | None:
+    """Public rows that are exact copies of private rows' features, when there are many.
+
+    A NON-PRIVATE diagnostic: the count reads the private rows without noise, so it is shown
+    to the data's owner only and never exported or reported.  Rows compare on the features
+    of ``table`` as :func:`check_public` returns them (numbers as float64, categories as
+    text; two missing values are equal).
+
+    Parameters
+    ----------
+    table : Table
+        The private table.
+    public : pandas.DataFrame
+        The checked public rows (:func:`check_public`).
+    share, rows : keyword-only
+        Warn from this share of the public rows, or this many rows, copied.
+    first : bool, keyword-only
+        ``public`` is the file's first rows only (a file labeled in chunks): said so.
+
+    Returns
+    -------
+    CopiedRows or None
+        The count, when at least ``share`` of the public rows or ``rows`` rows copy a
+        private row; None otherwise (or with no public row).
+    """
+    columns = [c for c in table.feature_names if c in public.columns]
+    if len(public) == 0 or not columns:
+        return None
+    private_hashes = _row_hashes(table.features, columns)
+    n_copied = int(np.isin(_row_hashes(public, columns), private_hashes).sum())
+    if n_copied >= share * len(public) or n_copied >= rows:
+        return CopiedRows(n_copied, int(len(public)), first)
+    return None

@@ -147,6 +147,35 @@ def test_bad_public_upload_shows_its_message_and_keeps_the_data(lab, case):
 
 
 @pytest.mark.slow
+def test_one_file_in_both_upload_boxes_is_refused(lab):
+    """The private file uploaded as the public file too: refused in the page's words, nothing loaded."""
+    at, before = lab
+    data = good_private()
+    at.file_uploader(key="upload_public").set_value(("private.csv", data, "text/csv"))
+    _upload(at, "upload_private", "private.csv", data)
+    assert not at.exception, at.exception
+    errors = " ".join(_texts(at.error))
+    assert "uploaded as the **Private labeled CSV** and as the **Public unlabeled CSV**" in errors, errors
+    _assert_unchanged(at, before)
+
+
+@pytest.mark.slow
+def test_a_public_file_lacking_a_column_offers_its_drop_button(lab):
+    """Both fixes are named; the second, leaving the column out of the features, is one click."""
+    at, before = lab
+    at.file_uploader(key="upload_public").set_value(("public.csv", csv(["a,c"] + ["1,x", "2,y"] * 5), "text/csv"))
+    _upload(at, "upload_private", "private.csv", good_private())
+    assert not at.exception, at.exception
+    errors = " ".join(_texts(at.error))
+    assert "lacks 1 feature column" in errors and "their **Drop** button below: b" in errors, errors
+    _assert_unchanged(at, before)
+    at.button(key="fix_public_lacks").click().run()
+    assert not at.exception, at.exception
+    assert _snapshot(at)["loaded"] == ["Loaded: private.csv"], _texts(at.error)
+    assert _snapshot(at)["metrics"]["Features"] == "2" and _snapshot(at)["metrics"]["Public queries (m)"] == "10"
+
+
+@pytest.mark.slow
 def test_a_class_too_small_for_k_is_reported_when_k_is_chosen(lab):
     at, _ = lab
     rows = ["a,b,label"] + [f"{i},{i % 5},{'big' if i >= 3 else 'tiny'}" for i in range(2000)]

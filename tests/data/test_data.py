@@ -511,9 +511,9 @@ def test_arbitrary_csv_text_never_crashes(rows):
 # --------------------------------------------------------------------------------------
 
 
-def test_check_public_orders_columns_and_drops_label():
+def test_check_public_orders_columns():
     t = load(GOOD)
-    public = pd.DataFrame({"color": ["red", "blue"], "label": ["dog", None], "b": [1, 2], "a": ["0.5", " 7 "]})
+    public = pd.DataFrame({"color": ["red", "blue"], "b": [1, 2], "a": ["0.5", " 7 "]})
     out = check_public(t, public)
     assert list(out.columns) == ["a", "b", "color"]
     assert out["a"].dtype == np.float64 and out["b"].dtype == np.float64
@@ -596,16 +596,23 @@ def test_read_public_from_csv():
     out = read_public(b"\xef\xbb\xbfcolor,b,a\r\nred,1,2\r\ngreen,3,4\r\n", t)
     assert list(out.columns) == ["a", "b", "color"]
     assert out.to_numpy().tolist() == [[2.0, 1.0, "red"], [4.0, 3.0, "green"]]
-    with_label = read_public(b"a,b,color,label\n1,2,red,\n", t)
-    assert list(with_label.columns) == ["a", "b", "color"]
+    # public rows to label carry no label: a public file holding the label column is refused
+    # (most often it is the private file given as the public file)
+    with pytest.raises(SchemaError, match="holds the label column 'label'.*Remove that column.*private file given as"):
+        read_public(b"a,b,color,label\n1,2,red,\n", t)
+    with pytest.raises(SchemaError, match="holds the label column 'label'"):
+        check_public(t, pd.DataFrame({"color": ["red"], "label": ["dog"], "b": [1], "a": [0.5]}))
 
 
 def test_read_public_bad_files():
     t = load(GOOD)
     with pytest.raises(SchemaError, match="text"):
         read_public(b"a,b,color\n1,two,red\n", t)
-    with pytest.raises(SchemaError, match="lacks"):
+    with pytest.raises(SchemaError, match="lacks") as lacks:
         read_public(b"a,color\n1,red\n", t)
+    # both fixes: add the column, or leave it out of the features (the interfaces word drop_columns=)
+    assert "Add them" in str(lacks.value) and "leave them out of the features (drop_columns=b)" in str(lacks.value)
+    assert lacks.value.columns == ("b",)
     with pytest.raises(DataError, match="no data rows"):
         read_public(b"a,b,color\n", t)
     with pytest.raises(DataError, match="UTF-8"):
@@ -775,3 +782,46 @@ def test_largest_k_is_the_largest_k_check_class_sizes_accepts():
             check_class_sizes(t, k + 1)  # and the next one is not
     assert largest_k(_sized_table({"a": 40, "b": 40, "c": 40})) == 60  # 120 rows // 2
     assert largest_k(_sized_table({"big": 100, "small": 5})) == 10  # 2 · 5
+
+
+def test_check_pair_refuses_the_private_file_as_public(tmp_path):
+    """The same path (a link included), or the same bytes, as private and as public: refused."""
+    from core.data import check_pair
+
+    data = GOOD.encode()
+    private = tmp_path / "p.csv"
+    private.write_bytes(data)
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(data)
+    link = tmp_path / "link.csv"
+    link.symlink_to(private)
+    other = tmp_path / "public.csv"
+    other.write_bytes(b"a,b,color\n1,2,red\n")
+    for public in (private, str(private), link, copy, data):
+        with pytest.raises(DataError, match="same file is given as the private file and as the public file"):
+            check_pair(private, public)
+    with pytest.raises(DataError, match="same file"):
+        check_pair(data, bytes(data))
+    frame = pd.read_csv(private)
+    with pytest.raises(DataError, match="same file"):
+        check_pair(frame, frame.copy())
+    check_pair(private, other)  # a separate public file passes
+    check_pair(data, other.read_bytes())
+    check_pair(data[:-1] + b"x", data)  # same size, other bytes
+
+
+def test_copied_rows_is_a_marked_non_private_warning():
+    """Many public rows that copy private rows' features: counted (exactly, on hand-made rows)."""
+    from core.data import copied_rows
+
+    t = load_table(b"x,c,label\n1,a,u\n2,b,v\n3,a,u\n4,b,v\n", name="t")
+    public = check_public(t, pd.DataFrame({"x": ["1", "2", "9"], "c": ["a", "b", "a"]}))
+    found = copied_rows(t, public)
+    assert (found.n_copied, found.n_public) == (2, 3)  # 2 of 3 >= 50 %
+    assert "2 of the 3 public rows" in found.message and "NON-PRIVATE diagnostic" in found.message
+    assert "never exported" in found.message
+    assert copied_rows(t, check_public(t, pd.DataFrame({"x": [1, 7, 8], "c": ["a", "a", "b"]}))) is None  # 1 of 3
+    assert copied_rows(t, public, share=1.0, rows=2).n_copied == 2  # the count threshold alone
+    # categories compare as text, numbers as numbers: 1 and "1.0" are one value, "a" and "A" are not
+    assert copied_rows(t, check_public(t, pd.DataFrame({"x": ["1.0"], "c": ["a"]}))).n_copied == 1
+    assert copied_rows(t, check_public(t, pd.DataFrame({"x": [1.0], "c": ["A"]}))) is None
