@@ -91,7 +91,9 @@ def test_adult_two_file_job_exports_no_private_row(app_server, browser_page, tmp
         # ---- Private labeling: GNMax; the reference line beside the private accuracy
         go_to(page, "Private labeling", "Private labeling")
         main = page.get_by_test_id("stMainBlockContainer")
-        main.get_by_text("PATE 2018 GNMax (Gaussian noisy max)", exact=True).click()
+        # the radio's own label (the plan's routes table names the route too)
+        main.get_by_role("radiogroup", name="Mechanism").get_by_text("PATE 2018 GNMax (Gaussian noisy max)",
+                                                                     exact=True).click()
         settle(page)
         expect(main.get_by_role("radio", name="PATE 2018 GNMax (Gaussian noisy max)")).to_be_checked()
         # a real job: predicted first; the budget, then the run on the private votes at its shown price
