@@ -112,6 +112,7 @@ REPORT_KEYS = (
     "ensemble",
     "dataset",
     "classes",
+    "features",
 )
 """Top-level keys of :func:`privacy_report`, in order."""
 
@@ -138,6 +139,7 @@ _NESTED_KEYS = {
     "counts": ("queries", "answered", "abstained", "not_processed", "public_rows"),
     "ensemble": ("learner", "k", "n_private"),
     "classes": ("names", "declared", "statement"),
+    "features": ("names", "declared", "statement"),
     "release": ("epsilon", "delta", "covers"),
     "ledger": ("epsilon", "delta", "runs", "accounting", "covers"),
 }
@@ -473,6 +475,7 @@ def privacy_report(
     unit: Any = None,
     classes: Sequence[str] | None = None,
     classes_declared: bool = False,
+    features: Any = None,
 ) -> dict[str, Any]:
     """The privacy report of a labeling, safe to publish beside the labeled rows.
 
@@ -514,6 +517,10 @@ def privacy_report(
     classes_declared : bool, default False (keyword-only)
         Whether that list was declared (``Table.classes_declared``), or read from the private
         rows and treated as public; the report states which (docs/design.md §1.3).
+    features : core.data.FeatureChoice or sequence of str, optional (keyword-only)
+        The run's feature columns: the choice of :func:`core.data.default_features` (its
+        statement says whether a check of the private rows chose them), or the names of
+        columns declared in advance.  None: the report's ``features`` is null.
 
     Returns
     -------
@@ -541,6 +548,9 @@ def privacy_report(
         - ``dataset``: the name or None;
         - ``classes``: {``names``, ``declared``, ``statement``} (the statement:
           :func:`core.data.class_statement`), or None without ``classes``;
+        - ``features``: {``names``, ``declared``, ``statement``} (the statement:
+          :func:`core.data.feature_statement`, in capitals when a check of the private rows
+          chose them), or None without ``features``;
         - with ``ledger_total`` only: ``release`` {``epsilon``, ``delta``, ``covers``}
           (the released run's own guarantee, as in ``guarantee``, and
           :data:`RELEASE_COVERS`) and ``ledger`` {``epsilon``, ``delta``, ``runs``,
@@ -591,6 +601,7 @@ def privacy_report(
            {"ensemble": {"learner": _learner_text(learner), "k": k, "n_private": n_private}}),
         "dataset": dataset,
         "classes": _classes_section(classes, classes_declared),
+        "features": _features_section(features),
     }
     if ledger_total is not None:
         report["release"] = {
@@ -614,6 +625,21 @@ def _classes_section(classes: Sequence[str] | None, declared: Any) -> dict[str, 
 
     names = [str(c) for c in classes]
     return {"names": names, "declared": bool(declared), "statement": class_statement(names, bool(declared))}
+
+
+def _features_section(features: Any) -> dict[str, Any] | None:
+    """The ``features`` section: the names, whether they were declared, and the statement."""
+    if features is None:
+        return None
+    from core.data.features import FeatureChoice, feature_statement
+
+    if isinstance(features, FeatureChoice):
+        names, declared, read = list(features.features), features.declared, features.read_private
+    elif isinstance(features, (str, bytes)) or not all(isinstance(c, str) for c in features):
+        raise ParameterError("features must be a core.data.FeatureChoice or the feature names, a sequence of text.")
+    else:
+        names, declared, read = [str(c) for c in features], True, None
+    return {"names": names, "declared": bool(declared), "statement": feature_statement(names, declared, read)}
 
 
 def _unit_section(unit: Any, result: LabelingResult, n_private: Any) -> tuple[dict[str, Any], Any]:

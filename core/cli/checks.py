@@ -14,6 +14,7 @@ from core.cli.common import PROG, CommandError, one_line
 __all__ = [
     "MARKER_CANDIDATES",
     "check_private",
+    "check_public_columns",
     "choose_features",
     "private_columns",
     "chosen_data",
@@ -334,15 +335,16 @@ def missing_lines(table, public) -> list[str]:
     return out
 
 
-def problem_lines(problems, kept: Sequence[str] = ()) -> list[str]:
+def problem_lines(problems, kept: Sequence[str] = (), *, choose: bool = True) -> list[str]:
     """Each :class:`core.data.Problem` as one line: its sentence, then the flag(s) that fix it.
 
     A column left out of the features by default says so with the ``--keep`` that keeps it
-    (or, when it is in ``kept``, that it was kept on request).
+    (or, when it is in ``kept``, that it was kept on request).  ``choose=False``: findings
+    that do not choose the features (the private file's, in a two-file job): no ``--keep``.
     """
     lines = []
     for p in problems:
-        keeps = [f for f in p.fixes if f.action == "keep_column"]
+        keeps = [f for f in p.fixes if f.action == "keep_column"] if choose else []
         flags = " or ".join(f.flag for f in p.fixes if f.action != "keep_column")
         line = p.sentence + (f" Fix: {flags}." if flags else "")
         if keeps and all(c in kept for f in keeps for c in f.columns):
@@ -351,6 +353,24 @@ def problem_lines(problems, kept: Sequence[str] = ()) -> list[str]:
             line += " Left out of the features; to use it anyway: " + " ".join(f.flag for f in keeps) + "."
         lines.append(line)
     return lines
+
+
+def check_public_columns(args, check):
+    """The value-based column checks of ``--public`` (:func:`core.data.check_public`): in a two-file
+    job they, not the private file's, decide the default features (docs/design.md §1.3).  None
+    without ``--public``."""
+    from core.data.problems import check_public
+
+    path = getattr(args, "public", None)
+    if path is None:
+        return None
+    frame = raw_frame(path, bool(getattr(args, "rename_duplicates", False)), csv_format(args))
+    return check_public(frame, features=check.features, missing_markers=args.missing_marker or None)
+
+
+_PRIVATE_VALUES = ("person_key", "identifier", "survey_weight", "free_text", "date")
+_NOT_CHOSEN_ON = (" (NON-PRIVATE diagnostic on the private rows: the default features are chosen on the public "
+                  "file's columns, not on these values)")
 
 
 def check_private(args, stderr: TextIO):
@@ -364,9 +384,16 @@ def check_private(args, stderr: TextIO):
     label column is taken from ``--label-column``, else from a column named label, target,
     y or class; never from a column's position.
 
+    With ``--public`` (a two-file job) the identifiers, survey weights and person keys that
+    leave a column out by default are found on the PUBLIC file's columns
+    (:func:`check_public_columns`), said as ``public file:`` warnings; the private file's own
+    findings of those kinds, free text and dates are said as NON-PRIVATE diagnostics that do
+    not choose the features.
+
     Returns
     -------
-    core.data.ColumnCheck
+    (core.data.ColumnCheck, core.data.ColumnCheck or None)
+        The private file's check, and the public file's (None without ``--public``).
 
     Raises
     ------
@@ -388,9 +415,10 @@ def check_private(args, stderr: TextIO):
     drop = names_list(args.drop)
     keep = names_list(getattr(args, "keep", None))
     check = run_check(drop)
+    public = check_public_columns(args, check)
     final = check
     try:  # a column left out by default (e.g. a cause of death, empty for the living) cannot block the file
-        left_out = default_features(check, keep=keep).dropped
+        left_out = default_features(check, keep=keep, public=public).dropped
     except DataError as exc:
         if keep and any(k not in check.features for k in keep):
             raise CommandError(f"--keep: {exc}") from None
@@ -402,18 +430,35 @@ def check_private(args, stderr: TextIO):
     problems = [p for p in problems
                 if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]
     blocking = [p for p in problems if p.blocking]
-    warn(stderr, problem_lines([p for p in problems if not p.blocking], keep))
+    if public is None:
+        warn(stderr, problem_lines([p for p in problems if not p.blocking], keep))
+    else:
+        shown = [p for p in problems if not p.blocking]
+        lines = problem_lines([p for p in shown if p.kind not in _PRIVATE_VALUES], keep)
+        from core.data.columns import LEFT_OUT_SENTENCE
+
+        lines += [line.replace(" " + LEFT_OUT_SENTENCE, "").replace(LEFT_OUT_SENTENCE, "") + _NOT_CHOSEN_ON
+                  for line in problem_lines([p for p in shown if p.kind in _PRIVATE_VALUES], keep, choose=False)]
+        lines += ["public file: " + line for line in problem_lines(
+            [p for p in public.problems if p.kind in ("identifier", "survey_weight", "person_key")
+             and any(f.action == "keep_column" for f in p.fixes)], keep)]
+        warn(stderr, lines)
     if blocking:
         listed = "\n".join(f"  {i}. {line}" for i, line in enumerate(problem_lines(blocking), 1))
         raise CommandError(f"The private file '{args.private}' cannot be used as it is ({len(blocking)} problem(s); "
                            f"nothing was trained or spent):\n{listed}")
-    return check
+    return check, public
 
 
-def choose_features(args, check, stderr: TextIO):
+def choose_features(args, check, stderr: TextIO, public=None):
     """The run's feature columns (:func:`core.data.default_features`): flagged columns left out
     unless ``--keep`` names them, said on ``stderr`` with their reasons; ``args.drop`` then
     names them too, so every later step (``auto``, the column selection) reads the same features.
+
+    ``public``: the public file's check (:func:`check_public_columns`), whose findings decide
+    the identifiers of a two-file job.  When a check of the private rows chose the set (label
+    stand-ins; any finding in a one-file job) and ``--features`` was not given, the capital
+    note :data:`core.data.FEATURES_READ_NOTE` is said on ``stderr`` (the report states it too).
 
     Returns
     -------
@@ -430,7 +475,7 @@ def choose_features(args, check, stderr: TextIO):
 
     keep = names_list(getattr(args, "keep", None))
     try:
-        choice = default_features(check, keep=keep)
+        choice = default_features(check, keep=keep, public=public, declared=bool(names_list(args.features)))
     except DataError as exc:
         raise CommandError(f"--keep: {exc}" if keep else str(exc)) from None
     named = names_list(args.features)
@@ -450,6 +495,8 @@ def choose_features(args, check, stderr: TextIO):
     for c in choice.kept:
         stderr.write(f"{PROG}: note: '{c.column}' is kept as a feature on request (--keep) although flagged "
                      f"({one_line(c.reason)}).\n")
+    if choice.read_private is not None:
+        stderr.write(f"{PROG}: note: {choice.statement}.\n")
     stderr.flush()
     drop = names_list(args.drop)
     args.drop = ",".join(drop + [c for c in choice.dropped if c not in drop]) or None
@@ -465,8 +512,8 @@ def private_columns(args, stderr: TextIO):
     """
     done = getattr(args, "_private_columns", None)
     if done is None:
-        check = check_private(args, stderr)
-        done = (check, choose_features(args, check, stderr))
+        check, public = check_private(args, stderr)
+        done = (check, choose_features(args, check, stderr, public))
         args._private_columns = done
     return done
 

@@ -440,7 +440,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if "--report" in paths:
         context = dict(n_private=table.n_units, n_public=n_public, learner=args.learner, k=k,
                        dataset=dataset_name(args), unit=table.privacy_unit, classes=table.class_names,
-                       classes_declared=table.classes_declared)
+                       classes_declared=table.classes_declared, features=args._private_columns[1])
         if _takes_ledger_total():
             context["ledger_total"] = job_ledger.total()
         report = pipeline.report(result, **context)
@@ -496,7 +496,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         public_report = json.loads(pipeline.report(result, n_private=table.n_units, n_public=n_public,
                                                    learner=args.learner, k=k, dataset=dataset_name(args),
                                                    unit=table.privacy_unit, classes=table.class_names,
-                                                   classes_declared=table.classes_declared))
+                                                   classes_declared=table.classes_declared,
+                                                   features=args._private_columns[1]))
         published = PublishedStudent.from_student(student, table.class_names, report=public_report)
         skops_format = paths["--student"].suffix.lower() == ".skops"
         _write(paths["--student"], published.to_skops() if skops_format else published.to_joblib(), "--student")

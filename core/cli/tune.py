@@ -209,7 +209,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                              k=None if args.k is None else int(args.k),
                              dataset=dataset_name(args), unit=table.privacy_unit,
                              ledger_total=job_ledger.total(), classes=table.class_names,
-                             classes_declared=table.classes_declared)
+                             classes_declared=table.classes_declared, features=args._private_columns[1])
         rep["selection"] = {
             "method": "Papernot–Steinke random stopping (ICLR 2022)",
             "candidates": [{"mechanism": n, **s} for n, s in candidates],

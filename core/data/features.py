@@ -21,6 +21,16 @@ Each left-out column comes with its reason, in words.  The user keeps one explic
 A column left out of the features can still be carried into the export as a join key
 (:func:`core.export.labeled_frame`, ``keys=``): the public file's copy of it, not the
 private one.
+
+What the feature set reveals (docs/design.md §1.3): the features of the published student
+and of the export are treated as public, like the class list.  In a two-file job the
+value-based findings (identifiers, survey weights, person keys) are read on the PUBLIC
+file's columns (:func:`core.data.check_public`, ``public=``): a private value cannot move a
+column in or out.  A label stand-in needs the labels, so it is found on the private rows; a
+default set that such a check (or, in a one-file job, any check of the private values)
+could have changed says so in capitals (:data:`FEATURES_READ_NOTE`,
+:attr:`FeatureChoice.read_private`) on the console and in the report.  Features declared
+in advance (``declared=True``: ``--features``, the app's column choice) carry no note.
 """
 
 from __future__ import annotations
@@ -30,7 +40,8 @@ from typing import Any, Sequence
 
 from core.errors import DataError
 
-__all__ = ["LEFT_OUT_KINDS", "KIND_WORDS", "LeftOut", "FeatureChoice", "default_features"]
+__all__ = ["LEFT_OUT_KINDS", "KIND_WORDS", "FEATURES_READ_NOTE", "LeftOut", "FeatureChoice", "default_features",
+           "feature_statement"]
 
 LEFT_OUT_KINDS = ("person_key", "identifier", "survey_weight", "label_stand_in")
 """Kinds of column finding (:data:`core.data.PROBLEM_KINDS`) that leave a column out of the
@@ -43,6 +54,19 @@ KIND_WORDS = {"person_key": "person key, NON-PRIVATE diagnostic", "identifier": 
               "survey_weight": "survey weight",
               "label_stand_in": "stand-in for the label, NON-PRIVATE diagnostic"}
 """Each left-out kind in a few words."""
+
+
+FEATURES_READ_NOTE = (
+    "FEATURES CHOSEN BY A CHECK OF THE PRIVATE ROWS ({what}), treated as public: the published student and the "
+    "export name them; give --features (the app: its column choice; the library: the feature columns) to fix them "
+    "in advance"
+)
+"""The statement of a report and the commands' note when the default feature set was decided
+by a check that read the private rows; ``{what}`` says which check and what it left out."""
+
+_VALUE_KINDS = ("person_key", "identifier", "survey_weight")
+"""Left-out kinds found by a column's values (name findings included): read on the public
+rows of a two-file job."""
 
 
 @dataclass(frozen=True)
@@ -85,11 +109,25 @@ class FeatureChoice:
         Flagged columns left out of the features.
     kept : tuple of LeftOut
         Flagged columns kept as features because the user asked.
+    read_private : str or None
+        When a check of the private rows decided (or could have changed) the set: which
+        check and what it left out, in words (``"label stand-ins left out: e401k"``), for
+        :data:`FEATURES_READ_NOTE`; None when the set is public (declared, or chosen on public
+        columns alone).
+    declared : bool
+        Whether the feature columns were declared by the user in advance.
     """
 
     features: tuple[str, ...]
     left_out: tuple[LeftOut, ...] = ()
     kept: tuple[LeftOut, ...] = ()
+    read_private: str | None = None
+    declared: bool = False
+
+    @property
+    def statement(self) -> str:
+        """What a release says about its features (:func:`feature_statement`)."""
+        return feature_statement(self.features, self.declared, self.read_private)
 
     @property
     def dropped(self) -> tuple[str, ...]:
@@ -109,7 +147,31 @@ class FeatureChoice:
         return " ".join(parts)
 
 
-def default_features(check: Any, *, keep: Sequence[str] = ()) -> FeatureChoice:
+def feature_statement(features: Sequence[str], declared: bool, read_private: str | None) -> str:
+    """What a release says about its feature columns: declared, chosen on public columns, or
+    :data:`FEATURES_READ_NOTE` when a check of the private rows chose them.
+
+    Parameters
+    ----------
+    features : sequence of str
+    declared : bool
+    read_private : str or None
+        :attr:`FeatureChoice.read_private`.
+
+    Returns
+    -------
+    str
+    """
+    names = ", ".join(str(c) for c in features)
+    if read_private is not None:
+        return FEATURES_READ_NOTE.format(what=read_private)
+    if declared:
+        return f"features declared (public): {names}"
+    return f"features chosen on the public file's columns (public): {names}"
+
+
+def default_features(check: Any, *, keep: Sequence[str] = (), public: Any = None,
+                     declared: bool = False) -> FeatureChoice:
     """The features of a run on a checked table: every checked column but the flagged ones.
 
     Parameters
@@ -119,6 +181,23 @@ def default_features(check: Any, *, keep: Sequence[str] = ()) -> FeatureChoice:
     keep : sequence of str, optional
         Flagged columns the user keeps as features (explicitly).  A name that is no
         checked column is refused; one that is not flagged is a feature anyway.
+    public : core.data.ColumnCheck, optional (keyword-only)
+        The check of the public rows of a two-file job (:func:`core.data.check_public`).
+        Given, the identifiers, survey weights and person keys that leave a column out are
+        the public rows' findings (a column the public file lacks: the private finding by
+        its name only); of the private check only the label stand-ins count.  None: a
+        one-file job, every finding read on the private rows.
+    declared : bool, default False (keyword-only)
+        The checked features were declared by the user in advance (``--features``, the
+        app's column choice): no note unless a private finding left one of them out.
+
+    Notes
+    -----
+    Why (docs/design.md §1.3): the feature set leaves with the student and the export.  A
+    value-based test on the private rows (e.g. whole numbers all different) makes it a
+    function of one person's value: with ``public=`` that test reads public rows only, so
+    neighbouring private files give the same set unless a stand-in (which needs the private
+    labels) is found, and that case is stated in :attr:`FeatureChoice.read_private`.
 
     Returns
     -------
@@ -136,7 +215,14 @@ def default_features(check: Any, *, keep: Sequence[str] = ()) -> FeatureChoice:
         raise DataError(f"Cannot keep {', '.join(repr(c) for c in unknown)}: not a feature column of this table; "
                         f"its feature columns are {', '.join(repr(c) for c in features)}.")
     found: dict[str, tuple[list[str], list[str]]] = {}
-    for p in check.problems:
+    on_public = set() if public is None else {str(c) for c in public.features}
+    problems = list(check.problems)
+    if public is not None:
+        problems = [p for p in problems if p.kind == "label_stand_in" or (
+            p.kind in _VALUE_KINDS and all(c not in on_public for c in p.columns)
+            and str(getattr(p, "reason", "") or "").startswith("its name"))]
+        problems += [p for p in public.problems if p.kind in _VALUE_KINDS]
+    for p in sorted(problems, key=lambda p: LEFT_OUT_KINDS.index(p.kind) if p.kind in LEFT_OUT_KINDS else 99):
         if p.kind not in LEFT_OUT_KINDS or not any(f.action == "keep_column" for f in p.fixes):
             continue
         for column in p.columns:
@@ -153,4 +239,19 @@ def default_features(check: Any, *, keep: Sequence[str] = ()) -> FeatureChoice:
     if not chosen:
         raise DataError("Every feature column is flagged (" + "; ".join(f"'{f.column}': {f.reason}" for f in left_out)
                         + "): keep at least one explicitly to have something to learn from.")
-    return FeatureChoice(chosen, left_out, kept)
+    return FeatureChoice(chosen, left_out, kept, _read_private(check, left_out, public, declared), bool(declared))
+
+
+def _read_private(check: Any, left_out: Sequence[LeftOut], public: Any, declared: bool) -> str | None:
+    """Which check of the private rows chose the set, and what it left out (None: none did)."""
+    if public is None:
+        private = [f.column for f in left_out]
+        what = "identifiers, survey weights, person keys and label stand-ins looked for in the private rows"
+    else:
+        private = [f.column for f in left_out if "label_stand_in" in f.kinds]
+        what = "label stand-ins looked for in the private rows"
+        if "label_stand_in" not in getattr(check, "made", ()):
+            return None  # the stand-in check was not made: the set read public columns only
+    if declared and not private:
+        return None
+    return what + (f"; left out: {', '.join(private)}" if private else "; none left out")

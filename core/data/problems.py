@@ -18,6 +18,11 @@ make (and why), and its :meth:`ColumnCheck.summary` speaks only of the checks ma
 
 The stand-in check reads the private labels: its findings are NON-PRIVATE diagnostics
 for the data's owner (``Problem.non_private``), never exported.
+
+:func:`check_public` makes the value-based column checks (identifiers, survey weights, free
+text, dates, person keys) on the PUBLIC file's columns: in a two-file job these findings, not
+the private file's, decide the default features (:func:`core.data.features.default_features`,
+``public=``), so that the feature set is no function of a private value (docs/design.md §1.3).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ __all__ = [
     "ColumnCheck",
     "check_file",
     "check_columns",
+    "check_public",
     "suggest_label_column",
     "without_columns",
 ]
@@ -566,3 +572,59 @@ def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None
     return ColumnCheck(_order(problems), made, not_made, tuple(str(c) for c in columns), table.label_column,
                        suggest_label_column(columns), tuple(str(c) for c in table.features.columns))
 
+
+
+def check_public(source, *, features: Sequence[str], missing_markers: Iterable[str] | None = None,
+                 max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None) -> ColumnCheck:
+    """The value-based column checks of the PUBLIC rows of a two-file job (public data).
+
+    Identifiers (by name and by content), survey weights, free text, dates and person keys
+    are looked for in the public file's copy of each private feature column; there is no
+    label, hence no stand-in check.  These findings decide the job's default features
+    (:func:`core.data.features.default_features` with ``public=``) in place of the private
+    file's, whose value-based findings then read a private value and stay NON-PRIVATE
+    diagnostics for the owner: one person's value cannot move a column in or out of the
+    features (docs/design.md §1.3).
+
+    Parameters
+    ----------
+    source : str, pathlib.Path, bytes, file-like or pandas.DataFrame
+        The public CSV file (read as :func:`core.data.read_csv` reads it), or its text frame.
+    features : sequence of str (keyword-only)
+        The private file's checked feature columns (:attr:`ColumnCheck.features`); those the
+        public file has are checked, in this order.
+    missing_markers : iterable of str, optional (keyword-only)
+        Cell texts that mark a missing value.
+    max_bytes : int (keyword-only)
+        As for :func:`core.data.load_table`.
+    csv_format : core.data.CsvFormat, optional (keyword-only)
+        As for :func:`core.data.load_table`.
+
+    Returns
+    -------
+    ColumnCheck
+        Its ``features``: the checked columns (the private features the public file has);
+        its ``problems``: the findings on the public rows (none is blocking).
+    """
+    if isinstance(source, pd.DataFrame):
+        frame = source
+    else:
+        frame, _ = read_csv(source, max_bytes, "The public file has a header row but no data rows.",
+                            rename_duplicates=True, csv_format=csv_format)
+    frame = mark_missing(frame, check_markers(missing_markers))
+    present = {str(c) for c in frame.columns}
+    columns = [str(c) for c in features if str(c) in present]
+    typed = {}
+    for column in columns:
+        numbers, failed, _ = to_numbers(frame[column])
+        typed[column] = numbers if not failed.any() else clean_text(frame[column])
+    table = pd.DataFrame(typed, columns=columns)
+    found = _column_problems(table, None, None, False, whole=table) if columns else []
+    from dataclasses import replace  # the public rows' findings are public: not the private rows' diagnostic
+
+    found = [replace(p, sentence=p.sentence.replace(_NON_PRIVATE, "(Found on the public rows.)"), non_private=False)
+             for p in found]
+    made = tuple(k for k in PROBLEM_KINDS if k in ("person_key", "duplicate_rows", "identifier", "survey_weight",
+                                                        "free_text", "date"))
+    return ColumnCheck(_order(found), made, {"label_stand_in": "the public rows have no label"}, tuple(columns), None,
+                       None, tuple(columns))
