@@ -14,7 +14,7 @@ from core.cli.common import PROG, CommandError, one_line
 __all__ = [
     "MARKER_CANDIDATES",
     "check_private",
-    "check_public_columns",
+    "public_column_check",
     "choose_features",
     "private_columns",
     "chosen_data",
@@ -355,17 +355,17 @@ def problem_lines(problems, kept: Sequence[str] = (), *, choose: bool = True) ->
     return lines
 
 
-def check_public_columns(args, check):
-    """The value-based column checks of ``--public`` (:func:`core.data.check_public`): in a two-file
+def public_column_check(args, check):
+    """The value-based column checks of ``--public`` (:func:`core.data.check_public_columns`): in a two-file
     job they, not the private file's, decide the default features (docs/design.md §1.3).  None
     without ``--public``."""
-    from core.data.problems import check_public
+    from core.data.problems import check_public_columns
 
     path = getattr(args, "public", None)
     if path is None:
         return None
     frame = raw_frame(path, bool(getattr(args, "rename_duplicates", False)), csv_format(args))
-    return check_public(frame, features=check.features, missing_markers=args.missing_marker or None)
+    return check_public_columns(frame, features=check.features, missing_markers=args.missing_marker or None)
 
 
 _PRIVATE_VALUES = ("person_key", "identifier", "survey_weight", "free_text", "date")
@@ -386,7 +386,7 @@ def check_private(args, stderr: TextIO):
 
     With ``--public`` (a two-file job) the identifiers, survey weights and person keys that
     leave a column out by default are found on the PUBLIC file's columns
-    (:func:`check_public_columns`), said as ``public file:`` warnings; the private file's own
+    (:func:`public_column_check`), said as ``public file:`` warnings; the private file's own
     findings of those kinds, free text and dates are said as NON-PRIVATE diagnostics that do
     not choose the features.
 
@@ -415,7 +415,7 @@ def check_private(args, stderr: TextIO):
     drop = names_list(args.drop)
     keep = names_list(getattr(args, "keep", None))
     check = run_check(drop)
-    public = check_public_columns(args, check)
+    public = public_column_check(args, check)
     final = check
     try:  # a column left out by default (e.g. a cause of death, empty for the living) cannot block the file
         left_out = default_features(check, keep=keep, public=public).dropped
@@ -455,7 +455,7 @@ def choose_features(args, check, stderr: TextIO, public=None):
     unless ``--keep`` names them, said on ``stderr`` with their reasons; ``args.drop`` then
     names them too, so every later step (``auto``, the column selection) reads the same features.
 
-    ``public``: the public file's check (:func:`check_public_columns`), whose findings decide
+    ``public``: the public file's check (:func:`public_column_check`), whose findings decide
     the identifiers of a two-file job.  When a check of the private rows chose the set (label
     stand-ins; any finding in a one-file job) and ``--features`` was not given, the capital
     note :data:`core.data.FEATURES_READ_NOTE` is said on ``stderr`` (the report states it too).

@@ -28,7 +28,7 @@ _EXPORTS = {
     "Problem": "problems",
     "check_file": "problems",
     "check_columns": "problems",
-    "check_public": "problems",
+    "check_public_columns": "problems",
     "suggest_label_column": "problems",
     "BUNDLED": "datasets",
     "DATASETS_DIR": "datasets",

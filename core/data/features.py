@@ -25,7 +25,7 @@ private one.
 What the feature set reveals (docs/design.md §1.3): the features of the published student
 and of the export are treated as public, like the class list.  In a two-file job the
 value-based findings (identifiers, survey weights, person keys) are read on the PUBLIC
-file's columns (:func:`core.data.check_public`, ``public=``): a private value cannot move a
+file's columns (:func:`core.data.check_public_columns`, ``public=``): a private value cannot move a
 column in or out.  A label stand-in needs the labels, so it is found on the private rows; a
 default set that such a check (or, in a one-file job, any check of the private values)
 could have changed says so in capitals (:data:`FEATURES_READ_NOTE`,
@@ -182,7 +182,7 @@ def default_features(check: Any, *, keep: Sequence[str] = (), public: Any = None
         Flagged columns the user keeps as features (explicitly).  A name that is no
         checked column is refused; one that is not flagged is a feature anyway.
     public : core.data.ColumnCheck, optional (keyword-only)
-        The check of the public rows of a two-file job (:func:`core.data.check_public`).
+        The check of the public rows of a two-file job (:func:`core.data.check_public_columns`).
         Given, the identifiers, survey weights and person keys that leave a column out are
         the public rows' findings (a column the public file lacks: the private finding by
         its name only); of the private check only the label stand-ins count.  None: a

@@ -19,7 +19,7 @@ make (and why), and its :meth:`ColumnCheck.summary` speaks only of the checks ma
 The stand-in check reads the private labels: its findings are NON-PRIVATE diagnostics
 for the data's owner (``Problem.non_private``), never exported.
 
-:func:`check_public` makes the value-based column checks (identifiers, survey weights, free
+:func:`check_public_columns` makes the value-based column checks (identifiers, survey weights, free
 text, dates, person keys) on the PUBLIC file's columns: in a two-file job these findings, not
 the private file's, decide the default features (:func:`core.data.features.default_features`,
 ``public=``), so that the feature set is no function of a private value (docs/design.md §1.3).
@@ -49,7 +49,7 @@ __all__ = [
     "ColumnCheck",
     "check_file",
     "check_columns",
-    "check_public",
+    "check_public_columns",
     "suggest_label_column",
     "without_columns",
 ]
@@ -574,7 +574,7 @@ def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None
 
 
 
-def check_public(source, *, features: Sequence[str], missing_markers: Iterable[str] | None = None,
+def check_public_columns(source, *, features: Sequence[str], missing_markers: Iterable[str] | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None) -> ColumnCheck:
     """The value-based column checks of the PUBLIC rows of a two-file job (public data).
 
