@@ -109,6 +109,8 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
         how = ("" if not choice.left_out else " Each has its Keep button below." if upload is not None else
                " Keep one with its button below, or add it back in the box above.")
         st.info(literal(choice.sentence()) + how)
+    if choice is not None and choice.read_private is not None:  # the set a check of the private rows chose
+        st.warning(literal(choice.statement) + ".")
     kept = set() if choice is None else {c.column for c in choice.kept}
     where_ = hashlib.sha256(title.encode()).hexdigest()[:6]  # a check not loaded yet is shown beside the loaded one's
     for i, p in enumerate(check.problems):
@@ -499,7 +501,8 @@ with session.shown_errors():
             st.rerun()
     else:  # the flagged columns the user put back in the feature box are kept on request
         full_check, _ = datasets.column_choice(cfg_now)
-        choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now])
+        choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now],
+                                  public=datasets.public_check(cfg_now, full_check))
         visible = features_now | set(choice.dropped)
         shown = dataclasses.replace(full_check, problems=tuple(
             p for p in full_check.problems if not p.columns or set(p.columns) & visible))

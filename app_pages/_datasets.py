@@ -502,7 +502,29 @@ def column_choice(cfg: dict[str, Any]):
             return None, None
         check = _table_check(base.key, base.private, base.source == "generator")
     keep = [c for c in cfg.get("keep", ()) if c in check.features]
-    return check, default_features(check, keep=keep)
+    return check, default_features(check, keep=keep, public=public_check(cfg, check))
+
+
+def public_check(cfg: dict[str, Any], check) -> Any:
+    """The value-based column checks of an upload's PUBLIC file (:func:`core.data.check_public_columns`):
+    in a two-file job they, not the private file's, decide the default features (docs/design.md
+    §1.3).  None without a public file (a one-file job, bundled or generated data)."""
+    if cfg.get("source") != "upload" or not cfg.get("public_hash") or check is None:
+        return None
+    data = st.session_state.get("_uploads", {}).get(cfg["public_hash"])
+    if data is None:
+        raise core.errors.DataError("The uploaded public file is no longer in memory; upload it again.")
+    with naming(cfg.get("public_filename")):
+        return _public_check(cfg["public_hash"], data, tuple(check.features), tuple(cfg.get("missing_markers", ())),
+                             tuple(cfg.get("csv_format", (None, None, None))))
+
+
+@st.cache_data(max_entries=16, show_spinner="Checking the public columns…")
+def _public_check(public_hash: str, _data: bytes, features: tuple, markers: tuple, csv_format: tuple):
+    from core.data import CsvFormat
+    from core.data.problems import check_public_columns
+
+    return check_public_columns(_data, features=features, missing_markers=markers, csv_format=CsvFormat(*csv_format))
 
 
 def keep_upload(uploaded) -> str:

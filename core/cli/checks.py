@@ -364,7 +364,12 @@ def public_column_check(args, check):
     path = getattr(args, "public", None)
     if path is None:
         return None
-    frame = raw_frame(path, bool(getattr(args, "rename_duplicates", False)), csv_format(args))
+    from core.errors import DataError
+
+    try:  # read as the job reads it later, which says any problem of the file in its place
+        frame = raw_frame(path, True, csv_format(args))
+    except DataError:
+        return None  # the job stops at the public file's own error, before anything is trained or spent
     return check_public_columns(frame, features=check.features, missing_markers=args.missing_marker or None)
 
 

@@ -1,0 +1,33 @@
+"""The default features on the Data page (AppTest, docs/design.md §1.3): in a two-file upload the
+identifiers left out by default are found on the PUBLIC file's columns, so a private file whose
+codes repeat once (one person's value equal to another's: no identifier by its private values)
+still leaves 'code' out, as its public file says; the page states that the label stand-in check
+read the private rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from test_app import go, texts
+
+NOTE = "FEATURES CHOSEN BY A CHECK OF THE PRIVATE ROWS"
+
+
+def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file(lab):
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(size=120)
+    code = 7 * np.arange(120) + 3
+    code[-1] = code[0]  # on the private values alone, 'code' would stay a feature
+    private = pd.DataFrame({"x0": x0, "code": code, "label": np.where(x0 > 0, "yes", "no")})
+    public = pd.DataFrame({"x0": rng.normal(size=40), "code": 7 * np.arange(40) + 5})
+    at = lab()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public.to_csv(index=False).encode(), "text/csv"))
+    at.file_uploader(key="upload_private").set_value(
+        ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
+    assert at.session_state["data_cfg"]["left_out"] == ["code"]
+    assert any(NOTE in w for w in texts(at.warning)), texts(at.warning)
