@@ -109,7 +109,7 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
         how = ("" if not choice.left_out else " Each has its Keep button below." if upload is not None else
                " Keep one with its button below, or add it back in the box above.")
         st.info(literal(choice.sentence()) + how)
-    if choice is not None and choice.read_private is not None:  # the set a check of the private rows chose
+    if choice is not None and choice.left_by_private:  # a column a check of the private rows left out
         st.warning(literal(choice.statement) + ".")
     kept = set() if choice is None else {c.column for c in choice.kept}
     where_ = hashlib.sha256(title.encode()).hexdigest()[:6]  # a check not loaded yet is shown beside the loaded one's

@@ -462,8 +462,9 @@ def choose_features(args, check, stderr: TextIO, public=None):
 
     ``public``: the public file's check (:func:`public_column_check`), whose findings decide
     the identifiers of a two-file job.  When a check of the private rows chose the set (label
-    stand-ins; any finding in a one-file job) and ``--features`` was not given, the capital
-    note :data:`core.data.FEATURES_READ_NOTE` is said on ``stderr`` (the report states it too).
+    stand-ins; any finding in a one-file job) and left a column out, the capital note
+    :data:`core.data.FEATURES_READ_NOTE` is said on ``stderr``; the report's ``features``
+    section states it on every run whose set such a check could have changed (no ``--features``).
 
     Returns
     -------
@@ -500,7 +501,7 @@ def choose_features(args, check, stderr: TextIO, public=None):
     for c in choice.kept:
         stderr.write(f"{PROG}: note: '{c.column}' is kept as a feature on request (--keep) although flagged "
                      f"({one_line(c.reason)}).\n")
-    if choice.read_private is not None:
+    if choice.left_by_private:  # the report states it on every run whose set such a check could change
         stderr.write(f"{PROG}: note: {choice.statement}.\n")
     stderr.flush()
     drop = names_list(args.drop)

@@ -116,6 +116,10 @@ class FeatureChoice:
         columns alone).
     declared : bool
         Whether the feature columns were declared by the user in advance.
+    left_by_private : tuple of str
+        The columns a check of the private rows left out (a stand-in; any flagged column in a
+        one-file job): the consoles say the note when there is one, the report always
+        states :attr:`read_private`.
     """
 
     features: tuple[str, ...]
@@ -123,6 +127,7 @@ class FeatureChoice:
     kept: tuple[LeftOut, ...] = ()
     read_private: str | None = None
     declared: bool = False
+    left_by_private: tuple[str, ...] = ()
 
     @property
     def statement(self) -> str:
@@ -239,19 +244,22 @@ def default_features(check: Any, *, keep: Sequence[str] = (), public: Any = None
     if not chosen:
         raise DataError("Every feature column is flagged (" + "; ".join(f"'{f.column}': {f.reason}" for f in left_out)
                         + "): keep at least one explicitly to have something to learn from.")
-    return FeatureChoice(chosen, left_out, kept, _read_private(check, left_out, public, declared), bool(declared))
+    read, private = _read_private(check, left_out, public, declared)
+    return FeatureChoice(chosen, left_out, kept, read, bool(declared), private)
 
 
-def _read_private(check: Any, left_out: Sequence[LeftOut], public: Any, declared: bool) -> str | None:
-    """Which check of the private rows chose the set, and what it left out (None: none did)."""
+def _read_private(check: Any, left_out: Sequence[LeftOut], public: Any,
+                  declared: bool) -> tuple[str | None, tuple[str, ...]]:
+    """Which check of the private rows chose the set and what it left out (None: none did), and
+    the columns it left out."""
     if public is None:
-        private = [f.column for f in left_out]
+        private = tuple(f.column for f in left_out)
         what = "identifiers, survey weights, person keys and label stand-ins looked for in the private rows"
     else:
-        private = [f.column for f in left_out if "label_stand_in" in f.kinds]
+        private = tuple(f.column for f in left_out if "label_stand_in" in f.kinds)
         what = "label stand-ins looked for in the private rows"
         if "label_stand_in" not in getattr(check, "made", ()):
-            return None  # the stand-in check was not made: the set read public columns only
+            return None, ()  # the stand-in check was not made: the set read public columns only
     if declared and not private:
-        return None
-    return what + (f"; left out: {', '.join(private)}" if private else "; none left out")
+        return None, ()
+    return what + (f"; left out: {', '.join(private)}" if private else "; none left out"), private

@@ -1,8 +1,8 @@
 """The default features on the Data page (AppTest, docs/design.md §1.3): in a two-file upload the
 identifiers left out by default are found on the PUBLIC file's columns, so a private file whose
 codes repeat once (one person's value equal to another's: no identifier by its private values)
-still leaves 'code' out, as its public file says; the page states that the label stand-in check
-read the private rows."""
+still leaves 'code' out, as its public file says; a label stand-in (found on the private labels)
+is left out too, and the page says in capitals that a check of the private rows chose it."""
 
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file
     x0 = rng.normal(size=120)
     code = 7 * np.arange(120) + 3
     code[-1] = code[0]  # on the private values alone, 'code' would stay a feature
-    private = pd.DataFrame({"x0": x0, "code": code, "label": np.where(x0 > 0, "yes", "no")})
-    public = pd.DataFrame({"x0": rng.normal(size=40), "code": 7 * np.arange(40) + 5})
+    label = np.where(x0 > 0, "yes", "no")
+    private = pd.DataFrame({"x0": x0, "code": code, "e401k": (label == "yes").astype(int), "label": label})
+    pub = rng.normal(size=40)
+    public = pd.DataFrame({"x0": pub, "code": 7 * np.arange(40) + 5, "e401k": (pub > 0).astype(int)})
     at = lab()
     go(at, "Data")
     at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
@@ -29,5 +31,5 @@ def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file
         ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
     assert not at.exception, at.exception
     assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
-    assert at.session_state["data_cfg"]["left_out"] == ["code"]
-    assert any(NOTE in w for w in texts(at.warning)), texts(at.warning)
+    assert sorted(at.session_state["data_cfg"]["left_out"]) == ["code", "e401k"]
+    assert any(NOTE in w and "left out: e401k" in w for w in texts(at.warning)), texts(at.warning)

@@ -116,6 +116,14 @@ def check_outputs(out_dir: Path, mechanism: str) -> tuple[pd.DataFrame, dict]:
 # ------------------------------------------------------------------------------ label: each mechanism
 
 
+def _library_features(files):
+    """The run's features as the library chooses them: the public file's columns decide the identifiers."""
+    from core.data import check_file, check_public_columns, default_features
+
+    check = check_file(files["private"], label_column="label")
+    return default_features(check, public=check_public_columns(files["public"], features=check.features))
+
+
 def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     # T = m = 30: the run halts only at its 30th abstention, i.e. never before the last
     # row, so every row is processed and the exit code is 0 whatever the noise.
@@ -141,7 +149,8 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
     assert len(charged) == 1
     expected_report = pipeline.report(result, n_private=N_PRIVATE, n_public=N_PUBLIC,
                                       learner="gaussian_nb", k=160, dataset="private", ledger_total=charged.total(),
-                                      classes=table.class_names, classes_declared=False)
+                                      classes=table.class_names, classes_declared=False,
+                                      features=_library_features(files))
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == expected_report
     # ... and the same as the labeling function called by hand on the teachers of the
     # app's full pipeline (preprocessor + learner on the DataFrame): the plain-numeric

@@ -57,7 +57,10 @@ def test_neighbouring_private_files_release_the_same_features(tmp_path, capsys):
     assert feat_a == feat_b == ["x0"]
     assert head_a == head_b
     assert rep_a["features"] == rep_b["features"]
-    assert rep_a["features"]["names"] == ["x0"]
+    assert rep_a["features"]["names"] == ["x0"] and rep_a["features"]["declared"] is False
+    # the stand-in check read the private labels (it found none): the report states it, the console is quiet
+    assert rep_a["features"]["statement"].startswith(NOTE + " (label stand-ins looked for in the private rows; none")
+    assert NOTE not in err_a + err_b
     # every section but the counts (the labels) and the ledger (one ledger for the dataset 'private': the
     # second run counts the first) is the same
     same = [{k: v for k, v in rep.items() if k not in ("counts", "ledger")} for rep in (rep_a, rep_b)]
