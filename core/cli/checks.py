@@ -366,9 +366,12 @@ def public_column_check(args, check):
         return None
     from core.errors import DataError
 
-    try:  # read as the job reads it later, which says any problem of the file in its place
-        frame = raw_frame(path, True, csv_format(args))
-    except DataError:
+    from core.cli.stream import read_chunks
+    from core.data.problems import PUBLIC_CHECK_ROWS
+
+    try:  # its first rows, read as the job reads them (a streamed file too); the job says any problem in its place
+        frame = next(iter(read_chunks(path, PUBLIC_CHECK_ROWS, rename_duplicates=True, csv_format=csv_format(args))))
+    except (DataError, StopIteration):
         return None  # the job stops at the public file's own error, before anything is trained or spent
     return check_public_columns(frame, features=check.features, missing_markers=args.missing_marker or None)
 

@@ -574,6 +574,11 @@ def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None
 
 
 
+PUBLIC_CHECK_ROWS = 20_000
+"""The public rows :func:`check_public_columns` reads: the first ones (a streamed file is never
+read whole for the check)."""
+
+
 def check_public_columns(source, *, features: Sequence[str], missing_markers: Iterable[str] | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES, csv_format=None) -> ColumnCheck:
     """The value-based column checks of the PUBLIC rows of a two-file job (public data).
@@ -592,7 +597,9 @@ def check_public_columns(source, *, features: Sequence[str], missing_markers: It
         The public CSV file (read as :func:`core.data.read_csv` reads it), or its text frame.
     features : sequence of str (keyword-only)
         The private file's checked feature columns (:attr:`ColumnCheck.features`); those the
-        public file has are checked, in this order.
+        public file has are checked, in this order, on its first :data:`PUBLIC_CHECK_ROWS` rows.
+        A number column with a few values that are no numbers (at most 10 %) is checked as
+        numbers, as :func:`check_file` does (the job refuses those values in its place).
     missing_markers : iterable of str, optional (keyword-only)
         Cell texts that mark a missing value.
     max_bytes : int (keyword-only)
@@ -611,13 +618,14 @@ def check_public_columns(source, *, features: Sequence[str], missing_markers: It
     else:
         frame, _ = read_csv(source, max_bytes, "The public file has a header row but no data rows.",
                             rename_duplicates=True, csv_format=csv_format)
-    frame = mark_missing(frame, check_markers(missing_markers))
+    frame = mark_missing(frame.head(PUBLIC_CHECK_ROWS), check_markers(missing_markers))
     present = {str(c) for c in frame.columns}
     columns = [str(c) for c in features if str(c) in present]
     typed = {}
     for column in columns:
         numbers, failed, _ = to_numbers(frame[column])
-        typed[column] = numbers if not failed.any() else clean_text(frame[column])
+        few = failed.sum() <= 0.1 * int(frame[column].notna().sum())
+        typed[column] = numbers if few else clean_text(frame[column])
     table = pd.DataFrame(typed, columns=columns)
     found = _column_problems(table, None, None, False, whole=table) if columns else []
     from dataclasses import replace  # the public rows' findings are public: not the private rows' diagnostic

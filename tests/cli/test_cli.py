@@ -164,7 +164,8 @@ def test_label_btt_matches_the_library_exactly(files, tmp_path, capsys):
         public, by_hand, table.class_names).to_csv(index=False)
     assert expected_report == report_json(privacy_report(by_hand, n_private=N_PRIVATE, n_public=N_PUBLIC,
                                                          learner="gaussian_nb", k=160, dataset="private",
-                                                         ledger_total=charged.total(), classes=("no", "yes")))
+                                                         ledger_total=charged.total(), classes=("no", "yes"),
+                                                         features=_library_features(files)))
     student = joblib.load(tmp_path / "student.joblib")
     assert set(np.unique(student.predict(public))) <= {"no", "yes"}
     assert list(student.classes_) == ["no", "yes"] and student.mechanism == "btt"
