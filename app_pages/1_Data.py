@@ -18,7 +18,7 @@ from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
 from app_pages._text import literal
-from core.data import CLASSES_READ_NOTE, default_features
+from core.data import CLASSES_READ_NOTE, default_features, two_file_problems
 from core.data.problems import PROBLEM_KINDS
 
 session.init()
@@ -102,14 +102,16 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
     A column left out of the features by default (``choice``: the default features) offers
     "Keep it as a feature"; one kept on request offers "Leave it out".  An upload without a
     public file (``one_file``) is not offered "drop" for its missing values: a one-file job
-    refuses it (``core.data.check_one_file_queries``).
+    refuses it (``core.data.check_one_file_queries``).  On an uploaded (private) file
+    (``upload``), a column that a check of the private rows left out says so in
+    capitals (``core.data.FEATURES_READ_NOTE``, docs/design.md §1.3).
     """
     st.markdown(f"**{title}**")
     if choice is not None and (choice.left_out or choice.kept):
         how = ("" if not choice.left_out else " Each has its Keep button below." if upload is not None else
                " Keep one with its button below, or add it back in the box above.")
         st.info(literal(choice.sentence()) + how)
-    if choice is not None and choice.left_by_private:  # a column a check of the private rows left out
+    if choice is not None and choice.left_by_private and upload is not None:
         st.warning(literal(choice.statement) + ".")
     kept = set() if choice is None else {c.column for c in choice.kept}
     where_ = hashlib.sha256(title.encode()).hexdigest()[:6]  # a check not loaded yet is shown beside the loaded one's
@@ -368,6 +370,10 @@ else:
                 left = list(upload_choice.dropped) if upload_choice is not None else []
                 wanted["left_out"] = left
                 upload_check = merged(full_check, datasets.upload_check(wanted, tuple(left)))
+                public_check = datasets.public_check(wanted, full_check) if upload_choice is not None else None
+                if public_check is not None:  # a two-file job: the public file's findings choose (§1.3)
+                    upload_check = dataclasses.replace(upload_check,
+                                                       problems=two_file_problems(upload_check, public_check))
             if label_column is None or upload_check.blocking or (label_column is not None and upload_choice is None):
                 show_check(upload_check, None, "missing", f"Column check of {literal(up_private.name)} (not loaded yet)",
                            choice=upload_choice, upload=ph, one_file=up_public is None)
@@ -488,6 +494,9 @@ with session.shown_errors():
         _, choice = datasets.column_choice(cfg_now)
         left = tuple(cfg_now.get("left_out", ()))
         shown = merged(datasets.upload_check(cfg_now, dropped), datasets.upload_check(cfg_now, left + dropped))
+        public_check = datasets.public_check(cfg_now, shown)
+        if public_check is not None:  # a two-file job: the public file's findings choose (§1.3)
+            shown = dataclasses.replace(shown, problems=two_file_problems(shown, public_check))
         show_check(shown, cols_key, "missing", choice=choice, upload=cfg_now["private_hash"],
                    one_file=not cfg_now.get("public_hash"))
     elif datasets.check_waits(ds):
@@ -501,8 +510,7 @@ with session.shown_errors():
             st.rerun()
     else:  # the flagged columns the user put back in the feature box are kept on request
         full_check, _ = datasets.column_choice(cfg_now)
-        choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now],
-                                  public=datasets.public_check(cfg_now, full_check))
+        choice = default_features(full_check, keep=[c for c in full_check.features if c in features_now])
         visible = features_now | set(choice.dropped)
         shown = dataclasses.replace(full_check, problems=tuple(
             p for p in full_check.problems if not p.columns or set(p.columns) & visible))

@@ -6,6 +6,7 @@ column choice, join keys carried into ``--out`` (``--key``) and missing values s
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from typing import Any, Sequence, TextIO
 
@@ -376,11 +377,6 @@ def public_column_check(args, check):
     return check_public_columns(frame, features=check.features, missing_markers=args.missing_marker or None)
 
 
-_PRIVATE_VALUES = ("person_key", "identifier", "survey_weight", "free_text", "date")
-_NOT_CHOSEN_ON = (" (NON-PRIVATE diagnostic on the private rows: the default features are chosen on the public "
-                  "file's columns, not on these values)")
-
-
 def check_private(args, stderr: TextIO):
     """The one column check of ``--private`` (:func:`core.data.check_file`), before it is loaded.
 
@@ -438,19 +434,11 @@ def check_private(args, stderr: TextIO):
     problems = [p for p in problems
                 if not (p.kind == "label" and not p.columns and args.label_column is None and check.suggested_label)]
     blocking = [p for p in problems if p.blocking]
-    if public is None:
-        warn(stderr, problem_lines([p for p in problems if not p.blocking], keep))
-    else:
-        shown = [p for p in problems if not p.blocking]
-        lines = problem_lines([p for p in shown if p.kind not in _PRIVATE_VALUES], keep)
-        from core.data.columns import LEFT_OUT_SENTENCE
+    if public is not None:  # the private file's findings by value choose nothing; the public file's do
+        from core.data.problems import two_file_problems
 
-        lines += [line.replace(" " + LEFT_OUT_SENTENCE, "").replace(LEFT_OUT_SENTENCE, "") + _NOT_CHOSEN_ON
-                  for line in problem_lines([p for p in shown if p.kind in _PRIVATE_VALUES], keep, choose=False)]
-        lines += ["public file: " + line for line in problem_lines(
-            [p for p in public.problems if p.kind in ("identifier", "survey_weight", "person_key")
-             and any(f.action == "keep_column" for f in p.fixes)], keep)]
-        warn(stderr, lines)
+        problems = list(two_file_problems(dataclasses.replace(check, problems=tuple(problems)), public))
+    warn(stderr, problem_lines([p for p in problems if not p.blocking], keep))
     if blocking:
         listed = "\n".join(f"  {i}. {line}" for i, line in enumerate(problem_lines(blocking), 1))
         raise CommandError(f"The private file '{args.private}' cannot be used as it is ({len(blocking)} problem(s); "

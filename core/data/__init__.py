@@ -29,6 +29,7 @@ _EXPORTS = {
     "check_file": "problems",
     "check_columns": "problems",
     "check_public_columns": "problems",
+    "two_file_problems": "problems",
     "suggest_label_column": "problems",
     "BUNDLED": "datasets",
     "DATASETS_DIR": "datasets",

@@ -50,6 +50,7 @@ __all__ = [
     "check_file",
     "check_columns",
     "check_public_columns",
+    "two_file_problems",
     "suggest_label_column",
     "without_columns",
 ]
@@ -636,3 +637,44 @@ def check_public_columns(source, *, features: Sequence[str], missing_markers: It
                                                         "free_text", "date"))
     return ColumnCheck(_order(found), made, {"label_stand_in": "the public rows have no label"}, tuple(columns), None,
                        None, tuple(columns))
+
+
+NOT_CHOSEN_ON = ("(NON-PRIVATE diagnostic on the private rows: the default features are chosen on the public "
+                 "file's columns, not on these values.)")
+"""What a private file's identifier, survey-weight, person-key, free-text or date finding says
+in a two-file job: it is shown to the owner and chooses nothing."""
+
+_PRIVATE_VALUE_KINDS = ("person_key", "identifier", "survey_weight", "free_text", "date")
+
+
+def two_file_problems(check: ColumnCheck, public: ColumnCheck) -> tuple[Problem, ...]:
+    """The findings a two-file job shows: the private file's, those found by its values marked as
+    choosing nothing (no Keep: :data:`NOT_CHOSEN_ON`), then the public file's findings that leave
+    a column out (each with its Keep, its sentence beginning ``Public file:``).
+
+    Parameters
+    ----------
+    check : ColumnCheck
+        The private file's check (:func:`check_file`).
+    public : ColumnCheck
+        The public file's (:func:`check_public_columns`).
+
+    Returns
+    -------
+    tuple of Problem
+    """
+    from dataclasses import replace
+
+    from core.data.columns import LEFT_OUT_SENTENCE
+
+    out = []
+    for p in check.problems:
+        if p.kind in _PRIVATE_VALUE_KINDS and not p.blocking:
+            text = p.sentence.replace(" " + LEFT_OUT_SENTENCE, "").replace(LEFT_OUT_SENTENCE, "")
+            p = replace(p, sentence=f"{text} {NOT_CHOSEN_ON}", non_private=True,
+                        fixes=tuple(f for f in p.fixes if f.action != "keep_column") or
+                        tuple(Fix("drop_column", f.columns) for f in p.fixes if f.action == "keep_column"))
+        out.append(p)
+    out += [replace(p, sentence="Public file: " + p.sentence) for p in public.problems
+            if p.kind in ("person_key", "identifier", "survey_weight") and any(f.action == "keep_column" for f in p.fixes)]
+    return tuple(out)

@@ -33,3 +33,7 @@ def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file
     assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
     assert sorted(at.session_state["data_cfg"]["left_out"]) == ["code", "e401k"]
     assert any(NOTE in w and "left out: e401k" in w for w in texts(at.warning)), texts(at.warning)
+    # the public file's finding is shown with its Keep; the private file's own would choose nothing
+    assert any(w.startswith("**code** (") and "Public file: Column 'code'" in w for w in texts(at.warning)), \
+        [w[:90] for w in texts(at.warning)]
+    assert any(b.label == "Keep 'code' as a feature" for b in at.button), [b.label for b in at.button]

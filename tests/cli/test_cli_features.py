@@ -68,7 +68,7 @@ def test_neighbouring_private_files_release_the_same_features(tmp_path, capsys):
     encoded = [[line for line in out.splitlines() if "encoded into" in line] for out in (out_a, out_b)]
     assert "encoded into 1 columns" in encoded[0][0] and "encoded into 1 columns" in encoded[1][0]
     for err in (err_a, err_b):  # the public rows decide, said as such
-        assert "public file: Column 'code' looks like an identifier" in err
+        assert "Public file: Column 'code' looks like an identifier" in err
         assert "left out of the features: code" in err
     # the private file's own finding: still shown to the owner, marked, choosing nothing
     assert "NON-PRIVATE diagnostic on the private rows: the default features are chosen on the public" in err_a
