@@ -34,11 +34,13 @@ def test_a_person_column_is_declared_the_unit_in_one_click_and_every_output_stat
     at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
     at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv")).run()
     assert not at.exception, at.exception
-    # As a data owner meets it: 'id' names a person, so it is left out of the features by default (the
-    # public rows have no 'id': the files fit); the column check offers to declare it the unit instead.
+    # As a data owner meets it: 'id' names a person, so it is left out of the features by default (a
+    # two-file job: the public file's 'id', an identifier by its name, decides; docs/design.md §1.3); the
+    # column check offers to declare it the unit instead.
     assert not texts(at.error), texts(at.error)
     assert "Loaded: private.csv" in texts(at.main.subheader), texts(at.main.subheader)
-    assert any("Left out of the features: 'id' (person key" in i for i in texts(at.info)), texts(at.info)
+    assert any("Left out of the features: 'id' (identifier: its name ('id')" in i for i in texts(at.info)), \
+        texts(at.info)
     assert any("repeats its values like a person key" in w for w in texts(at.warning)), texts(at.warning)
     assert "Privacy unit: **per row**" in " ".join(texts(at.sidebar.markdown))  # until declared
     declare = [b for b in at.button if b.label == "Declare 'id' the privacy unit (a guarantee per person)"]
