@@ -633,10 +633,28 @@ def check_public_columns(source, *, features: Sequence[str], missing_markers: It
 
     found = [replace(p, sentence=p.sentence.replace(_NON_PRIVATE, "(Found on the public rows.)"), non_private=False)
              for p in found]
+    found += _named_keys(columns, {c for p in found if p.kind in ("identifier", "person_key") for c in p.columns})
     made = tuple(k for k in PROBLEM_KINDS if k in ("person_key", "duplicate_rows", "identifier", "survey_weight",
                                                         "free_text", "date"))
     return ColumnCheck(_order(found), made, {"label_stand_in": "the public rows have no label"}, tuple(columns), None,
                        None, tuple(columns))
+
+
+def _named_keys(columns: Sequence[str], flagged: set) -> list[Problem]:
+    """A column named like a person or record (``patient``, ``member``...) is left out by its name
+    (the schema, public), whatever its values on either side: a private panel's person key whose
+    public copy repeats no value stays out of the features."""
+    from core.data.columns import LEFT_OUT_SENTENCE, PERSON_KEY_NAMES, _name_words
+
+    out = []
+    for column in columns:
+        words = sorted(_name_words(column) & PERSON_KEY_NAMES)
+        if column in flagged or not words:
+            continue
+        reason = f"its name ('{words[0]}') names a person or record"
+        out.append(Problem("identifier", (column,), f"Column '{column}' looks like an identifier: {reason}. "
+                           + LEFT_OUT_SENTENCE, (Fix("keep_column", (column,)),), blocking=False, reason=reason))
+    return out
 
 
 NOT_CHOSEN_ON = ("(NON-PRIVATE diagnostic on the private rows: the default features are chosen on the public "

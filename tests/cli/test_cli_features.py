@@ -103,3 +103,17 @@ def test_the_library_reads_identifiers_on_the_public_columns(tmp_path):
     assert "left out: code" in one_a.read_private
     assert default_features(check_file(distinct / "private.csv", label_column="label", features=["x0"]),
                             declared=True).read_private is None
+
+
+def test_a_column_named_like_a_person_stays_out_whatever_its_values(tmp_path):
+    # A private panel's 'patient' repeats (a person key); its public copy is neither a key (one value repeats
+    # once) nor all different: out by its name alone.
+    private = tmp_path / "private.csv"
+    private.write_text("x0,patient,label\n" + "".join(f"{i % 7}.5,{i // 3},{'yes' if i % 2 else 'no'}\n"
+                                                       for i in range(60)))
+    public = tmp_path / "public.csv"
+    public.write_text("x0,patient\n" + "".join(f"{i % 5}.5,{900 + 3 * (i % 29)}\n" for i in range(30)))
+    check = check_file(private, label_column="label")
+    choice = default_features(check, public=check_public_columns(public, features=check.features))
+    assert choice.features == ("x0",) and choice.dropped == ("patient",)
+    assert "names a person or record" in choice.left_out[0].reason
