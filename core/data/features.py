@@ -251,15 +251,27 @@ def default_features(check: Any, *, keep: Sequence[str] = (), public: Any = None
 def _read_private(check: Any, left_out: Sequence[LeftOut], public: Any,
                   declared: bool) -> tuple[str | None, tuple[str, ...]]:
     """Which check of the private rows chose the set and what it left out (None: none did), and
-    the columns it left out."""
+    the columns it left out.
+
+    The stand-in check counts as read whenever it was asked for: skipped for too few labeled
+    rows, it still read the private rows (how many carry a label), and neighbouring files
+    must give the same statement.  Columns dropped as empty in every private row
+    (``drop_empty_columns``) were chosen by the private values too."""
+    empty = getattr(check, "empty_dropped", None)
+    parts = []
     if public is None:
         private = tuple(f.column for f in left_out)
-        what = "identifiers, survey weights, person keys and label stand-ins looked for in the private rows"
+        parts.append("identifiers, survey weights, person keys and label stand-ins looked for in the private rows")
     else:
         private = tuple(f.column for f in left_out if "label_stand_in" in f.kinds)
-        what = "label stand-ins looked for in the private rows"
-        if "label_stand_in" not in getattr(check, "made", ()):
-            return None, ()  # the stand-in check was not made: the set read public columns only
+        why_not = str(getattr(check, "not_made", {}).get("label_stand_in", ""))
+        if "label_stand_in" in getattr(check, "made", ()) or why_not.startswith("fewer than"):
+            parts.append("label stand-ins looked for in the private rows")
+    if empty is not None:
+        private += tuple(c for c in empty if c not in private)
+        parts.append("columns empty in every private row dropped")
+    if not parts:
+        return None, ()  # no check of the private rows was made: the set read public columns only
     if declared and not private:
         return None, ()
-    return what + (f"; left out: {', '.join(private)}" if private else "; none left out"), private
+    return " and ".join(parts) + (f"; left out: {', '.join(private)}" if private else "; none left out"), private

@@ -196,6 +196,10 @@ class ColumnCheck:
     features : tuple of str
         The feature columns checked (the columns but the label, less those the user left
         out), in file order: :func:`core.data.features.default_features` chooses among them.
+    empty_dropped : tuple of str or None
+        The columns left out because they are empty in every private row
+        (``drop_empty_columns=True``; None when that option is off): a choice of features
+        that read the private values, which :func:`core.data.default_features` states.
     """
 
     problems: tuple[Problem, ...]
@@ -205,6 +209,7 @@ class ColumnCheck:
     label_column: str | None = None
     suggested_label: str | None = None
     features: tuple[str, ...] = ()
+    empty_dropped: tuple[str, ...] | None = None
 
     @property
     def blocking(self) -> tuple[Problem, ...]:
@@ -532,7 +537,8 @@ def check_file(
                              unit=privacy_unit, whole=whole)
     made, not_made = _made(reason, labels is not None)
     return ColumnCheck(_order(problems + found), made, not_made, tuple(columns), label, suggested,
-                       tuple(str(c) for c in features.columns))
+                       tuple(str(c) for c in features.columns),
+                       tuple(str(c) for c in empty) if drop_empty_columns else None)
 
 
 def check_columns(table, *, stand_ins: bool = True, stand_ins_reason: str | None = None) -> ColumnCheck:

@@ -117,3 +117,42 @@ def test_a_column_named_like_a_person_stays_out_whatever_its_values(tmp_path):
     choice = default_features(check, public=check_public_columns(public, features=check.features))
     assert choice.features == ("x0",) and choice.dropped == ("patient",)
     assert "names a person or record" in choice.left_out[0].reason
+
+
+def _statement(folder, private: str, public: str, **options):
+    folder.mkdir()
+    (folder / "private.csv").write_text(private)
+    (folder / "public.csv").write_text(public)
+    check = check_file(folder / "private.csv", label_column="label", **options)
+    choice = default_features(check, public=check_public_columns(folder / "public.csv", features=check.features))
+    return choice.features, choice.statement
+
+
+def test_a_skipped_stand_in_check_still_states_the_read_when_the_row_count_decided(tmp_path):
+    # 20 labeled rows: the stand-in check runs; one person's label missing (dropped): 19, it is skipped. Before,
+    # the second statement read "features chosen on the public file's columns (public)": the report's
+    # features section told the neighbours apart.
+    x = [f"{(i * 37 % 20) / 10 - 1:.1f}" for i in range(20)]
+    y = ["yes" if i % 3 else "no" for i in range(20)]
+    public = "x0\n" + "".join(f"{i / 10:.1f}\n" for i in range(10))
+    rows = ["x0,label\n" + "".join(f"{a},{b}\n" for a, b in zip(x, labels)) for labels in (y, [""] + y[1:])]
+    (feat_a, said_a), (feat_b, said_b) = (_statement(tmp_path / str(i), r, public, missing="drop")
+                                          for i, r in enumerate(rows))
+    assert feat_a == feat_b == ("x0",)
+    assert said_a == said_b and said_a.startswith(NOTE + " (label stand-ins looked for in the private rows; none")
+
+
+def test_a_column_dropped_as_empty_in_the_private_rows_is_stated(tmp_path):
+    # --drop-empty-columns: 'z' empty in every private row is left out; one person's value keeps it. The set is a
+    # function of a private value, so the capitals say so, naming it (before: "none left out").
+    x = [f"{(i * 37 % 20) / 10 - 1:.1f}" for i in range(20)]
+    y = ["yes" if i % 3 else "no" for i in range(20)]
+    public = "x0,z\n" + "".join(f"{i / 10:.1f},{i % 4}\n" for i in range(10))
+    rows = ["x0,z,label\n" + "".join(f"{a},{w},{b}\n" for a, w, b in zip(x, z, y)) for z in ([""] * 20, ["3"] + [""] * 19)]
+    (feat_a, said_a), (feat_b, said_b) = (_statement(tmp_path / str(i), r, public, drop_empty_columns=True,
+                                                     missing="impute") for i, r in enumerate(rows))
+    assert feat_a == ("x0",) and feat_b == ("x0", "z")
+    for said in (said_a, said_b):
+        assert said.startswith(NOTE + " (label stand-ins looked for in the private rows and columns empty in every "
+                               "private row dropped;")
+    assert "left out: z" in said_a and "none left out" in said_b
