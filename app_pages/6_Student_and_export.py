@@ -264,7 +264,8 @@ with session.shown_errors():
             report = pipeline.report(result, n_private=ds.n_private, n_public=ds.n_public, learner=cfg["learner"],
                                      k=int(cfg["k"]), dataset=ledgers.job_name(ds) if ds.source == "upload" else ds.title,
                                      ledger_total=ledgers.ledger(ds, ens=ens).total(), unit=ds.private.privacy_unit,
-                                     classes=ds.class_names, classes_declared=ds.private.classes_declared)
+                                     classes=ds.class_names, classes_declared=ds.private.classes_declared,
+                                     features=datasets.report_features(ds))
             d[0].download_button("Download labeled CSV",
                                  data=pipeline.labeled_csv(public_frame, result, ds.class_names, columns=names, keys=keys),
                                  file_name="private_labels.csv", mime="text/csv", key="download_csv")

@@ -505,6 +505,28 @@ def column_choice(cfg: dict[str, Any]):
     return check, default_features(check, keep=keep, public=public_check(cfg, check))
 
 
+def report_features(ds: Dataset) -> Any:
+    """What a release's report says of its features (``privacy_report(..., features=)``,
+    docs/design.md §1.3): the default choice (:func:`column_choice`) with its statement, the
+    capitals note included when a check of the private rows chose it; a set the user changed in
+    the feature box keeps that note (the box opened on the default), and is declared only when
+    no check of the private rows chose the default.  A wide table not checked: its columns,
+    all of them (no check read them)."""
+    import dataclasses
+
+    features = tuple(str(c) for c in ds.private.features.columns)
+    cfg = st.session_state.get("data_cfg", {})
+    if ds.source == "upload" and cfg.get("private_hash") not in st.session_state.get("_uploads", {}):
+        choice = None
+    else:
+        choice = column_choice(cfg)[1]
+    if choice is None:
+        return list(features)
+    if tuple(choice.features) == features:
+        return choice
+    return dataclasses.replace(choice, features=features, declared=choice.read_private is None)
+
+
 def public_check(cfg: dict[str, Any], check) -> Any:
     """The value-based column checks of an upload's PUBLIC file (:func:`core.data.check_public_columns`):
     in a two-file job they, not the private file's, decide the default features (docs/design.md

@@ -75,6 +75,10 @@ def test_a_release_is_a_fresh_charged_run_and_its_report_names_both_figures(lab,
     assert "fixed in advance" in report["release"]["covers"]
     assert "covered only by the ledger total" in report["release"]["covers"]
     assert "every labeling run" in report["ledger"]["covers"]
+    # the features section, as the command line's (docs/design.md §1.3): a teaching split's default set was
+    # chosen by checks of its private rows, said in capitals (and carried by the published student's report)
+    assert report["features"]["names"] and report["features"]["declared"] is False, report.get("features")
+    assert report["features"]["statement"].startswith("FEATURES CHOSEN BY A CHECK OF THE PRIVATE ROWS")
     # a rerun shows the same release and spends nothing
     at.run()
     assert spent(at) == after
