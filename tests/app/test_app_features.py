@@ -37,3 +37,39 @@ def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file
     assert any(w.startswith("**code** (") and "Public file: Column 'code'" in w for w in texts(at.warning)), \
         [w[:90] for w in texts(at.warning)]
     assert any(b.label == "Keep 'code' as a feature" for b in at.button), [b.label for b in at.button]
+
+
+def test_a_two_file_release_report_states_the_features_as_the_data_page_does(lab, downloads):
+    import json
+
+    from test_app import release
+
+    rng = np.random.default_rng(1)
+    x0 = rng.normal(size=120)
+    label = np.where(x0 + 0.5 * rng.normal(size=120) > 0, "yes", "no")
+    private = pd.DataFrame({"x0": x0, "e401k": (label == "yes").astype(int), "label": label})
+    pub = rng.normal(size=40)
+    public = pd.DataFrame({"x0": pub, "e401k": (pub > 0).astype(int)})
+    at = lab()
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public.to_csv(index=False).encode(), "text/csv"))
+    at.file_uploader(key="upload_private").set_value(
+        ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    go(at, "Ensemble")
+    at.number_input(key="w_ens_ui_k").set_value(10)
+    at.button[0].click().run()  # the form's "Train ensemble"
+    assert not at.exception, at.exception
+    go(at, "Private labeling")
+    at.text_input(key="job_name_input").set_value("job")  # a real job: named, with a budget, before any run
+    at.button(key="FormSubmitter:job_name_form-Use this name").click().run()
+    at.number_input(key="job_budget_epsilon").set_value(100.0)
+    at.button(key="FormSubmitter:job_budget_form-Set the budget for this data").click().run()
+    go(at, "Student & export")
+    release(at)
+    buttons = {b.label: b for b in at.get("download_button")}
+    report = json.loads(downloads[buttons["Download privacy report (JSON)"].proto.url][0])
+    assert report["features"]["names"] == ["x0"] and report["features"]["declared"] is False
+    assert report["features"]["statement"].startswith(NOTE + " (label stand-ins looked for in the private rows; "
+                                                      "left out: e401k)")
