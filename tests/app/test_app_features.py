@@ -73,3 +73,23 @@ def test_a_two_file_release_report_states_the_features_as_the_data_page_does(lab
     assert report["features"]["names"] == ["x0"] and report["features"]["declared"] is False
     assert report["features"]["statement"].startswith(NOTE + " (label stand-ins looked for in the private rows; "
                                                       "left out: e401k)")
+
+
+def test_the_private_file_in_both_upload_boxes_is_refused_and_its_copy_without_labels_warned(lab):
+    rng = np.random.default_rng(2)
+    x0 = rng.normal(size=60)
+    private = pd.DataFrame({"x0": x0, "x1": rng.normal(size=60), "label": np.where(x0 > 0, "yes", "no")})
+    data = private.to_csv(index=False).encode()
+    for public, said in ((data, "The same file is uploaded as the **Private labeled CSV** and as the **Public unlabele"),
+                         (private.drop(columns="label").to_csv(index=False, sep=";").encode(),
+                          "60 of the 60 public rows (100%) are exact copies of private rows' features")):
+        at = lab()
+        go(at, "Data")
+        at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+        at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+        at.file_uploader(key="upload_private").set_value(("private.csv", data, "text/csv")).run()
+        assert not at.exception, at.exception
+        shown = texts(at.error) + texts(at.warning)
+        assert any(said in t for t in shown), [t[:100] for t in shown]
+        if "copies" in said:
+            assert any(said in t and "NON-PRIVATE" in t for t in texts(at.warning))
