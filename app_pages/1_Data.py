@@ -17,7 +17,7 @@ from app_pages import _ledger as ledgers
 from app_pages import _spend as spending
 from app_pages import _widgets as widgets
 from app_pages import _serving as serving
-from app_pages._text import literal
+from app_pages._text import app_words, literal
 from core.data import CLASSES_READ_NOTE, default_features, two_file_problems
 from core.data.problems import PROBLEM_KINDS
 
@@ -112,7 +112,7 @@ def show_check(check, cols_key: str | None, missing_key: str, title: str = "Colu
                " Keep one with its button below, or add it back in the box above.")
         st.info(literal(choice.sentence()) + how)
     if choice is not None and choice.left_by_private and upload is not None:
-        st.warning(literal(choice.statement) + ".")
+        st.warning(app_words(choice.statement) + ".")
     kept = set() if choice is None else {c.column for c in choice.kept}
     where_ = hashlib.sha256(title.encode()).hexdigest()[:6]  # a check not loaded yet is shown beside the loaded one's
     for i, p in enumerate(check.problems):

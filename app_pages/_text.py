@@ -96,6 +96,8 @@ APP_WORDS = (
      "uploaded as the **Private labeled CSV** and as the **Public unlabeled CSV**"),
     ("Give as the public file the rows to label", "Upload as the **Public unlabeled CSV** the rows to label"),
     ("the private file given as the public file", "the private file uploaded as the **Public unlabeled CSV**"),
+    ("give --features (the app: its column choice; the library: the feature columns)",
+     "choose them in advance with **Feature columns used** (each finding's Keep button, or the box)"),
     ("drop_columns=", "their **Drop** button below: "),
     ("(label_column=...)", "(the **Label column** box)"),
     ("Pass one of them as label_column.", "Choose one of them in the **Label column** box."),
