@@ -201,8 +201,10 @@ def private_count_text(table) -> str:
 
 def adjacency_text(table) -> str:
     """The adjacency in words: one private row, or all the rows of one person."""
+    from core.export import ADJACENCY, PERSON_ADJACENCY  # the report's words
+
     unit = table.unit
-    return "replace one private row" if unit is None else f"replace all rows of one person (column {unit.column})"
+    return ADJACENCY if unit is None else PERSON_ADJACENCY.format(column=unit.column)
 
 
 def select_columns(private, public, *, label_column: str | None, features: list[str], drop: list[str],

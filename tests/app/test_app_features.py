@@ -14,6 +14,16 @@ from test_app import go, texts
 NOTE = "FEATURES CHOSEN BY A CHECK OF THE PRIVATE ROWS"
 
 
+def upload(at, private: pd.DataFrame, public: pd.DataFrame):
+    """Upload the two frames as the Data page's public and private CSV files."""
+    go(at, "Data")
+    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public.to_csv(index=False).encode(), "text/csv"))
+    at.file_uploader(key="upload_private").set_value(
+        ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
+    return at
+
+
 def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file(lab):
     rng = np.random.default_rng(0)
     x0 = rng.normal(size=120)
@@ -23,12 +33,7 @@ def test_the_default_features_of_a_two_file_upload_are_read_from_the_public_file
     private = pd.DataFrame({"x0": x0, "code": code, "e401k": (label == "yes").astype(int), "label": label})
     pub = rng.normal(size=40)
     public = pd.DataFrame({"x0": pub, "code": 7 * np.arange(40) + 5, "e401k": (pub > 0).astype(int)})
-    at = lab()
-    go(at, "Data")
-    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
-    at.file_uploader(key="upload_public").set_value(("public.csv", public.to_csv(index=False).encode(), "text/csv"))
-    at.file_uploader(key="upload_private").set_value(
-        ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
+    at = upload(lab(), private, public)
     assert not at.exception, at.exception
     assert "Loaded: private.csv" in texts(at.main.subheader), (texts(at.error), texts(at.main.subheader))
     assert sorted(at.session_state["data_cfg"]["left_out"]) == ["code", "e401k"]
@@ -50,12 +55,7 @@ def test_a_two_file_release_report_states_the_features_as_the_data_page_does(lab
     private = pd.DataFrame({"x0": x0, "e401k": (label == "yes").astype(int), "label": label})
     pub = rng.normal(size=40)
     public = pd.DataFrame({"x0": pub, "e401k": (pub > 0).astype(int)})
-    at = lab()
-    go(at, "Data")
-    at.radio(key="w_data_ui_source").set_value("Upload CSV").run()
-    at.file_uploader(key="upload_public").set_value(("public.csv", public.to_csv(index=False).encode(), "text/csv"))
-    at.file_uploader(key="upload_private").set_value(
-        ("private.csv", private.to_csv(index=False).encode(), "text/csv")).run()
+    at = upload(lab(), private, public)
     assert not at.exception, at.exception
     go(at, "Ensemble")
     at.number_input(key="w_ens_ui_k").set_value(10)
