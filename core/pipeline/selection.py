@@ -294,6 +294,10 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
         raise ParameterError("the grid has an ensemble mechanism: give the number of teachers k.")
     if score_sigma is not None and (holdout is None or int(holdout) < 1):
         raise ParameterError("a held-out score needs at least one held-out private row (holdout).")
+    if score_sigma is not None and int(holdout) > table.n_units - 2:  # refused before the charge, not after
+        what = "rows" if table.unit is None else "persons"
+        raise ParameterError(f"holdout = {int(holdout)} held-out private {what} leave fewer than two of the table's "
+                             f"{table.n_units} to train on: hold out at most {table.n_units - 2}. Nothing was charged.")
     gen = check_rng(rng)
     m = int(len(public_X))
     if ledger is not None:  # before anything is split, trained or run

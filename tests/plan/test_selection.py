@@ -222,6 +222,9 @@ def test_tune_table_holds_out_its_scoring_rows_from_every_candidate(monkeypatch)
     with pytest.raises(ParameterError, match="always win"):
         pipeline.tune_table(table, public, grid, learner="gaussian_nb", k=10, score_sigma=None, ledger=ledger)
     assert len(ledger) == 0
+    with pytest.raises(ParameterError, match="hold out at most 298. Nothing was charged"):  # the default 500 > n
+        pipeline.tune_table(table, public, grid, learner="gaussian_nb", k=10, ledger=ledger)
+    assert len(ledger) == 0
     seen = {}
     real_train, real_inputs = teachers_module.train, teachers_module.mechanism_inputs
     monkeypatch.setattr(teachers_module, "train", lambda t, *a, **kw: seen.setdefault("teachers", t) and
