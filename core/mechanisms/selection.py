@@ -299,9 +299,11 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     delta : float, optional
         δ of the whole selection (default: the largest candidate δ).
     rng : Generator, int or None
-        A Generator given here is advanced by every repetition: its later draws depend on
-        how many ran, so it must not feed anything that is published (pass None, the
-        default everywhere, for operating-system entropy).
+        The candidates' choice and noise at each repetition.  The number of repetitions
+        ``K`` is drawn from operating-system entropy whatever is given here, so a known seed
+        does not replay it.  A Generator given here is advanced by every repetition: its
+        later draws depend on how many ran, so it must not feed anything that is published
+        (pass None, the default everywhere, for operating-system entropy).
 
     Returns
     -------
@@ -330,7 +332,9 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     mean = float(entry.params["repeat_mean"])
     gen = noise.check_rng(rng)
     best = None
-    for _ in range(draw_repetitions(mean, shape, gen)):  # K itself is never kept: it is not released
+    # K comes from operating-system entropy whatever ``rng`` is: a known seed must not replay
+    # how many repetitions ran (the released result would tell it); K itself is never kept.
+    for _ in range(draw_repetitions(mean, shape, np.random.default_rng())):
         j = int(gen.integers(len(resolved)))
         name, params = resolved[j]
         mech = registry.get(name)

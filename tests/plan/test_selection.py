@@ -238,3 +238,25 @@ def test_tune_table_holds_out_its_scoring_rows_from_every_candidate(monkeypatch)
     assert sel.epsilon == pytest.approx(price.epsilon) and sel.score_kind == "held-out count"
     rows = {name: set(np.asarray(t.rows).tolist()) for name, t in seen.items()}
     assert rows["teachers"] == rows["gnmax"] == rows["dp-logistic"] and len(rows["teachers"]) == 240
+
+
+def test_a_known_seed_does_not_replay_the_number_of_repetitions(monkeypatch):
+    """K comes from operating-system entropy even when the caller seeds the selection: twenty
+    selections at the same int seed draw twenty K's from a geometric of mean 8, which are all
+    equal with probability at most (1/8)^19 < 1e-17 (a seeded K would make them equal always)."""
+    from core.mechanisms import selection as sel_module
+
+    real = sel_module.draw_repetitions
+    drawn = []
+
+    def spy(mean, shape, rng=None, size=None):
+        K = real(mean, shape, rng, size)
+        drawn.append(int(K))
+        return K
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", spy)
+    sv = simulate_votes(m=20, k=20, n_classes=2, quality=TeacherQuality(), rng=3)
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("gnmax", {"epsilon": 2.0, "delta": 1e-6})]
+    for _ in range(20):
+        pipeline.tune(sv.counts, grid, mean=8, rng=11)
+    assert len(drawn) == 20 and len(set(drawn)) > 1, drawn
