@@ -43,7 +43,9 @@ def test_plan_vs_measured_quick(tmp_path):
     for r in dp:  # predicted, its range over the label's directions, measured
         predicted, (lo, hi), measured = float(r[3].split(" ")[0]), map(float, r[4].split("–")), float(r[5].split(" ")[0])
         assert 0.0 <= lo <= predicted <= hi <= 1.0 and 0.0 <= measured <= 1.0
-        assert r[7] in ("yes", "NO") and r[8] in ("yes", "NO")
+        assert 0.0 <= float(r[6]) <= 1.0  # the route without its noise (NON-PRIVATE diagnostic)
+        assert r[8] in ("yes", "NO") and r[9] in ("yes", "NO")
+    assert "Per table, rows within 3 points of the central prediction: breast_cancer" in trained
     for r in table:
         measured, predicted = float(r[3].split(" ")[0]), float(r[4].split(" ")[0])
         assert 0 <= measured <= 200 and 0 <= predicted <= 200
