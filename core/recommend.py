@@ -289,7 +289,7 @@ def _check_ensemble(rec: Recommendation, *, n_private: int, class_counts: list[i
     sizes = dict(n=n_private, m=m, k=rec.k, n_classes=n_classes, quality=q, draws=draws)
     first = predict(rec.mechanism, rec.settings, **sizes)
     reasons = list(rec.reasons)
-    note = f"Plan (predicted — no private data used; assumed: {q.describe()}): {first.summary().split(': ', 1)[1]}."
+    note = f"Plan (predicted, no privacy spent; assumed: {q.describe()}): {first.summary().split(': ', 1)[1]}."
     if first.useful:
         return replace(rec, reasons=reasons + [note], prediction=first)
     reasons.append(note)

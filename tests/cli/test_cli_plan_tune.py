@@ -296,7 +296,8 @@ def test_recommend_says_plainly_when_nothing_is_useful(files, capsys):
     out = capsys.readouterr().out
     assert code == EXIT_OK
     assert out.startswith("No useful setting")
-    assert "predicted — no private data used" in out and "always answering the majority class" in out
+    assert "predicted, no privacy spent" in out and "always answering the majority class" in out
+    assert "no private data used" not in out  # recommend read the private file (its column check)
     assert "Plan of dp-logistic" in out and "Plan of dp-naive-bayes" in out
 
 

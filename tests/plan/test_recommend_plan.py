@@ -21,7 +21,8 @@ def test_credit_job_is_not_called_recommended():
     assert not rec.useful and rec.advice and rec.prediction is not None
     assert rec.prediction.label_accuracy < 0.68 and rec.prediction.majority_share == pytest.approx(0.68)
     assert any(r.startswith("No setting is useful") for r in rec.reasons)
-    assert any("predicted — no private data used" in r for r in rec.reasons)
+    assert any("predicted, no privacy spent" in r for r in rec.reasons)
+    assert not any("no private data used" in r for r in rec.reasons)  # recommend may read the private file
 
 
 def test_large_job_stays_recommended_with_its_prediction():
