@@ -221,11 +221,14 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
 
     The one job behind ``tune`` on the command line and "Tune privately" in the app:
 
-    1. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before anything
-       is split, trained or run;
-    2. with a held-out score (``score_sigma`` not None) ``holdout`` private rows (persons,
+    1. with a held-out score (``score_sigma`` not None) ``holdout`` private rows (persons,
        with a privacy unit) are split off at random without reading them
        (:func:`core.data.split_public`): no teacher and no DP-training candidate sees them;
+       a grid with an ensemble mechanism is refused here, before the charge, when a class
+       of the rest is too small for ``k`` (:func:`core.data.check_class_sizes`; only for a
+       class list read from the rows, as ``label`` refuses before it trains);
+    2. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before anything
+       is trained or run;
     3. the teachers are trained on the rest (only when the grid has an ensemble mechanism),
        and the DP-training candidates read the same rest;
     4. :func:`tune` runs the selection, each candidate scored by :func:`holdout_score` (the
@@ -300,12 +303,16 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
                              f"{table.n_units} to train on: hold out at most {table.n_units - 2}. Nothing was charged.")
     gen = check_rng(rng)
     m = int(len(public_X))
-    if ledger is not None:  # before anything is split, trained or run
+    teach, held = table, None
+    if score_sigma is not None:  # at random, reading no row; nothing is released or charged by it
+        teach, held = split_public(table, int(holdout), rng=gen)
+    if ensemble:  # a k too large for a class (a class list read from the rows) is refused before the charge
+        from core.data import check_class_sizes
+
+        check_class_sizes(teach, int(k))
+    if ledger is not None:  # before anything is trained or run
         ledger.charge(tune_plan(cands, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)[1],
                       units=units)
-    teach, held = table, None
-    if score_sigma is not None:
-        teach, held = split_public(table, int(holdout), rng=gen)
     inputs: dict[str, Any] = {}
     if ensemble:
         teachers = train(teach, learner, params, int(k), rng=gen, progress=train_progress)

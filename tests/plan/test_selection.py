@@ -240,6 +240,33 @@ def test_tune_table_holds_out_its_scoring_rows_from_every_candidate(monkeypatch)
     assert rows["teachers"] == rows["gnmax"] == rows["dp-logistic"] and len(rows["teachers"]) == 240
 
 
+
+def test_tune_table_refuses_a_class_too_small_for_k_before_the_charge():
+    """A class list read from the rows with a class of 2 rows cannot take k = 10 teachers: refused
+    with nothing charged (it was charged, then refused by the teachers' training); with the class
+    list declared the same grid runs and is charged once (a declared class is kept, §1.3)."""
+    import pandas as pd
+
+    from core.data import table_from_arrays
+    from core.errors import DataError
+    from core.ledger import PrivacyLedger
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] > 0).astype(int)
+    y[:2] = 2  # a class of two private rows
+    public = pd.DataFrame(X[300:], columns=["a", "b"])
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("gnmax", {"epsilon": 2.0, "delta": 1e-6})]
+    ledger = PrivacyLedger("t", budget_epsilon=50.0, budget_delta=1e-5)
+    read = table_from_arrays(X[:300], y[:300], feature_names=["a", "b"])
+    with pytest.raises(DataError, match="Too many teachers for the smallest class"):
+        pipeline.tune_table(read, public, grid, learner="gaussian_nb", k=10, holdout=60, ledger=ledger, rng=1)
+    assert len(ledger) == 0
+    declared = table_from_arrays(X[:300], y[:300], feature_names=["a", "b"], class_names=["0", "1", "2"],
+                                 classes_declared=True)
+    pipeline.tune_table(declared, public, grid, learner="gaussian_nb", k=10, holdout=60, ledger=ledger, rng=1)
+    assert len(ledger) == 1
+
 def test_a_known_seed_does_not_replay_the_number_of_repetitions(monkeypatch):
     """K comes from operating-system entropy even when the caller seeds the selection: twenty
     selections at the same int seed draw twenty K's from a geometric of mean 8, which are all
