@@ -67,6 +67,7 @@ from _common import plt  # noqa: E402
 
 from core import pipeline  # noqa: E402
 from core.plan import TeacherQuality, predict, simulate_votes  # noqa: E402
+from core.plan.trained import REFERENCE_EPSILON  # noqa: E402
 
 NAME = "plan_vs_measured"
 TITLE = "The plan against real runs (GNMax, Confident-GNMax, BTT)"
@@ -218,32 +219,33 @@ def trained_table(name: str, args):
         f"{words}, {private.n_rows:,} private rows, {public.n_rows:,} public (a random 30%)")
 
 
-def noise_free(rows, mech: str, eps: float, delta: float) -> np.ndarray:
-    """NON-PRIVATE diagnostic: the route's labels of the public rows with its noise removed (binary labels).
+def noise_free(X, y, X_query, mech: str, eps: float, delta: float, *, data_norm: float, n: int | None = None) -> np.ndarray:
+    """NON-PRIVATE diagnostic: a route's labels of ``X_query`` with its noise removed (binary labels).
 
     The logistic regression at the route's whole regularization (its ``C`` by
     :func:`core.mechanisms.dp_training.default_C` and the extra regularization its privacy
-    proof needs, :func:`core.accounting.dp_training.objective_noise`), fitted with ``b = 0``;
-    the naive Bayes from the exact class counts, sums and sums of squares.  What the route
-    loses to A here is its regularization or its model, not its noise.
+    proof needs, :func:`core.accounting.dp_training.objective_noise`, both at ``n`` rows),
+    fitted with ``b = 0``; the naive Bayes from the exact class counts, sums and sums of
+    squares (scaled to ``n`` rows).  What the route loses to A here is its regularization or
+    its model, not its noise.
     """
     import math
 
     from core.accounting import dp_training as maps
     from core.mechanisms import dp_training as dpt
 
-    X, y, Xp = rows.X, rows.y, rows.X_public
+    n = len(X) if n is None else int(n)
     if mech == "dp-logistic":
-        n, d = X.shape
-        C = dpt.default_C(n=n, dimension=d, epsilon=eps)
-        cfg = maps.objective_noise(eps, delta, n=n, data_norm=math.sqrt(rows.data_norm ** 2 + 1.0), C=C,
+        C = dpt.default_C(n=n, dimension=X.shape[1], epsilon=eps)
+        cfg = maps.objective_noise(eps, delta, n=n, data_norm=math.sqrt(data_norm ** 2 + 1.0), C=C,
                                    perturbation="gaussian", rows_per_unit=1)
         Xa = dpt._augment(X)
         f = dpt.fit_logistic(Xa, np.where(y == 1, 1.0, -1.0), cfg.regularization + cfg.extra, np.zeros((1, Xa.shape[1])))[0]
-        return (dpt._augment(Xp) @ f > 0).astype(np.int64)
+        return (dpt._augment(X_query) @ f > 0).astype(np.int64)
+    scale = n / len(X)
     u = np.clip(X, 0.0, 1.0) - 0.5
     onehot = (y[:, None] == np.arange(2)[None, :]).astype(float)
-    return dpt._nb_predict(onehot.sum(axis=0), onehot.T @ u, onehot.T @ (u * u), Xp)
+    return dpt._nb_predict(onehot.sum(axis=0) * scale, (onehot.T @ u) * scale, (onehot.T @ (u * u)) * scale, X_query)
 
 
 def run_trained(args) -> list[dict]:
@@ -264,6 +266,11 @@ def run_trained(args) -> list[dict]:
         shares = tuple(np.bincount(y_public, minlength=c) / len(y_public))  # NON-PRIVATE: the public rows' labels
         public = PublicRows.of(table, X_public)
         quality = TeacherQuality(class_shares=shares)
+        # NON-PRIVATE, the second calibration: each route's own model without noise at the regularization of
+        # core.plan.trained.REFERENCE_EPSILON, on the real rows.
+        route_A = ({mech: float(np.mean(noise_free(rows.X, rows.y, rows.X_public, mech, REFERENCE_EPSILON, args.delta,
+                                                   data_norm=public.data_norm) == y_public)) for mech in TRAINED}
+                   if c == 2 else {})
         found = []
         for mech in TRAINED:
             for eps in args.trained_epsilons:
@@ -272,11 +279,20 @@ def run_trained(args) -> list[dict]:
                                           == y_public)) for r in range(args.repeats)]
                 p = predict(mech, s, n=rows.n, m=len(y_public), k=1, n_classes=c, quality=quality, public=public,
                             model_accuracy=A, rng=args.seed, advise=False)
-                clean = float(np.mean(noise_free(rows, mech, eps, args.delta) == y_public)) if c == 2 else float("nan")
+                clean, given = float("nan"), float("nan")
+                if c == 2:  # NON-PRIVATE: the route without its noise on the real rows, and the plan given it
+                    clean = float(np.mean(noise_free(rows.X, rows.y, rows.X_public, mech, eps, args.delta,
+                                                     data_norm=public.data_norm) == y_public))
+                    g = predict(mech, s, n=rows.n, m=len(y_public), k=1, n_classes=c, quality=quality, public=public,
+                                model_accuracy=A, route_accuracy={mech: route_A[mech]}, rng=args.seed, advise=False,
+                                spread=False)
+                    given = g.label_accuracy
                 found.append({"mechanism": mech, "epsilon": eps, "measured": np.array(measured), "noise_free": clean,
+                              "given_noise_free": given,
                               "predicted": p.label_accuracy, "predicted_sd": p.correct_sd / p.m,
                               "range": p.accuracy_range})
-        out.append({"name": name, "words": words, "A": A, "d": public.d, "n": rows.n, "m": len(y_public),
+        out.append({"name": name, "words": words, "A": A, "route_A": route_A, "d": public.d, "n": rows.n,
+                    "m": len(y_public),
                     "majority": max(shares), "rows": found, "seconds": timer.elapsed})
         print(f"{name} (DP-training routes): {timer.elapsed:.0f} s", flush=True)
     return out
@@ -376,15 +392,23 @@ def trained_section(args, trained: list[dict]) -> str:
     tol = 100.0 * args.trained_tolerance
     cols = ["table", "route", "ε", "predicted", "range over directions", "measured mean (min–max over runs)",
             "without noise (NON-PRIVATE)", "difference (points)", f"mean within {tol:g} points",
-            f"mean inside the range ± {tol:g} points"]
-    table, held, inside, total = [], 0, 0, 0
-    setup, every = [], []
+            f"mean inside the range ± {tol:g} points", "predicted given the route without noise (NON-PRIVATE)",
+            f"given it, within {tol:g} points"]
+    table, held, inside, total, held_given = [], 0, 0, 0, 0
+    setup, every, every_given = [], [], []
+
+    def close(x: float, r: dict) -> bool:
+        return bool(abs(x - r["measured"].mean()) <= args.trained_tolerance)
+
     for ds in trained:
-        every.append((ds["name"], sum(abs(r["predicted"] - r["measured"].mean()) <= args.trained_tolerance
-                                      for r in ds["rows"]), len(ds["rows"])))
+        every.append((ds["name"], sum(close(r["predicted"], r) for r in ds["rows"]), len(ds["rows"])))
+        every_given.append((ds["name"], sum(close(r.get("given_noise_free", float("nan")), r) for r in ds["rows"]),
+                            len(ds["rows"])))
         setup.append(f"**{ds['name']}**: {ds['words']}; encoded into {ds['d']} columns; n = {ds['n']:,}, m = "
                      f"{ds['m']:,}; majority class {ds['majority']:.1%} of the public rows; non-private logistic "
-                     f"regression (NON-PRIVATE calibration of A) {ds['A']:.3f}; {ds['seconds']:.0f} s.")
+                     f"regression (NON-PRIVATE calibration of A) {ds['A']:.3f}; each route without its noise at ε = 1's "
+                     "regularization (NON-PRIVATE, the second calibration): "
+                     + ", ".join(f"{k} {v:.3f}" for k, v in ds.get("route_A", {}).items()) + f"; {ds['seconds']:.0f} s.")
         for r in ds["rows"]:
             meas = r["measured"]
             diff = 100.0 * (r["predicted"] - meas.mean())
@@ -398,12 +422,19 @@ def trained_section(args, trained: list[dict]) -> str:
                           f"{r['predicted']:.3f} ± {r['predicted_sd']:.3f}", f"{lo:.3f}–{hi:.3f}",
                           f"{meas.mean():.3f} ({meas.min():.3f}–{meas.max():.3f})", f"{r.get('noise_free', float('nan')):.3f}",
                           f"{diff:+.1f}",
-                          "yes" if ok else "NO", "yes" if within else "NO"])
+                          "yes" if ok else "NO", "yes" if within else "NO",
+                          f"{r.get('given_noise_free', float('nan')):.3f}",
+                          "yes" if close(r.get("given_noise_free", float("nan")), r) else "NO"])
+            held_given += int(close(r.get("given_noise_free", float("nan")), r))
     return "\n\n".join(
         ["### The DP-training routes (predicted from the public rows' encoding and A)"] + setup
         + [common.markdown_table(cols, table),
            "Per table, rows within " + f"{tol:g} points of the central prediction: "
            + "; ".join(f"{name} {k} of {t}" for name, k, t in every) + ".",
+           "Given the route without noise (the second calibration, NON-PRIVATE: core.plan.predict's route_accuracy), "
+           "rows within "
+           f"{tol:g} points: " + "; ".join(f"{name} {k} of {t}" for name, k, t in every_given)
+           + f"; {held_given} of {total} in all.",
            f"Mean within {tol:g} points of the central prediction: {held} of {total} rows; inside the range "
            f"(± {tol:g} points): {inside} of {total}. Measured: {args.repeats} runs of each route's noise on the real "
            "rows; predicted: core.plan.predict with the public rows' encoding and A (mean ± sd over its noise "

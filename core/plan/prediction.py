@@ -80,6 +80,10 @@ class Prediction:
     model_accuracy : float or None
         For a DP-training route: the assumed accuracy of a logistic regression trained on
         all private rows without privacy (:mod:`core.plan.trained`); None for the ensemble.
+    route_accuracy : float or None
+        For a DP-training route predicted from the assumed accuracy of the route's own model
+        without its noise (``route_accuracy`` of :func:`predict`): that accuracy; the
+        prediction then rests on it, not on ``model_accuracy``.  None otherwise.
     accuracy_range : tuple of float or None
         For a DP-training route: the least and the most predicted label accuracy over the
         ways the label may lie among the encoded columns (:data:`core.plan.trained.DIRECTIONS`;
@@ -115,6 +119,7 @@ class Prediction:
     resolved: dict = field(default_factory=dict)
     model_accuracy: float | None = None
     accuracy_range: tuple[float, float] | None = None
+    route_accuracy: float | None = None
 
     @property
     def trained(self) -> bool:
@@ -202,7 +207,7 @@ def _sizes(n, m, k, n_classes) -> tuple[int, int, int, int]:
 def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: int, n_classes: int,
             quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True,
             max_seconds: float | None = None, public=None, model_accuracy: float | None = None,
-            spread: bool = True) -> Prediction:
+            spread: bool = True, route_accuracy: Mapping[str, float] | None = None) -> Prediction:
     """Predict a labeling run from public quantities and an assumed teacher quality (zero privacy cost).
 
     Parameters
@@ -245,6 +250,12 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
         encoded columns (:data:`core.plan.trained.DIRECTIONS`) and carry the range
         (``Prediction.accuracy_range``); False for the central prediction alone (a third
         of the time).
+    route_accuracy : mapping, optional
+        ``{route: accuracy}`` for DP-training routes: the assumed accuracy of the route's
+        own model trained on all private rows WITHOUT its noise (at its regularization for
+        ε = 1, :data:`core.plan.trained.REFERENCE_EPSILON`).  For a route named here the
+        prediction rests on it instead of ``model_accuracy`` and predicts what privacy
+        costs only (:func:`core.plan.trained.predict_trained`; docs/design.md §10.7).
 
     Returns
     -------
@@ -268,9 +279,10 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     common = dict(mechanism=mechanism, settings=dict(settings), m=m, draws=draws, n=n, k=k, n_classes=n_classes,
                   quality=quality, majority_share=majority)
+    routes = check_route_accuracy(route_accuracy)
     if registry.get(mechanism).inputs == "rows":
         return _predict_trained(mechanism, settings, common, public=public, model_accuracy=model_accuracy,
-                                advise=advise, rng=gen, spread=spread)
+                                advise=advise, rng=gen, spread=spread, route_accuracy=routes.get(mechanism))
     sim = simulate_votes(m=m, k=k, n_classes=n_classes, quality=quality, rng=gen, draws=draws, n=n)
     try:
         out = outcomes(sim.counts, sim.truth, mechanism, settings, rng=gen, max_seconds=max_seconds)
@@ -300,8 +312,48 @@ def _refused(common: dict, reason: str, **extra) -> Prediction:
                       feasible=False, reason=reason, useful=False, advice=None, **common, **extra)
 
 
+def check_route_accuracy(route_accuracy) -> dict[str, float]:
+    """Check ``{route: accuracy}`` of the DP-training routes' own models without noise.
+
+    Parameters
+    ----------
+    route_accuracy : mapping or None
+
+    Returns
+    -------
+    dict
+        Route name to accuracy in (0, 1]; empty for None.
+
+    Raises
+    ------
+    ParameterError
+        For a name that is not a DP-training route, or an accuracy outside (0, 1].
+    """
+    from core.mechanisms import registry
+
+    if route_accuracy is None:
+        return {}
+    if not isinstance(route_accuracy, Mapping):
+        raise ParameterError("route_accuracy must map a DP-training route's name to an accuracy, e.g. "
+                             "{'dp-logistic': 0.7}.")
+    routes = [name for name in registry.names() if registry.get(name).inputs == "rows"]
+    out = {}
+    for name, value in route_accuracy.items():
+        if name not in routes:
+            raise ParameterError(f"route_accuracy names {name!r}, which is not a DP-training route "
+                                 f"({', '.join(routes)}).")
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"the accuracy of {name} without noise must be a number, got {value!r}.") from None
+        if not (0.0 < v <= 1.0):
+            raise ParameterError(f"the accuracy of {name} without noise must lie in (0, 1], got {value!r}.")
+        out[name] = v
+    return out
+
+
 def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, *, public, model_accuracy,
-                     advise: bool, rng, spread: bool = True) -> Prediction:
+                     advise: bool, rng, spread: bool = True, route_accuracy: float | None = None) -> Prediction:
     """A DP-training route's prediction (:mod:`core.plan.trained`): every public row answered."""
     from dataclasses import replace
     from functools import partial
@@ -320,27 +372,30 @@ def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, 
         params = pipeline.resolve(mechanism, settings, m)
         guarantee = registry.get(mechanism).privacy_map(m, **params)
         out = predict_trained(mechanism, params, n=n, n_classes=c, public=public, m=m, accuracy=A,
-                              class_shares=quality.shares(c), spread=spread, rng=rng)
+                              class_shares=quality.shares(c), spread=spread, route_accuracy=route_accuracy, rng=rng)
     except ParameterError as exc:
-        return _refused(common, str(exc), model_accuracy=A)
+        return _refused(common, str(exc), model_accuracy=A, route_accuracy=route_accuracy)
     acc, sd = out["accuracy"], out["accuracy_sd"]
     counts = {"answered": float(m), "correct": acc * m, "wrong": (1.0 - acc) * m, "bottom": 0.0, "not_processed": 0.0}
     sds = {"answered_sd": 0.0, "correct_sd": sd * m, "wrong_sd": sd * m, "bottom_sd": 0.0, "not_processed_sd": 0.0}
     useful = _is_useful(float(m), acc * m, common["majority_share"], m)
     pred = Prediction(epsilon=float(guarantee.epsilon), delta=float(guarantee.delta), **counts, **sds, feasible=True,
                       reason=None, useful=useful, advice=None, resolved=dict(params), model_accuracy=A,
-                      accuracy_range=(out["low"], out["high"]) if spread else None,
+                      accuracy_range=(out["low"], out["high"]) if spread else None, route_accuracy=route_accuracy,
                       **{**common, "draws": out["draws"]})
     if not useful and advise:
         from core.plan.advice import advise as _advise
 
-        pred = replace(pred, advice=_advise(pred, partial(predict, public=public, model_accuracy=A)))
+        pred = replace(pred, advice=_advise(pred, partial(
+            predict, public=public, model_accuracy=A,
+            route_accuracy=None if route_accuracy is None else {mechanism: route_accuracy})))
     return pred
 
 
 def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m: int, k: int, n_classes: int,
                  quality: TeacherQuality | None = None, draws: int = 20, rng=0, advise: bool = True, public=None,
-                 model_accuracy: float | None = None, spread: bool = True) -> list[Prediction]:
+                 model_accuracy: float | None = None, spread: bool = True,
+                 route_accuracy: Mapping[str, float] | None = None) -> list[Prediction]:
     """Predict several (mechanism, settings) requests for one job (each with the same seed).
 
     Parameters
@@ -352,7 +407,7 @@ def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m
     rng : int or None
         The seed every request's simulation starts from (common random numbers).
     advise : bool
-    public, model_accuracy, spread
+    public, model_accuracy, spread, route_accuracy
         For the DP-training routes, as for :func:`predict`.
 
     Returns
@@ -361,7 +416,7 @@ def predict_many(requests: Sequence[tuple[str, Mapping[str, Any]]], *, n: int, m
     """
     seed = _seed_of(rng)
     return [predict(name, s, n=n, m=m, k=k, n_classes=n_classes, quality=quality, draws=draws, rng=seed, advise=advise,
-                    public=public, model_accuracy=model_accuracy, spread=spread)
+                    public=public, model_accuracy=model_accuracy, spread=spread, route_accuracy=route_accuracy)
             for name, s in requests]
 
 
@@ -374,7 +429,7 @@ def _seed_of(rng) -> int | None:
 def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Sequence[Any], n: int, m: int, k: int,
           n_classes: int, quality: TeacherQuality | None = None, draws: int = 20, rng=0,
           advise: bool = False, public=None, model_accuracy: float | None = None,
-          spread: bool = False) -> list[Prediction]:
+          spread: bool = False, route_accuracy: Mapping[str, float] | None = None) -> list[Prediction]:
     """Predictions with one setting (or a job size ``n``, ``m``, ``k``, ``n_classes``) varied.
 
     Every value is simulated from the same seed (common random numbers), so the curve's
@@ -392,7 +447,7 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
     draws : int
     rng : int or None
     advise : bool
-    public, model_accuracy, spread
+    public, model_accuracy, spread, route_accuracy
         For the DP-training routes, as for :func:`predict` (the range off by default: a curve
         draws the central prediction).
 
@@ -410,5 +465,5 @@ def sweep(mechanism: str, settings: Mapping[str, Any], *, vary: str, values: Seq
         else:
             s[vary] = value
         out.append(predict(mechanism, s, **z, quality=quality, draws=draws, rng=seed, advise=advise, public=public,
-                           model_accuracy=model_accuracy, spread=spread))
+                           model_accuracy=model_accuracy, spread=spread, route_accuracy=route_accuracy))
     return out

@@ -76,6 +76,69 @@ def test_adult_prediction_within_three_points_of_the_real_run():
     p = predict("dp-logistic", s, n=rows.n, m=len(y_pub), k=1, n_classes=2, quality=TeacherQuality(class_shares=shares),
                 public=PublicRows.of(train, X_pub), model_accuracy=A, rng=0)
     assert abs(p.label_accuracy - measured) <= 0.03, (p.label_accuracy, measured, A)
+    # The second ground: the route's own model WITHOUT noise at ε = 1's regularization (NON-PRIVATE here),
+    # fitted independently by scikit-learn (the intercept a regularized column, C = 1/(nλ)).
+    g = predict("dp-logistic", s, n=rows.n, m=len(y_pub), k=1, n_classes=2, quality=TeacherQuality(class_shares=shares),
+                public=PublicRows.of(train, X_pub), model_accuracy=A, route_accuracy={"dp-logistic": _route_clean(rows, y_pub)},
+                rng=0, spread=False)
+    assert g.route_accuracy == _route_clean(rows, y_pub) and abs(g.label_accuracy - measured) <= 0.03, (g.label_accuracy,
+                                                                                                   measured)
+
+
+def _route_clean(rows, y_public) -> float:
+    """The DP logistic regression's model without its noise, at ε = 1's regularization (C and the extra
+    its proof needs), fitted by scikit-learn on the encoded rows with the intercept as a regularized
+    column: an independent fit of the route's objective (1/n) Σ log(1 + e^{−s fᵀx}) + (λ/2)‖f‖²."""
+    import math
+
+    from sklearn.linear_model import LogisticRegression
+
+    from core.accounting.dp_training import objective_noise
+    from core.mechanisms.dp_training import default_C
+
+    n, d = rows.X.shape
+    cfg = objective_noise(1.0, 1e-5, n=n, data_norm=math.sqrt(rows.data_norm ** 2 + 1.0),
+                          C=default_C(n=n, dimension=d, epsilon=1.0), perturbation="gaussian", rows_per_unit=1)
+    lam = cfg.regularization + cfg.extra
+    aug = lambda X: np.hstack([X, np.ones((len(X), 1))])  # noqa: E731
+    model = LogisticRegression(C=1.0 / (n * lam), fit_intercept=False, tol=1e-10, max_iter=10_000)
+    model.fit(aug(rows.X), rows.y)
+    return float(np.mean(model.predict(aug(rows.X_public)) == y_public))
+
+
+def test_the_routes_own_accuracy_without_noise_grounds_the_prediction():
+    """route_accuracy: the proxy is sharpened until the route's noise-free fit on it is right that often
+    (within 0.01), and at ε = 8 on 200,000 rows the noise costs under a point, so the prediction is that
+    accuracy; model_accuracy no longer moves it.  Deterministic (seed 0)."""
+    from core.plan.trained import predict_trained
+
+    public = PublicRows.standin(2000, 8)
+    s = {"epsilon": 8.0, "delta": 1e-5}
+    for route, target in (("dp-logistic", 0.8), ("dp-naive-bayes", 0.75)):
+        out = predict_trained(route, s, n=200_000, n_classes=2, public=public, accuracy=0.95, route_accuracy=target,
+                              spread=False, rng=0)
+        assert abs(out["nonprivate"] - target) <= 0.01, (route, out)
+        assert abs(out["accuracy"] - target) <= 0.01, (route, out)
+        a, b = (predict(route, s, n=200_000, m=2000, k=1, n_classes=2, public=public, model_accuracy=ma,
+                        route_accuracy={route: target}, draws=2, spread=False) for ma in (0.6, 0.95))
+        assert a.label_accuracy == b.label_accuracy and a.route_accuracy == target
+    low = predict_trained("dp-logistic", {"epsilon": 0.1, "delta": 1e-5}, n=2000, n_classes=2, public=public,
+                          accuracy=0.95, route_accuracy=0.8, spread=False, rng=0)
+    assert low["accuracy"] < 0.8 - 0.05  # at ε = 0.1 on 2,000 rows the noise costs
+
+
+def test_route_accuracy_is_checked():
+    from core.errors import ParameterError
+
+    public = PublicRows.standin(200, 3)
+    s = {"epsilon": 1.0, "delta": 1e-5}
+    with pytest.raises(ParameterError, match="not a DP-training route"):
+        predict("dp-logistic", s, n=1000, m=200, k=1, n_classes=2, public=public, route_accuracy={"gnmax": 0.8})
+    with pytest.raises(ParameterError, match=r"must lie in \(0, 1\]"):
+        predict("dp-logistic", s, n=1000, m=200, k=1, n_classes=2, public=public, route_accuracy={"dp-logistic": 1.5})
+    plain = predict("dp-naive-bayes", s, n=1000, m=200, k=1, n_classes=2, public=public, draws=2,
+                    route_accuracy={"dp-logistic": 0.8})
+    assert plain.route_accuracy is None  # only the route named is grounded on it
 
 
 def test_the_range_holds_the_central_prediction_and_leaves_it_unchanged():
