@@ -60,6 +60,11 @@ def add_quality_flags(parser) -> None:
                    help="the DP-training routes (dp-logistic, dp-naive-bayes): the accuracy a logistic regression "
                    "trained on all private rows WITHOUT privacy would have (default: the teachers' noise-free "
                    "plurality under the accuracies above, so both kinds of route rest on one assumption)")
+    g.add_argument("--route-accuracy", action="append", default=None, metavar="ROUTE=A",
+                   help="a DP-training route's OWN model trained on all private rows without its noise, at its "
+                   "regularization for epsilon 1, is right A of the time (e.g. dp-logistic=0.70; repeat for the "
+                   "other route). The route is then predicted from it: what privacy costs, nothing of the route's "
+                   "gap to a plain logistic regression, which depends on how the label lies (--model-accuracy)")
     g.add_argument("--rows-per-teacher", type=int, default=None, metavar="N",
                    help="the accuracies hold for teachers of N private rows; other sizes move the error "
                    "by sqrt(N / rows) (default: the accuracies hold for any k)")
@@ -401,11 +406,31 @@ def _frame(path: str, flag: str, csv_format=None):
     return frame
 
 
+def route_accuracy_of(args: argparse.Namespace) -> dict[str, float]:
+    """``--route-accuracy ROUTE=A`` (repeated) as ``{route: A}``, checked (:func:`core.plan.check_route_accuracy`)."""
+    from core.errors import ParameterError
+    from core.plan.prediction import check_route_accuracy
+
+    given = {}
+    for item in getattr(args, "route_accuracy", None) or ():
+        name, sep, value = str(item).partition("=")
+        if not sep:
+            raise CommandError(f"--route-accuracy takes ROUTE=A, e.g. dp-logistic=0.70; got {item!r}.")
+        try:
+            given[name.strip()] = float(value)
+        except ValueError:
+            raise CommandError(f"--route-accuracy {item!r}: A must be a number in (0, 1].") from None
+    try:
+        return check_route_accuracy(given)
+    except ParameterError as exc:
+        raise CommandError(f"--route-accuracy: {exc}") from None
+
+
 def prediction_dict(p) -> dict[str, Any]:
     """A prediction as JSON-ready values."""
     keys = ("mechanism", "epsilon", "delta", "m", "answered", "answered_sd", "correct", "correct_sd", "wrong",
             "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice",
-            "model_accuracy", "accuracy_range")
+            "model_accuracy", "route_accuracy", "accuracy_range")
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
@@ -423,6 +448,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
 
         check_pair(args.private, args.public)  # as label refuses it: the private file given as --public
     requests = requests_of(args)
+    routes = route_accuracy_of(args)  # checked before any file is read
     dp_routes = any(registry_inputs(name) == "rows" for name, _ in requests)
     checked = dp_routes and args.private is not None and args.public is not None  # label's column check runs
     sizes, read = sizes_of(args, checked=checked)
@@ -440,7 +466,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if args.model_accuracy is not None and not (0.0 < args.model_accuracy <= 1.0):
         raise CommandError(f"--model-accuracy must lie in (0, 1], got {args.model_accuracy:g}.")
     preds = predict_many(requests, **sizes, quality=quality, draws=max(1, args.draws), rng=args.seed, public=public,
-                         model_accuracy=args.model_accuracy)
+                         model_accuracy=args.model_accuracy, route_accuracy=routes)
     choices = by_epsilon(preds)
     assumed_share = (f"--majority-share {args.majority_share:g}" if args.majority_share is not None else
                      "balanced classes (default; the share of the most common class is private and is not read)")
@@ -466,7 +492,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      "85% of the time are worse than answering that class every time. Give --majority-share S if you "
                      "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
-    if dp_routes:
+    grounded = {p.mechanism for p in trained if p.route_accuracy is not None}
+    for name in sorted(grounded):
+        stdout.write(f"  Assumed for {name}: its own model trained on all private rows without its noise (at its "
+                     f"regularization for ε = 1) would be right {routes[name]:.1%} of the time (--route-accuracy); "
+                     "its prediction is that less what privacy costs (the noise, and below ε = 1 the stronger "
+                     "regularization).\n")
+    if dp_routes and {p.mechanism for p in trained} - grounded:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"
                      + (" (--model-accuracy)" if args.model_accuracy is not None else

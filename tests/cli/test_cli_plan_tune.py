@@ -411,3 +411,23 @@ def test_plan_says_the_model_accuracy_is_assumed_and_prints_the_dp_routes_range(
         assert lo <= p["label_accuracy"] <= hi <= 0.8 + 1e-9
     assert main(base + ["--model-accuracy", "0.8"]) == EXIT_OK
     assert "MODEL ACCURACY ASSUMED" not in capsys.readouterr().out
+
+
+def test_plan_takes_the_routes_own_accuracy_without_noise(capsys):
+    """--route-accuracy ROUTE=A grounds that route on its own model without noise: the text says so,
+    --json carries it, the other route stays on --model-accuracy, and a wrong name or value is refused
+    before any file is read."""
+    base = ["plan", "--n", "200000", "--classes", "2", "--m", "2000", "--k", "1", "--d", "6", "--draws", "2",
+            "--epsilon", "8", "--mechanism", "dp-logistic", "--mechanism", "dp-naive-bayes", "--model-accuracy", "0.95"]
+    assert main(base + ["--route-accuracy", "dp-logistic=0.7", "--json"]) == EXIT_OK
+    preds = {p["mechanism"]: p for p in json.loads(capsys.readouterr().out)["predictions"]}
+    assert preds["dp-logistic"]["route_accuracy"] == 0.7 and preds["dp-naive-bayes"]["route_accuracy"] is None
+    assert abs(preds["dp-logistic"]["label_accuracy"] - 0.7) <= 0.01  # 200,000 rows at ε = 8: the noise costs little
+    assert main(base + ["--route-accuracy", "dp-logistic=0.7"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "Assumed for dp-logistic: its own model trained on all private rows without its noise" in out
+    assert "right 70.0% of the time (--route-accuracy)" in out and "right 95.0% of the time (--model-accuracy)" in out
+    for bad, words in (("gnmax=0.7", "not a DP-training route"), ("dp-logistic=1.2", "must lie in"),
+                       ("dp-logistic", "takes ROUTE=A")):
+        assert main(base + ["--route-accuracy", bad]) == EXIT_ERROR
+        assert words in capsys.readouterr().err
