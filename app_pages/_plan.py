@@ -35,6 +35,9 @@ DEFAULT_QUALITY = {"accuracy": 0.85, "hard_share": 0.2, "majority": 0.5}
 MODEL_ACCURACY = "model_accuracy"
 """The assumed accuracy of a non-private logistic regression on all private rows (DP-training routes); set on
 first view to the teachers' noise-free plurality (:func:`core.plan.trained.trained_accuracy_default`)."""
+ROUTE_ACCURACY = "route_accuracy"
+"""Optional: the assumed accuracy of each DP-training route's own model without its noise (``{route: A}``;
+:func:`core.plan.predict`'s ``route_accuracy``); a route named here is predicted from it."""
 ROUTES = ("gnmax", "confident-gnmax", "dp-logistic", "dp-naive-bayes")
 """The routes the plan's choice is made among on the labeling page (:func:`core.plan.best`)."""
 PLAN_SEED = 0
@@ -104,7 +107,40 @@ def quality_controls(where=None) -> tuple[float, float, float]:
                         "privacy would be right. The DP logistic regression and the DP naive Bayes are predicted "
                         "from it, the public rows' encoding, n and ε. Nothing private is read to set it.")
     session.remember(QUALITY_SECTION, MODEL_ACCURACY, float(model))
+    route_controls(where)
     return quality()
+
+
+def route_controls(where) -> dict[str, float]:
+    """Optional per-route assumptions: each DP-training route's own model without its noise."""
+    from core.mechanisms import registry
+
+    q = st.session_state[QUALITY_SECTION]
+    given = dict(q.get(ROUTE_ACCURACY) or {})
+    box = where.expander("DP-training routes: each route's own accuracy without noise (optional)",
+                         expanded=bool(given))
+    box.caption("An assumption, if you know it (from a similar public table, say): how often the route's own "
+                "model, trained on all private rows WITHOUT its noise (at its regularization for ε = 1), would be "
+                "right. Given, that route is predicted from it: what privacy costs, and nothing of the route's gap to "
+                "a plain logistic regression, which depends on how the label lies (design §10.7). Empty: the "
+                "logistic-regression assumption above.")
+    for route in ("dp-logistic", "dp-naive-bayes"):
+        key = f"w_{QUALITY_SECTION}_{ROUTE_ACCURACY}_{route}"
+        if key not in st.session_state:
+            st.session_state[key] = given.get(route)
+        value = box.number_input(f"{registry.get(route).title} without its noise", min_value=0.01, max_value=1.0,
+                                 step=0.01, value=None, key=key, placeholder="not assumed")
+        if value is None:
+            given.pop(route, None)
+        else:
+            given[route] = float(value)
+    q[ROUTE_ACCURACY] = given
+    return given
+
+
+def route_accuracy() -> dict[str, float]:
+    """The session's assumed accuracies of the DP-training routes' own models without noise (may be empty)."""
+    return dict(st.session_state.get(QUALITY_SECTION, {}).get(ROUTE_ACCURACY) or {})
 
 
 def model_accuracy() -> float | None:
@@ -144,13 +180,14 @@ def set_quality(name: str, value: float) -> None:
 @st.cache_data(max_entries=2048, show_spinner=False)
 def _predict(mechanism: str, settings: tuple, n: int, m: int, k: int, n_classes: int,
              accuracy: float, hard_share: float, majority: float, draws: int, advise: bool,
-             model: float | None = None, public_key: str | None = None, scope: str = "", _public=None):
+             model: float | None = None, public_key: str | None = None, scope: str = "", _public=None,
+             routes: tuple = ()):
     # scope: only a part of the cache key (cache_scope)
     from core.plan import predict
 
     return predict(mechanism, dict(settings), n=n, m=m, k=k, n_classes=n_classes,
                    quality=teacher_quality(accuracy, hard_share, majority, n_classes), draws=draws, rng=PLAN_SEED,
-                   advise=advise, public=_public, model_accuracy=model)
+                   advise=advise, public=_public, model_accuracy=model, route_accuracy=dict(routes))
 
 
 def teacher_quality(accuracy: float, hard_share: float, majority: float, n_classes: int):
@@ -173,7 +210,8 @@ def predict(mechanism: str, settings: Mapping[str, Any], *, n: int, m: int, k: i
     acc, hard, major = quality()
     rows, key = public if public is not None else (None, None)
     return _predict(mechanism, tuple(sorted(dict(settings).items())), int(n), int(m), int(k), int(n_classes),
-                    acc, hard, major, int(draws), bool(advise), model_accuracy(), key, str(scope), _public=rows)
+                    acc, hard, major, int(draws), bool(advise), model_accuracy(), key, str(scope), _public=rows,
+                    routes=tuple(sorted(route_accuracy().items())))
 
 
 def predict_for(ds, k: int, mechanism: str, settings: Mapping[str, Any] | None = None, *, draws: int = DRAWS,
@@ -214,6 +252,13 @@ def routes_table(where, preds) -> None:
                       "label lies among the columns, which the public rows cannot tell: the range is the least and "
                       "the most over the ways the plan tries (a random direction, the public rows' leading or "
                       "trailing principal directions, either class on either side; design §10.7).")
+    grounded = [p for p in preds if p.route_accuracy is not None]
+    if grounded:
+        from core.mechanisms import registry
+
+        where.caption("Predicted from the assumed accuracy of the route's own model without its noise: "
+                      + ", ".join(f"{registry.get(p.mechanism).title} ({p.route_accuracy:.0%})" for p in grounded)
+                      + ". Their 'right' is that less what privacy costs.")
 
 
 def pm(mean: float, sd: float | None) -> str:
@@ -240,10 +285,13 @@ def show_prediction(where, pred, *, m: int) -> None:
     c[2].metric("⊥ (plan)", pm(pred.bottom, pred.bottom_sd))
     c[3].metric("Not processed (plan)", pm(pred.not_processed, pred.not_processed_sd))
     if pred.trained:
+        ground = (f"the assumed non-private logistic regression's ({pred.model_accuracy:.0%}) less the drop the "
+                  "route's noise causes" if pred.route_accuracy is None else
+                  f"the assumed accuracy of this route's own model without its noise ({pred.route_accuracy:.0%}) "
+                  "less what privacy costs it")
         where.caption(f"All four are {PREDICTED} (mean ± spread over {pred.draws} draws of the noise): one model "
                       "trained with DP on all private rows labels every public row, so all are answered; its "
-                      "accuracy is the assumed non-private logistic regression's "
-                      f"({pred.model_accuracy:.0%}) less the drop the route's noise causes on a stand-in task built "
+                      f"accuracy is {ground} on a stand-in task built "
                       f"from the public rows (m = {m:,}, n = {pred.n:,}); no teachers are used."
                       + ("" if pred.accuracy_range is None else
                          f" How the label lies among the columns, which the public rows cannot tell, moves it "

@@ -522,6 +522,14 @@ def test_the_plan_predicts_the_dp_training_routes_and_says_its_choice():
     at.slider(key="w_plan_quality_model_accuracy").set_value(0.6).run()
     after = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
     assert before != after
+    # the route's own accuracy without noise, when given, grounds that route instead (and says so)
+    at.number_input(key="w_plan_quality_route_accuracy_dp-logistic").set_value(0.9).run()
+    assert not at.exception, at.exception
+    grounded = [m.value for m in at.main.metric if m.label == "Correct (plan)"][0]
+    text = all_text(at)
+    assert grounded != after and "own model without its noise (90%)" in text
+    at.slider(key="w_plan_quality_model_accuracy").set_value(0.7).run()
+    assert [m.value for m in at.main.metric if m.label == "Correct (plan)"][0] == grounded  # not on the LR assumption
     assert spent(at)[2] == 0
 
 
