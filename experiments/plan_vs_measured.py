@@ -43,7 +43,10 @@ missing for many rows; rows with a missing cell dropped; a random 30% public):
 ``loanapp``, ``fertil2``, ``labsup``, and four added later as held-out tables (``mroz``,
 ``wage1``, ``cps78_85``, ``alcohol``).  A NON-PRIVATE diagnostic column gives each
 route's labels with its noise removed (:func:`noise_free`): its gap to A is the route's
-regularization or model, its gap to the measured mean the noise.
+regularization or model, its gap to the measured mean the noise.  A second prediction
+per row rests on the plan's other ground, ``route_accuracy`` (the route's own model
+without its noise, at the regularization of ε = 1), CALIBRATED NON-PRIVATELY from the
+real rows the same way (:func:`noise_free` at ε = 1, for this check only).
 A prediction is within tolerance when it is within ``--trained-tolerance`` (3 points of
 label accuracy) of the measured mean; the table also says whether the measured mean lies
 inside the prediction's range over the directions the label may take among the encoded
