@@ -222,33 +222,13 @@ def trained_table(name: str, args):
         f"{words}, {private.n_rows:,} private rows, {public.n_rows:,} public (a random 30%)")
 
 
-def noise_free(X, y, X_query, mech: str, eps: float, delta: float, *, data_norm: float, n: int | None = None) -> np.ndarray:
-    """NON-PRIVATE diagnostic: a route's labels of ``X_query`` with its noise removed (binary labels).
+def noise_free(X, y, X_query, mech: str, eps: float, delta: float, *, data_norm: float) -> np.ndarray:
+    """NON-PRIVATE diagnostic: a route's labels of ``X_query`` with its noise removed (the route's model at
+    its whole regularization for ``eps``, :func:`core.plan.trained._clean_labels`, on the real rows)."""
+    from core.plan.trained import _clean_labels
 
-    The logistic regression at the route's whole regularization (its ``C`` by
-    :func:`core.mechanisms.dp_training.default_C` and the extra regularization its privacy
-    proof needs, :func:`core.accounting.dp_training.objective_noise`, both at ``n`` rows),
-    fitted with ``b = 0``; the naive Bayes from the exact class counts, sums and sums of
-    squares (scaled to ``n`` rows).  What the route loses to A here is its regularization or
-    its model, not its noise.
-    """
-    import math
-
-    from core.accounting import dp_training as maps
-    from core.mechanisms import dp_training as dpt
-
-    n = len(X) if n is None else int(n)
-    if mech == "dp-logistic":
-        C = dpt.default_C(n=n, dimension=X.shape[1], epsilon=eps)
-        cfg = maps.objective_noise(eps, delta, n=n, data_norm=math.sqrt(data_norm ** 2 + 1.0), C=C,
-                                   perturbation="gaussian", rows_per_unit=1)
-        Xa = dpt._augment(X)
-        f = dpt.fit_logistic(Xa, np.where(y == 1, 1.0, -1.0), cfg.regularization + cfg.extra, np.zeros((1, Xa.shape[1])))[0]
-        return (dpt._augment(X_query) @ f > 0).astype(np.int64)
-    scale = n / len(X)
-    u = np.clip(X, 0.0, 1.0) - 0.5
-    onehot = (y[:, None] == np.arange(2)[None, :]).astype(float)
-    return dpt._nb_predict(onehot.sum(axis=0) * scale, (onehot.T @ u) * scale, (onehot.T @ (u * u)) * scale, X_query)
+    return _clean_labels(X, y, X_query, mechanism=mech, n=len(X), n_classes=2, data_norm=data_norm,
+                         settings={"delta": delta}, epsilon=eps)
 
 
 def run_trained(args) -> list[dict]:

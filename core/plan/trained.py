@@ -372,10 +372,13 @@ REFERENCE_EPSILON = 1.0
 :func:`core.mechanisms.dp_training.default_C` regularizes more below ε = 1 and alike above it."""
 
 
-def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, settings) -> np.ndarray:
-    """The route's model fitted on the stand-in rows WITHOUT its noise, at the regularization of
-    :data:`REFERENCE_EPSILON` (the logistic regression: its C and the extra regularization its proof
-    needs there; naive Bayes: the exact class counts, sums and sums of squares at n's scale)."""
+def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, settings,
+                  epsilon: float = REFERENCE_EPSILON) -> np.ndarray:
+    """The route's model fitted on rows ``Xs`` WITHOUT its noise, at the regularization of ``epsilon``
+    (default :data:`REFERENCE_EPSILON`; the logistic regression: its C and the extra regularization its
+    proof needs there; naive Bayes: the exact class counts, sums and sums of squares at n's scale),
+    and its labels of ``X_score``.  ``experiments/plan_vs_measured.py`` runs it on real rows as a
+    NON-PRIVATE diagnostic."""
     from core.accounting import dp_training as maps
     from core.mechanisms import dp_training as dpt
 
@@ -385,7 +388,7 @@ def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, setting
         u = np.clip(Xs, 0.0, 1.0) - 0.5
         onehot = (y[:, None] == np.arange(c)[None, :]).astype(float)
         return dpt._nb_predict(onehot.sum(axis=0) * scale, (onehot.T @ u) * scale, (onehot.T @ (u * u)) * scale, X_score)
-    eps = REFERENCE_EPSILON
+    eps = float(epsilon)
     perturbation = settings.get("perturbation") or "gaussian"
     delta = float(settings.get("delta") or 0.0)
     r = int(settings.get("rows_per_unit") or 1)
