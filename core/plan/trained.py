@@ -40,7 +40,7 @@ plain logistic regression WITHOUT noise (its regularization, or naive Bayes's mo
 which depends on how the label lies; so a second ground is offered: ``route_accuracy``,
 the assumed accuracy of the route's own model without its noise (at its regularization
 for ε = 1, :data:`REFERENCE_EPSILON`).  Given it, the proxy is sharpened until the
-route's noise-free fit on it is right that often (:func:`_calibrated_to_route`), and the
+route's noise-free fit on it is right that often (:func:`_route_bayes`), and the
 prediction is that accuracy less the drop to the noisy fits: what privacy costs (the
 noise and, below ε = 1, the stronger regularization), nothing else.
 
@@ -405,41 +405,59 @@ def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, setting
     return (scores[:, 0] > 0).astype(np.int64) if models == 1 else np.argmax(scores, axis=1)
 
 
-def _calibrated_to_route(X_score, Xs, uniforms, *, mechanism, n, n_classes, shares, direction, target, data_norm,
-                         settings):
-    """The proxy task on which the route's model WITHOUT noise is right ``target`` of the time.
+def _route_bayes(X, X_score, *, mechanism, n, n_classes, shares, direction, target, data_norm, settings) -> float:
+    """The Bayes accuracy of the proxy task on which the route's model WITHOUT noise is right ``target``.
 
-    Bisection on the proxy's Bayes accuracy (the same stand-in rows and label draws at every
-    step); returns ``(p_score, y, clean)``: the proxy's class probabilities on the scoring
-    rows, the stand-in rows' labels and the noise-free fit's expected accuracy.  A target the
-    proxy cannot reach (above what the sharpest proxy gives, or below the least sharp)
-    stops at that end.
+    A public, deterministic computation (cached: :data:`_CALIBRATIONS`): the stand-in rows and
+    their label draws come from a fixed public seed and stay the same at every step of a
+    bisection on the proxy's Bayes accuracy; a target the proxy cannot reach (above what the
+    sharpest proxy gives, or below the least sharp) stops at that end.  It does not depend on
+    ε (the fit is at :data:`REFERENCE_EPSILON`'s regularization), so a plan over an ε grid
+    calibrates once per route and direction.
     """
-    c = int(n_classes)
+    import hashlib
 
-    def build(bayes: float):
+    c = int(n_classes)
+    ref = {k: settings.get(k) for k in ("delta", "C", "perturbation", "rows_per_unit")}
+    key = (hashlib.sha256(np.ascontiguousarray(X_score).tobytes()).hexdigest(), X.shape, mechanism, int(n), c,
+           tuple(np.round(np.asarray(shares, dtype=float), 12)), tuple(direction), float(target), float(data_norm),
+           tuple(sorted((k, None if v is None else str(v)) for k, v in ref.items())))
+    if key in _CALIBRATIONS:
+        return _CALIBRATIONS[key]
+    gen = np.random.default_rng(_SEED + 1)
+    ns = max(1, min(int(n), N_SIM))
+    Xs = X[gen.integers(0, X.shape[0], ns)]
+    uniforms = gen.random(ns)
+
+    def clean(bayes: float) -> float:
         score = _proxy(X_score, c, bayes, shares, direction)
         p_score = score(X_score)
         y = (uniforms[:, None] > np.cumsum(score(Xs), axis=1)).sum(axis=1).clip(0, c - 1).astype(np.int64)
         lab = _clean_labels(Xs, y, X_score, mechanism=mechanism, n=n, n_classes=c, data_norm=data_norm,
                             settings=settings)
-        return p_score, y, float(_expected_accuracy(lab[None], p_score)[0])
+        return float(_expected_accuracy(lab[None], p_score)[0])
 
     lo, hi = max(float(np.max(shares)), 1.0 / c) + 1e-6, 0.999
-    top = build(hi)
-    if top[2] <= target:
-        return top
-    bottom = build(lo)
-    if bottom[2] >= target:
-        return bottom
-    for _ in range(CALIBRATION_STEPS):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if build(mid)[2] < target else (lo, mid)
-    return build(0.5 * (lo + hi))
+    if clean(hi) <= target:
+        bayes = hi
+    elif clean(lo) >= target:
+        bayes = lo
+    else:
+        for _ in range(CALIBRATION_STEPS):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if clean(mid) < target else (lo, mid)
+        bayes = 0.5 * (lo + hi)
+    if len(_CALIBRATIONS) >= 512:
+        _CALIBRATIONS.clear()
+    _CALIBRATIONS[key] = bayes
+    return bayes
 
 
-CALIBRATION_STEPS = 12
-"""Bisection steps of :func:`_calibrated_to_route` (the proxy's Bayes accuracy to about 1e-4)."""
+_CALIBRATIONS: dict = {}
+"""Cache of :func:`_route_bayes` (public computations on public rows and assumed numbers)."""
+
+CALIBRATION_STEPS = 10
+"""Bisection steps of :func:`_route_bayes` (the proxy's Bayes accuracy to about 5e-4)."""
 
 
 def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows,
@@ -474,7 +492,7 @@ def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_cl
         its noise, at its regularization for ε = 1 (:data:`REFERENCE_EPSILON`).  Given, it
         replaces ``accuracy`` as the prediction's ground: the proxy task is sharpened until
         the route's noise-free fit on it is right ``route_accuracy`` of the time
-        (:func:`_calibrated_to_route`), and the prediction is ``route_accuracy`` less the
+        (:func:`_route_bayes`), and the prediction is ``route_accuracy`` less the
         drop from that fit to the real route's noisy fits (the noise and, below ε = 1, the
         stronger regularization): what privacy costs, and nothing of the route's gap to a
         plain logistic regression, which depends on how the label lies (docs/design.md §10.7).
@@ -521,10 +539,15 @@ def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_cl
 
     def predicted(direction: tuple[float, float], draws: int) -> tuple[np.ndarray, float, float]:
         if route_accuracy is not None:  # ground: the route's own model without noise (module docstring)
-            p_score, y, acc_np = _calibrated_to_route(X_score, Xs, gen.random(ns), mechanism=mechanism, n=n,
-                                                      n_classes=c, shares=shares, direction=direction,
-                                                      target=route_accuracy, data_norm=public.data_norm,
-                                                      settings=settings)
+            bayes = _route_bayes(X, X_score, mechanism=mechanism, n=n, n_classes=c, shares=shares,
+                                 direction=direction, target=route_accuracy, data_norm=public.data_norm,
+                                 settings=settings)
+            score = _proxy(X_score, c, bayes, shares, direction)
+            p_score = score(X_score)
+            y = (gen.random(ns)[:, None] > np.cumsum(score(Xs), axis=1)).sum(axis=1).clip(0, c - 1).astype(np.int64)
+            clean = _clean_labels(Xs, y, X_score, mechanism=mechanism, n=n, n_classes=c, data_norm=public.data_norm,
+                                  settings=settings)
+            acc_np = float(_expected_accuracy(clean[None], p_score)[0])
             ground = route_accuracy
         else:
             score = _proxy(X_score, c, max(A, 1.0 / c), shares, direction)
