@@ -128,7 +128,7 @@ def _ensemble_k(n: int, d: int, sigma: float) -> tuple[int, float]:
 
 def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: float,
            learner: str = "logistic_regression", mechanism: str = "auto", public=None, quality=None,
-           model_accuracy: float | None = None) -> AutoChoice:
+           model_accuracy: float | None = None, route_accuracy=None) -> AutoChoice:
     """Choose the route (and ``k``) for a labeling job from public quantities: the plan's choice.
 
     Parameters
@@ -155,6 +155,9 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
     model_accuracy : float, optional
         The assumed accuracy of a non-private logistic regression on all private rows
         (default: the teachers' noise-free plurality, :func:`core.plan.predict`).
+    route_accuracy : mapping, optional
+        ``{route: accuracy}``: a DP-training route's own model without noise
+        (:func:`core.plan.predict`'s ``route_accuracy``).
 
     Returns
     -------
@@ -186,7 +189,7 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
     budget = {"epsilon": eps, "delta": dlt}
     preds = predict_many([(name, {**budget, **extra}) for name, extra in routes], n=n, m=m, k=min(k, n),
                          n_classes=n_classes, quality=quality, draws=8, rng=0, advise=False, public=public,
-                         model_accuracy=model_accuracy, spread=False)
+                         model_accuracy=model_accuracy, spread=False, route_accuracy=route_accuracy)
     pred["plan"] = preds
     chosen = best(preds)
     useful = chosen is not None
@@ -197,8 +200,10 @@ def choose(*, n: int, m: int, d: int, n_classes: int, epsilon: float, delta: flo
                       if p.answered else f"{registry.get(p.mechanism).title}: answers nothing"
                       for p in preds)
     assumed = preds[-1].model_accuracy if preds[-1].model_accuracy is not None else preds[0].model_accuracy
+    grounded = "".join(f", {p.mechanism}'s own model without noise right {p.route_accuracy:.1%}"
+                       for p in preds if p.route_accuracy is not None)
     plan = (f"The plan (public quantities and assumptions only: teachers as assumed, a non-private logistic "
-            f"regression right {assumed:.1%} of the time) predicts {words}.")
+            f"regression right {assumed:.1%} of the time{grounded}) predicts {words}.")
     if chosen.mechanism == "dp-logistic":
         head = "Chose the DP logistic regression."
     elif chosen.mechanism == "dp-naive-bayes":

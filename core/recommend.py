@@ -145,6 +145,7 @@ def recommend_settings(
     draws: int = 10,
     public: Any = None,
     model_accuracy: float | None = None,
+    route_accuracy: Any = None,
 ) -> Recommendation:
     """Suggest k, T and a mechanism for labeling ``m`` public rows at (ε, δ), or say that none is useful.
 
@@ -168,6 +169,9 @@ def recommend_settings(
     model_accuracy : float, optional
         The assumed (or, NON-PRIVATE, measured) accuracy of a logistic regression trained
         on all private rows without privacy (:func:`core.plan.predict`).
+    route_accuracy : mapping, optional
+        ``{route: accuracy}``: a DP-training route's own model without noise
+        (:func:`core.plan.predict`'s ``route_accuracy``).
 
     Returns
     -------
@@ -176,7 +180,7 @@ def recommend_settings(
     rec = _size(n_private=n_private, class_counts=class_counts, epsilon=epsilon, delta=delta, m=m, agreement=agreement, k=k)
     return _check_with_plan(rec, n_private=int(n_private), class_counts=[int(c) for c in class_counts], m=int(m),
                             agreement=agreement, quality=quality, majority_share=majority_share, draws=draws,
-                            public=public, model_accuracy=model_accuracy)
+                            public=public, model_accuracy=model_accuracy, route_accuracy=route_accuracy)
 
 
 def quality_from(agreement: float | Sequence[float] | None, class_shares: Sequence[float] | None = None,
@@ -217,7 +221,7 @@ def quality_from(agreement: float | Sequence[float] | None, class_shares: Sequen
 
 def _check_with_plan(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
                      majority_share: float | None, draws: int, public=None,
-                     model_accuracy: float | None = None) -> Recommendation:
+                     model_accuracy: float | None = None, route_accuracy=None) -> Recommendation:
     """Check the sized recommendation with the plan; switch mechanism or say none is useful."""
     rec = _check_ensemble(rec, n_private=n_private, class_counts=class_counts, m=m, agreement=agreement,
                           quality=quality, majority_share=majority_share, draws=draws)
@@ -225,11 +229,11 @@ def _check_with_plan(rec: Recommendation, *, n_private: int, class_counts: list[
         return rec
     return _against_trained(rec, n_private=n_private, class_counts=class_counts, m=m, agreement=agreement,
                             quality=quality, majority_share=majority_share, public=public,
-                            model_accuracy=model_accuracy)
+                            model_accuracy=model_accuracy, route_accuracy=route_accuracy)
 
 
 def _against_trained(rec: Recommendation, *, n_private: int, class_counts: list[int], m: int, agreement, quality,
-                     majority_share: float | None, public, model_accuracy) -> Recommendation:
+                     majority_share: float | None, public, model_accuracy, route_accuracy=None) -> Recommendation:
     """The DP-training routes planned beside the ensemble's recommendation; the plan's choice wins."""
     from dataclasses import replace
 
@@ -238,13 +242,15 @@ def _against_trained(rec: Recommendation, *, n_private: int, class_counts: list[
     q = quality_from(agreement, _shares(class_counts, majority_share), quality)
     budget = {"epsilon": rec.settings["epsilon"], "delta": rec.settings["delta"]}
     trained = [predict(name, {**budget, **extra}, n=n_private, m=m, k=rec.k, n_classes=len(class_counts), quality=q,
-                       rng=0, advise=False, public=public, model_accuracy=model_accuracy)
+                       rng=0, advise=False, public=public, model_accuracy=model_accuracy,
+                       route_accuracy=route_accuracy)
                for name, extra in (("dp-logistic", {"perturbation": "gaussian"}), ("dp-naive-bayes", {}))]
     reasons = list(rec.reasons)
     for p in trained:
+        assumed = (f"its own model without noise right {p.route_accuracy:.1%} of the time" if p.route_accuracy
+                   is not None else f"a non-private logistic regression right {p.model_accuracy:.1%} of the time")
         reasons.append(f"Plan of {p.mechanism} (one model trained with DP on all {n_private} private rows, no "
-                       f"teachers; assumed: a non-private logistic regression right {p.model_accuracy:.1%} of the "
-                       f"time): {p.summary().split(': ', 1)[1]}.")
+                       f"teachers; assumed: {assumed}): {p.summary().split(': ', 1)[1]}.")
     ensemble = rec.prediction if rec.useful else None
     chosen = best(([ensemble] if ensemble is not None else []) + trained)
     if chosen is None or chosen is ensemble:

@@ -93,3 +93,37 @@ def test_label_command_with_auto(tmp_path):
     # auto needs the budget
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main([a for a in argv if a not in ("--epsilon", "2")]) != EXIT_OK
+
+
+def test_label_auto_takes_the_plans_assumptions(tmp_path):
+    """auto makes the plan's choice under the owner's assumptions: --route-accuracy and --model-accuracy
+    reach its prediction (said on stderr), --majority-share 0.95 leaves no route useful (said), and the
+    assumptions are refused with a named mechanism, which reads none of them."""
+    import contextlib
+
+    from core.cli import EXIT_OK, main
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, (1200, 3))
+    y = np.where(X[:, 0] + X[:, 1] + rng.normal(0, 0.3, 1200) > 1, "yes", "no")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame.assign(label=y).iloc[:1000].to_csv(tmp_path / "private.csv", index=False)
+    frame.iloc[1000:].to_csv(tmp_path / "public.csv", index=False)
+    base = ["label", "--private", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv"),
+            "--label-column", "label", "--epsilon", "1", "--delta", "1e-5", "--seed", "3", "--no-progress",
+            "--budget-epsilon", "10", "--budget-delta", "1e-4"]
+
+    def run(extra, out):
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(base + ["--out", str(tmp_path / out)] + extra)
+        return code, err.getvalue()
+
+    code, err = run(["--mechanism", "auto", "--model-accuracy", "0.8", "--route-accuracy", "dp-logistic=0.9"], "a.csv")
+    assert code == EXIT_OK, err
+    assert "right 80.0% of the time, dp-logistic's own model without noise right 90.0%" in err
+    code, err = run(["--mechanism", "auto", "--majority-share", "0.95", "--model-accuracy", "0.8"], "b.csv")
+    assert "No route is predicted to beat always answering the majority class" in err
+    code, err = run(["--mechanism", "gnmax", "--k", "10", "--learner", "logistic_regression",
+                     "--model-accuracy", "0.8"], "c.csv")
+    assert code != EXIT_OK and "--model-accuracy steer --mechanism auto's choice" in err

@@ -65,9 +65,12 @@ def resolve_auto(args: argparse.Namespace, stderr: TextIO):
     enc = public_encoding(table, public)
     d = len(enc.numeric) + sum(len(v) for v in enc.categories.values())
     n_units = table.n_units  # persons make the chunks with a unit; the file's count, before a drop
+    from core.cli.plan import quality_of, route_accuracy_of
+
     choice = choose(n=n_units, m=len(public), d=d, n_classes=table.n_classes, epsilon=float(given["epsilon"]),
                     delta=float(given["delta"]), learner=args.learner or "logistic_regression", mechanism=args.mechanism,
-                    public=PublicRows.of(table, public))
+                    public=PublicRows.of(table, public), quality=quality_of(args, table.n_classes),
+                    model_accuracy=getattr(args, "model_accuracy", None), route_accuracy=route_accuracy_of(args))
     args.mechanism = choice.mechanism
     from core.mechanisms import registry
 

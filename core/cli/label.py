@@ -105,8 +105,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
     priv = label.add_argument_group("privacy (each mechanism's settings are listed below)")
     names = registry.names()
     priv.add_argument("--mechanism", required=True, type=mechanism_name, choices=[*names, "auto"],
-                      help="the labeling mechanism: " + ", ".join(names) + "; auto: chosen from public sizes")
+                      help="the labeling mechanism: " + ", ".join(names) + "; auto: the plan's choice, from public "
+                      "sizes and the assumptions below (as `plan` takes them)")
     options.add_mechanism_flags(priv, {n: options.takes(registry.get(n)) for n in names})
+    from core.cli.plan import add_quality_flags
+
+    add_quality_flags(label, title="--mechanism auto's assumptions (as plan's; public, not read from any file)")
 
     out = label.add_argument_group("outputs")
     out.add_argument("--out", required=True, metavar="FILE",
@@ -286,6 +290,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.mechanisms import registry
     from core.validation import check_delta, check_k
 
+    if args.mechanism != "auto":  # the plan's assumptions steer auto's choice only
+        given_assumptions = [flag for flag, dest in (("--model-accuracy", "model_accuracy"),
+                                                     ("--majority-share", "majority_share"),
+                                                     ("--route-accuracy", "route_accuracy"))
+                             if getattr(args, dest, None) is not None]
+        if given_assumptions:
+            raise ParameterError(f"{', '.join(given_assumptions)} steer --mechanism auto's choice (the plan's "
+                                 f"assumptions); with --mechanism {args.mechanism} nothing reads them. Drop them, or "
+                                 "use --mechanism auto.")
     if args.mechanism == "auto" and args.k is None:
         args.k = "auto"  # the ensemble's k, if auto chooses the ensemble, is chosen with it
     if "auto" in (args.mechanism, args.k):  # chosen from public sizes only (core.auto), said on stderr

@@ -33,17 +33,20 @@ DEFAULT_MECHANISMS = ("gnmax", "confident-gnmax", "btt", "dp-logistic", "dp-naiv
 DEFAULT_EPSILONS = (1.0, 2.0, 4.0)
 
 
-def add_quality_flags(parser) -> None:
-    """Add the teacher-quality assumption's flags (a public assumption, never read from data).
+def add_quality_flags(parser, *, title: str = "assumed teacher quality (public assumptions, not read from any file)") -> None:
+    """Add the plan's assumption flags (public assumptions, never read from data): the teachers'
+    quality, the majority share, the DP-training routes' model accuracies.
 
     Parameters
     ----------
-    parser : argparse parser or argument group
+    parser : argparse parser
+    title : str
+        The flags' group heading in ``--help``.
     """
     from core.plan import TeacherQuality
 
     d = TeacherQuality()
-    g = parser.add_argument_group("assumed teacher quality (public assumptions, not read from any file)")
+    g = parser.add_argument_group(title)
     g.add_argument("--accuracy", type=float, default=d.accuracy, metavar="A",
                    help=f"a teacher's chance of the true class on an easy row (default {d.accuracy:g})")
     g.add_argument("--hard-share", type=float, default=d.hard_share, metavar="H",

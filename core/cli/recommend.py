@@ -167,11 +167,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
             f"{measured:.1%} of the time; the DP-training routes are planned from it.\n")
         if args.model_accuracy is None:
             args.model_accuracy = measured
-    from core.cli.plan import quality_of
+    from core.cli.plan import quality_of, route_accuracy_of
 
     quality = None if agreement is not None else quality_of(args, len(counts))
     rec = recommend_settings(**sizes, agreement=agreement, k=k, quality=quality, majority_share=args.majority_share,
-                             public=public, model_accuracy=args.model_accuracy)
+                             public=public, model_accuracy=args.model_accuracy,
+                             route_accuracy=route_accuracy_of(args))
     if not rec.useful:
         stdout.write("No useful setting: at this budget and size no mechanism is predicted to label better than "
                      "always answering the majority class.\n")

@@ -311,6 +311,12 @@ def test_recommend_recommends_the_dp_logistic_regression_where_it_wins(files, ca
     assert out.startswith("Recommended: dp-"), out
     assert "label flags: --mechanism dp-" in out and "--k " not in out.split("label flags:")[1].splitlines()[0]
     assert "the plan predicts it labels the most rows right" in out
+    # the route's own accuracy without noise reaches recommend's plan of that route
+    assert main(["recommend", "--private", str(priv), "--public", str(pub), "--epsilon", "2", "--delta", "1e-5",
+                 "--model-accuracy", "0.95", "--route-accuracy", "dp-naive-bayes=0.6"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "Plan of dp-naive-bayes (one model trained with DP on all" in out
+    assert "assumed: its own model without noise right 60.0% of the time" in out
 
 
 def test_tune_grid_crosses_other_settings(capsys):
