@@ -170,7 +170,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         description=(
             "Predict, for each mechanism and epsilon, how many public rows a run would answer, how many "
             "correctly, how many abstentions, its guarantee, and whether it is useful: its answered labels "
-            "right more often than always answering the majority class. Votes are simulated under the "
+            "right at least 2 points more often than always answering the majority class. Votes are simulated under the "
             "assumed teacher quality and the real mechanisms run on them: no private data is used and no "
             "privacy is spent. From --private the number of rows and the number of classes of the "
             "label column are read (treated as public, like n in the privacy report); nothing when --n and "
