@@ -66,8 +66,9 @@ def add_quality_flags(parser, *, title: str = "assumed teacher quality (public a
     g.add_argument("--route-accuracy", action="append", default=None, metavar="ROUTE=A",
                    help="a DP-training route's OWN model trained on all private rows without its noise, at its "
                    "regularization for epsilon 1, is right A of the time (e.g. dp-logistic=0.70; repeat for the "
-                   "other route). The route is then predicted from it: what privacy costs, nothing of the route's "
-                   "gap to a plain logistic regression, which depends on how the label lies (--model-accuracy)")
+                   "other route; the plan prints that model, to fit on similar public data). The route is then "
+                   "predicted from it: what privacy costs, nothing of the route's gap to a plain logistic "
+                   "regression, which depends on how the label lies (--model-accuracy)")
     g.add_argument("--rows-per-teacher", type=int, default=None, metavar="N",
                    help="the accuracies hold for teachers of N private rows; other sizes move the error "
                    "by sqrt(N / rows) (default: the accuracies hold for any k)")
@@ -445,6 +446,7 @@ def prediction_dict(p) -> dict[str, Any]:
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressBar) -> int:
     """Run ``plan``: print the predictions (exit code 0)."""
     from core.plan import by_epsilon, predict_many
+    from core.plan.trained import route_model_words
 
     if args.private is not None and args.public is not None:
         from core.data import check_pair
@@ -496,11 +498,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
     grounded = {p.mechanism for p in trained if p.route_accuracy is not None}
+    first_delta = next((float(p.delta) for p in trained if p.delta == p.delta), 1e-5)
     for name in sorted(grounded):
         stdout.write(f"  Assumed for {name}: its own model trained on all private rows without its noise (at its "
                      f"regularization for ε = 1) would be right {routes[name]:.1%} of the time (--route-accuracy); "
                      "its prediction is that less what privacy costs (the noise, and below ε = 1 the stronger "
-                     "regularization).\n")
+                     "regularization). That model: "
+                     f"{route_model_words(name, n=sizes['n'], public=public, delta=first_delta)}.\n")
     if dp_routes and {p.mechanism for p in trained} - grounded:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"
@@ -527,7 +531,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     ranged = [p for p in preds if p.accuracy_range is not None]
     if ranged:
         stdout.write("\nThe DP-training routes' 'right %' is the central guess: it also rests on how the label lies "
-                     "among the encoded columns, which the public rows cannot tell. Over the ways the plan tries "
+                     "among the encoded columns, which the public rows cannot tell (with --route-accuracy: how much "
+                     "the noise costs, and it can also help a little). Over the ways the plan tries "
                      "(a random direction; one along the public rows' leading principal directions, where a label "
                      "that moves many correlated columns lies; one along the trailing ones, a label carried by "
                      "rare or narrow columns; either class on either side):\n")

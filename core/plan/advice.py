@@ -40,10 +40,9 @@ def why_not_useful(pred: Any) -> str:
         return f"{pred.mechanism} would answer nothing: {str(pred.reason).rstrip('.')}"
     if pred.answered < max(1.0, 0.01 * pred.m):
         return f"{pred.mechanism} would answer almost nothing ({pred.answered:.0f} of {pred.m} public rows)"
-    from core.plan.prediction import MIN_GAIN
-
+    margin = pred.label_accuracy - pred.useful_below  # MIN_GAIN, read off the prediction (no import circle)
     return (f"{pred.mechanism}'s answered labels would be right {pred.label_accuracy:.0%} of the time, where always "
-            f"answering the majority class is right {pred.majority_share:.0%} (useful needs {MIN_GAIN * 100:.0f} "
+            f"answering the majority class is right {pred.majority_share:.0%} (useful needs {margin * 100:.0f} "
             "points more than that)")
 
 

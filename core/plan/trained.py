@@ -61,7 +61,7 @@ import numpy as np
 from core.errors import ParameterError
 
 __all__ = ["PublicRows", "predict_trained", "trained_accuracy_default", "N_SIM", "N_SCORE", "TRAINED_DRAWS",
-           "DIRECTIONS", "REFERENCE_EPSILON"]
+           "DIRECTIONS", "REFERENCE_EPSILON", "route_model_words"]
 
 N_SIM = 3_000
 """At most this many stand-in private rows per simulated fit (the noise keeps the real n's scale)."""
@@ -458,6 +458,46 @@ _CALIBRATIONS: dict = {}
 
 CALIBRATION_STEPS = 10
 """Bisection steps of :func:`_route_bayes` (the proxy's Bayes accuracy to about 5e-4)."""
+
+
+def route_model_words(name: str, *, n: int, public: PublicRows | None, delta: float) -> str:
+    """What a DP-training route's model without noise is, in words a user can reproduce on public data.
+
+    The model ``route_accuracy`` is about (:func:`predict_trained`): the logistic regression's C
+    is the route's whole regularization at :data:`REFERENCE_EPSILON` (its default C and the extra
+    its proof needs), so a user can fit the same model on similar public data.
+
+    Parameters
+    ----------
+    name : {"dp-logistic", "dp-naive-bayes"}
+    n : int
+        Private rows (persons with a unit).
+    public : PublicRows or None
+    delta : float
+        The run's δ.
+
+    Returns
+    -------
+    str
+    """
+    import math
+
+    from core.accounting.dp_training import objective_noise
+    from core.mechanisms.dp_training import default_C
+
+    encoding = ("on the columns scaled to [0, 1] by the public rows' ranges (a skewed column on a log scale, "
+                "categories one-hot)")
+    if name == "dp-naive-bayes":
+        return f"a Gaussian naive Bayes {encoding}, variances kept between 0.001 and 0.25"
+    d, norm = (1, 1.0) if public is None else (public.d, public.data_norm)
+    n = int(n)
+    cfg = objective_noise(REFERENCE_EPSILON, float(delta), n=n, data_norm=math.sqrt(norm ** 2 + 1.0),
+                          C=default_C(n=n, dimension=d, epsilon=REFERENCE_EPSILON), perturbation="gaussian",
+                          rows_per_unit=1)
+    C = 1.0 / (n * (cfg.regularization + cfg.extra))
+    return (f"a logistic regression {encoding}, the intercept a column of ones, all {d + 1} weights regularized "
+            f"with C = {C:.3g} (scikit-learn's LogisticRegression(C={C:.3g}, fit_intercept=False) on those columns "
+            "and the ones)")
 
 
 def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows,

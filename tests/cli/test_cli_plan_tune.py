@@ -433,6 +433,8 @@ def test_plan_takes_the_routes_own_accuracy_without_noise(capsys):
     out = capsys.readouterr().out
     assert "Assumed for dp-logistic: its own model trained on all private rows without its noise" in out
     assert "right 70.0% of the time (--route-accuracy)" in out and "right 95.0% of the time (--model-accuracy)" in out
+    assert "That model: a logistic regression on the columns scaled to [0, 1]" in out  # to fit on public data
+    assert "LogisticRegression(C=" in out
     for bad, words in (("gnmax=0.7", "not a DP-training route"), ("dp-logistic=1.2", "must lie in"),
                        ("dp-logistic", "takes ROUTE=A")):
         assert main(base + ["--route-accuracy", bad]) == EXIT_ERROR
