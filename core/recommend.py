@@ -253,10 +253,21 @@ def _against_trained(rec: Recommendation, *, n_private: int, class_counts: list[
                        f"teachers; assumed: {assumed}): {p.summary().split(': ', 1)[1]}.")
     ensemble = rec.prediction if rec.useful else None
     chosen = best(([ensemble] if ensemble is not None else []) + trained)
-    if chosen is None or chosen is ensemble:
-        if chosen is not None:
-            reasons.append(f"{rec.mechanism} keeps the recommendation: the plan predicts it labels at least as many "
-                           "rows right as the DP-training routes.")
+    if chosen is None:  # nothing useful: the least bad is the one with the most right labels, every route counted
+        from core.plan.choice import ranking_key
+
+        least = max([p for p in [rec.prediction, *trained] if p is not None and p.feasible] or [rec.prediction],
+                    key=lambda p: ranking_key(p) if p is not None else (-1.0, -1.0))
+        if least is not None and least is not rec.prediction:
+            settings = {**budget, **({"perturbation": "gaussian"} if least.mechanism == "dp-logistic" else {})}
+            reasons.append(f"Least bad: {least.mechanism}, the most rows right ({least.correct:.0f} of {m}) though "
+                           "not useful.")
+            return replace(rec, mechanism=least.mechanism, T=None, settings=settings, reasons=reasons,
+                           prediction=least)
+        return replace(rec, reasons=reasons)
+    if chosen is ensemble:
+        reasons.append(f"{rec.mechanism} keeps the recommendation: the plan predicts it labels at least as many "
+                       "rows right as the DP-training routes.")
         return replace(rec, reasons=reasons)
     reasons.append(f"{chosen.mechanism} is recommended: the plan predicts it labels the most rows right "
                    f"({chosen.correct:.0f} of {m}), every public row answered by one model that pays once.")
@@ -436,10 +447,10 @@ def _size(*, n_private: int, class_counts: Sequence[int], epsilon: float, delta:
         # Confident-GNMax answers only confident queries: fewer answers, less noise each.
         threshold = round(0.7 * k_gauss)
         reasons.append(
-            f"Confident-GNMax is recommended: it answers only the queries whose noisy top vote "
+            f"Among the ensemble's mechanisms, Confident-GNMax: it answers only the queries whose noisy top vote "
             f"clears the threshold {threshold} (70% of the teachers), spending less on the rest.")
         return Recommendation("confident-gnmax", k_gauss, None,
                               {"epsilon": float(epsilon), "delta": float(delta), "threshold": float(threshold)},
                               reasons, expected, k_max)
-    reasons.append(f"GNMax is recommended with k = {k_gauss}: it answers every query.")
+    reasons.append(f"Among the ensemble's mechanisms, GNMax with k = {k_gauss}: it answers every query.")
     return Recommendation("gnmax", k_gauss, None, dict(budget), reasons, expected, k_max)

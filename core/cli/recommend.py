@@ -134,9 +134,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
         # many of each, would decide k and the plan (one person holding a rare class changed both).  The plan takes
         # the declared classes as balanced, read from nothing private (docs/design.md §1.3).
         counts = [n_units // table.n_classes] * table.n_classes
-        stdout.write(f"Classes declared (public): {', '.join(table.class_names)}; the plan takes them as balanced "
-                     f"({counts[0]} {'persons' if table.unit is not None else 'rows'} each): the private rows' class "
-                     "counts are not read.\n")
+        stdout.write(f"Classes declared (public): {', '.join(table.class_names)}; k is sized as if they were "
+                     f"balanced ({counts[0]} {'persons' if table.unit is not None else 'rows'} each): the private rows' "
+                     "class counts are not read (the plan's majority share is --majority-share, or balanced).\n")
     else:
         counts = [int(c) for c in table.class_counts]
         if table.unit is not None:  # class sizes in persons, for planning: the rows' shares of the persons
