@@ -215,7 +215,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
     runs.add_argument("--epsilon", action="append", type=float, default=None, metavar="E",
                       help="a privacy budget (repeat for several; default 1, 2, 4)")
     runs.add_argument("--delta", type=float, default=1e-5, metavar="D", help="delta of every run (default 1e-5)")
-    runs.add_argument("--T", type=int, default=10, metavar="N", help="BTT's cutoff (default 10)")
+    from core.mechanisms.registry import PARAMETERS
+
+    t_default = int(PARAMETERS["T"].default)  # label's default: one cutoff everywhere
+    runs.add_argument("--T", type=int, default=t_default, metavar="N", help=f"BTT's cutoff (default {t_default}, as label)")
     add_quality_flags(p)
     out = p.add_argument_group("output")
     out.add_argument("--draws", type=int, default=20, metavar="N", help="simulated runs per prediction (default 20)")
