@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from core.errors import ParameterError
+from core.errors import DataError, ParameterError
 
 __all__ = ["SelectionResult", "select", "selection_inputs", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
 
@@ -265,6 +265,40 @@ def selection_inputs(inputs) -> dict[str, Any]:
     return given
 
 
+def _repetitions(given, resolved, mean: float, shape: float, score, score_sigma, gen) -> tuple:
+    """The best repetition ``(score, index, result)``; ``K``, the candidates tried and the other
+    repetitions' results and scores stay in this frame and die with it.
+
+    ``K`` and each repetition's candidate come from operating-system entropy whatever ``gen``
+    is: a known seed (the command line's ``--seed``, a notebook's ``rng=0``) replays neither
+    how many repetitions ran nor which candidates they ran (a replayed sequence of candidates
+    beside the released index would bound ``K`` from below).  ``gen`` draws the candidates'
+    noise and the scores'.  Whatever a repetition warns is silenced: one warning per repetition
+    (a scoring student that does not converge, say) would count them.
+    """
+    import warnings
+
+    from core import noise
+    from core.mechanisms import registry
+
+    hidden = np.random.default_rng()  # K and the candidates tried: never from ``gen``
+    best = None
+    with warnings.catch_warnings():  # a repetition's warnings would tell how many ran
+        warnings.simplefilter("ignore")
+        for _ in range(draw_repetitions(mean, shape, hidden)):  # K is never kept
+            j = int(hidden.integers(len(resolved)))
+            name, params = resolved[j]
+            mech = registry.get(name)
+            res = mech.label(given[mech.inputs], **params, rng=gen)
+            if score is None:
+                s = float(res.n_answered)
+            else:
+                s = float(score(res)) + float(noise.discrete_gaussian(score_sigma, rng=gen))
+            if best is None or s > best[0]:
+                best = (s, j, res)
+    return best
+
+
 def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping[str, Any], int], tuple],
            mean: float | None = None, shape: float = 1.0, score: Callable[[Any], float] | None = None,
            score_sigma: float | None = None, delta: float | None = None, rng=None) -> SelectionResult:
@@ -331,20 +365,17 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
                                         delta=delta)
     mean = float(entry.params["repeat_mean"])
     gen = noise.check_rng(rng)
-    best = None
-    # K comes from operating-system entropy whatever ``rng`` is: a known seed must not replay
-    # how many repetitions ran (the released result would tell it); K itself is never kept.
-    for _ in range(draw_repetitions(mean, shape, np.random.default_rng())):
-        j = int(gen.integers(len(resolved)))
-        name, params = resolved[j]
-        mech = registry.get(name)
-        res = mech.label(given[mech.inputs], **params, rng=gen)
-        if score is None:
-            s = float(res.n_answered)
-        else:
-            s = float(score(res)) + float(noise.discrete_gaussian(score_sigma, rng=gen))
-        if best is None or s > best[0]:
-            best = (s, j, res)
+    failed = False
+    try:
+        best = _repetitions(given, resolved, mean, shape, score, score_sigma, gen)
+    except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (below)
+        failed = True
+    if failed:  # raised here, outside the handler: nothing of the failed repetition stays reachable
+        raise DataError(
+            "A repetition of the private selection failed (a candidate could not run or could not be scored); the "
+            "selection stopped, and a charge made for it stands. Its error is not shown: its traceback would hold "
+            "the repetitions' state (how many ran, their scores), which the guarantee does not cover. Run the "
+            "failing candidate alone, e.g. on public or synthetic data, to see its error.")
     s, j, res = best
     given = check_candidates(candidates)[j][1]
     kind = "answered" if score is None else "held-out count"

@@ -287,3 +287,62 @@ def test_a_known_seed_does_not_replay_the_number_of_repetitions(monkeypatch):
     for _ in range(20):
         pipeline.tune(sv.counts, grid, mean=8, rng=11)
     assert len(drawn) == 20 and len(set(drawn)) > 1, drawn
+
+
+def test_a_known_seed_does_not_replay_the_candidates_tried(monkeypatch):
+    """The candidates tried come from operating-system entropy like K: replayed from a known seed,
+    the sequence j_1, j_2, … beside the released index would tell that K reached the first place
+    holding it (a released candidate other than j_1 says K ≥ 2).  With K forced to 1 the released
+    candidate is the one tried; twenty-five selections at the same seed over two candidates
+    release the same one with probability 2 · 2^-25 < 1e-7 (a seeded choice: always)."""
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 1)
+    sv = simulate_votes(m=20, k=20, n_classes=2, quality=TeacherQuality(), rng=3)
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("gnmax", {"epsilon": 2.0, "delta": 1e-6})]
+    picks = {pipeline.tune(sv.counts, grid, mean=8, rng=11).chosen for _ in range(25)}
+    assert picks == {0, 1}
+
+
+def test_a_repetitions_warnings_and_errors_do_not_count_them(monkeypatch):
+    """Whatever a repetition warns (a scoring student that does not converge, say) stays inside
+    the selection: one warning per repetition would count K (forced to 7 here) on the command
+    line's stderr.  A repetition that fails leaves no repetition's state in the traceback."""
+    import warnings
+
+    from core.errors import DataError
+    from core.mechanisms import selection as sel_module
+
+    monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None: 7)
+    sv = simulate_votes(m=20, k=20, n_classes=2, quality=TeacherQuality(), rng=3)
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6})]
+
+    def warns(res):
+        warnings.warn("the scoring student did not converge", UserWarning)
+        return int(res.n_answered)
+
+    with warnings.catch_warnings(record=True) as log:
+        warnings.simplefilter("always")
+        pipeline.tune(sv.counts, grid, score=warns, score_sigma=2.0, rng=0)
+    assert [str(w.message) for w in log] == []
+
+    calls = []
+
+    def fails(res):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("a repetition failed")
+        return int(res.n_answered)
+
+    with pytest.raises(DataError, match="A repetition of the private selection failed") as info:
+        pipeline.tune(sv.counts, grid, score=fails, score_sigma=2.0, rng=0)
+    exc, seen = info.value, []
+    while exc is not None:
+        seen.append(exc)
+        tb = exc.__traceback__
+        while tb is not None:
+            assert not {"best", "res", "s"} & set(tb.tb_frame.f_locals), tb.tb_frame.f_code.co_name
+            tb = tb.tb_next
+        exc = exc.__cause__ or exc.__context__
+    assert len(seen) == 1  # no chained exception of the repetition
+
