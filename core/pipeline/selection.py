@@ -226,7 +226,9 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
        (:func:`core.data.split_public`): no teacher and no DP-training candidate sees them;
        a grid with an ensemble mechanism is refused here, before the charge, when a class
        of the rest is too small for ``k`` (:func:`core.data.check_class_sizes`; only for a
-       class list read from the rows, as ``label`` refuses before it trains);
+       class list read from the rows, as ``label`` refuses before it trains); before it, the
+       learner and its hyperparameters and the public rows' columns (against the table's
+       schema, public metadata) are checked, so none of these is refused after the charge;
     2. the selection's privacy map (:func:`tune_plan`) is charged to ``ledger`` before anything
        is trained or run;
     3. the teachers are trained on the rest (only when the grid has an ensemble mechanism),
@@ -301,6 +303,14 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
         what = "rows" if table.unit is None else "persons"
         raise ParameterError(f"holdout = {int(holdout)} held-out private {what} leave fewer than two of the table's "
                              f"{table.n_units} to train on: hold out at most {table.n_units - 2}. Nothing was charged.")
+    # Public settings and the schema, checked before the charge (they were charged, then refused by the
+    # teachers' training or a route's encoding): the learner and its hyperparameters, the public rows' columns
+    # against the table's schema (public metadata, docs/design.md §1.3; the checked copy is not used).
+    from core.data.public import check_public
+    from core.ensemble.learners import make_learner
+
+    make_learner(learner, **dict(params or {}))
+    check_public(table, public_X)
     gen = check_rng(rng)
     m = int(len(public_X))
     teach, held = table, None

@@ -346,3 +346,33 @@ def test_a_repetitions_warnings_and_errors_do_not_count_them(monkeypatch):
         exc = exc.__cause__ or exc.__context__
     assert len(seen) == 1  # no chained exception of the repetition
 
+
+def test_tune_table_checks_the_learner_and_the_public_rows_before_the_charge():
+    """An unknown learner, a hyperparameter it does not take, or public rows without the table's
+    columns are refused with nothing charged (they were charged, then refused by the teachers'
+    training or the DP-training route's encoding: spent with nothing released)."""
+    import pandas as pd
+
+    from core.data import table_from_arrays
+    from core.errors import PrivateLabelLabError
+    from core.ledger import PrivacyLedger
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    table = table_from_arrays(X[:150], y[:150], feature_names=["a", "b"])
+    public = pd.DataFrame(X[150:], columns=["a", "b"])
+    gn = [("gnmax", {"epsilon": 1.0, "delta": 1e-6})]
+    dp = [("dp-logistic", {"epsilon": 1.0, "delta": 1e-6})]
+    ledger = PrivacyLedger("t", budget_epsilon=50.0, budget_delta=1e-5)
+    bad = [dict(grid=gn, learner="no-such-learner"), dict(grid=gn, learner="gaussian_nb", params={"foo": 1}),
+           dict(grid=gn, learner="gaussian_nb", params={"var_smoothing": -5}),
+           dict(grid=gn, learner="gaussian_nb", public=public.rename(columns={"b": "c"})),
+           dict(grid=dp, learner="gaussian_nb", public=public.rename(columns={"b": "c"}))]
+    for case in bad:
+        with pytest.raises(PrivateLabelLabError):
+            pipeline.tune_table(table, case.get("public", public), case["grid"], learner=case["learner"],
+                                params=case.get("params"), k=6, holdout=30, ledger=ledger, rng=1)
+        assert len(ledger) == 0, case
+    pipeline.tune_table(table, public, gn, learner="gaussian_nb", k=6, holdout=30, ledger=ledger, rng=1)
+    assert len(ledger) == 1
