@@ -112,9 +112,9 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Fit the chosen candidate on all of ``(X, y)`` (charged by its own fit).
     rng : Generator, int or None
         The split, the candidates' draws and the scores' noise.  None (default):
-        operating-system entropy.  ``K`` is always drawn from operating-system entropy
-        (a seed shows in ``repr`` and ``get_params``; replaying it must not count the
-        repetitions).  A Generator given here is advanced by every repetition; do not
+        operating-system entropy.  ``K`` and the candidates tried are always drawn from
+        operating-system entropy (a seed shows in ``repr`` and ``get_params``; replaying it
+        must not count the repetitions).  A Generator given here is advanced by every repetition; do not
         publish its later draws.  A seed reproduces the noise: keep it private as a key.
 
     Attributes
@@ -353,9 +353,10 @@ def _repetitions(cands, mean: float, shape: float, score_sigma: float, gen, X_t,
     """The best repetition's noisy held-out count and candidate index (K, the candidates
     tried and the other scores stay in this frame and die with it).
 
-    ``K`` is drawn from operating-system entropy, never from ``gen``: a seed given as the
-    search's ``rng`` is shown by its ``repr`` and ``get_params``, and replaying it would
-    count the repetitions.
+    ``K`` and each repetition's candidate are drawn from operating-system entropy, never from
+    ``gen``: a seed given as the search's ``rng`` is shown by its ``repr`` and ``get_params``,
+    and replaying it would count the repetitions (a replayed sequence of candidates beside
+    ``best_index_`` would bound their number from below).
     """
     from core.ledger import PrivacyLedger
     from core.mechanisms.selection import draw_repetitions
@@ -364,8 +365,9 @@ def _repetitions(cands, mean: float, shape: float, score_sigma: float, gen, X_t,
     best = None
     with warnings.catch_warnings():  # a repetition's warnings would tell how many ran
         warnings.simplefilter("ignore")
-        for _ in range(draw_repetitions(mean, shape, np.random.default_rng())):  # K is never kept
-            j = int(gen.integers(len(cands)))
+        hidden = np.random.default_rng()  # K and the candidates tried: never from ``gen``
+        for _ in range(draw_repetitions(mean, shape, hidden)):  # K is never kept
+            j = int(hidden.integers(len(cands)))
             rep = clone(cands[j][1]).set_params(ledger=scratch, rng=np.random.default_rng(gen.integers(2**63)),
                                                 on_refusal="raise")
             rep.fit(X_t, y_t, groups=g_t)
