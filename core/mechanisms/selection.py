@@ -40,7 +40,8 @@ import numpy as np
 
 from core.errors import DataError, ParameterError
 
-__all__ = ["SelectionResult", "select", "selection_inputs", "selection_plan", "draw_repetitions", "default_mean", "check_candidates"]
+__all__ = ["SelectionResult", "select", "selection_inputs", "selection_plan", "draw_repetitions", "default_mean", "check_candidates",
+           "check_selection"]
 
 MEAN_PER_CANDIDATE = 3.0
 """The default mean number of repetitions per candidate of the grid."""
@@ -299,6 +300,44 @@ def _repetitions(given, resolved, mean: float, shape: float, score, score_sigma,
     return best
 
 
+def check_selection(inputs, candidates: Sequence[Any], *, score=None,
+                    score_sigma: float | None = None) -> dict[str, Any]:
+    """Check a selection's inputs, candidates and score before anything is charged or run.
+
+    Parameters
+    ----------
+    inputs, candidates, score, score_sigma
+        As for :func:`select`.
+
+    Returns
+    -------
+    dict
+        :func:`selection_inputs` of ``inputs``.
+
+    Raises
+    ------
+    ParameterError
+        A held-out score without its noise (or noise without a score), a candidate that reads
+        teacher scores, or one whose input the selection was not given.
+    """
+    from core.mechanisms import registry
+
+    if score is not None and score_sigma is None:
+        raise ParameterError("a held-out score needs its noise score_sigma (a count of sensitivity 1 is released noisily).")
+    if score is None and score_sigma is not None:
+        raise ParameterError("score_sigma applies only to a held-out score; the number answered needs no noise.")
+    given = selection_inputs(inputs)
+    for name, _ in check_candidates(candidates):
+        kind = registry.get(name).inputs
+        if kind == "scores":
+            raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts "
+                                 "or on the private rows (a DP-training route).")
+        if kind not in given:
+            raise ParameterError(f"{name} reads {'vote counts' if kind == 'counts' else 'the private rows'}, "
+                                 f"which the selection was not given (inputs: {', '.join(sorted(given))}).")
+    return given
+
+
 def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping[str, Any], int], tuple],
            mean: float | None = None, shape: float = 1.0, score: Callable[[Any], float] | None = None,
            score_sigma: float | None = None, delta: float | None = None, rng=None) -> SelectionResult:
@@ -345,21 +384,8 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
         The number of repetitions and the candidates tried are not part of it.
     """
     from core import noise
-    from core.mechanisms import registry
 
-    if score is not None and score_sigma is None:
-        raise ParameterError("a held-out score needs its noise score_sigma (a count of sensitivity 1 is released noisily).")
-    if score is None and score_sigma is not None:
-        raise ParameterError("score_sigma applies only to a held-out score; the number answered needs no noise.")
-    given = selection_inputs(inputs)
-    for name, _ in check_candidates(candidates):
-        kind = registry.get(name).inputs
-        if kind == "scores":
-            raise ParameterError(f"{name} reads teacher scores; private selection runs candidates on vote counts "
-                                 "or on the private rows (a DP-training route).")
-        if kind not in given:
-            raise ParameterError(f"{name} reads {'vote counts' if kind == 'counts' else 'the private rows'}, "
-                                 f"which the selection was not given (inputs: {', '.join(sorted(given))}).")
+    given = check_selection(inputs, candidates, score=score, score_sigma=score_sigma)
     m = int(next(iter(given.values())).shape[0])
     resolved, entry, g = selection_plan(candidates, m, prepare=prepare, mean=mean, shape=shape, score_sigma=score_sigma,
                                         delta=delta)

@@ -83,12 +83,11 @@ def tune(inputs, candidates, *, mean: float | None = None, shape: float = 1.0, s
     -------
     core.mechanisms.selection.SelectionResult
     """
-    from core.mechanisms.selection import select
+    from core.mechanisms.selection import check_selection, select
 
-    from core.mechanisms.selection import selection_inputs
-
+    given = check_selection(inputs, candidates, score=score, score_sigma=score_sigma)  # refused before the charge
     if ledger is not None:
-        m = max(int(next(iter(selection_inputs(inputs).values())).shape[0]), 1)
+        m = max(int(next(iter(given.values())).shape[0]), 1)
         _, entry, _ = tune_plan(candidates, m, mean=mean, shape=shape, score_sigma=score_sigma, delta=delta)
         ledger.charge(entry)
     return select(inputs, candidates, prepare=_prepare_candidate, mean=mean, shape=shape, score=score,

@@ -376,3 +376,20 @@ def test_tune_table_checks_the_learner_and_the_public_rows_before_the_charge():
         assert len(ledger) == 0, case
     pipeline.tune_table(table, public, gn, learner="gaussian_nb", k=6, holdout=30, ledger=ledger, rng=1)
     assert len(ledger) == 1
+
+
+def test_tune_refuses_a_score_without_its_noise_or_a_missing_input_before_the_charge():
+    """pipeline.tune checks the score and each candidate's input before it charges the ledger
+    (it charged, then select refused: spent with nothing released)."""
+    from core.ledger import PrivacyLedger
+
+    sv = simulate_votes(m=20, k=20, n_classes=2, quality=TeacherQuality(), rng=3)
+    gn = [("gnmax", {"epsilon": 1.0, "delta": 1e-6})]
+    ledger = PrivacyLedger("t", budget_epsilon=50.0, budget_delta=1e-5)
+    for kw in (dict(score=lambda res: 1), dict(score_sigma=2.0)):
+        with pytest.raises(ParameterError):
+            pipeline.tune(sv.counts, gn, ledger=ledger, rng=0, **kw)
+    with pytest.raises(ParameterError, match="reads the private rows"):
+        pipeline.tune(sv.counts, [pipeline.tune_candidate("dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-6})],
+                      ledger=ledger, rng=0)
+    assert len(ledger) == 0
