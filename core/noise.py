@@ -107,6 +107,7 @@ from core.errors import ParameterError
 __all__ = [
     "RNGLike",
     "check_rng",
+    "detached_rng",
     "secure_rng",
     "gaussian",
     "gamma_norm_vector",
@@ -176,6 +177,37 @@ def check_rng(rng: RNGLike = None) -> np.random.Generator:
     raise ParameterError(
         f"rng must be a numpy.random.Generator, an integer seed or None, got {type(rng).__name__}."
     )
+
+
+def detached_rng(rng: RNGLike = None) -> np.random.Generator:
+    """A Generator for work whose number of draws must not show in ``rng`` afterwards.
+
+    A private selection's repetitions draw a number of times that grows with their hidden
+    number ``K``; run on the caller's Generator they would leave its later draws depending on
+    ``K``.  The returned Generator is keyed from ``rng`` by ONE fixed draw (256 bits), so the
+    caller's Generator moves by the same amount whatever the work does with the child, and
+    an int seed still reproduces everything.
+
+    Parameters
+    ----------
+    rng : Generator, int or None
+        None gives :func:`secure_rng` (nothing of the caller's to advance); an int or a
+        Generator keys a child of the same kind: ChaCha20 under a :func:`secure_rng`, PCG64
+        otherwise.
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    if rng is None:
+        return secure_rng()
+    gen = check_rng(rng)
+    key = int.from_bytes(gen.bytes(32), "little")
+    if type(gen.bit_generator).__name__ == "ChaCha":
+        from randomgen import ChaCha
+
+        return np.random.Generator(ChaCha(key=key, counter=0, rounds=20))
+    return np.random.default_rng(key)
 
 
 # ----------------------------------------------------------------------------- rationals

@@ -373,10 +373,11 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
         δ of the whole selection (default: the largest candidate δ).
     rng : Generator, int or None
         The candidates' choice and noise at each repetition.  The number of repetitions
-        ``K`` is drawn from operating-system entropy whatever is given here, so a known seed
-        does not replay it.  A Generator given here is advanced by every repetition: its
-        later draws depend on how many ran, so it must not feed anything that is published
-        (pass None, the default everywhere, for operating-system entropy).
+        ``K`` and the candidate each repetition runs are drawn from operating-system entropy
+        whatever is given here, so a known seed replays neither.  The repetitions draw from a
+        child keyed by one draw of ``rng`` (:func:`core.noise.detached_rng`): a Generator
+        given here moves by that one draw whatever ``K`` is, so its later draws do not count
+        the repetitions.
 
     Returns
     -------
@@ -390,7 +391,7 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     resolved, entry, g = selection_plan(candidates, m, prepare=prepare, mean=mean, shape=shape, score_sigma=score_sigma,
                                         delta=delta)
     mean = float(entry.params["repeat_mean"])
-    gen = noise.check_rng(rng)
+    gen = noise.detached_rng(rng)  # a caller's Generator moves by one draw, whatever K is
     failed = False
     try:
         best = _repetitions(given, resolved, mean, shape, score, score_sigma, gen)

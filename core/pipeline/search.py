@@ -114,8 +114,9 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The split, the candidates' draws and the scores' noise.  None (default):
         operating-system entropy.  ``K`` and the candidates tried are always drawn from
         operating-system entropy (a seed shows in ``repr`` and ``get_params``; replaying it
-        must not count the repetitions).  A Generator given here is advanced by every repetition; do not
-        publish its later draws.  A seed reproduces the noise: keep it private as a key.
+        must not count the repetitions).  The repetitions draw from a child keyed by one
+        draw (:func:`core.noise.detached_rng`): a Generator given here moves by the same
+        amount whatever K is.  A seed reproduces the noise: keep it private as a key.
 
     Attributes
     ----------
@@ -315,7 +316,8 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         g_t = None if units is None else units[train]
         failed = False
         try:
-            s, j = _repetitions(cands, mean, float(self.shape), float(self.score_sigma), gen, X_t, y_t, g_t, X_h, y_h)
+            s, j = _repetitions(cands, mean, float(self.shape), float(self.score_sigma), noise.detached_rng(gen), X_t,
+                                y_t, g_t, X_h, y_h)  # a child: ``rng`` moves by one draw whatever K is
         except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (below)
             failed = True
         if failed:  # raised here, outside the handler: nothing of the failed repetition stays reachable

@@ -265,7 +265,9 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
     units : array-like, optional
         The private rows' persons, for a ledger kept per person (``table.ledger_units``).
     rng : Generator, int or None
-        The split, the teachers, the scoring students and the selection's noise.
+        The split, the teachers, the scoring students and the selection's noise (these last two
+        from a child keyed by one draw, :func:`core.noise.detached_rng`: a Generator given here
+        moves by the same amount whatever the hidden number of repetitions is).
     train_progress, votes_progress : callable, optional
         ``progress(done, total)`` of the teachers' training and of their votes.
 
@@ -284,7 +286,7 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
     """
     from core.data import split_public
     from core.errors import ParameterError
-    from core.noise import check_rng
+    from core.noise import check_rng, detached_rng
     from core.pipeline.teachers import mechanism_inputs, train
 
     cands = [tune_candidate(name, s) for name, s in candidates]
@@ -329,5 +331,8 @@ def tune_table(table, public_X, candidates, *, learner: str, params: Mapping[str
         del teachers
     if trained:
         inputs["rows"] = mechanism_inputs(trained[0], None, teach, public_X)
-    score = None if held is None else holdout_score(public_X, held, learner, params, teach, rng=gen)
-    return tune(inputs, cands, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=gen)
+    # The repetitions (the scoring students, the candidates' noise) draw from a child of ``gen`` keyed by one draw:
+    # a caller's Generator moves by the same amount whatever the hidden number of repetitions is.
+    loop = detached_rng(gen)
+    score = None if held is None else holdout_score(public_X, held, learner, params, teach, rng=loop)
+    return tune(inputs, cands, mean=mean, shape=shape, score=score, score_sigma=score_sigma, delta=delta, rng=loop)

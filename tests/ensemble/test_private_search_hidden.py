@@ -141,3 +141,18 @@ def test_a_seed_shown_by_the_repr_does_not_replay_the_candidates_tried(data, mon
     picks = {_search(DecisionTreeClassifier(max_depth=2), L.PrivacyLedger("seeded"), refit=False, rng=3)
              .fit(X, y).best_index_ for _ in range(21)}
     assert picks == {0, 1}
+
+
+def test_a_generator_given_as_rng_does_not_count_the_repetitions(data, monkeypatch):
+    """The search's Generator moves by the same amount whatever K is (forced to 1, then 4): it
+    was advanced by every repetition, so its later draws told K."""
+    from core.mechanisms import selection
+
+    X, y = data
+    after = []
+    for K in (1, 4):
+        monkeypatch.setattr(selection, "draw_repetitions", lambda mean, shape, rng=None, size=None, K=K: K)
+        gen = np.random.default_rng(9)
+        _search(DecisionTreeClassifier(max_depth=2), L.PrivacyLedger("gen"), refit=False, rng=gen).fit(X, y)
+        after.append(gen.integers(2**62))
+    assert after[0] == after[1]

@@ -393,3 +393,30 @@ def test_tune_refuses_a_score_without_its_noise_or_a_missing_input_before_the_ch
         pipeline.tune(sv.counts, [pipeline.tune_candidate("dp-naive-bayes", {"epsilon": 1.0, "delta": 1e-6})],
                       ledger=ledger, rng=0)
     assert len(ledger) == 0
+
+
+def test_a_callers_generator_does_not_count_the_repetitions(monkeypatch):
+    """A Generator passed as ``rng`` moves by the same amount whatever K is: its next draw after a
+    selection with K = 1 and with K = 9 (forced) is the same (it was advanced by every repetition,
+    so a later draw of it, e.g. a published student's, told K); so after tune_table's job."""
+    import pandas as pd
+
+    from core.data import table_from_arrays
+    from core.mechanisms import selection as sel_module
+
+    sv = simulate_votes(m=20, k=20, n_classes=2, quality=TeacherQuality(), rng=3)
+    grid = [("gnmax", {"epsilon": 1.0, "delta": 1e-6}), ("lnmax", {"epsilon": 2.0, "delta": 1e-6})]
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(160, 2))
+    y = (X[:, 0] > 0).astype(int)
+    table = table_from_arrays(X[:120], y[:120], feature_names=["a", "b"])
+    public = pd.DataFrame(X[120:], columns=["a", "b"])
+    after = {}
+    for K in (1, 9):
+        monkeypatch.setattr(sel_module, "draw_repetitions", lambda mean, shape, rng=None, size=None, K=K: K)
+        gen = np.random.default_rng(7)
+        pipeline.tune(sv.counts, grid, score=lambda res: int(res.n_answered), score_sigma=2.0, rng=gen)
+        table_gen = np.random.default_rng(7)
+        pipeline.tune_table(table, public, grid, learner="gaussian_nb", k=4, holdout=20, rng=table_gen)
+        after[K] = (gen.integers(2**62), table_gen.integers(2**62))
+    assert after[1] == after[9]
