@@ -335,7 +335,8 @@ class StackedLinear:
         D = X.shape[1]
         # γ_D = (D + 4)·u with u = 2⁻²⁴ for each float32 rounding, doubled, and 1 % for the bound's own rounding
         gamma = (D + 4) * _U32 * 2.0 * 1.01
-        row_bound = ((np.abs(dense) @ num_max if num_max.size else 0.0) + fixed.max(initial=0.0)) * gamma
+        numeric = np.abs(dense) @ num_max if num_max.size else np.zeros(S.shape[0])  # no numeric column: none
+        row_bound = (numeric + fixed.max(initial=0.0)) * gamma
         positive = S > 0
         flat = np.flatnonzero(np.abs(S) <= row_bound.astype(np.float32)[:, None])
         if not flat.size:

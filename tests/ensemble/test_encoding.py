@@ -154,3 +154,23 @@ def test_custom_pipelines_use_the_per_teacher_path():
     slow, fast = both_paths(ensemble, X, "predictions")
     assert np.array_equal(slow, fast)
     assert EncodedVoter.build(ensemble.teachers, [np.array([0, 1])] * 8, 2, "x", pd.DataFrame(X)) is None
+
+
+@pytest.mark.parametrize("learner", ["logistic_regression", "gaussian_nb"])
+def test_a_table_of_categorical_columns_only_votes_on_both_paths(learner):
+    """Two classes and no numeric column (e.g. the only numeric column left out as a label
+    stand-in): the stacked binary votes' rounding bound has no numeric part; it crashed with
+    an IndexError after the run was charged (label, tune)."""
+    import io
+
+    from core.data import load_table
+
+    gen = np.random.default_rng(0)
+    c, d = gen.choice(["r", "g", "b"], 200), gen.choice(["x", "y"], 200)
+    frame = pd.DataFrame({"c": c, "d": d, "label": np.where((c == "r") ^ (gen.random(200) < 0.1), "yes", "no")})
+    private = load_table(io.StringIO(frame.iloc[:150].to_csv(index=False)), label_column="label")
+    public = frame.iloc[150:, :2].reset_index(drop=True)
+    assert private.numeric_columns == ()
+    ensemble = pipeline.train(private, learner, None, 6, rng=1)
+    slow, fast = both_paths(ensemble, pipeline.model_input(private, public), "vote_counts")
+    assert np.array_equal(slow, fast) and slow.sum() == 6 * 50
