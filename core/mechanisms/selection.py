@@ -383,6 +383,14 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
     -------
     SelectionResult
         The number of repetitions and the candidates tried are not part of it.
+
+    Raises
+    ------
+    ParameterError
+        From :func:`check_selection` and :func:`selection_plan`, before anything runs.
+    DataError
+        A repetition failed: one fixed message, raised after the repetitions' frame is gone
+        (its traceback would hold how many ran and their scores).
     """
     from core import noise
 
