@@ -422,8 +422,9 @@ def _route_bayes(X, X_score, *, mechanism, n, n_classes, shares, direction, targ
     key = (hashlib.sha256(np.ascontiguousarray(X_score).tobytes()).hexdigest(), X.shape, mechanism, int(n), c,
            tuple(np.round(np.asarray(shares, dtype=float), 12)), tuple(direction), float(target), float(data_norm),
            tuple(sorted((k, None if v is None else str(v)) for k, v in ref.items())))
-    if key in _CALIBRATIONS:
-        return _CALIBRATIONS[key]
+    cached = _CALIBRATIONS.get(key)  # one read: another session may clear the cache in between
+    if cached is not None:
+        return cached
     gen = np.random.default_rng(_SEED + 1)
     ns = max(1, min(int(n), N_SIM))
     Xs = X[gen.integers(0, X.shape[0], ns)]
