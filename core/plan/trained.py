@@ -303,20 +303,30 @@ def _expected_accuracy(labels: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.take_along_axis(np.broadcast_to(p, labels.shape + p.shape[-1:]), labels[..., None], axis=-1)[..., 0].mean(axis=-1)
 
 
-def _logistic_accuracies(Xs, y, X_score, p_score, *, n, n_classes, data_norm, settings, draws, gen):
+def _objective(settings, epsilon: float, *, n: int, d: int, n_classes: int, data_norm: float):
+    """The DP logistic regression's objective perturbation at ``epsilon`` (its noise and whole
+    regularization, :func:`core.accounting.dp_training.objective_noise`, per one-vs-rest model) and
+    the number of models: the route's own resolution of C, δ, the perturbation and the unit."""
     from core.accounting import dp_training as maps
     from core.mechanisms import dp_training as dpt
 
-    eps = float(settings["epsilon"])
     perturbation = settings.get("perturbation") or "gaussian"
     delta = float(settings.get("delta") or 0.0)
     r = int(settings.get("rows_per_unit") or 1)
     C = settings.get("C")
-    C = dpt.default_C(n=n, dimension=Xs.shape[1], epsilon=eps) if C is None else float(C)
-    models = 1 if n_classes <= 2 else n_classes
-    R = math.sqrt(data_norm ** 2 + 1.0)
-    cfg = maps.objective_noise(eps / models, delta / models if perturbation == "gaussian" else 0.0, n=n, data_norm=R,
-                               C=C, perturbation=perturbation, rows_per_unit=r)
+    C = dpt.default_C(n=n, dimension=d, epsilon=epsilon) if C is None else float(C)
+    models = 1 if n_classes <= 2 else int(n_classes)
+    cfg = maps.objective_noise(epsilon / models, delta / models if perturbation == "gaussian" else 0.0, n=n,
+                               data_norm=math.sqrt(data_norm ** 2 + 1.0), C=C, perturbation=perturbation,
+                               rows_per_unit=r)
+    return cfg, models
+
+
+def _logistic_accuracies(Xs, y, X_score, p_score, *, n, n_classes, data_norm, settings, draws, gen):
+    from core.mechanisms import dp_training as dpt
+
+    cfg, models = _objective(settings, float(settings["epsilon"]), n=n, d=Xs.shape[1], n_classes=n_classes,
+                             data_norm=data_norm)
     Xa = dpt._augment(Xs)
     ns = Xa.shape[0]
     scores_dp = np.zeros((draws, X_score.shape[0], models))
@@ -379,7 +389,6 @@ def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, setting
     proof needs there; naive Bayes: the exact class counts, sums and sums of squares at n's scale),
     and its labels of ``X_score``.  ``experiments/plan_vs_measured.py`` runs it on real rows as a
     NON-PRIVATE diagnostic."""
-    from core.accounting import dp_training as maps
     from core.mechanisms import dp_training as dpt
 
     c = int(n_classes)
@@ -388,15 +397,7 @@ def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, setting
         u = np.clip(Xs, 0.0, 1.0) - 0.5
         onehot = (y[:, None] == np.arange(c)[None, :]).astype(float)
         return dpt._nb_predict(onehot.sum(axis=0) * scale, (onehot.T @ u) * scale, (onehot.T @ (u * u)) * scale, X_score)
-    eps = float(epsilon)
-    perturbation = settings.get("perturbation") or "gaussian"
-    delta = float(settings.get("delta") or 0.0)
-    r = int(settings.get("rows_per_unit") or 1)
-    C = settings.get("C")
-    C = dpt.default_C(n=n, dimension=Xs.shape[1], epsilon=eps) if C is None else float(C)
-    models = 1 if c <= 2 else c
-    cfg = maps.objective_noise(eps / models, delta / models if perturbation == "gaussian" else 0.0, n=n,
-                               data_norm=math.sqrt(data_norm ** 2 + 1.0), C=C, perturbation=perturbation, rows_per_unit=r)
+    cfg, models = _objective(settings, float(epsilon), n=n, d=Xs.shape[1], n_classes=c, data_norm=data_norm)
     Xa, Xsa = dpt._augment(Xs), dpt._augment(X_score)
     scores = np.zeros((X_score.shape[0], models))
     for j in range(models):
