@@ -175,8 +175,8 @@ RUN_RECORDER = """(() => {
 })();"""
 
 # True once a run has started since the last settle, the app is not running, and nothing has
-# changed for QUIET ms (since the state's last change and since ``since``, when settle began):
-# a rerun that follows at once (st.rerun, a second click) starts within that time.
+# changed for 300 ms (since the state's last change and since ``since``, when settle began): a
+# rerun that follows at once (st.rerun, a second click) starts within that time.
 SETTLED_JS = """(since) => {
   const r = window.__stRuns;
   const app = document.querySelector('[data-testid="stApp"]');
