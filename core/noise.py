@@ -132,6 +132,7 @@ _MAX_LAPLACE_NUM = 2**52  # t = num/den: uniform draws below num·K stay < 2**62
 _MAX_GAUSS_DEN = 2**60  # 2 a b t² of the Gaussian acceptance test
 _LIMIT = 2**62  # largest range drawn in one integers() call
 _CHUNK = 1 << 20  # slots processed at once (bounds memory)
+_SMALL = 16  # at most this many slots: on Python lists (_dlap_few)
 
 
 # ----------------------------------------------------------------------------- generators
@@ -476,6 +477,8 @@ def _dlap(num: int, den: int, n: int, gen: np.random.Generator) -> np.ndarray:
     from one uniform draw below ``2 num`` (``U = W >> 1``, sign ``W & 1``), which is
     drawn first although CKS draw the sign last: they are independent of the rest.
     """
+    if n <= _SMALL:
+        return np.array(_dlap_few(num, den, n, gen), dtype=np.int64)
     parts = []
     need = n
     tq, tr = divmod(num, den)
@@ -496,6 +499,51 @@ def _dlap(num: int, den: int, n: int, gen: np.random.Generator) -> np.ndarray:
         parts.append(z)
         need -= z.size
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _bern_exp_le1_few(num: list, den: int, gen: np.random.Generator) -> list:
+    """:func:`_bern_exp_le1` on a list (the same integers() calls)."""
+    out, idx, k = [False] * len(num), list(range(len(num))), 1
+    while idx:
+        if den * k <= _LIMIT:
+            ok = [a < b for a, b in zip(gen.integers(0, den * k, len(idx)).tolist(), num)]
+        else:
+            a, c = gen.integers(0, den, len(idx)).tolist(), gen.integers(0, k, len(idx)).tolist()
+            ok = [x < b and y == 0 for x, y, b in zip(a, c, num)]
+        for i in idx:
+            out[i] = k % 2 == 1
+        idx, num, k = [i for i, o in zip(idx, ok) if o], [b for b, o in zip(num, ok) if o], k + 1
+    return out
+
+
+def _bern_exp_one_few(n: int, gen: np.random.Generator) -> list:
+    """:func:`_bern_exp_one` on a list: each draw's first failing trial ``K``, read from its ``W``."""
+    out = []
+    for w in gen.integers(0, _F12, n).tolist():
+        k = 2
+        while k <= 12 and w % k == 0:  # d_K = (W // (K-1)!) mod K is 0: trial K succeeds
+            w, k = w // k, k + 1
+        while k >= 13 and gen.integers(0, k) == 0:  # W = 0: fresh trials (in order, as the array code)
+            k += 1
+        out.append(k % 2 == 1)
+    return out
+
+
+def _dlap_few(num: int, den: int, n: int, gen: np.random.Generator) -> list:
+    """:func:`_dlap` on a list for a few slots, where numpy's per-call overhead would dominate: each
+    integers() call is the array code's (bound, count, order), so every draw is the same for a seed."""
+    out: list = []
+    while len(out) < n:
+        us = gen.integers(0, 2 * num, n - len(out)).tolist()
+        if num > 1:
+            us = [w for w, ok in zip(us, _bern_exp_le1_few([w >> 1 for w in us], num, gen)) if ok]
+        v, idx = [0] * len(us), list(range(len(us)))
+        while idx:  # _geometric_e1 (its first call, for no slot, draws nothing)
+            idx = [j for j, b in zip(idx, _bern_exp_one_few(len(idx), gen)) if b]
+            for j in idx:
+                v[j] += 1
+        out += [-y if w & 1 else y for w, vj in zip(us, v) if (y := ((w >> 1) + num * vj) // den) or not w & 1]
+    return out
 
 
 def _geometric_e1(n: int, gen: np.random.Generator) -> np.ndarray:

@@ -158,23 +158,55 @@ def lab(monkeypatch):
     return start_app
 
 
+# Init script of every browser page (:func:`_browser_page`): counts the app's script runs from
+# the attribute Streamlit keeps on its root (``data-test-script-state``: "running", "notRunning",
+# ...), and when the state last changed.  ``mark`` is the count at the end of the last ``settle``.
+RUN_RECORDER = """(() => {
+  const r = window.__stRuns = {started: 0, state: null, at: performance.now(), mark: 0};
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const s = app ? app.getAttribute('data-test-script-state') : null;
+    if (s !== r.state) {
+      if (s === 'running') r.started++;
+      r.state = s;
+      r.at = performance.now();
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+})();"""
+
+# True once a run has started since the last settle, the app is not running, and nothing has
+# changed for 300 ms (since the state's last change and since ``since``, when settle began): a
+# rerun that follows at once (st.rerun, a second click) starts within that time.
+SETTLED_JS = """(since) => {
+  const r = window.__stRuns;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!r || !app) return false;
+  return r.started > r.mark && app.getAttribute('data-test-script-state') === 'notRunning'
+    && performance.now() - Math.max(r.at, since) > 300;
+}"""
+
+
 def settle(page, timeout: int = 60_000) -> None:
     """Wait until the app has finished its current run (browser tests).
 
-    Streamlit shows its "Running" status widget while a script runs (after a short
-    delay, so a very quick run may never show it); typing into a widget while a run
-    re-renders the page could lose the keystrokes, so every step starts from a settled
-    page.
+    Typing into a widget while a run re-renders the page could lose the keystrokes, so every
+    step starts from a settled page.  A page made by :func:`_browser_page` records the app's
+    runs (:data:`RUN_RECORDER`): once a run has started since the last settle and the app has
+    been idle for 300 ms, the page is settled.  Otherwise (no run recorded within 1.5 s: the
+    step started none, or its run is still going) Streamlit's "Running" status widget is
+    waited on until it is gone, as on a page without the recorder.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     status = page.get_by_test_id("stStatusWidget")
     try:
-        status.wait_for(state="visible", timeout=1_500)
+        since = page.evaluate("() => performance.now()")
+        page.wait_for_function(SETTLED_JS, arg=since, timeout=1_500, polling=50)
     except PlaywrightTimeout:
-        pass  # the run ended before the indicator appeared
+        pass  # no run recorded that ended: the status widget below says when it does
     expect(status).to_have_count(0, timeout=timeout)
+    page.evaluate("() => { if (window.__stRuns) window.__stRuns.mark = window.__stRuns.started; }")
 
 
 def go_to(page, title: str, heading: str, timeout: int = 60_000) -> None:
@@ -197,6 +229,7 @@ def _browser_page(chromium: str, folder: Path, *, wait: int, width: int = 1400, 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": width, "height": height}, accept_downloads=downloads)
+        page.add_init_script(RUN_RECORDER)  # settle() reads the app's runs from it
         page.set_default_timeout(wait)
         expect.set_options(timeout=wait)
         try:

@@ -443,6 +443,47 @@ def test_vectorized_samplers_agree_with_the_scalar_reference_on_one_stream(scale
     assert g1.integers(0, 2**62) == g2.integers(0, 2**62)  # same number of draws consumed
 
 
+class _ZerosOften:
+    """A generator whose draws below 12! are often 0 (probability 1/12! for a real one), so the
+    fresh trials of Bernoulli(exp(-1)) after W = 0 are exercised; other draws come from PCG64."""
+
+    def __init__(self, seed):
+        self.g = np.random.default_rng(seed)
+
+    def integers(self, low, high, size=None):
+        x = self.g.integers(low, high, size)
+        return x * (self.g.integers(0, 3, size) != 0) if high == _F12 else x
+
+
+def test_the_few_slot_path_draws_exactly_what_the_array_path_draws(monkeypatch):
+    """Up to noise._SMALL slots are drawn on Python lists: the same values from the same integers()
+    calls as the array code (forced with _SMALL = 0), so a seed gives the same noise either way."""
+    def both(draw, seed, gens=lambda s: (np.random.default_rng(s), np.random.default_rng(s))):
+        g1, g2 = gens(seed)
+        few = draw(g1)
+        monkeypatch.setattr(noise, "_SMALL", 0)
+        arrays = draw(g2)
+        monkeypatch.setattr(noise, "_SMALL", 16)
+        assert np.array_equal(few, arrays) and few.dtype == arrays.dtype == np.int64, (seed, few, arrays)
+        assert g1.integers(0, 2**62) == g2.integers(0, 2**62)  # the same number of draws consumed
+
+    for i, scale in enumerate([0.5, 1, 1.998, 3.996, 2.47, Fraction(7, 3), 40.0, 2.0**-20, Fraction(2**32 - 1, 7)]):
+        for n in (1, 2, 3, 5, 16):
+            both(lambda g: discrete_laplace(scale, n, rng=g), 100 * i + n)
+    for n in (1, 4, 16):
+        both(lambda g: discrete_gaussian(3.3, n, rng=g), n)  # its proposals are discrete Laplace
+    zeros = lambda s: (_ZerosOften(s), _ZerosOften(s))  # noqa: E731
+    for seed in range(20):
+        both(lambda g: noise._dlap(999, 250, 5, g), seed, zeros)
+    g1, g2 = _ZerosOften(3), _ZerosOften(3)
+    few, arrays = noise._bern_exp_one_few(200, g1), noise._bern_exp_one(200, g2)
+    assert few == arrays.tolist() and g1.integers(0, 2**62) == g2.integers(0, 2**62)
+    num = [0, 5, 2**51, 2**52 - 1]  # uniform draws below 2**52 K pass 2**62 after K = 1024: two draws each
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    assert noise._bern_exp_le1_few(num, 2**52, g1) == noise._bern_exp_le1(np.array(num), 2**52, g2).tolist()
+    assert g1.integers(0, 2**62) == g2.integers(0, 2**62)
+
+
 # ----------------------------------------------------------------------------- secure default
 
 

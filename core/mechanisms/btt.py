@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,6 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
     dict
         Public values only (sizes, settings and the calibration's outputs).
     """
-    from core.accounting.btt import btt_num_teachers
-
     params: dict[str, Any] = {
         "epsilon_target": epsilon,
         "delta_target": delta,
@@ -58,7 +57,7 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
         "rounds": cal.rounds,
         "tests": cal.tests,
         "k": k,
-        "k_recommended": float(btt_num_teachers(cal.noise_scale, cal.tests, cal.rounds, delta, beta)),
+        "k_recommended": _k_recommended(float(cal.noise_scale), int(cal.tests), int(cal.rounds), float(delta), float(beta)),
         "k_min_unanimous": min_teachers_for_threshold(cal.threshold),
         "epsilon_svt": cal.guarantee.parts["epsilon_svt"],
         "delta_svt": cal.guarantee.parts["delta_svt"],
@@ -69,6 +68,15 @@ def btt_public_params(cal: accounting.BTTCalibration, epsilon, delta, T, m, beta
     if extra:
         params.update(extra)
     return params
+
+
+@functools.lru_cache(maxsize=1024)
+def _k_recommended(noise_scale: float, tests: int, rounds: int, delta: float, beta: float) -> float:
+    """The paper's recommended number of teachers (:func:`core.accounting.btt.btt_num_teachers`),
+    memoised on its public numbers (a pure function of them: a run at the same settings repeats it)."""
+    from core.accounting.btt import btt_num_teachers
+
+    return float(btt_num_teachers(noise_scale, tests, rounds, delta, beta))
 
 
 def btt_label(counts, *, epsilon: float, delta: float, T: int, calibration: str = "tight", beta: float = 0.05, rng=None) -> LabelingResult:

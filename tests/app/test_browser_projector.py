@@ -48,8 +48,28 @@ PAGES = {  # menu title → the page's heading
 settle = functools.partial(settle, timeout=WAIT)
 go_to = functools.partial(go_to, timeout=WAIT)
 
-OPEN_EXPANDERS_JS = """() => { for (const d of document.querySelectorAll(
-    '[data-testid="stMain"] details:not([open]) > summary')) d.click(); }"""
+# Each expander opens with a half-second height animation; it is run to its end at once (the
+# open expander then stands as it would after the animation).
+OPEN_EXPANDERS_JS = """() => {
+  const main = '[data-testid="stMain"] ';
+  for (const d of document.querySelectorAll(main + 'details:not([open]) > summary')) d.click();
+  for (const d of document.querySelectorAll(main + 'details')) for (const a of d.getAnimations()) a.finish();
+}"""
+
+# The page stands: every expander of the main area open, none still animating its height (it
+# cuts its content while it does), and every chart shown drawn.
+STANDING_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return false;
+  for (const d of main.querySelectorAll('details'))
+    if (!d.open || d.style.overflow === 'hidden' || d.getAnimations().length) return false;
+  for (const c of main.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (c.getBoundingClientRect().width === 0) continue;
+    const gd = c.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout || !gd.querySelector('svg.main-svg')) return false;
+  }
+  return true;
+}"""
 
 OVERFLOW_JS = """() => {
   const out = [];
@@ -109,6 +129,14 @@ TRACES_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"
   .map(gd => gd._fullData.filter(t => t.visible === true && t.type === 'scatter' && String(t.mode).includes('lines'))
     .map(t => ({name: t.name, color: (t.line || {}).color, dash: (t.line || {}).dash,
                 symbol: String((t.marker || {}).symbol)})))"""
+
+
+def opened(page) -> None:
+    """Open every expander of the main area (what it holds is measured open) and wait until the page
+    stands (:data:`STANDING_JS`), then a little more for the layout to follow."""
+    page.evaluate(OPEN_EXPANDERS_JS)
+    page.wait_for_function(STANDING_JS, polling=50)
+    page.wait_for_timeout(200)
 
 
 def overflowing(page) -> list[str]:
@@ -210,8 +238,7 @@ def test_no_page_cuts_text_and_every_line_has_its_own_look(app_server, browser_p
                     top = banner.bounding_box()["y"]
                     assert top < page.get_by_role("heading", name=heading, exact=True).bounding_box()["y"]
                     page.screenshot(path=tmp_path / f"projector_{title.replace(' ', '_')}.png")
-                page.evaluate(OPEN_EXPANDERS_JS)  # what an expander holds is measured open
-                page.wait_for_timeout(700)
+                opened(page)
                 problems += [f"{title} at {where_width}: {what}" for what in overflowing(page)]
                 if title == "Compare":
                     problems += check_traces(page, f"Compare at {where_width}")
@@ -233,8 +260,7 @@ def test_no_page_cuts_text_and_every_line_has_its_own_look(app_server, browser_p
                 settle(page)
             expect(page.locator(".ledger-banner")).to_be_visible()  # the projector stays on
             page.screenshot(path=tmp_path / f"preset_{n}_{key}.png")
-            page.evaluate(OPEN_EXPANDERS_JS)
-            page.wait_for_timeout(700)
+            opened(page)
             problems += [f"preset {title} at 1024 px with the projector: {what}" for what in overflowing(page)]
     assert not problems, "\n".join(problems)
     assert len(list(tmp_path.glob("projector_*.png"))) == len(PAGES)

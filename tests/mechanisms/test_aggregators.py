@@ -278,3 +278,16 @@ def test_infeasible_reason_gives_advice_that_fits_the_mechanism():
     assert not paper.feasible and "use the tight calibration" in paper.reason
     assert not tight.feasible and "use the tight calibration" not in tight.reason and "lower T" in tight.reason
     assert not base.feasible and "lower T" not in base.reason and "fewer queries" in base.reason
+
+
+def test_the_recommended_number_of_teachers_is_the_formula_at_every_run():
+    """k_recommended is memoised on its public numbers: each run, the first or a repeat, at one
+    setting or another, reports what btt_num_teachers computes afresh."""
+    from core.accounting.btt import btt_num_teachers
+
+    counts = np.array([[30, 10], [20, 20], [40, 0]])
+    for eps, delta, T, beta in [(1.0, 1e-5, 2, 0.05), (0.5, 1e-6, 1, 0.1), (1.0, 1e-5, 2, 0.05), (1.0, 1e-5, 2, 0.2)]:
+        for calibration in ("tight", "paper"):
+            r = btt_label(counts, epsilon=eps, delta=delta, T=T, calibration=calibration, beta=beta, rng=1)
+            cal = accounting.calibrate_btt(eps, delta=delta, T=T, m=3, calibration=calibration)
+            assert r.params["k_recommended"] == float(btt_num_teachers(cal.noise_scale, 3, T, delta, beta))
