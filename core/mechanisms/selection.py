@@ -300,6 +300,38 @@ def _repetitions(given, resolved, mean: float, shape: float, score, score_sigma,
     return best
 
 
+def hidden_repetitions(run: Callable[[], Any], failure: str, state: str) -> Any:
+    """``run()`` (a selection's repetitions), with a failure turned into one fixed :class:`DataError`.
+
+    The error is raised outside the handler, so nothing of the failed repetition (its traceback's
+    frames: how many ran, their scores) stays reachable from it: the guarantee does not cover
+    that state (docs/design.md §10.3, §10.8).
+
+    Parameters
+    ----------
+    run : callable
+        The repetitions, without arguments.
+    failure : str
+        What failed and that the charge stands, in words.
+    state : str
+        What the hidden traceback would have shown, in words.
+
+    Returns
+    -------
+    Any
+        What ``run`` returned.
+    """
+    failed = False
+    try:
+        return run()
+    except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (above)
+        failed = True
+    if failed:  # raised here, outside the handler
+        raise DataError(f"{failure} Its error is not shown: its traceback would hold the repetitions' state ({state}), "
+                        "which the guarantee does not cover. Run the failing candidate alone, e.g. on public or "
+                        "synthetic data, to see its error.")
+
+
 def check_selection(inputs, candidates: Sequence[Any], *, score=None,
                     score_sigma: float | None = None) -> dict[str, Any]:
     """Check a selection's inputs, candidates and score before anything is charged or run.
@@ -400,17 +432,10 @@ def select(inputs, candidates: Sequence[Any], *, prepare: Callable[[str, Mapping
                                         delta=delta)
     mean = float(entry.params["repeat_mean"])
     gen = noise.detached_rng(rng)  # a caller's Generator moves by one draw, whatever K is
-    failed = False
-    try:
-        best = _repetitions(given, resolved, mean, shape, score, score_sigma, gen)
-    except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (below)
-        failed = True
-    if failed:  # raised here, outside the handler: nothing of the failed repetition stays reachable
-        raise DataError(
-            "A repetition of the private selection failed (a candidate could not run or could not be scored); the "
-            "selection stopped, and a charge made for it stands. Its error is not shown: its traceback would hold "
-            "the repetitions' state (how many ran, their scores), which the guarantee does not cover. Run the "
-            "failing candidate alone, e.g. on public or synthetic data, to see its error.")
+    best = hidden_repetitions(
+        lambda: _repetitions(given, resolved, mean, shape, score, score_sigma, gen),
+        "A repetition of the private selection failed (a candidate could not run or could not be scored); the "
+        "selection stopped, and a charge made for it stands.", "how many ran, their scores")
     s, j, res = best
     given = check_candidates(candidates)[j][1]
     kind = "answered" if score is None else "held-out count"

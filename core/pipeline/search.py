@@ -314,18 +314,14 @@ class PrivateSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X_t, y_t = _rows(X, train), y[train]
         X_h, y_h = _rows(X, scored), y[scored]
         g_t = None if units is None else units[train]
-        failed = False
-        try:
-            s, j = _repetitions(cands, mean, float(self.shape), float(self.score_sigma), noise.detached_rng(gen), X_t,
-                                y_t, g_t, X_h, y_h)  # a child: ``rng`` moves by one draw whatever K is
-        except Exception:  # noqa: BLE001 - its traceback holds the repetitions' state (below)
-            failed = True
-        if failed:  # raised here, outside the handler: nothing of the failed repetition stays reachable
-            raise DataError(
-                "A repetition of PrivateSearchCV failed (a candidate could not be fitted or could not answer); the "
-                "search stopped, and its charge stands. Its error is not shown: its traceback would hold the "
-                "repetitions' state (how many ran, their held-out counts), which the guarantee does not cover. "
-                "Run the failing candidate alone, e.g. on public or synthetic data, to see its error.")
+        from core.mechanisms.selection import hidden_repetitions
+
+        child = noise.detached_rng(gen)  # a child: ``rng`` moves by one draw whatever K is
+        s, j = hidden_repetitions(
+            lambda: _repetitions(cands, mean, float(self.shape), float(self.score_sigma), child, X_t, y_t, g_t, X_h,
+                                 y_h),
+            "A repetition of PrivateSearchCV failed (a candidate could not be fitted or could not answer); the "
+            "search stopped, and its charge stands.", "how many ran, their held-out counts")
         self.best_index_ = j
         self.best_params_ = dict(cands[j][0])
         self.best_score_ = float(s) / scored.size
