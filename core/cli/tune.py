@@ -54,7 +54,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         ),
     )
     from core.cli.checks import add_data_arguments
-    from core.pipeline.selection import HOLDOUT_ROWS, SCORE_SIGMA
+    from core.mechanisms.selection import HOLDOUT_ROWS, SCORE_SIGMA  # the light module: --help stays quick
 
     add_data_arguments(p.add_argument_group("data"), private_required=False)
     ens = p.add_argument_group("teachers")

@@ -41,7 +41,7 @@ import numpy as np
 from core.errors import DataError, ParameterError
 
 __all__ = ["SelectionResult", "select", "selection_inputs", "selection_plan", "draw_repetitions", "default_mean", "check_candidates",
-           "check_selection"]
+           "check_selection", "hidden_repetitions", "HOLDOUT_ROWS", "SCORE_SIGMA"]
 
 MEAN_PER_CANDIDATE = 3.0
 """The default mean number of repetitions per candidate of the grid."""
@@ -82,6 +82,14 @@ class SelectionResult:
     score: float = float("nan")
     score_kind: str = "answered"
     entry: Any = field(default=None, repr=False)
+
+
+HOLDOUT_ROWS = 500
+"""Default number of private rows (or persons) held out of every teacher to score a selection's candidates
+(:func:`core.pipeline.tune_table`)."""
+
+SCORE_SIGMA = 5.0
+"""Default discrete Gaussian noise of the held-out count (sensitivity 1) that scores each candidate."""
 
 
 def check_candidates(candidates: Sequence[Any]) -> list[tuple[str, dict]]:

@@ -15,11 +15,7 @@ from core.pipeline.runs import ledger_entry, resolve
 __all__ = ['tune_price', 'tune', 'tune_plan', 'holdout_score', 'tune_candidate', 'tune_table', 'HOLDOUT_ROWS',
            'SCORE_SIGMA']
 
-HOLDOUT_ROWS = 500
-"""Default number of private rows (or persons) held out of every teacher to score a selection's candidates."""
-
-SCORE_SIGMA = 5.0
-"""Default discrete Gaussian noise of the held-out count (sensitivity 1) that scores each candidate."""
+from core.mechanisms.selection import HOLDOUT_ROWS, SCORE_SIGMA  # noqa: E402  (defined with the selection)
 
 
 
