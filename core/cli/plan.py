@@ -556,8 +556,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     if not any(p.useful for p in preds):
         stdout.write("\nNo setting planned here is useful.\n")
     else:
+        defaults = [words for words, unset in (
+            ("balanced classes (--majority-share)", args.majority_share is None),
+            ("a model accuracy (--model-accuracy or --route-accuracy)",
+             dp_routes and args.model_accuracy is None and not routes)) if unset]
         stdout.write("\nThe plan's choice (the useful run with the most correct labels; --mechanism auto chooses the "
-                     "same)" + (", at the assumed balanced classes" if args.majority_share is None else "") + ":\n")
+                     "same under the same flags)"
+                     + (f", UNDER DEFAULT ASSUMPTIONS: {' and '.join(defaults)} assumed, not read; on a task whose "
+                        "majority class is common or whose label is hard to predict, nothing may be useful, so give "
+                        "them before spending" if defaults else "") + ":\n")
         for eps, p in choices.items():
             what = ("no useful run" if p is None else
                     f"{p.mechanism} ({p.correct:.0f} of {p.m} right, {p.label_accuracy:.0%}; useful while the most "

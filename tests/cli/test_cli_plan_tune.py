@@ -153,7 +153,11 @@ def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(ca
             "--epsilon", "1", "--draws", "2"]
     assert main(argv) == EXIT_OK
     out = capsys.readouterr().out
-    assert "MAJORITY SHARE ASSUMED, NOT READ" in out and "at the assumed balanced classes" in out
+    assert "MAJORITY SHARE ASSUMED, NOT READ" in out
+    assert ("UNDER DEFAULT ASSUMPTIONS: balanced classes (--majority-share) and a model accuracy (--model-accuracy "
+            "or --route-accuracy) assumed, not read") in out  # the trial: a choice printed under defaults only
+    assert main(argv + ["--majority-share", "0.6", "--model-accuracy", "0.9"]) == EXIT_OK
+    assert "UNDER DEFAULT ASSUMPTIONS" not in capsys.readouterr().out
     data = json.loads(_run_json(argv))
     p = data["predictions"][0]
     assert p["useful_while_majority_below"] == pytest.approx(p["label_accuracy"] - 0.02)
