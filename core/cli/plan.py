@@ -501,13 +501,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      "know it (the app's Private labeling page can also estimate it privately, for a price).\n")
     trained = [p for p in preds if p.model_accuracy is not None]
     grounded = {p.mechanism for p in trained if p.route_accuracy is not None}
-    first_delta = next((float(p.delta) for p in trained if p.delta == p.delta), 1e-5)
     for name in sorted(grounded):
+        resolved = next((p.resolved for p in trained if p.mechanism == name and p.resolved), None)
+        model = ("" if public is None or resolved is None else  # refused (no public rows): no model to name
+                 " That model: " + route_model_words(name, resolved, n=sizes["n"], n_classes=sizes["n_classes"],
+                                                     public=public) + ".")
         stdout.write(f"  Assumed for {name}: its own model trained on all private rows without its noise (at its "
                      f"regularization for ε = 1) would be right {routes[name]:.1%} of the time (--route-accuracy); "
                      "its prediction is that less what privacy costs (the noise, and below ε = 1 the stronger "
-                     "regularization). That model: "
-                     f"{route_model_words(name, n=sizes['n'], public=public, delta=first_delta)}.\n")
+                     f"regularization).{model}\n")
     if dp_routes and {p.mechanism for p in trained} - grounded:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"

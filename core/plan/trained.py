@@ -420,7 +420,11 @@ def _route_bayes(X, X_score, *, mechanism, n, n_classes, shares, direction, targ
 
     c = int(n_classes)
     ref = {k: settings.get(k) for k in ("delta", "C", "perturbation", "rows_per_unit")}
-    key = (hashlib.sha256(np.ascontiguousarray(X_score).tobytes()).hexdigest(), X.shape, mechanism, int(n), c,
+    # X_score is drawn from X, and the stand-in rows Xs from all of X: the key hashes both (two public
+    # tables alike in their scored rows only must not share a calibration)
+    digest = hashlib.sha256(np.ascontiguousarray(X, dtype=float).tobytes())
+    digest.update(np.ascontiguousarray(X_score, dtype=float).tobytes())
+    key = (digest.hexdigest(), X.shape, X_score.shape, mechanism, int(n), c,
            tuple(np.round(np.asarray(shares, dtype=float), 12)), tuple(direction), float(target), float(data_norm),
            tuple(sorted((k, None if v is None else str(v)) for k, v in ref.items())))
     cached = _CALIBRATIONS.get(key)  # one read: another session may clear the cache in between
@@ -462,44 +466,43 @@ CALIBRATION_STEPS = 10
 """Bisection steps of :func:`_route_bayes` (the proxy's Bayes accuracy to about 5e-4)."""
 
 
-def route_model_words(name: str, *, n: int, public: PublicRows | None, delta: float) -> str:
+def route_model_words(name: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows) -> str:
     """What a DP-training route's model without noise is, in words a user can reproduce on public data.
 
-    The model ``route_accuracy`` is about (:func:`predict_trained`): the logistic regression's C
-    is the route's whole regularization at :data:`REFERENCE_EPSILON` (its default C and the extra
-    its proof needs), so a user can fit the same model on similar public data.
+    The model ``route_accuracy`` is about (:func:`predict_trained`), as :func:`_clean_labels`
+    fits it: the logistic regression's C is the route's whole regularization at
+    :data:`REFERENCE_EPSILON` (its C and the extra its proof needs, per one-vs-rest model for
+    more than two classes, each at ε / classes), so a user can fit the same model on similar
+    public data.
 
     Parameters
     ----------
     name : {"dp-logistic", "dp-naive-bayes"}
+    settings : mapping
+        The route's resolved settings (δ, C, perturbation, rows per unit; ε is not read).
     n : int
         Private rows (persons with a unit).
-    public : PublicRows or None
-    delta : float
-        The run's δ.
+    n_classes : int
+    public : PublicRows
 
     Returns
     -------
     str
     """
-    import math
-
-    from core.accounting.dp_training import objective_noise
-    from core.mechanisms.dp_training import default_C
-
     encoding = ("on the columns scaled to [0, 1] by the public rows' ranges (a skewed column on a log scale, "
                 "categories one-hot)")
     if name == "dp-naive-bayes":
         return f"a Gaussian naive Bayes {encoding}, variances kept between 0.001 and 0.25"
-    d, norm = (1, 1.0) if public is None else (public.d, public.data_norm)
-    n = int(n)
-    cfg = objective_noise(REFERENCE_EPSILON, float(delta), n=n, data_norm=math.sqrt(norm ** 2 + 1.0),
-                          C=default_C(n=n, dimension=d, epsilon=REFERENCE_EPSILON), perturbation="gaussian",
-                          rows_per_unit=1)
+    n, c = int(n), int(n_classes)
+    cfg, models = _objective(settings, REFERENCE_EPSILON, n=n, d=public.d, n_classes=c, data_norm=public.data_norm)
     C = 1.0 / (n * (cfg.regularization + cfg.extra))
-    return (f"a logistic regression {encoding}, the intercept a column of ones, all {d + 1} weights regularized "
-            f"with C = {C:.3g} (scikit-learn's LogisticRegression(C={C:.3g}, fit_intercept=False) on those columns "
-            "and the ones)")
+    call = f"LogisticRegression(C={C:.3g}, fit_intercept=False)"
+    if models == 1:
+        return (f"a logistic regression {encoding}, the intercept a column of ones, all {public.d + 1} weights "
+                f"regularized with C = {C:.3g} (scikit-learn's {call} on those columns and the ones)")
+    return (f"{models} one-vs-rest logistic regressions (one per class; the label is the class with the highest "
+            f"score) {encoding}, the intercept a column of ones, all {public.d + 1} weights of each regularized with "
+            f"C = {C:.3g} (scikit-learn's OneVsRestClassifier({call}) on those columns and the ones)")
 
 
 def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_classes: int, public: PublicRows,

@@ -177,3 +177,42 @@ def test_breast_cancer_measured_inside_the_predicted_range():
     lo, hi = p.accuracy_range
     assert lo - 0.03 <= measured <= hi + 0.03, (lo, hi, measured, p.label_accuracy)
     assert hi - lo > 0.1  # the public rows cannot tell the direction here: the range says so
+
+
+def test_route_model_words_name_the_routes_own_regularization_for_several_classes():
+    """The model plan prints for --route-accuracy is the one the route fits: for three classes one
+    one-vs-rest model per class, each at ε / 3, whose proof's extra regularization is larger
+    (checked against the mechanism's own resolution, core.mechanisms.dp_training)."""
+    import re
+    from types import SimpleNamespace
+
+    from core.mechanisms.dp_training import _logistic_noise, default_C
+    from core.plan.trained import route_model_words
+
+    public = PublicRows.standin(200, 4)
+    n, settings = 1_000_000, {"delta": 1e-5, "C": None, "perturbation": "gaussian", "rows_per_unit": 1}
+    stated = {}
+    for c in (2, 3):
+        words = route_model_words("dp-logistic", settings, n=n, n_classes=c, public=public)
+        stated[c] = float(re.search(r"C = ([0-9.e+-]+)", words).group(1))
+        _, cfg = _logistic_noise(SimpleNamespace(n_classes=c, data_norm=public.data_norm, n=n), 1.0, 1e-5,
+                                 default_C(n=n, dimension=public.d, epsilon=1.0), "gaussian")
+        assert stated[c] == float(f"{1.0 / (n * (cfg.regularization + cfg.extra)):.3g}"), (c, words)
+    assert "OneVsRestClassifier" in route_model_words("dp-logistic", settings, n=n, n_classes=3, public=public)
+    assert stated[3] < stated[2]  # the extra regularization at ε / 3 bites here
+
+
+def test_route_calibration_cache_tells_public_tables_apart_beyond_the_scored_rows(monkeypatch):
+    """Two public tables alike in the rows that score the fits but not in the rows the stand-ins
+    are drawn from get their own calibrations (the cache key covers every public row)."""
+    from core.plan import trained
+
+    monkeypatch.setattr(trained, "_CALIBRATIONS", {})
+    X1 = PublicRows.standin(60, 3).X
+    X2 = X1.copy()
+    X2[40:] = 1.0 - X2[40:]
+    kw = dict(mechanism="dp-naive-bayes", n=200, n_classes=2, shares=np.array([0.5, 0.5]), direction=(0.0, 1.0),
+              target=0.7, data_norm=2.0, settings={"delta": 0.0})
+    trained._route_bayes(X1, X1[:40], **kw)
+    trained._route_bayes(X2, X2[:40], **kw)
+    assert len(trained._CALIBRATIONS) == 2
