@@ -127,3 +127,6 @@ def test_label_auto_takes_the_plans_assumptions(tmp_path):
     code, err = run(["--mechanism", "gnmax", "--k", "10", "--learner", "logistic_regression",
                      "--model-accuracy", "0.8"], "c.csv")
     assert code != EXIT_OK and "--model-accuracy steer --mechanism auto's choice" in err
+    code, err = run(["--mechanism", "gnmax", "--k", "10", "--learner", "logistic_regression",
+                     "--accuracy", "0.9"], "d.csv")  # a teacher-quality flag too, though it has a default
+    assert code != EXIT_OK and "--accuracy steer --mechanism auto's choice" in err

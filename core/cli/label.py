@@ -68,6 +68,11 @@ def _k_value(text: str) -> int | str:
     return parse_k(text)
 
 
+ASSUMPTIONS = ("accuracy", "hard_share", "hard_accuracy", "hard_spread", "majority_share", "model_accuracy",
+               "route_accuracy", "rows_per_teacher")
+"""The plan's assumption flags (:func:`core.cli.plan.add_quality_flags`): read by --mechanism auto only."""
+
+
 def add_parser(commands) -> argparse.ArgumentParser:
     """Add the ``label`` command to the subparsers ``commands`` (see :func:`core.cli.common.add_command`)."""
     from core.mechanisms import registry
@@ -110,7 +115,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     options.add_mechanism_flags(priv, {n: options.takes(registry.get(n)) for n in names})
     from core.cli.plan import add_quality_flags
 
-    add_quality_flags(label, title="--mechanism auto's assumptions (as plan's; public, not read from any file)")
+    add_quality_flags(label, title="--mechanism auto's assumptions (as plan's; public, not read from any file)",
+                      description="Read only by --mechanism auto, whose choice is plan's under them; refused with a "
+                      "named mechanism.")
 
     out = label.add_argument_group("outputs")
     out.add_argument("--out", required=True, metavar="FILE",
@@ -291,10 +298,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     from core.validation import check_delta, check_k
 
     if args.mechanism != "auto":  # the plan's assumptions steer auto's choice only
-        given_assumptions = [flag for flag, dest in (("--model-accuracy", "model_accuracy"),
-                                                     ("--majority-share", "majority_share"),
-                                                     ("--route-accuracy", "route_accuracy"))
-                             if getattr(args, dest, None) is not None]
+        given_assumptions = ["--" + dest.replace("_", "-") for dest in ASSUMPTIONS if getattr(args, dest, None) is not None]
         if given_assumptions:
             raise ParameterError(f"{', '.join(given_assumptions)} steer --mechanism auto's choice (the plan's "
                                  f"assumptions); with --mechanism {args.mechanism} nothing reads them. Drop them, or "

@@ -33,32 +33,37 @@ DEFAULT_MECHANISMS = ("gnmax", "confident-gnmax", "btt", "dp-logistic", "dp-naiv
 DEFAULT_EPSILONS = (1.0, 2.0, 4.0)
 
 
-def add_quality_flags(parser, *, title: str = "assumed teacher quality (public assumptions, not read from any file)") -> None:
+def add_quality_flags(parser, *, title: str = "assumed teacher quality (public assumptions, not read from any file)",
+                      description: str | None = None) -> None:
     """Add the plan's assumption flags (public assumptions, never read from data): the teachers'
     quality, the majority share, the DP-training routes' model accuracies.
 
     Parameters
     ----------
     parser : argparse parser
+        Every flag's value is None when not given (:func:`quality_of` fills the defaults), so a
+        command can tell a flag given from its default.
     title : str
         The flags' group heading in ``--help``.
+    description : str, optional
+        A sentence under the heading.
     """
     from core.plan import TeacherQuality
 
     d = TeacherQuality()
-    g = parser.add_argument_group(title)
-    g.add_argument("--accuracy", type=float, default=d.accuracy, metavar="A",
+    g = parser.add_argument_group(title, description)
+    g.add_argument("--accuracy", type=float, default=None, metavar="A",
                    help=f"a teacher's chance of the true class on an easy row (default {d.accuracy:g})")
-    g.add_argument("--hard-share", type=float, default=d.hard_share, metavar="H",
+    g.add_argument("--hard-share", type=float, default=None, metavar="H",
                    help=f"share of public rows that are hard, where teachers split (default {d.hard_share:g})")
-    g.add_argument("--hard-accuracy", type=float, default=d.hard_accuracy, metavar="A",
+    g.add_argument("--hard-accuracy", type=float, default=None, metavar="A",
                    help=f"a teacher's chance of the true class on a hard row (default {d.hard_accuracy:g})")
-    g.add_argument("--hard-spread", type=float, default=d.hard_spread, metavar="W",
-                   help="hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default 0)")
+    g.add_argument("--hard-spread", type=float, default=None, metavar="W",
+                   help=f"hard rows' accuracy drawn uniformly from hard-accuracy ± W per row (default {d.hard_spread:g})")
     g.add_argument("--majority-share", type=float, default=None, metavar="S",
                    help="share of public rows in the most common class: always answering it is the "
-                   "baseline a useful run must beat (default: balanced classes, said in capitals: the share is "
-                   "private and never read; each run's 'useful below' column says where its verdict turns)")
+                   "baseline a useful run must beat (default: balanced classes; the share is private and never "
+                   "read, and plan's 'useful below' column says where each run's verdict turns)")
     g.add_argument("--model-accuracy", type=float, default=None, metavar="A",
                    help="the DP-training routes (dp-logistic, dp-naive-bayes): the accuracy a logistic regression "
                    "trained on all private rows WITHOUT privacy would have (default: the teachers' noise-free "
@@ -94,8 +99,9 @@ def quality_of(args: argparse.Namespace, n_classes: int):
         if not (1.0 / n_classes <= ms < 1.0):
             raise CommandError(f"--majority-share must lie between 1/{n_classes} and 1, got {ms:g}.")
         shares = tuple([ms] + [(1.0 - ms) / (n_classes - 1)] * (n_classes - 1))
-    return TeacherQuality(accuracy=args.accuracy, hard_share=args.hard_share, hard_accuracy=args.hard_accuracy,
-                          class_shares=shares, rows=args.rows_per_teacher, hard_spread=args.hard_spread)
+    given = {k: getattr(args, k) for k in ("accuracy", "hard_share", "hard_accuracy", "hard_spread")}
+    return TeacherQuality(**{k: v for k, v in given.items() if v is not None},  # unset: the defaults
+                          class_shares=shares, rows=args.rows_per_teacher)
 
 
 def count_rows(path: str, label_column: str | None = None, *, csv_format=None) -> tuple[int, int | None, str | None]:
