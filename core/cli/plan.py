@@ -566,8 +566,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
     else:
         defaults = [words for words, unset in (
             ("balanced classes (--majority-share)", args.majority_share is None),
-            ("a model accuracy (--model-accuracy or --route-accuracy)",
-             dp_routes and args.model_accuracy is None and not routes)) if unset]
+            ("a model accuracy (--model-accuracy or --route-accuracy)",  # a route not grounded rests on the default
+             dp_routes and args.model_accuracy is None and bool({p.mechanism for p in trained} - grounded))) if unset]
         stdout.write("\nThe plan's choice (the useful run with the most correct labels; --mechanism auto chooses the "
                      "same under the same flags)"
                      + (f", UNDER DEFAULT ASSUMPTIONS: {' and '.join(defaults)} assumed, not read; on a task whose "

@@ -158,6 +158,12 @@ def test_plan_says_the_majority_share_is_assumed_and_where_each_verdict_turns(ca
             "or --route-accuracy) assumed, not read") in out  # the trial: a choice printed under defaults only
     assert main(argv + ["--majority-share", "0.6", "--model-accuracy", "0.9"]) == EXIT_OK
     assert "UNDER DEFAULT ASSUMPTIONS" not in capsys.readouterr().out
+    both = argv[:-6] + ["--mechanism", "dp-logistic", "--mechanism", "dp-naive-bayes", "--epsilon", "1", "--draws",
+                        "2", "--majority-share", "0.6"]
+    assert main(both + ["--route-accuracy", "dp-logistic=0.9"]) == EXIT_OK  # the naive Bayes still on the default
+    assert "UNDER DEFAULT ASSUMPTIONS: a model accuracy" in capsys.readouterr().out
+    assert main(both + ["--route-accuracy", "dp-logistic=0.9", "--route-accuracy", "dp-naive-bayes=0.9"]) == EXIT_OK
+    assert "UNDER DEFAULT ASSUMPTIONS" not in capsys.readouterr().out
     data = json.loads(_run_json(argv))
     p = data["predictions"][0]
     assert p["useful_while_majority_below"] == pytest.approx(p["label_accuracy"] - 0.02)
