@@ -382,6 +382,13 @@ REFERENCE_EPSILON = 1.0
 :func:`core.mechanisms.dp_training.default_C` regularizes more below ε = 1 and alike above it."""
 
 
+def _n_sim(n: int, d: int, n_classes: int) -> int:
+    """Stand-in private rows per simulated fit: at most n, :data:`N_SIM`, and a bound on the Hessians' cost."""
+    p = d + 1
+    budget = max(2_000, int(4e8 / (p * p * (1 if n_classes <= 2 else n_classes))))
+    return max(1, min(int(n), N_SIM, budget))
+
+
 def _clean_labels(Xs, y, X_score, *, mechanism, n, n_classes, data_norm, settings,
                   epsilon: float = REFERENCE_EPSILON) -> np.ndarray:
     """The route's model fitted on rows ``Xs`` WITHOUT its noise, at the regularization of ``epsilon``
@@ -431,7 +438,7 @@ def _route_bayes(X, X_score, *, mechanism, n, n_classes, shares, direction, targ
     if cached is not None:
         return cached
     gen = np.random.default_rng(_SEED + 1)
-    ns = max(1, min(int(n), N_SIM))
+    ns = _n_sim(int(n), X.shape[1], c)  # as many stand-in rows as the prediction's fits
     Xs = X[gen.integers(0, X.shape[0], ns)]
     uniforms = gen.random(ns)
 
@@ -570,9 +577,7 @@ def predict_trained(mechanism: str, settings: Mapping[str, Any], *, n: int, n_cl
     pick = np.random.default_rng(_SEED)
     X_score = X if X.shape[0] <= N_SCORE else X[pick.choice(X.shape[0], N_SCORE, replace=False)]
     n = int(n)
-    p = X.shape[1] + 1
-    budget = max(2_000, int(4e8 / (p * p * (1 if c <= 2 else c))))  # bound the Hessians' cost
-    ns = max(1, min(n, N_SIM, budget))
+    ns = _n_sim(n, X.shape[1], c)
     Xs = X[gen.integers(0, X.shape[0], ns)]
     draws = max(1, int(draws))
 
