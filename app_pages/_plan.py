@@ -288,7 +288,10 @@ def show_prediction(where, pred, *, m: int) -> None:
         ground = (f"the assumed non-private logistic regression's ({pred.model_accuracy:.0%}) less the drop the "
                   "route's noise causes" if pred.route_accuracy is None else
                   f"the assumed accuracy of this route's own model without its noise ({pred.route_accuracy:.0%}) "
-                  "less what privacy costs it")
+                  "less what privacy costs it"
+                  + ("" if not pred.route_unreached else
+                     f" (the stand-in task could not make that model right {pred.route_accuracy:.0%} of the time: it "
+                     f"stops at {pred.route_reached:.0%}, so the noise's cost is taken there)"))
         where.caption(f"All four are {PREDICTED} (mean ± spread over {pred.draws} draws of the noise): one model "
                       "trained with DP on all private rows labels every public row, so all are answered; its "
                       f"accuracy is {ground} on a stand-in task built "

@@ -443,7 +443,7 @@ def prediction_dict(p) -> dict[str, Any]:
     """A prediction as JSON-ready values."""
     keys = ("mechanism", "epsilon", "delta", "m", "answered", "answered_sd", "correct", "correct_sd", "wrong",
             "bottom", "not_processed", "draws", "feasible", "useful", "majority_share", "reason", "advice",
-            "model_accuracy", "route_accuracy", "accuracy_range")
+            "model_accuracy", "route_accuracy", "route_reached", "accuracy_range")
     d = {k: getattr(p, k) for k in keys}
     d["settings"] = dict(p.settings)
     d["label_accuracy"] = None if p.answered == 0 else p.label_accuracy
@@ -516,6 +516,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, bar: ProgressB
                      f"regularization for ε = 1) would be right {routes[name]:.1%} of the time (--route-accuracy); "
                      "its prediction is that less what privacy costs (the noise, and below ε = 1 the stronger "
                      f"regularization).{model}\n")
+        unreached = [p for p in trained if p.mechanism == name and p.route_unreached]
+        if unreached:
+            got = unreached[0].route_reached
+            stdout.write(f"  NOTE: on the public rows the plan's stand-in task could not make {name}'s model without "
+                         f"noise right {routes[name]:.1%} of the time (it stops at {got:.1%}): the prediction takes "
+                         "the noise's cost there and is less sure; check the assumption against the model above.\n")
     if dp_routes and {p.mechanism for p in trained} - grounded:
         stdout.write(f"  Assumed for the DP-training routes: a logistic regression trained on all private rows without "
                      f"privacy would be right {trained[0].model_accuracy:.1%} of the time"

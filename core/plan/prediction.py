@@ -34,7 +34,11 @@ from core.errors import ParameterError
 from core.plan.engine import OUTCOME_FIELDS, outcomes
 from core.plan.quality import TeacherQuality, simulate_votes
 
-__all__ = ["Prediction", "predict", "predict_many", "sweep", "MIN_GAIN", "JOB_SIZES"]
+__all__ = ["Prediction", "predict", "predict_many", "sweep", "MIN_GAIN", "ROUTE_SLACK", "JOB_SIZES"]
+
+ROUTE_SLACK = 0.02
+"""How far the proxy's noise-free accuracy may end from an assumed ``route_accuracy`` before the plan says
+it could not reach it."""
 
 MIN_GAIN = 0.02
 """A run is useful when its answered labels are right at least this much more often than the majority class."""
@@ -84,6 +88,12 @@ class Prediction:
         For a DP-training route predicted from the assumed accuracy of the route's own model
         without its noise (``route_accuracy`` of :func:`predict`): that accuracy; the
         prediction then rests on it, not on ``model_accuracy``.  None otherwise.
+    route_reached : float or None
+        With ``route_accuracy``: how often the route's noise-free fit is right on the proxy
+        task the plan calibrated to it (the central direction).  More than
+        :data:`ROUTE_SLACK` from ``route_accuracy`` means the proxy could not reach the
+        assumption (:func:`core.plan.trained.predict_trained`), and the noise's cost was
+        taken at the proxy's end; :attr:`route_unreached` says so.
     accuracy_range : tuple of float or None
         For a DP-training route: the least and the most predicted label accuracy over the
         ways the label may lie among the encoded columns (:data:`core.plan.trained.DIRECTIONS`;
@@ -120,6 +130,18 @@ class Prediction:
     model_accuracy: float | None = None
     accuracy_range: tuple[float, float] | None = None
     route_accuracy: float | None = None
+    route_reached: float | None = None
+
+    @property
+    def route_unreached(self) -> bool:
+        """Whether the plan's proxy could not reach the assumed ``route_accuracy`` (by more than :data:`ROUTE_SLACK`).
+
+        Returns
+        -------
+        bool
+        """
+        return (self.route_accuracy is not None and self.route_reached is not None
+                and abs(self.route_reached - self.route_accuracy) > ROUTE_SLACK)
 
     @property
     def trained(self) -> bool:
@@ -382,6 +404,7 @@ def _predict_trained(mechanism: str, settings: Mapping[str, Any], common: dict, 
     pred = Prediction(epsilon=float(guarantee.epsilon), delta=float(guarantee.delta), **counts, **sds, feasible=True,
                       reason=None, useful=useful, advice=None, resolved=dict(params), model_accuracy=A,
                       accuracy_range=(out["low"], out["high"]) if spread else None, route_accuracy=route_accuracy,
+                      route_reached=None if route_accuracy is None else float(out["nonprivate"]),
                       **{**common, "draws": out["draws"]})
     if not useful and advise:
         from core.plan.advice import advise as _advise
