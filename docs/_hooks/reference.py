@@ -49,9 +49,10 @@ def _home(package: str, name: str) -> str:
     exports = getattr(pkg, "_EXPORTS", None)
     if exports and name in exports:
         return exports[name] if exports[name].startswith("core.") else f"{package}.{exports[name]}"
-    for mod_name, mod in sorted(sys.modules.items()):  # a constant of a package without a lazy map
-        if mod_name.startswith(package + ".") and name in vars(mod) and not _imported(mod, name):
-            return mod_name
+    for prefix in (package + ".", "core."):  # a constant of a package without a lazy map; then one it re-exports
+        for mod_name, mod in sorted(sys.modules.items()):
+            if mod_name.startswith(prefix) and name in vars(mod) and not _imported(mod, name):
+                return mod_name
     raise LookupError(f"cannot find the module defining {package}.{name}")
 
 
