@@ -1,10 +1,11 @@
 """All randomness of the library comes from here.
 
-One module produces every noise draw, so that the choice of distribution, the
-generator and its seeding are decided in one place (docs/design.md §6).  It is longer than
-the project's 500-line aim on purpose: the exact samplers (Bernoulli(exp(−γ)), discrete
-Laplace, discrete Gaussian) share their rational-arithmetic helpers and overflow bounds, and
-splitting them would put the one source of randomness in several places.
+One module produces every noise draw, so that the choice of distribution is decided in one
+place (docs/design.md §6); the generators and their seeding (:func:`check_rng`,
+:func:`secure_rng`, :func:`detached_rng`) live in :mod:`core.rng` and are re-exported here,
+so a caller imports both from ``core.noise``.  It is longer than the project's 500-line aim
+on purpose: the exact samplers (Bernoulli(exp(−γ)), discrete Laplace, discrete Gaussian)
+share their rational-arithmetic helpers and overflow bounds.
 
 Exact discrete distributions
 ----------------------------
@@ -95,7 +96,6 @@ References
 from __future__ import annotations
 
 import math
-import secrets
 from fractions import Fraction
 from numbers import Rational
 from typing import Union
@@ -103,6 +103,7 @@ from typing import Union
 import numpy as np
 
 from core.errors import ParameterError
+from core.rng import RNGLike, check_rng, detached_rng, secure_rng  # the generators, re-exported: draw through here
 
 __all__ = [
     "RNGLike",
@@ -122,7 +123,6 @@ __all__ = [
     "MAX_DENOMINATOR",
 ]
 
-RNGLike = Union[np.random.Generator, int, np.integer, None]
 Scale = Union[float, int, Fraction]
 
 MAX_DENOMINATOR = 2**20
@@ -133,82 +133,6 @@ _MAX_GAUSS_DEN = 2**60  # 2 a b t² of the Gaussian acceptance test
 _LIMIT = 2**62  # largest range drawn in one integers() call
 _CHUNK = 1 << 20  # slots processed at once (bounds memory)
 _SMALL = 16  # at most this many slots: on Python lists (_dlap_few)
-
-
-# ----------------------------------------------------------------------------- generators
-
-
-def secure_rng() -> np.random.Generator:
-    """A Generator over ChaCha20 keyed with 256 bits from :mod:`secrets`.
-
-    Returns
-    -------
-    numpy.random.Generator
-        Over ``randomgen.ChaCha(key=..., rounds=20)``.
-
-    References
-    ----------
-    .. [1] D. J. Bernstein, "ChaCha, a variant of Salsa20", 2008; RFC 8439.
-    """
-    from randomgen import ChaCha
-
-    return np.random.Generator(ChaCha(key=secrets.randbits(256), counter=0, rounds=20))
-
-
-def check_rng(rng: RNGLike = None) -> np.random.Generator:
-    """Return a :class:`numpy.random.Generator` for ``rng``.
-
-    Parameters
-    ----------
-    rng : Generator, int or None
-        None (default) gives :func:`secure_rng` (ChaCha20 keyed from the operating
-        system); an int gives a reproducible PCG64 generator (demonstrations,
-        simulations and tests only); a Generator is used as is (its stream is consumed).
-
-    Returns
-    -------
-    numpy.random.Generator
-    """
-    if rng is None:
-        return secure_rng()
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise ParameterError(
-        f"rng must be a numpy.random.Generator, an integer seed or None, got {type(rng).__name__}."
-    )
-
-
-def detached_rng(rng: RNGLike = None) -> np.random.Generator:
-    """A Generator for work whose number of draws must not show in ``rng`` afterwards.
-
-    A private selection's repetitions draw a number of times that grows with their hidden
-    number ``K``; run on the caller's Generator they would leave its later draws depending on
-    ``K``.  The returned Generator is keyed from ``rng`` by ONE fixed draw (256 bits), so the
-    caller's Generator moves by the same amount whatever the work does with the child, and
-    an int seed still reproduces everything.
-
-    Parameters
-    ----------
-    rng : Generator, int or None
-        None gives :func:`secure_rng` (nothing of the caller's to advance); an int or a
-        Generator keys a child of the same kind: ChaCha20 under a :func:`secure_rng`, PCG64
-        otherwise.
-
-    Returns
-    -------
-    numpy.random.Generator
-    """
-    if rng is None:
-        return secure_rng()
-    gen = check_rng(rng)
-    key = int.from_bytes(gen.bytes(32), "little")
-    if type(gen.bit_generator).__name__ == "ChaCha":
-        from randomgen import ChaCha
-
-        return np.random.Generator(ChaCha(key=key, counter=0, rounds=20))
-    return np.random.default_rng(key)
 
 
 # ----------------------------------------------------------------------------- rationals

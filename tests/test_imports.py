@@ -146,7 +146,7 @@ def test_no_import_circle_in_core_or_pages():
 
 LAYERS = (
     ("core.errors", "core._lazy"),
-    ("core.validation", "core.noise"),
+    ("core.validation", "core.rng", "core.noise"),
     ("core.data",),
     ("core.accounting", "core.ledger"),  # the ledger composes accounting's maps; selection's map is a ledger entry
     ("core.mechanisms",),
