@@ -9,14 +9,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from core.mechanisms.selection import HOLDOUT_ROWS, SCORE_SIGMA  # defined with the selection, re-exported
 from core.pipeline.outputs import student
 from core.pipeline.runs import ledger_entry, resolve
 
 __all__ = ['tune_price', 'tune', 'tune_plan', 'holdout_score', 'tune_candidate', 'tune_table', 'HOLDOUT_ROWS',
            'SCORE_SIGMA']
-
-from core.mechanisms.selection import HOLDOUT_ROWS, SCORE_SIGMA  # noqa: E402  (defined with the selection)
-
 
 
 def tune_price(candidates, m: int, *, mean: float | None = None, shape: float = 1.0, score_sigma: float | None = None,
