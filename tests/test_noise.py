@@ -484,6 +484,33 @@ def test_the_few_slot_path_draws_exactly_what_the_array_path_draws(monkeypatch):
     assert g1.integers(0, 2**62) == g2.integers(0, 2**62)
 
 
+
+def test_the_few_slot_path_matches_the_array_path_under_chacha_and_large_rationals(monkeypatch):
+    """The list path against the array path (_SMALL = 0) where the test above does not look: a
+    ChaCha20 generator (the secure default's kind), scales whose numerator is near 2**52 and whose
+    denominator is large (up to about 2**20), 16 slots (the last on lists) and 17 (the first on
+    arrays, which must not change), and a scalar draw against a draw of size 1."""
+    from randomgen import ChaCha
+
+    def chacha(seed):
+        return np.random.Generator(ChaCha(key=seed + 1, counter=0, rounds=20))
+
+    for num, den in [(2**52 - 1, 3), (2**52 - 1, 2**20 - 1), (7, 2**20 - 1), (10**15, 997)]:
+        for n in (1, 7, 16, 17):
+            for seed in range(3):
+                for make in (np.random.default_rng, chacha):
+                    g1, g2 = make(seed), make(seed)
+                    few = noise._dlap(num, den, n, g1)
+                    monkeypatch.setattr(noise, "_SMALL", 0)
+                    arrays = noise._dlap(num, den, n, g2)
+                    monkeypatch.setattr(noise, "_SMALL", 16)
+                    assert np.array_equal(few, arrays) and few.dtype == arrays.dtype == np.int64, (num, den, n, seed)
+                    assert g1.integers(0, 2**62) == g2.integers(0, 2**62)
+    for seed in range(5):
+        assert discrete_laplace(Fraction(2**40 + 1, 2**19), rng=seed) == discrete_laplace(
+            Fraction(2**40 + 1, 2**19), size=1, rng=seed)[0]
+
+
 # ----------------------------------------------------------------------------- secure default
 
 
